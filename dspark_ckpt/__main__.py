@@ -1,0 +1,4 @@
+from dspark_ckpt.cli import main
+
+if __name__ == "__main__":
+    main()

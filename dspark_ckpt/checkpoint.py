@@ -1,0 +1,264 @@
+"""Locating and reading a checkpoint: config plus safetensors headers, nothing more.
+
+A checkpoint is a directory holding ``config.json`` and either ``model.safetensors``
+or ``model.safetensors.index.json`` plus its shards, or a single ``.safetensors``
+file next to its ``config.json``. Pickle checkpoints are refused, never loaded.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path, PureWindowsPath
+from typing import Any
+
+from dspark_ckpt.config import DrafterConfig, parse_drafter_config, resolve_target_vocab
+from dspark_ckpt.errors import CheckpointError, UsageError
+from dspark_ckpt.safetensors_io import TensorInfo, read_array, read_header, read_json_file
+
+CONFIG = "config.json"
+SINGLE = "model.safetensors"
+INDEX = "model.safetensors.index.json"
+PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".pkl", ".ckpt")
+# names are matched as stored, then with these prefixes that trainers add
+NAME_PREFIXES = ("", "model.", "model.language_model.", "language_model.model.")
+
+# reads a tensor's bytes; local checkpoints read the file, Hub ones a range request
+Fetch = Callable[[TensorInfo], bytes | None]
+
+
+@dataclass
+class Checkpoint:
+    source: str  # as the user named it
+    root: Path  # the directory that holds it
+    config_path: Path
+    config: Any  # the parsed config.json
+    files: list[Path]  # the safetensors files, in order
+    tensors: dict[str, TensorInfo]
+    index_path: Path | None = None
+    fetch: Fetch = field(default=lambda info: None, repr=False)
+
+    def find(self, name: str) -> TensorInfo | None:
+        """A tensor by its unprefixed name (``lm_head.weight``), or None."""
+        for prefix in NAME_PREFIXES:
+            if (info := self.tensors.get(prefix + name)) is not None:
+                return info
+        return None
+
+    def read(self, info: TensorInfo):
+        """The values of a small mapping tensor (``d2t``, ``t2d``) as a numpy array."""
+        return read_array(info, self.fetch(info))
+
+
+def _inside(path: Path, root: Path) -> Path:
+    """``path`` resolved, refusing a symlink that leads out of ``root``."""
+    real = Path(os.path.realpath(path))
+    if not real.is_relative_to(Path(os.path.realpath(root))):
+        raise CheckpointError(path, f"is a symlink leading out of the checkpoint (to {real})")
+    return path
+
+
+def check_shard_name(name: Any, index: Path) -> str:
+    """A shard named in an index must be a plain ``.safetensors`` file name."""
+    if not isinstance(name, str) or not name:
+        raise CheckpointError(index, f"weight_map names a non-string shard {name!r}")
+    win = PureWindowsPath(name)
+    if (
+        "/" in name
+        or "\\" in name
+        or name in (".", "..")
+        or win.drive
+        or win.is_absolute()
+        or "\0" in name
+    ):
+        raise CheckpointError(index, f"shard name {name!r} is not a plain file name")
+    if not name.endswith(".safetensors"):
+        raise CheckpointError(index, f"shard {name!r} is not a .safetensors file")
+    return name
+
+
+def read_index(index: Path) -> dict[str, str]:
+    """The ``weight_map`` of a sharded checkpoint's index: tensor name -> shard file name."""
+    data = read_json_file(index, "index")
+    wmap = data.get("weight_map") if isinstance(data, dict) else None
+    if not isinstance(wmap, dict):
+        raise CheckpointError(index, "index has no weight_map object")
+    return {str(k): check_shard_name(v, index) for k, v in wmap.items()}
+
+
+def _headers(files: list[Path]) -> dict[str, TensorInfo]:
+    tensors: dict[str, TensorInfo] = {}
+    for f in files:
+        for name, info in read_header(f).tensors.items():
+            if name in tensors:
+                raise CheckpointError(
+                    f, f"tensor {name!r} is also stored in {tensors[name].path.name}"
+                )
+            tensors[name] = info
+    return tensors
+
+
+def _check_index_agrees(index: Path, wmap: dict[str, str], tensors: dict[str, TensorInfo]) -> None:
+    stored = {name: info.path.name for name, info in tensors.items()}
+    missing = sorted(n for n in wmap if n not in stored)
+    if missing:
+        raise CheckpointError(
+            index, f"{len(missing)} tensor(s) in weight_map but in no shard: {_few(missing)}"
+        )
+    unlisted = sorted(n for n in stored if n not in wmap)
+    if unlisted:
+        raise CheckpointError(
+            index, f"{len(unlisted)} tensor(s) in shards but not in weight_map: {_few(unlisted)}"
+        )
+    moved = sorted(n for n, shard in wmap.items() if stored[n] != shard)
+    if moved:
+        n = moved[0]
+        raise CheckpointError(
+            index, f"weight_map puts {n!r} in {wmap[n]} but it is stored in {stored[n]}"
+        )
+
+
+def _few(names: list[str], k: int = 5) -> str:
+    shown = ", ".join(names[:k])
+    return shown + (f" and {len(names) - k} more" if len(names) > k else "")
+
+
+def _weights(root: Path, source: str) -> tuple[list[Path], Path | None]:
+    """The safetensors files of a checkpoint directory, and its index if sharded."""
+    index = root / INDEX
+    if index.exists() or index.is_symlink():
+        _inside(index, root)
+        names = sorted(set(read_index(index).values()))
+        missing = [n for n in names if not (root / n).exists() and not (root / n).is_symlink()]
+        if missing:
+            raise CheckpointError(index, f"missing shard(s): {', '.join(missing)}")
+        return [_inside(root / n, root) for n in names], index
+    single = root / SINGLE
+    if single.exists() or single.is_symlink():
+        return [_inside(single, root)], None
+    found = sorted(p for p in root.iterdir() if p.suffix == ".safetensors")
+    if len(found) == 1:
+        return [_inside(found[0], root)], None
+    if len(found) > 1:
+        raise CheckpointError(
+            root, f"{len(found)} .safetensors files but no {INDEX} to say which are shards"
+        )
+    pickles = sorted(p.name for p in root.iterdir() if p.suffix in PICKLE_SUFFIXES)
+    if pickles:
+        raise CheckpointError(
+            root,
+            f"holds only pickle weights ({', '.join(pickles)}); dspark-ckpt never unpickles: "
+            "convert the checkpoint to safetensors",
+        )
+    raise CheckpointError(root, f"no {SINGLE} or {INDEX}")
+
+
+def locate(source: str | Path) -> tuple[Path, list[Path] | None]:
+    """The checkpoint directory for a path, and the weight files when a single file was named."""
+    path = Path(source)
+    if not path.exists() and not path.is_symlink():
+        raise UsageError(f"{source}: no such file or directory")
+    if path.is_dir():
+        return path, None
+    if path.name == INDEX:
+        return path.parent, None
+    if path.suffix in PICKLE_SUFFIXES:
+        raise CheckpointError(
+            path, "is a pickle file; dspark-ckpt never unpickles: convert it to safetensors"
+        )
+    if path.suffix != ".safetensors":
+        raise UsageError(f"{source}: expected a checkpoint directory or a .safetensors file")
+    return path.parent, [path]
+
+
+def load_checkpoint(
+    source: str | Path, *, link_root: Path | None = None, need_config: bool = True
+) -> Checkpoint:
+    """Read a local checkpoint's config and every safetensors header.
+
+    ``link_root`` is the folder symlinks may resolve into (the repo folder of a Hub
+    cache, whose snapshots link into ``blobs/``); by default the checkpoint's own.
+    """
+    root, files = locate(source)
+    jail = link_root or root
+    config_path = root / CONFIG
+    config = None
+    if need_config or config_path.exists():
+        config = read_json_file(_inside(config_path, jail), "config")
+    if files is None:
+        files, index = _weights(root, str(source))
+        files = [_inside(f, jail) for f in files]
+    else:
+        index = None
+    tensors = _headers(files)
+    if index is not None:
+        _check_index_agrees(index, read_index(index), tensors)
+    return Checkpoint(str(source), root, config_path, config, files, tensors, index)
+
+
+def drafter_config(ckpt: Checkpoint) -> DrafterConfig:
+    return parse_drafter_config(ckpt.config, ckpt.config_path)
+
+
+@dataclass(frozen=True)
+class Target:
+    source: str
+    vocab_size: int  # Vt
+    vocab_key: str | None  # the config key Vt came from
+    embedding_rows: int | None  # Et
+    embedding_tensor: str | None
+    is_omni: bool = False
+    checkpoint: Checkpoint | None = field(default=None, repr=False, compare=False)
+
+
+EMBEDDING_NAMES = ("embed_tokens.weight", "lm_head.weight")
+
+
+def embedding_rows(ckpt: Checkpoint) -> tuple[int, str] | None:
+    """``Et``: the fewest rows among the target's input and output embeddings."""
+    rows = [
+        (info.shape[0], name)
+        for name, info in ckpt.tensors.items()
+        if name.endswith(EMBEDDING_NAMES) and len(info.shape) == 2
+    ]
+    return min(rows) if rows else None
+
+
+def target_from_vocab_size(n: int) -> Target:
+    if n < 1:
+        raise UsageError(f"--target-vocab-size must be a positive integer, got {n}")
+    return Target(f"vocab_size={n}", n, None, None, None)
+
+
+def load_target(source: str | Path) -> Target:
+    """The target's ``Vt`` from its config and, where it holds weights, ``Et``.
+
+    A target whose vocab size cannot be resolved is a usage error.
+    """
+    path = Path(source)
+    if not path.exists():
+        raise UsageError(f"{source}: no such file or directory")
+    root = path.parent if path.is_file() else path
+    config_path = root / CONFIG
+    try:
+        cfg = read_json_file(config_path, "config")
+        vt, key = resolve_target_vocab(cfg, config_path)
+    except CheckpointError as e:
+        raise UsageError(f"target {e}") from None
+    ckpt = None
+    has_weights = any((root / n).exists() for n in (SINGLE, INDEX)) or any(
+        p.suffix == ".safetensors" for p in root.iterdir()
+    )
+    if has_weights:
+        ckpt = load_checkpoint(root)
+    found = embedding_rows(ckpt) if ckpt else None
+    return Target(
+        str(source),
+        vt,
+        key,
+        found[0] if found else None,
+        found[1] if found else None,
+        is_omni=key.startswith("thinker_config"),
+        checkpoint=ckpt,
+    )

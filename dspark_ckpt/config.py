@@ -1,0 +1,134 @@
+"""Drafter and target configs: the numbers the contract is stated in.
+
+``V``, ``Vd``, ``H``, ``r`` come from the drafter's ``config.json``; ``Vt`` from the
+target's text config, resolved the way vLLM's ``get_vocab_size()`` does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from dspark_ckpt.errors import CheckpointError
+
+MAX_VOCAB = 2**31 - 1  # token ids are int32 in every runtime
+MAX_DIM = 2**20
+
+# where a drafter config may nest its family-specific settings
+NESTED_DRAFTER_KEYS = ("dspark_config", "dflash_config", "eagle_config")
+MASK_TOKEN_KEYS = ("mask_token_id", "noise_token_id")
+# speculators-format configs keep the backbone's sizes here
+BACKBONE_KEYS = ("transformer_layer_config", "text_config")
+
+SPECULATORS_DEFAULT_DRAFT_VOCAB = 32000
+
+
+def _int(value: Any, key: str, path: Path, *, lo: int, hi: int) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
+        raise CheckpointError(path, f"{key} must be an integer in [{lo}, {hi}], got {value!r}")
+    return value
+
+
+def _lookup(cfg: dict, key: str, nests: tuple[str, ...]) -> tuple[Any, str] | None:
+    """``cfg[key]`` at the top level, else inside the first nested dict that has it."""
+    if cfg.get(key) is not None:
+        return cfg[key], key
+    for nest in nests:
+        sub = cfg.get(nest)
+        if isinstance(sub, dict) and sub.get(key) is not None:
+            return sub[key], f"{nest}.{key}"
+    return None
+
+
+@dataclass(frozen=True)
+class DrafterConfig:
+    path: Path
+    vocab_size: int  # V
+    draft_vocab_size: int  # Vd
+    draft_vocab_size_defaulted: bool
+    hidden_size: int | None  # H
+    markov_rank: int | None  # r
+    architectures: tuple[str, ...]
+    model_type: str | None
+    mask_token_id: int | None
+    mask_token_key: str | None
+    raw: dict = field(repr=False, compare=False, default_factory=dict)
+
+    @property
+    def speculators_format(self) -> bool:
+        return "speculators_model_type" in self.raw or "speculators_config" in self.raw
+
+
+def _sized(cfg: dict, key: str, path: Path, hi: int) -> int | None:
+    found = _lookup(cfg, key, BACKBONE_KEYS)
+    if found is None:
+        return None
+    return _int(*found, path, lo=1, hi=hi)
+
+
+def parse_drafter_config(cfg: Any, path: Path) -> DrafterConfig:
+    if not isinstance(cfg, dict):
+        raise CheckpointError(path, "config is not a JSON object")
+    vocab = _sized(cfg, "vocab_size", path, MAX_VOCAB)
+    if vocab is None:
+        raise CheckpointError(path, "config has no vocab_size")
+    draft = cfg.get("draft_vocab_size")
+    defaulted = draft is None
+    draft = vocab if defaulted else _int(draft, "draft_vocab_size", path, lo=1, hi=MAX_VOCAB)
+    hidden = _sized(cfg, "hidden_size", path, MAX_DIM)
+    rank = _lookup(cfg, "markov_rank", NESTED_DRAFTER_KEYS)
+    if rank is not None:
+        rank = _int(*rank, path, lo=1, hi=MAX_DIM)
+    archs = cfg.get("architectures") or []
+    if not isinstance(archs, list) or not all(isinstance(a, str) for a in archs):
+        raise CheckpointError(path, f"architectures must be a list of strings, got {archs!r}")
+    model_type = cfg.get("model_type")
+    if model_type is not None and not isinstance(model_type, str):
+        raise CheckpointError(path, f"model_type must be a string, got {model_type!r}")
+    mask_id = mask_key = None
+    for key in MASK_TOKEN_KEYS:
+        found = _lookup(cfg, key, NESTED_DRAFTER_KEYS)
+        if found is not None:
+            mask_key = found[1]
+            mask_id = _int(*found, path, lo=-MAX_VOCAB, hi=MAX_VOCAB)
+            break
+    return DrafterConfig(
+        path=path,
+        vocab_size=vocab,
+        draft_vocab_size=draft,
+        draft_vocab_size_defaulted=defaulted,
+        hidden_size=hidden,
+        markov_rank=rank,
+        architectures=tuple(archs),
+        model_type=model_type,
+        mask_token_id=mask_id,
+        mask_token_key=mask_key,
+        raw=cfg,
+    )
+
+
+# vLLM: ModelConfig.get_vocab_size() reads config.get_text_config().vocab_size
+TARGET_VOCAB_PATHS = (
+    ("vocab_size",),
+    ("text_config", "vocab_size"),
+    ("thinker_config", "text_config", "vocab_size"),
+)
+
+
+def resolve_target_vocab(cfg: Any, path: Path) -> tuple[int, str]:
+    """``Vt`` and the dotted key it came from. Raises ``CheckpointError`` if none resolves."""
+    if not isinstance(cfg, dict):
+        raise CheckpointError(path, "config is not a JSON object")
+    for keys in TARGET_VOCAB_PATHS:
+        node: Any = cfg
+        for k in keys:
+            node = node.get(k) if isinstance(node, dict) else None
+        if node is not None:
+            where = ".".join(keys)
+            return _int(node, where, path, lo=1, hi=MAX_VOCAB), where
+    raise CheckpointError(
+        path,
+        "cannot resolve the target vocab size: no vocab_size, text_config.vocab_size "
+        "or thinker_config.text_config.vocab_size",
+    )

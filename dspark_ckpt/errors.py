@@ -1,0 +1,27 @@
+"""The two error types that cross the library's boundary.
+
+Every problem with an input becomes one of these, with a one-line message that
+names the file. Nothing else is meant to escape: the CLI turns a
+``CheckpointError`` into an error finding (exit 1) and a ``UsageError`` into a
+one-line message (exit 2).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class CheckpointError(Exception):
+    """A checkpoint file or config is unreadable, malformed or unsafe."""
+
+    def __init__(self, path: str | Path | None, message: str) -> None:
+        self.path = None if path is None else str(path)
+        self.message = message
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}" if self.path else self.message
+
+
+class UsageError(Exception):
+    """The command was called wrongly: bad arguments, a missing path, an unresolvable target."""

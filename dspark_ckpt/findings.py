@@ -1,0 +1,232 @@
+"""Finding codes: stable public API. Never renumber or reuse a code.
+
+Each code has one severity, a title, an explanation (what it means and why the
+runtime cares: ``dspark-ckpt explain CODE``) and a default hint.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+ERROR, WARNING, INFO = "error", "warning", "info"
+
+
+@dataclass(frozen=True)
+class Code:
+    code: str
+    severity: str
+    title: str
+    explanation: str
+    hint: str | None = None
+
+
+CODES: dict[str, Code] = {
+    c.code: c
+    for c in [
+        Code(
+            "DSC001",
+            ERROR,
+            "unreadable or malformed checkpoint",
+            "A config, index or safetensors file could not be read, or breaks the format "
+            "(bad header, offsets, dtype, shard name, a pickle file, a special file or a link "
+            "out of the checkpoint). Runtimes fail at load time or, worse, read garbage.",
+            "re-export the checkpoint with safetensors' save_file / save_model",
+        ),
+        Code(
+            "DSC101",
+            ERROR,
+            "embed_tokens missing for an expanded input vocab",
+            "The drafter's vocab_size V is larger than the target's Vt, so the target's "
+            "embedding cannot be shared: vLLM refuses to load a Qwen3 DSpark drafter whose "
+            "input vocab_size is larger than the target vocabulary without embed_tokens.",
+            "ship embed_tokens.weight [V, H] with the drafter",
+        ),
+        Code(
+            "DSC102",
+            ERROR,
+            "lm_head missing for a reduced vocab",
+            "The runtime treats this drafter's output vocab as reduced (under its rule, < or "
+            "!=), so the full target lm_head cannot be shared and the drafter must bring its "
+            "own: vLLM refuses to load without it.",
+            "ship lm_head.weight [Vd, H] with the drafter",
+        ),
+        Code(
+            "DSC103",
+            ERROR,
+            "d2t missing",
+            "Sampled draft ids must be converted to target ids through d2t "
+            "(target_id = draft_id + d2t[draft_id]). Depending on the runtime, a missing d2t "
+            "is a load error or is silently all zeros, which maps draft id i to target id i "
+            "and collapses acceptance for a pruned drafter.",
+            "ship d2t [Vd] int64; `dspark-ckpt fix --emit-d2t` derives it from t2d, or "
+            "writes the identity for an equal or padded drafter",
+        ),
+        Code(
+            "DSC104",
+            ERROR,
+            "padded drafter without lm_head: uninitialised head",
+            "Vd > Vt and no lm_head: vLLM shares the target head only when Vd == Vt, raises "
+            "nothing, and the draft head stays uninitialised memory: acceptance rate zero "
+            "with no error.",
+            "ship lm_head.weight [Vd, H] with the drafter",
+        ),
+        Code(
+            "DSC105",
+            ERROR,
+            "d2t present where the runtime has no parameter for it",
+            "The runtime creates draft_id_to_target_id only for a reduced vocab; for any "
+            "other checkpoint tensor vLLM's weight loader raises 'There is no module or "
+            "parameter named ...'.",
+            "drop d2t from the checkpoint for this runtime (one checkpoint cannot satisfy "
+            "both vllm and vllm-legacy for a padded drafter)",
+        ),
+        Code(
+            "DSC106",
+            ERROR,
+            "draft vocab larger than a Qwen3-Omni target's",
+            "vLLM's config-time check for Qwen3-Omni targets requires 0 < draft_vocab_size "
+            "<= the thinker text config's vocab_size.",
+            "prune or truncate the draft vocab to at most Vt",
+        ),
+        Code(
+            "DSC201",
+            ERROR,
+            "lm_head rows differ from draft_vocab_size",
+            "lm_head must be [Vd, H]: a stale head from another export, or a config whose "
+            "draft_vocab_size was not updated, fails the runtime's shape check at load.",
+            "make draft_vocab_size and lm_head agree (re-export, or fix config.json)",
+        ),
+        Code(
+            "DSC202",
+            ERROR,
+            "embed_tokens rows differ from vocab_size",
+            "embed_tokens must be [V, H] with V the drafter config's vocab_size.",
+            "make vocab_size and embed_tokens agree",
+        ),
+        Code(
+            "DSC203",
+            ERROR,
+            "hidden size differs from the config",
+            "The second dimension of lm_head / embed_tokens must be the drafter's "
+            "hidden_size: a mismatch means a drafter exported for another model.",
+            "check that config.json belongs to these weights",
+        ),
+        Code(
+            "DSC204",
+            ERROR,
+            "markov_w1 shape",
+            "DSpark's markov_head.markov_w1.weight must be [V, r] (input vocab x markov_rank).",
+            "re-export the Markov head with the config's vocab_size and markov_rank",
+        ),
+        Code(
+            "DSC205",
+            ERROR,
+            "markov_w2 shape",
+            "DSpark's markov_head.markov_w2.weight must be [Vd, r] in vLLM (its output is "
+            "added to the draft logits) and [V, r] in TensorRT-LLM.",
+            "re-export the Markov head with the config's draft_vocab_size and markov_rank",
+        ),
+        Code(
+            "DSC206",
+            ERROR,
+            "d2t is not rank-1 int64 of length Vd",
+            "d2t holds one int64 offset per draft id; any other dtype or shape fails the "
+            "runtime's load or indexes the wrong ids.",
+            "re-export d2t as int64 [Vd]",
+        ),
+        Code(
+            "DSC207",
+            ERROR,
+            "draft vocab larger than the target's embedding",
+            "Vd > Et: with the identity map, a sampled padded id indexes past the target's "
+            "embedding rows and takes down every tensor-parallel rank with a device-side "
+            "assert.",
+            "mask padded rows (`dspark-ckpt fix --emit-mask`) or truncate the draft vocab",
+        ),
+        Code(
+            "DSC208",
+            ERROR,
+            "mask token id outside the draft vocab",
+            "The drafter's declared mask/noise token id must lie in [0, Vd) (vLLM checks this "
+            "at config time for Qwen3-Omni targets; elsewhere it indexes out of range).",
+            "set the mask token id to a draft id",
+        ),
+        Code(
+            "DSC301",
+            ERROR,
+            "d2t maps to ids outside the target vocab",
+            "Every draft id i must map to 0 <= i + d2t[i] < Vt; an out-of-range id is an "
+            "illegal token or an out-of-bounds index in the target. A classic cause is an "
+            "arange 'identity' (the identity d2t is all zeros).",
+            "rebuild d2t from the selected token ids: d2t[i] = selected[i] - i",
+        ),
+        Code(
+            "DSC302",
+            ERROR,
+            "d2t is not injective",
+            "Two draft ids map to the same target id: one target token is proposed twice "
+            "and another can never be proposed.",
+            "rebuild d2t from the selected token ids: d2t[i] = selected[i] - i",
+        ),
+        Code(
+            "DSC303",
+            WARNING,
+            "t2d inconsistent with d2t",
+            "t2d (the membership mask over the target vocab) must select exactly the target "
+            "ids that d2t maps to, with t2d.sum() == Vd. vLLM skips t2d, but a mismatch "
+            "means one of the two is stale.",
+            "re-export d2t and t2d together",
+        ),
+        Code(
+            "DSC304",
+            WARNING,
+            "d2t not sorted",
+            "i + d2t[i] is not strictly increasing. Legal (ModelOpt's calibration does not "
+            "sort), but SpecForge and speculators always sort: an unsorted map from those "
+            "producers suggests corruption.",
+            None,
+        ),
+        Code(
+            "DSC401",
+            WARNING,
+            "padded rows reachable by sampling",
+            "Rows [Vt, Vd) are padding, not tokens, yet no vLLM version masks them: greedy, "
+            "top-k and Gumbel sampling run over the full Vd width and the Markov bias adds "
+            "to them. A sampled padded id becomes an illegal target token or an "
+            "out-of-bounds index.",
+            "apply a padded-row mask: `dspark-ckpt fix --emit-mask`",
+        ),
+        Code(
+            "DSC501",
+            INFO,
+            "draft_vocab_size missing: defaulted",
+            "With no draft_vocab_size, vLLM, SGLang and TensorRT-LLM use vocab_size; the "
+            "speculators library's own configs default to 32000.",
+            "write draft_vocab_size explicitly in config.json",
+        ),
+    ]
+}
+
+SEVERITY_ORDER = {ERROR: 0, WARNING: 1, INFO: 2}
+
+
+@dataclass(frozen=True)
+class Finding:
+    code: str
+    message: str
+    tensor: str | None = None  # the tensor or config key concerned
+    file: str | None = None  # the file concerned, where one is
+    hint: str | None = None  # overrides the code's default hint
+    severity: str = ""  # the code's severity unless overridden (``check``'s config)
+
+    def __post_init__(self) -> None:
+        if not self.severity:
+            object.__setattr__(self, "severity", CODES[self.code].severity)
+
+    @property
+    def title(self) -> str:
+        return CODES[self.code].title
+
+    @property
+    def fix_hint(self) -> str | None:
+        return self.hint or CODES[self.code].hint

@@ -1,0 +1,371 @@
+"""The contract, one rule per function (CONTRACT.md).
+
+``Facts`` gathers the numbers and tensors of one drafter/target pair once.
+``common_findings`` holds the rules every runtime shares (shapes, ``d2t`` values,
+sampling risk); ``profile_findings`` the load-time rules that a ``Profile``
+parameterises. Nothing here reads a file except through ``Checkpoint.read`` for
+``d2t`` and ``t2d``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from dspark_ckpt.checkpoint import Checkpoint, Target
+from dspark_ckpt.config import SPECULATORS_DEFAULT_DRAFT_VOCAB, DrafterConfig
+from dspark_ckpt.findings import Finding
+from dspark_ckpt.profiles import Profile
+from dspark_ckpt.safetensors_io import TensorInfo
+
+PRUNED, EQUAL, PADDED = "pruned", "equal", "padded"
+
+LM_HEAD = "lm_head.weight"
+EMBED = "embed_tokens.weight"
+D2T = "d2t"
+T2D = "t2d"
+MARKOV_W1 = "markov_head.markov_w1.weight"
+MARKOV_W2 = "markov_head.markov_w2.weight"
+
+
+def classify(vd: int, vt: int) -> str:
+    """pruned (Vd < Vt, mapped through d2t), equal (identity), padded (rows [Vt, Vd) are padding)."""
+    return PRUNED if vd < vt else EQUAL if vd == vt else PADDED
+
+
+@dataclass(frozen=True)
+class Facts:
+    cfg: DrafterConfig
+    target: Target
+    ckpt: Checkpoint
+    lm_head: TensorInfo | None
+    embed: TensorInfo | None
+    d2t: TensorInfo | None
+    t2d: TensorInfo | None
+    markov_w1: TensorInfo | None
+    markov_w2: TensorInfo | None
+
+    @property
+    def V(self) -> int:  # noqa: N802 - the contract's names
+        return self.cfg.vocab_size
+
+    @property
+    def Vd(self) -> int:  # noqa: N802
+        return self.cfg.draft_vocab_size
+
+    @property
+    def Vt(self) -> int:  # noqa: N802
+        return self.target.vocab_size
+
+    @property
+    def classification(self) -> str:
+        return classify(self.Vd, self.Vt)
+
+    @property
+    def padded_rows(self) -> int:
+        return max(self.Vd - self.Vt, 0)
+
+    @property
+    def expanded_input_vocab(self) -> bool:
+        return self.Vt < self.V
+
+
+def gather(ckpt: Checkpoint, cfg: DrafterConfig, target: Target) -> Facts:
+    return Facts(
+        cfg,
+        target,
+        ckpt,
+        ckpt.find(LM_HEAD),
+        ckpt.find(EMBED),
+        ckpt.find(D2T),
+        ckpt.find(T2D),
+        ckpt.find(MARKOV_W1),
+        ckpt.find(MARKOV_W2),
+    )
+
+
+def _f(code: str, message: str, info: TensorInfo | None = None, *, tensor=None, hint=None):
+    return Finding(
+        code,
+        message,
+        tensor=tensor or (info.name if info else None),
+        file=str(info.path) if info else None,
+        hint=hint,
+    )
+
+
+# --- load-time rules, parameterised by the runtime profile --------------------------
+
+
+def profile_findings(f: Facts, p: Profile) -> list[Finding]:
+    out: list[Finding] = []
+    reduced = p.reduced(f.Vd, f.Vt)
+    rule = f"Vd {p.reduced_when} Vt: {f.Vd} {p.reduced_when} {f.Vt}"
+    if p.requires_embed_when_expanded and f.expanded_input_vocab and f.embed is None:
+        out.append(
+            _f(
+                "DSC101",
+                f"input vocab_size {f.V} is larger than the target's {f.Vt} and the "
+                f"drafter has no embed_tokens: {p.runtime} refuses to load it",
+                tensor=EMBED,
+            )
+        )
+    if reduced and f.lm_head is None:
+        out.append(
+            _f(
+                "DSC102",
+                f"{p.name} treats the draft vocab as reduced ({rule}) and requires lm_head; "
+                "the full target lm_head cannot be shared",
+                tensor=LM_HEAD,
+            )
+        )
+    if f.d2t is None and (f.classification == PRUNED or (reduced and p.missing_d2t == "error")):
+        how = (
+            f"{p.runtime} refuses to load it"
+            if reduced and p.missing_d2t == "error"
+            else f"{p.runtime} silently uses an all-zero d2t, mapping draft id i to target id i"
+        )
+        hint = (
+            "`dspark-ckpt fix --emit-d2t` derives d2t from the t2d this checkpoint has"
+            if f.t2d is not None and f.classification == PRUNED
+            else None
+        )
+        out.append(
+            _f(
+                "DSC103",
+                f"no d2t mapping ({f.classification} drafter, {rule}): {how}",
+                tensor=D2T,
+                hint=hint,
+            )
+        )
+    if f.d2t is not None and not reduced:
+        out.append(
+            _f(
+                "DSC105",
+                f"d2t is present but {p.name} creates no draft_id_to_target_id parameter "
+                f"for Vd {f.Vd} >= Vt {f.Vt} under its rule ({p.reduced_when}): the weight "
+                "loader raises 'There is no module or parameter named ...'",
+                f.d2t,
+            )
+        )
+    if p.omni_vocab_check and f.target.is_omni and f.Vd > f.Vt:
+        out.append(
+            _f(
+                "DSC106",
+                f"draft_vocab_size {f.Vd} exceeds the Qwen3-Omni target's thinker vocab_size "
+                f"{f.Vt}: {p.runtime} refuses it at config time",
+                tensor="draft_vocab_size",
+            )
+        )
+    out += _markov_w2_rule(f, p)
+    return out
+
+
+def _markov_w2_rule(f: Facts, p: Profile) -> list[Finding]:
+    w2 = f.markov_w2
+    if w2 is None:
+        return []
+    rows = f.Vd if p.markov_w2_rows == "draft_vocab_size" else f.V
+    expected = (rows, _rank(f))
+    if len(w2.shape) != 2 or w2.shape[0] != rows or (expected[1] and w2.shape[1] != expected[1]):
+        return [
+            _f(
+                "DSC205",
+                f"markov_w2 is {list(w2.shape)}; {p.name} expects "
+                f"[{p.markov_w2_rows} {rows}, markov_rank {expected[1] or 'r'}]",
+                w2,
+            )
+        ]
+    return []
+
+
+def _rank(f: Facts) -> int | None:
+    """``r``: the config's markov_rank, else the columns of markov_w1."""
+    if f.cfg.markov_rank:
+        return f.cfg.markov_rank
+    w1 = f.markov_w1
+    return w1.shape[1] if w1 is not None and len(w1.shape) == 2 else None
+
+
+# --- rules every runtime shares ---------------------------------------------------
+
+
+def common_findings(f: Facts) -> list[Finding]:
+    out: list[Finding] = []
+    out += _config_info(f)
+    out += _shape_rules(f)
+    out += _padding_rules(f)
+    out += _d2t_rules(f)
+    return out
+
+
+def _config_info(f: Facts) -> list[Finding]:
+    if not f.cfg.draft_vocab_size_defaulted:
+        return []
+    spec = (
+        f" (this is a speculators-format config, whose library defaults to "
+        f"{SPECULATORS_DEFAULT_DRAFT_VOCAB})"
+        if f.cfg.speculators_format
+        else f"; the speculators library would default to {SPECULATORS_DEFAULT_DRAFT_VOCAB}"
+    )
+    return [
+        _f(
+            "DSC501",
+            f"draft_vocab_size is missing: vLLM, SGLang and TensorRT-LLM use vocab_size "
+            f"{f.V}{spec}",
+            tensor="draft_vocab_size",
+        )
+    ]
+
+
+def _rows_and_width(
+    info: TensorInfo | None, rows: int, rows_name: str, code: str, f: Facts
+) -> list[Finding]:
+    if info is None:
+        return []
+    out = []
+    if len(info.shape) != 2 or info.shape[0] != rows:
+        out.append(
+            _f(code, f"{info.name} is {list(info.shape)}; expected [{rows_name} {rows}, H]", info)
+        )
+    h = f.cfg.hidden_size
+    if h is not None and len(info.shape) == 2 and info.shape[1] != h:
+        out.append(
+            _f(
+                "DSC203",
+                f"{info.name} has {info.shape[1]} columns but hidden_size is {h}",
+                info,
+            )
+        )
+    return out
+
+
+def _shape_rules(f: Facts) -> list[Finding]:
+    out = _rows_and_width(f.lm_head, f.Vd, "draft_vocab_size", "DSC201", f)
+    out += _rows_and_width(f.embed, f.V, "vocab_size", "DSC202", f)
+    w1, r = f.markov_w1, _rank(f)
+    if w1 is not None and (len(w1.shape) != 2 or w1.shape[0] != f.V or (r and w1.shape[1] != r)):
+        out.append(
+            _f(
+                "DSC204",
+                f"markov_w1 is {list(w1.shape)}; expected [vocab_size {f.V}, markov_rank {r}]",
+                w1,
+            )
+        )
+    mask_id = f.cfg.mask_token_id
+    if mask_id is not None and not 0 <= mask_id < f.Vd:
+        out.append(
+            _f(
+                "DSC208",
+                f"{f.cfg.mask_token_key} {mask_id} is outside the draft vocab [0, {f.Vd})",
+                tensor=f.cfg.mask_token_key,
+            )
+        )
+    return out
+
+
+def _padding_rules(f: Facts) -> list[Finding]:
+    if f.classification != PADDED:
+        return []
+    out = []
+    if f.lm_head is None:
+        out.append(
+            _f(
+                "DSC104",
+                f"padded drafter (Vd {f.Vd} > Vt {f.Vt}) without lm_head: the target head is "
+                "shared only when Vd == Vt, so the draft head stays uninitialised "
+                "(acceptance rate zero, no error)",
+                tensor=LM_HEAD,
+            )
+        )
+    et = f.target.embedding_rows
+    if et is not None and f.Vd > et:
+        out.append(
+            _f(
+                "DSC207",
+                f"draft_vocab_size {f.Vd} exceeds the target's {et} embedding rows "
+                f"({f.target.embedding_tensor}): sampled ids in [{et}, {f.Vd}) index out of "
+                "bounds",
+                tensor="draft_vocab_size",
+            )
+        )
+    illegal = f"[{f.Vt}, {f.Vd})"
+    out.append(
+        _f(
+            "DSC401",
+            f"{f.padded_rows} padded rows {illegal} can be sampled (no runtime masks them): "
+            "each becomes an illegal target token"
+            + (f", or an out-of-bounds index at or above Et {et}" if et and et < f.Vd else ""),
+            tensor=LM_HEAD,
+        )
+    )
+    return out
+
+
+def _d2t_rules(f: Facts) -> list[Finding]:
+    d2t = f.d2t
+    if d2t is None:
+        return []
+    if d2t.dtype != "I64" or d2t.shape != (f.Vd,):
+        return [
+            _f(
+                "DSC206",
+                f"d2t is {d2t.dtype} {list(d2t.shape)}; expected I64 [{f.Vd}] (draft_vocab_size)",
+                d2t,
+            )
+        ]
+    import numpy as np
+
+    offsets = f.ckpt.read(d2t)
+    ids = np.arange(f.Vd, dtype=np.int64) + offsets
+    out = []
+    bad = np.flatnonzero((ids < 0) | (ids >= f.Vt))
+    if bad.size:
+        i = int(bad[0])
+        out.append(
+            _f(
+                "DSC301",
+                f"{bad.size} of {f.Vd} draft ids map outside [0, {f.Vt}); first: draft id {i} "
+                f"-> {int(ids[i])}"
+                + (
+                    " (d2t looks like arange: the identity is all zeros)"
+                    if _is_arange(offsets)
+                    else ""
+                ),
+                d2t,
+            )
+        )
+    unique = np.unique(ids)
+    if unique.size != ids.size:
+        out.append(
+            _f(
+                "DSC302",
+                f"d2t maps {f.Vd} draft ids onto {unique.size} distinct target ids",
+                d2t,
+            )
+        )
+    elif ids.size > 1 and not bool(np.all(np.diff(ids) > 0)):
+        out.append(_f("DSC304", "i + d2t[i] is not strictly increasing", d2t))
+    out += _t2d_rule(f, ids)
+    return out
+
+
+def _is_arange(offsets) -> bool:
+    import numpy as np
+
+    return offsets.size > 1 and bool(np.array_equal(offsets, np.arange(offsets.size)))
+
+
+def _t2d_rule(f: Facts, ids) -> list[Finding]:
+    import numpy as np
+
+    t2d = f.t2d
+    if t2d is None:
+        return []
+    if t2d.dtype != "BOOL" or t2d.shape != (f.Vt,):
+        return [_f("DSC303", f"t2d is {t2d.dtype} {list(t2d.shape)}; expected BOOL [{f.Vt}]", t2d)]
+    selected = np.flatnonzero(f.ckpt.read(t2d))
+    if selected.size != f.Vd:
+        return [_f("DSC303", f"t2d selects {selected.size} target ids; Vd is {f.Vd}", t2d)]
+    if not np.array_equal(selected, np.sort(ids)):
+        return [_f("DSC303", "t2d selects other target ids than d2t maps to", t2d)]
+    return []
