@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from dspark_ckpt.checkpoint import Checkpoint, Target
 from dspark_ckpt.config import SPECULATORS_DEFAULT_DRAFT_VOCAB, DrafterConfig
 from dspark_ckpt.findings import Finding
+from dspark_ckpt.mask import target_ids
 from dspark_ckpt.profiles import Profile
 from dspark_ckpt.safetensors_io import TensorInfo
 
@@ -316,7 +317,7 @@ def _d2t_rules(f: Facts) -> list[Finding]:
     import numpy as np
 
     offsets = f.ckpt.read(d2t)
-    ids = np.arange(f.Vd, dtype=np.int64) + offsets
+    ids = target_ids(f.Vd, offsets)
     out = []
     bad = np.flatnonzero((ids < 0) | (ids >= f.Vt))
     if bad.size:
