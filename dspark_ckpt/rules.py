@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from dspark_ckpt.checkpoint import Checkpoint, Target
 from dspark_ckpt.config import SPECULATORS_DEFAULT_DRAFT_VOCAB, DrafterConfig
 from dspark_ckpt.findings import Finding
-from dspark_ckpt.mask import target_ids
 from dspark_ckpt.profiles import Profile
 from dspark_ckpt.safetensors_io import TensorInfo
 
@@ -315,6 +314,8 @@ def _d2t_rules(f: Facts) -> list[Finding]:
             )
         ]
     import numpy as np
+
+    from dspark_ckpt.mask import target_ids  # numpy only where a mapping is read
 
     offsets = f.ckpt.read(d2t)
     ids = target_ids(f.Vd, offsets)
