@@ -367,3 +367,37 @@ def test_inspect_never_imports_torch():
 def test_console_script_and_module_agree():
     p = cli_subprocess("--version")
     assert p.returncode == 0 and p.stdout.startswith("dspark-ckpt ")
+
+
+def test_inkling_sized_padded_drafter(tmp_path):
+    from synth import INKLING_ET, INKLING_VD, INKLING_VT, build_inkling
+
+    d, t = build_inkling(tmp_path)
+    assert (d / "model.safetensors").stat().st_size > 25_000_000  # logical size: sparse holes
+    rc, rep = inspect_json(d, "--target", t)
+    assert rc == 0
+    assert (
+        rep["target"]["vocab_size"] == INKLING_VT and rep["target"]["embedding_rows"] == INKLING_ET
+    )
+    assert (
+        rep["classification"] == "padded" and rep["padded_rows"] == INKLING_VD - INKLING_VT == 966
+    )
+    assert [f["code"] for f in rep["findings"]] == ["DSC401"]
+    assert rep["verdicts"] == {"vllm": True, "vllm-legacy": False}
+
+
+def test_readme_documents_every_finding_code():
+    from dspark_ckpt.findings import CODES
+
+    readme = (FIXTURES.parent / "README.md").read_text()
+    for code in CODES.values():
+        assert f"| `{code.code}` | {code.severity} |" in readme, code.code
+
+
+def test_committed_fixtures_match_the_generator(tmp_path):
+    from synth import build_committed
+
+    build_committed(tmp_path)
+    generated = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*") if p.is_file())
+    for rel in generated:
+        assert (FIXTURES / rel).read_bytes() == (tmp_path / rel).read_bytes(), rel
