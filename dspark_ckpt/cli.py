@@ -61,6 +61,15 @@ TargetVocabOpt = Annotated[
 ProfileOpt = Annotated[
     str, typer.Option("--profile", help="Runtime profile whose rules decide the exit code.")
 ]
+ProfilesOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--profile",
+        help="Runtime profile(s) whose rules decide the exit code: repeat it, separate "
+        "names with commas, or give 'all'. Default: the detected drafter family's "
+        "(`dspark-ckpt profiles` lists them).",
+    ),
+]
 FormatOpt = Annotated[Format, typer.Option("--format", help="Output format.")]
 
 
@@ -79,16 +88,16 @@ def inspect_cmd(
     drafter: DrafterArg,
     target: TargetOpt = None,
     target_vocab_size: TargetVocabOpt = None,
-    profile: ProfileOpt = "vllm",
+    profile: ProfilesOpt = None,
     fmt: FormatOpt = Format.table,
 ) -> None:
     """Classify a drafter against its target and check every tensor and invariant."""
     from dspark_ckpt.inspect import inspect_checkpoint, unreadable
-    from dspark_ckpt.profiles import get_profile
+    from dspark_ckpt.profiles import parse_profiles
     from dspark_ckpt.render import inspect_obj, print_inspect, to_json
 
     try:
-        get_profile(profile)
+        profile = parse_profiles(profile)
         try:
             tgt = resolve_target(target, target_vocab_size)
         except CheckpointError as err:  # the target's weights are unreadable
@@ -102,6 +111,36 @@ def inspect_cmd(
     else:
         print_inspect(report, stdout())
     raise typer.Exit(EXIT_OK if report.ok else EXIT_FAIL)
+
+
+@app.command("profiles")
+def profiles_cmd(fmt: FormatOpt = Format.table) -> None:
+    """List the runtime profiles: runtime versions and the source files their rules mirror."""
+    from dspark_ckpt.render import print_profiles, profiles_obj, to_json
+
+    if fmt is Format.json:
+        print(to_json(profiles_obj()))
+    else:
+        print_profiles(stdout())
+
+
+@app.command("explain")
+def explain_cmd(
+    code: Annotated[str, typer.Argument(help="A finding code, e.g. DSC103.")],
+    fmt: FormatOpt = Format.table,
+) -> None:
+    """Explain a finding code: what it means, why the runtime cares, how to fix it."""
+    from dspark_ckpt.findings import get_code
+    from dspark_ckpt.render import explain_obj, print_explain, to_json
+
+    try:
+        found = get_code(code)
+    except UsageError as err:
+        fail_usage(str(err))
+    if fmt is Format.json:
+        print(to_json(explain_obj(found)))
+    else:
+        print_explain(found, stdout())
 
 
 def _version(value: bool) -> None:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from dspark_ckpt.errors import UsageError
+
 ERROR, WARNING, INFO = "error", "warning", "info"
 
 
@@ -47,7 +49,8 @@ CODES: dict[str, Code] = {
             "lm_head missing for a reduced vocab",
             "The runtime treats this drafter's output vocab as reduced (under its rule, < or "
             "!=), so the full target lm_head cannot be shared and the drafter must bring its "
-            "own: vLLM refuses to load without it.",
+            "own: vLLM's DSpark loader refuses to load without it; its DFlash and EAGLE-3 "
+            "loaders silently share the target's head instead, whose rows are not Vd.",
             "ship lm_head.weight [Vd, H] with the drafter",
         ),
         Code(
@@ -76,7 +79,8 @@ CODES: dict[str, Code] = {
             "d2t present where the runtime has no parameter for it",
             "The runtime creates draft_id_to_target_id only for a reduced vocab; for any "
             "other checkpoint tensor vLLM's weight loader raises 'There is no module or "
-            "parameter named ...'.",
+            "parameter named ...'. TensorRT-LLM loads a DSpark drafter with a strict state "
+            "dict, where d2t and t2d are unexpected keys.",
             "drop d2t from the checkpoint for this runtime (one checkpoint cannot satisfy "
             "both vllm and vllm-legacy for a padded drafter)",
         ),
@@ -197,6 +201,38 @@ CODES: dict[str, Code] = {
             "apply a padded-row mask: `dspark-ckpt fix --emit-mask`",
         ),
         Code(
+            "DSC601",
+            ERROR,
+            "lm_head missing and never loaded: uninitialised head",
+            "SGLang's EAGLE-3 loader creates an lm_head of draft_vocab_size rows whenever the "
+            "config sets draft_vocab_size (and does not tie embeddings); its weight loader "
+            "skips names it lacks and the worker only shares the target's embedding, so "
+            "without an lm_head in the checkpoint the head stays uninitialised memory: "
+            "acceptance rate zero, no error.",
+            "ship lm_head.weight [Vd, H], or drop draft_vocab_size so SGLang uses the "
+            "target's head",
+        ),
+        Code(
+            "DSC602",
+            WARNING,
+            "shipped lm_head replaced by the target's",
+            "The runtime takes the draft head from the target: TensorRT-LLM's Qwen3 DSpark "
+            "loader always does, SGLang's EAGLE-3 loader does when the config has no "
+            "draft_vocab_size. The lm_head trained with the drafter is ignored, so the "
+            "drafter proposes from a head it was not trained with.",
+            "for SGLang, write draft_vocab_size in config.json; for TensorRT-LLM, train the "
+            "drafter against the target's own head",
+        ),
+        Code(
+            "DSC603",
+            ERROR,
+            "draft vocab larger than the input vocab",
+            "TensorRT-LLM's Qwen3 DSpark drafter shares the target's head and sizes both "
+            "Markov matrices by vocab_size: it has no path for draft_vocab_size > "
+            "vocab_size.",
+            "make draft_vocab_size at most vocab_size for TensorRT-LLM",
+        ),
+        Code(
             "DSC501",
             INFO,
             "draft_vocab_size missing: defaulted",
@@ -210,6 +246,14 @@ CODES: dict[str, Code] = {
 SEVERITY_ORDER = {ERROR: 0, WARNING: 1, INFO: 2}
 
 
+def get_code(code: str) -> Code:
+    """A finding code by name (case-insensitive); a ``UsageError`` for an unknown one."""
+    try:
+        return CODES[code.strip().upper()]
+    except KeyError:
+        raise UsageError(f"unknown finding code {code!r}; known: {', '.join(CODES)}") from None
+
+
 @dataclass(frozen=True)
 class Finding:
     code: str
@@ -218,6 +262,7 @@ class Finding:
     file: str | None = None  # the file concerned, where one is
     hint: str | None = None  # overrides the code's default hint
     severity: str = ""  # the code's severity unless overridden (``check``'s config)
+    profile: str | None = None  # the runtime profile whose rule found it (None: every runtime)
 
     def __post_init__(self) -> None:
         if not self.severity:

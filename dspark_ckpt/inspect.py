@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from dspark_ckpt.checkpoint import Checkpoint, Target, drafter_config, load_checkpoint
 from dspark_ckpt.config import DrafterConfig
 from dspark_ckpt.errors import CheckpointError
 from dspark_ckpt.findings import ERROR, SEVERITY_ORDER, Finding
-from dspark_ckpt.profiles import DEFAULT_PROFILE, PROFILES, get_profile
+from dspark_ckpt.profiles import (
+    BASE_PROFILES,
+    DEFAULT_PROFILE,
+    FAMILY_DEFAULT,
+    PROFILES,
+    applicable_profiles,
+    detect_family,
+    get_profile,
+)
 from dspark_ckpt.rules import Facts, classify, common_findings, gather, profile_findings
 
 
@@ -21,6 +29,14 @@ class Report:
     checkpoint: Checkpoint | None = None
     findings: list[Finding] = field(default_factory=list)
     verdicts: dict[str, bool] = field(default_factory=dict)
+    profiles: list[str] = field(default_factory=list)  # the selected profiles; [profile] if empty
+    family: str | None = None  # the detected drafter family (None: unknown)
+    # rows = finding codes, columns = evaluated profiles: the worst severity found there
+    checks: dict[str, dict[str, str]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.profiles:
+            self.profiles = [self.profile]
 
     @property
     def facts_known(self) -> bool:
@@ -61,52 +77,108 @@ def _sorted(findings: list[Finding]) -> list[Finding]:
 
 def evaluate(facts: Facts, profile: str = DEFAULT_PROFILE) -> tuple[list[Finding], dict[str, bool]]:
     """The findings under ``profile`` and the verdict (no error finding) under every profile."""
+    result = evaluate_profiles(facts, [profile], list(PROFILES))
+    return result.findings, result.verdicts
+
+
+@dataclass
+class Evaluation:
+    findings: list[Finding]  # common findings plus those of the selected profiles
+    verdicts: dict[str, bool]  # one per evaluated profile
+    checks: dict[str, dict[str, str]]  # code -> evaluated profile -> worst severity
+
+
+def evaluate_profiles(facts: Facts, selected: list[str], evaluated: list[str]) -> Evaluation:
+    """Apply the common rules once and each profile's rules; ``selected`` decide the
+    findings reported, ``evaluated`` (a superset) get a verdict and a matrix column."""
     common = common_findings(facts)
-    common_ok = not any(f.severity == ERROR for f in common)
-    per_profile = {name: profile_findings(facts, p) for name, p in PROFILES.items()}
+    per_profile = {
+        name: [replace(f, profile=name) for f in profile_findings(facts, PROFILES[name])]
+        for name in evaluated
+    }
     verdicts = {
-        name: common_ok and not any(f.severity == ERROR for f in found)
+        name: not any(f.severity == ERROR for f in common + found)
         for name, found in per_profile.items()
     }
-    return _sorted(common + per_profile[profile]), verdicts
+    checks: dict[str, dict[str, str]] = {}
+    for name, found in per_profile.items():
+        for f in common + found:
+            row = checks.setdefault(f.code, {})
+            if name not in row or SEVERITY_ORDER[f.severity] < SEVERITY_ORDER[row[name]]:
+                row[name] = f.severity
+    findings = common + [f for name in selected for f in per_profile[name]]
+    return Evaluation(_sorted(findings), verdicts, dict(sorted(checks.items())))
+
+
+def select_profiles(
+    profile: str | list[str] | None, family: str | None
+) -> tuple[list[str], list[str]]:
+    """(selected, evaluated) profile names. ``None`` selects the family's default; the
+    evaluated ones are the base profiles, the family's and the selected, in table order."""
+    if profile is None:
+        selected = [FAMILY_DEFAULT.get(family, DEFAULT_PROFILE)]
+    else:
+        selected = [profile] if isinstance(profile, str) else list(profile)
+        for name in selected:
+            get_profile(name)
+    wanted = {*BASE_PROFILES, *applicable_profiles(family), *selected}
+    return selected, [n for n in PROFILES if n in wanted]
 
 
 def unreadable(
     source: str,
     target: Target | None,
-    profile: str,
+    profile: str | list[str] | None,
     err: CheckpointError,
     checkpoint: Checkpoint | None = None,
 ) -> Report:
     """The report for a checkpoint that could not be read: one DSC001 error."""
     finding = Finding("DSC001", err.message, file=err.path)
+    selected, _ = select_profiles(profile, None)
     return Report(
-        profile,
+        selected[0],
         source,
         target,
         checkpoint=checkpoint,
         findings=[finding],
         verdicts=dict.fromkeys(PROFILES, False),
+        profiles=selected,
     )
 
 
 def inspect_checkpoint(
     source: str,
     target: Target,
-    profile: str = DEFAULT_PROFILE,
+    profile: str | list[str] | None = DEFAULT_PROFILE,
     *,
     checkpoint: Checkpoint | None = None,
 ) -> Report:
     """Inspect the drafter at ``source`` against ``target``.
 
-    A malformed checkpoint yields a report with one DSC001 error, never an exception.
+    ``profile``: one profile name, a list of them, or None for the default profile of
+    the drafter's detected family. Every selected profile decides ``ok``; the base
+    profiles and the family's all get a verdict. A malformed checkpoint yields a
+    report with one DSC001 error, never an exception.
     """
-    get_profile(profile)
+    select_profiles(profile, None)  # unknown names are usage errors, before any reading
     ckpt = checkpoint
     try:
         ckpt = ckpt or load_checkpoint(source)
         cfg = drafter_config(ckpt)
-        findings, verdicts = evaluate(gather(ckpt, cfg, target), profile)
+        family = detect_family(cfg)
+        selected, evaluated = select_profiles(profile, family)
+        result = evaluate_profiles(gather(ckpt, cfg, target), selected, evaluated)
     except CheckpointError as err:
         return unreadable(source, target, profile, err, ckpt)
-    return Report(profile, source, target, cfg, ckpt, findings, verdicts)
+    return Report(
+        selected[0],
+        source,
+        target,
+        cfg,
+        ckpt,
+        result.findings,
+        result.verdicts,
+        profiles=selected,
+        family=family,
+        checks=result.checks,
+    )

@@ -97,70 +97,184 @@ def _f(code: str, message: str, info: TensorInfo | None = None, *, tensor=None, 
 
 
 def profile_findings(f: Facts, p: Profile) -> list[Finding]:
-    out: list[Finding] = []
-    reduced = p.reduced(f.Vd, f.Vt)
-    rule = f"Vd {p.reduced_when} Vt: {f.Vd} {p.reduced_when} {f.Vt}"
+    """The load-time findings of one runtime: every rule below, parameterised by ``p``."""
+    return [finding for rule in PROFILE_RULES for finding in rule(f, p)]
+
+
+def _rule_text(f: Facts, p: Profile) -> str:
+    return f"Vd {p.reduced_when} Vt: {f.Vd} {p.reduced_when} {f.Vt}"
+
+
+def _tied(f: Facts) -> bool:
+    return f.cfg.raw.get("tie_word_embeddings") is True
+
+
+def _embed_rule(f: Facts, p: Profile) -> list[Finding]:
+    # vLLM qwen3_dspark.py load_weights (PR #55133 / #52560)
     if p.requires_embed_when_expanded and f.expanded_input_vocab and f.embed is None:
-        out.append(
+        return [
             _f(
                 "DSC101",
                 f"input vocab_size {f.V} is larger than the target's {f.Vt} and the "
                 f"drafter has no embed_tokens: {p.runtime} refuses to load it",
                 tensor=EMBED,
             )
-        )
-    if reduced and f.lm_head is None:
-        out.append(
+        ]
+    return []
+
+
+def _lm_head_rule(f: Facts, p: Profile) -> list[Finding]:
+    if f.lm_head is not None:
+        return []
+    if p.missing_lm_head == "refused" and p.reduced(f.Vd, f.Vt):
+        # vLLM qwen3_dspark.py load_weights
+        return [
             _f(
                 "DSC102",
-                f"{p.name} treats the draft vocab as reduced ({rule}) and requires lm_head; "
-                "the full target lm_head cannot be shared",
+                f"{p.name} treats the draft vocab as reduced ({_rule_text(f, p)}) and requires "
+                "lm_head; the full target lm_head cannot be shared",
                 tensor=LM_HEAD,
             )
-        )
-    if f.d2t is None and (f.classification == PRUNED or (reduced and p.missing_d2t == "error")):
-        how = (
-            f"{p.runtime} refuses to load it"
-            if reduced and p.missing_d2t == "error"
-            else f"{p.runtime} silently uses an all-zero d2t, mapping draft id i to target id i"
-        )
-        hint = (
-            "`dspark-ckpt fix --emit-d2t` derives d2t from the t2d this checkpoint has"
-            if f.t2d is not None and f.classification == PRUNED
-            else None
-        )
-        out.append(
+        ]
+    if p.missing_lm_head == "target" and p.reduced(f.Vd, f.Vt):
+        # vLLM v1/spec_decode/eagle.py _maybe_share_lm_head: no lm_head -> target's head
+        return [
             _f(
-                "DSC103",
-                f"no d2t mapping ({f.classification} drafter, {rule}): {how}",
-                tensor=D2T,
-                hint=hint,
+                "DSC102",
+                f"no lm_head and the draft vocab is reduced ({_rule_text(f, p)}): {p.name} "
+                f"silently shares the target's lm_head ({f.Vt} rows), not a [{f.Vd}, H] head",
+                tensor=LM_HEAD,
             )
+        ]
+    if (
+        p.missing_lm_head == "uninitialised"
+        and not f.cfg.draft_vocab_size_defaulted
+        and not _tied(f)
+    ):
+        # SGLang llama_eagle3.py: an explicit draft_vocab_size creates ParallelLMHead(Vd);
+        # load_weights skips names it lacks and the worker only sets the embedding
+        return [
+            _f(
+                "DSC601",
+                f"no lm_head, yet draft_vocab_size {f.Vd} is set: {p.name} creates a "
+                f"[{f.Vd}, H] head that nothing loads (uninitialised memory, no error)",
+                tensor=LM_HEAD,
+            )
+        ]
+    return []
+
+
+def _head_replaced_rule(f: Facts, p: Profile) -> list[Finding]:
+    if f.lm_head is None:
+        return []
+    if p.lm_head_from_target == "always" and f.Vd != f.Vt:
+        # TensorRT-LLM modeling_dspark_qwen3.py load_weights skips lm_head.*
+        why = "always uses the target's lm_head"
+    elif (
+        p.lm_head_from_target == "no_draft_vocab_size"
+        and f.cfg.draft_vocab_size_defaulted
+        and not _tied(f)
+    ):
+        # SGLang llama_eagle3.py: draft_vocab_size None -> load_lm_head_from_target
+        why = "uses the target's lm_head because the config has no draft_vocab_size"
+    else:
+        return []
+    return [
+        _f(
+            "DSC602",
+            f"the drafter ships lm_head {list(f.lm_head.shape)} but {p.name} {why}: the "
+            "trained head is ignored",
+            f.lm_head,
         )
-    if f.d2t is not None and not reduced:
-        out.append(
+    ]
+
+
+def _missing_d2t_rule(f: Facts, p: Profile) -> list[Finding]:
+    if f.d2t is not None or p.missing_d2t == "unused":
+        return []
+    reduced = p.reduced(f.Vd, f.Vt)
+    refused = reduced and p.missing_d2t == "error"
+    if not (f.classification == PRUNED or refused):
+        return []
+    how = (
+        f"{p.runtime} refuses to load it"
+        if refused
+        else f"{p.runtime} silently maps draft id i to target id i (an all-zero d2t)"
+    )
+    hint = (
+        "`dspark-ckpt fix --emit-d2t` derives d2t from the t2d this checkpoint has"
+        if f.t2d is not None and f.classification == PRUNED
+        else None
+    )
+    return [
+        _f(
+            "DSC103",
+            f"no d2t mapping ({f.classification} drafter, {_rule_text(f, p)}): {how}",
+            tensor=D2T,
+            hint=hint,
+        )
+    ]
+
+
+def _d2t_param_rule(f: Facts, p: Profile) -> list[Finding]:
+    if p.d2t_param == "reduced" and f.d2t is not None and not p.reduced(f.Vd, f.Vt):
+        # vLLM qwen3_dspark.py / qwen3_dflash.py: the parameter exists only when reduced
+        return [
             _f(
                 "DSC105",
                 f"d2t is present but {p.name} creates no draft_id_to_target_id parameter "
-                f"for Vd {f.Vd} >= Vt {f.Vt} under its rule ({p.reduced_when}): the weight "
+                f"for Vd {f.Vd} vs Vt {f.Vt} under its rule ({p.reduced_when}): the weight "
                 "loader raises 'There is no module or parameter named ...'",
                 f.d2t,
             )
-        )
+        ]
+    if p.d2t_param == "rejected":
+        # TensorRT-LLM modeling_dspark_qwen3.py: load_state_dict(strict=True)
+        return [
+            _f(
+                "DSC105",
+                f"{info.name} is present but {p.name} loads the drafter with a strict state "
+                "dict that has no such key: load_state_dict raises 'Unexpected key(s)'",
+                info,
+                hint=f"drop d2t and t2d for {p.runtime}: it uses the target's head, whose "
+                "ids are target ids",
+            )
+            for info in (f.d2t, f.t2d)
+            if info is not None
+        ]
+    return []
+
+
+def _omni_rule(f: Facts, p: Profile) -> list[Finding]:
     if p.omni_vocab_check and f.target.is_omni and f.Vd > f.Vt:
-        out.append(
+        return [
             _f(
                 "DSC106",
                 f"draft_vocab_size {f.Vd} exceeds the Qwen3-Omni target's thinker vocab_size "
                 f"{f.Vt}: {p.runtime} refuses it at config time",
                 tensor="draft_vocab_size",
             )
-        )
-    out += _markov_w2_rule(f, p)
-    return out
+        ]
+    return []
+
+
+def _draft_above_vocab_rule(f: Facts, p: Profile) -> list[Finding]:
+    if not p.draft_vocab_above_vocab and f.Vd > f.V:
+        # TensorRT-LLM: the head is the target's and the Markov head is sized by V
+        return [
+            _f(
+                "DSC603",
+                f"draft_vocab_size {f.Vd} > vocab_size {f.V}: {p.name} has no path for a "
+                "draft vocab larger than the input vocab (its head is the target's and "
+                "markov_w2 is [vocab_size, r])",
+                tensor="draft_vocab_size",
+            )
+        ]
+    return []
 
 
 def _markov_w2_rule(f: Facts, p: Profile) -> list[Finding]:
+    # vLLM qwen3_dspark.py: [Vd, r]; TensorRT-LLM dspark/heads.py: [V, r]
     w2 = f.markov_w2
     if w2 is None:
         return []
@@ -176,6 +290,18 @@ def _markov_w2_rule(f: Facts, p: Profile) -> list[Finding]:
             )
         ]
     return []
+
+
+PROFILE_RULES = (
+    _embed_rule,
+    _lm_head_rule,
+    _missing_d2t_rule,
+    _d2t_param_rule,
+    _omni_rule,
+    _markov_w2_rule,
+    _head_replaced_rule,
+    _draft_above_vocab_rule,
+)
 
 
 def _rank(f: Facts) -> int | None:

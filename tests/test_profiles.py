@@ -1,0 +1,250 @@
+"""Runtime profiles through the real CLI: one passing drafter per profile and one
+failing drafter per rule of each profile (real safetensors files, Vt = 100)."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+import synth
+from conftest import FIXTURES, cli, cli_subprocess
+from synth import VT, H, T, head, markov, sorted_mapping
+
+from dspark_ckpt.profiles import PROFILES
+
+DFLASH = {"architectures": ["DFlashQwen3ForCausalLM"], "model_type": "qwen3"}
+EAGLE3 = {"architectures": ["LlamaForCausalLMEagle3"], "model_type": "llama"}
+DSPARK = {"markov_rank": 4}
+
+
+def d2t(vd: int) -> dict[str, T]:
+    offsets, t2d = sorted_mapping(VT, vd) if vd < VT else (np.zeros(vd, np.int64), None)
+    out = {"d2t": T("I64", (vd,), offsets)}
+    if t2d is not None:
+        out["t2d"] = T("BOOL", (VT,), t2d)
+    return out
+
+
+def lm_head(vd: int) -> dict[str, T]:
+    return {"lm_head.weight": head(vd, H, 1)}
+
+
+def make(tmp_path, name, *, vocab=VT, draft, config, tensors=()):
+    tensors = {k: v for part in tensors for k, v in part.items()}
+    return synth.drafter(tmp_path / name, vocab=vocab, draft=draft, tensors=tensors, config=config)
+
+
+def inspect(path, *profiles, target=("--target-vocab-size", VT)):
+    args = ["inspect", path, *target, "--format", "json"]
+    for p in profiles:
+        args += ["--profile", p]
+    return cli(*args)
+
+
+def codes(r, profile, severity="error"):
+    """The codes a profile's own rules found (common findings excluded)."""
+    return sorted(
+        f["code"]
+        for f in r.json["findings"]
+        if f["profile"] == profile and f["severity"] == severity
+    )
+
+
+# (profile, drafter name, vocab, draft_vocab_size, config, tensors, expected error codes)
+CASES = [
+    # vllm-dflash: the != rule, a missing d2t is silently all zero
+    ("vllm-dflash", "pruned", VT, 40, DFLASH, (lm_head(40), d2t(40)), []),
+    ("vllm-dflash", "equal-shared-head", VT, VT, DFLASH, (), []),
+    ("vllm-dflash", "padded-no-d2t", VT, 101, DFLASH, (lm_head(101),), []),
+    ("vllm-dflash", "padded-zero-d2t", VT, 101, DFLASH, (lm_head(101), d2t(101)), []),
+    ("vllm-dflash", "pruned-no-lm_head", VT, 40, DFLASH, (d2t(40),), ["DSC102"]),
+    ("vllm-dflash", "pruned-no-d2t", VT, 40, DFLASH, (lm_head(40),), ["DSC103"]),
+    ("vllm-dflash", "equal-with-d2t", VT, VT, DFLASH, (d2t(VT),), ["DSC105"]),
+    # vllm-eagle3: draft_id_to_target_id always exists, a missing d2t is all zero
+    ("vllm-eagle3", "pruned", VT, 40, EAGLE3, (lm_head(40), d2t(40)), []),
+    ("vllm-eagle3", "equal-with-d2t", VT, VT, EAGLE3, (d2t(VT),), []),
+    ("vllm-eagle3", "pruned-no-lm_head", VT, 40, EAGLE3, (d2t(40),), ["DSC102"]),
+    ("vllm-eagle3", "pruned-no-d2t", VT, 40, EAGLE3, (lm_head(40),), ["DSC103"]),
+    # sglang-eagle3: d2t -> hot_token_id; no draft_vocab_size -> the target's head
+    ("sglang-eagle3", "pruned", VT, 40, EAGLE3, (lm_head(40), d2t(40)), []),
+    ("sglang-eagle3", "no-draft-vocab-no-head", VT, None, EAGLE3, (), []),
+    ("sglang-eagle3", "equal-with-d2t", VT, VT, EAGLE3, (lm_head(VT), d2t(VT)), []),
+    ("sglang-eagle3", "pruned-no-d2t", VT, 40, EAGLE3, (lm_head(40),), ["DSC103"]),
+    ("sglang-eagle3", "explicit-vd-no-head", VT, VT, EAGLE3, (), ["DSC601"]),
+    (
+        "sglang-eagle3",
+        "tied-no-head",
+        VT,
+        VT,
+        {**EAGLE3, "tie_word_embeddings": True},
+        (),
+        [],
+    ),
+    # trtllm-dspark: markov_w1 and markov_w2 both [V, r], head from the target, no Vd > V
+    ("trtllm-dspark", "equal", VT, None, DSPARK, (markov(VT, VT),), []),
+    ("trtllm-dspark", "w2-draft-rows", VT, 40, DSPARK, (lm_head(40), markov(VT, 40)), ["DSC205"]),
+    ("trtllm-dspark", "with-d2t", VT, 40, DSPARK, (lm_head(40), d2t(40)), ["DSC105", "DSC105"]),
+    ("trtllm-dspark", "draft-above-vocab", VT, 101, DSPARK, (lm_head(101),), ["DSC603"]),
+]
+
+
+@pytest.mark.parametrize(
+    "profile,name,vocab,draft,config,tensors,expected",
+    CASES,
+    ids=[f"{c[0]}:{c[1]}" for c in CASES],
+)
+def test_profile_rules(tmp_path, profile, name, vocab, draft, config, tensors, expected):
+    path = make(tmp_path, name, vocab=vocab, draft=draft, config=config, tensors=tensors)
+    r = inspect(path, profile)
+    assert codes(r, profile) == expected
+    assert r.json["verdicts"][profile] is (not expected and r.exit_code == 0)
+    assert r.json["profile"] == profile and r.json["profiles"] == [profile]
+
+
+def test_every_profile_has_a_passing_and_a_failing_case():
+    passing = {c[0] for c in CASES if not c[-1]}
+    failing = {c[0] for c in CASES if c[-1]}
+    assert passing >= set(PROFILES) - {"vllm", "vllm-legacy"}
+    assert failing >= set(PROFILES) - {"vllm", "vllm-legacy"}
+
+
+def test_missing_d2t_message_says_silent_zeros(tmp_path):
+    path = make(tmp_path, "p", draft=40, config=DFLASH, tensors=(lm_head(40),))
+    r = inspect(path, "vllm-dflash")
+    (f,) = [f for f in r.json["findings"] if f["code"] == "DSC103"]
+    assert "silently maps draft id i to target id i" in f["message"]
+
+
+def test_head_replaced_is_a_warning(tmp_path):
+    sg = make(tmp_path, "sg", draft=None, config=EAGLE3, tensors=(lm_head(VT),))
+    r = inspect(sg, "sglang-eagle3")
+    assert r.exit_code == 0 and codes(r, "sglang-eagle3", "warning") == ["DSC602"]
+    trt = make(tmp_path, "trt", draft=40, config=DSPARK, tensors=(lm_head(40), markov(VT, VT)))
+    r = inspect(trt, "trtllm-dspark")
+    assert r.exit_code == 0 and codes(r, "trtllm-dspark", "warning") == ["DSC602"]
+
+
+# the vLLM test table (CONTRACT.md), Vt = 100: the verdicts and codes the foundation gave
+VLLM_TABLE = {
+    "v101-d100-none": ["DSC101"],
+    "v99-d99-none": ["DSC102", "DSC103"],
+    "v100-d40-none": ["DSC102", "DSC103"],
+    "v100-d40-lm_head": ["DSC103"],
+    "v100-d100-none": [],
+    "v100-d101-none": ["DSC104", "DSC401"],
+}
+
+
+@pytest.mark.parametrize("name", VLLM_TABLE)
+def test_vllm_table_unchanged(name):
+    r = inspect(FIXTURES / "vllm-table" / name)
+    assert r.json["profile"] == "vllm" and r.json["family"] == "dspark"
+    assert [f["code"] for f in r.json["findings"]] == VLLM_TABLE[name]
+    ok = name == "v100-d100-none"
+    assert r.json["verdicts"]["vllm"] is ok and r.json["verdicts"]["vllm-legacy"] is ok
+    assert r.exit_code == (0 if ok else 1)
+
+
+@pytest.mark.parametrize(
+    "fixture,family,primary,verdict_keys",
+    [
+        ("padded", "dspark", "vllm", ["vllm", "vllm-legacy", "trtllm-dspark"]),
+        (
+            "pruned-eagle3",
+            "eagle3",
+            "vllm-eagle3",
+            ["vllm", "vllm-legacy", "vllm-eagle3", "sglang-eagle3"],
+        ),
+    ],
+)
+def test_family_detection_picks_profiles(fixture, family, primary, verdict_keys):
+    r = inspect(FIXTURES / fixture, target=("--target", FIXTURES / "targets/small"))
+    assert r.json["family"] == family
+    assert r.json["profile"] == primary
+    assert list(r.json["verdicts"]) == verdict_keys
+
+
+@pytest.mark.parametrize(
+    "config,family",
+    [
+        ({"architectures": ["DFlashDraftModel"]}, "dflash"),
+        ({"architectures": ["Foo"], "dflash_config": {"mask_token_id": 1}}, "dflash"),
+        ({"architectures": ["Eagle3Speculator"]}, "eagle3"),
+        ({"architectures": [], "speculators_model_type": "eagle3"}, "eagle3"),
+        ({"architectures": ["Qwen3DSparkForCausalLM"]}, "dspark"),
+        ({"architectures": ["LlamaForCausalLM"], "model_type": "llama"}, None),
+    ],
+)
+def test_family_from_config(tmp_path, config, family):
+    path = make(tmp_path, "d", draft=VT, config={"model_type": None, **config})
+    r = inspect(path)
+    assert r.json["family"] == family
+    if family is None:  # unknown: every profile gets a verdict
+        assert list(r.json["verdicts"]) == list(PROFILES)
+
+
+def test_profile_list_repeated_comma_and_all(tmp_path):
+    path = FIXTURES / "pruned-eagle3"
+    r = inspect(path, "sglang-eagle3,vllm-eagle3", "sglang-eagle3", "vllm")
+    assert r.json["profiles"] == ["sglang-eagle3", "vllm-eagle3", "vllm"]
+    assert r.json["profile"] == "sglang-eagle3" and r.exit_code == 0
+    r = inspect(path, "all")
+    assert r.json["profiles"] == list(PROFILES)
+    assert list(r.json["verdicts"]) == list(PROFILES)
+    assert r.exit_code == 1  # trtllm-dspark refuses d2t and t2d
+    assert {f["profile"] for f in r.json["findings"] if f["severity"] == "error"} == {
+        "trtllm-dspark"
+    }
+    assert r.json["checks"]["DSC105"] == {"trtllm-dspark": "error"}
+
+
+@pytest.mark.parametrize("bad", ["nope", "vllm,,vllm-legacy", "vllm,nope"])
+def test_unknown_profile_is_a_usage_error(bad):
+    r = inspect(FIXTURES / "padded", bad)
+    assert r.exit_code == 2 and r.stdout == ""
+    assert r.stderr.startswith("dspark-ckpt: error:") and "Traceback" not in r.stderr
+
+
+def _cells(line: str) -> list[str]:
+    return [c.strip() for c in re.split("[┃│]", line)][1:-1]
+
+
+def test_table_shows_the_matrix():
+    r = cli("inspect", FIXTURES / "padded", "--target", FIXTURES / "targets/small")
+    assert r.exit_code == 0
+    lines = r.stdout.splitlines()
+    header = next(_cells(line) for line in lines if "check" in line)
+    assert header == ["check", "vllm", "vllm-legacy", "trtllm-dspark"]
+    assert next(_cells(x) for x in lines if "DSC103" in x)[1:] == ["ok", "error", "ok"]
+    assert next(_cells(x) for x in lines if "DSC602" in x)[1:] == ["ok", "ok", "warning"]
+    assert next(_cells(x) for x in lines if x.startswith("│verdict"))[1:] == [
+        "PASS",
+        "FAIL",
+        "PASS",
+    ]
+
+
+def test_profiles_command_lists_versions_and_sources():
+    r = cli("profiles", "--format", "json")
+    assert r.exit_code == 0
+    got = {p["name"]: p for p in r.json["profiles"]}
+    assert list(got) == list(PROFILES)
+    for p in got.values():
+        assert p["versions"] and p["sources"]
+        assert all(".py" in s or "PR #" in s for s in p["sources"])
+    assert got["trtllm-dspark"]["rules"]["markov_w2_rows"] == "vocab_size"
+    table = cli("profiles")
+    assert table.exit_code == 0 and "modeling_dspark_qwen3.py" in table.stdout
+
+
+def test_explain_command():
+    r = cli("explain", "dsc103")
+    assert r.exit_code == 0
+    assert r.stdout.startswith("DSC103 error: d2t missing")
+    assert "fix:" in r.stdout
+    j = cli("explain", "DSC601", "--format", "json").json
+    assert j["severity"] == "error" and "SGLang" in j["explanation"]
+    bad = cli_subprocess("explain", "DSC999")
+    assert bad.returncode == 2 and bad.stdout == "" and "Traceback" not in bad.stderr
+    assert "unknown finding code 'DSC999'" in bad.stderr
