@@ -315,8 +315,10 @@ def parse_config(table: dict[str, Any], path: Path, prefix: str = "") -> CheckCo
         if name in names:
             raise keys.fail(at + ".name", f"duplicate pair name {name!r} (also {names[name]})")
         names[name] = at
-        pair_wae = keys.warnings_as_errors(
-            raw.get("warnings-as-errors", wae), at + ".warnings-as-errors"
+        pair_wae = (
+            keys.warnings_as_errors(raw["warnings-as-errors"], at + ".warnings-as-errors")
+            if "warnings-as-errors" in raw
+            else wae
         )
         pair_ignore = {**ignore, **keys.ignore(raw.get("ignore", {}), at + ".ignore")}
         pair_verify = keys.boolean(raw.get("verify", verify), at + ".verify")
