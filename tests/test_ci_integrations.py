@@ -67,10 +67,12 @@ def test_action_check_step(project):
         text=True,
     )
     assert r.returncode == 1, r.stderr
-    assert (
-        r.stdout.startswith("::error file=drafters/padded/config.json,title=DSC103::")
-        or "::error file=drafters/padded/" in r.stdout
-    )
+    annotations = [ln.split("::")[1] for ln in r.stdout.splitlines() if ln.startswith("::")]
+    assert annotations == [
+        "warning file=drafters/padded/model.safetensors,title=DSC401",
+        "error file=drafters/padded/config.json,title=DSC103",
+        "warning file=drafters/padded/model.safetensors,title=DSC401",
+    ]
     assert "1 of 2 check run(s) failed" in r.stdout
     jsonschema.Draft4Validator(SARIF_SCHEMA).validate(
         json.loads((project / "out.sarif").read_text())
