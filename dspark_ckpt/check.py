@@ -396,7 +396,6 @@ def run_verify(pair: Pair) -> CheckRun:
         args += ["--target", pair.target]
     else:
         args += ["--target-vocab-size", str(pair.target_vocab_size)]
-    args += ["--profile", pair.profiles[0]]
     proc = subprocess.run(args, capture_output=True, text=True)
     failure = None
     if proc.returncode != 0:
