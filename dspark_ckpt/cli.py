@@ -7,8 +7,11 @@ errors to stderr. Bad input never shows a traceback.
 
 from __future__ import annotations
 
+import io
 import sys
+from collections.abc import Callable
 from enum import Enum
+from pathlib import Path
 from typing import Annotated, NoReturn
 
 import typer
@@ -32,6 +35,12 @@ app = typer.Typer(
 class Format(str, Enum):
     table = "table"
     json = "json"
+    github = "github"
+    junit = "junit"
+    sarif = "sarif"
+
+
+CI_FORMATS = (Format.github, Format.junit, Format.sarif)
 
 
 def stdout() -> Console:
@@ -71,6 +80,40 @@ ProfilesOpt = Annotated[
     ),
 ]
 FormatOpt = Annotated[Format, typer.Option("--format", help="Output format.")]
+OutputOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "-o", "--output", help="Write the output to FILE (atomically, replacing it) not stdout."
+    ),
+]
+QuietOpt = Annotated[
+    bool,
+    typer.Option(
+        "-q", "--quiet", help="No progress or logs; the table format prints only the verdict."
+    ),
+]
+
+
+def deliver(output: Path | None, text: str | None, show: Callable[[Console], None]) -> None:
+    """Machine ``text``, or ``show`` drawing on a console, to stdout or atomically to a file."""
+    from dspark_ckpt.atomic import write_atomic
+
+    if output is None:
+        if text is None:
+            show(stdout())
+        else:
+            sys.stdout.write(text)
+        return
+    if text is None:
+        buf = io.StringIO()
+        show(Console(file=buf, width=120, soft_wrap=False))
+        text = buf.getvalue()
+    write_atomic(output, text)
+
+
+def show_progress(fmt: Format, quiet: bool) -> bool:
+    """Progress bars: for people only (table format, stderr a terminal, not --quiet)."""
+    return fmt is Format.table and not quiet and sys.stderr.isatty()
 
 
 def resolve_target(target: str | None, target_vocab_size: int | None):
@@ -90,11 +133,14 @@ def inspect_cmd(
     target_vocab_size: TargetVocabOpt = None,
     profile: ProfilesOpt = None,
     fmt: FormatOpt = Format.table,
+    output: OutputOpt = None,
+    quiet: QuietOpt = False,
 ) -> None:
     """Classify a drafter against its target and check every tensor and invariant."""
+    from dspark_ckpt.check import run_of_report
     from dspark_ckpt.inspect import inspect_checkpoint, unreadable
     from dspark_ckpt.profiles import parse_profiles
-    from dspark_ckpt.render import inspect_obj, print_inspect, to_json
+    from dspark_ckpt.render import ci_text, inspect_obj, inspect_summary, print_inspect, to_json
 
     try:
         profile = parse_profiles(profile)
@@ -104,12 +150,22 @@ def inspect_cmd(
             report = unreadable(drafter, None, profile, err)
         else:
             report = inspect_checkpoint(drafter, tgt, profile)
+        if fmt is Format.json:
+            text = to_json(inspect_obj(report)) + "\n"
+        elif fmt in CI_FORMATS:
+            text = ci_text(fmt.value, [run_of_report(report)])
+        else:
+            text = None
+
+        def show(console: Console) -> None:
+            if quiet:
+                console.print(inspect_summary(report))
+            else:
+                print_inspect(report, console)
+
+        deliver(output, text, show)
     except UsageError as err:
         fail_usage(str(err))
-    if fmt is Format.json:
-        print(to_json(inspect_obj(report)))
-    else:
-        print_inspect(report, stdout())
     raise typer.Exit(EXIT_OK if report.ok else EXIT_FAIL)
 
 
@@ -141,6 +197,49 @@ def explain_cmd(
         print(to_json(explain_obj(found)))
     else:
         print_explain(found, stdout())
+
+
+@app.command("check")
+def check_cmd(
+    config: Annotated[
+        Path | None,
+        typer.Option(
+            "--config",
+            help="A dspark-ckpt.toml or pyproject.toml (default: the one in the current folder).",
+        ),
+    ] = None,
+    fmt: FormatOpt = Format.table,
+    output: OutputOpt = None,
+    quiet: QuietOpt = False,
+) -> None:
+    """The pre-deploy gate: every drafter/target pair of the configuration, one exit code."""
+    from dspark_ckpt.check import load_config, run_check
+    from dspark_ckpt.progress import DelayedProgress
+    from dspark_ckpt.render import check_obj, check_summary, ci_text, print_check, to_json
+
+    try:
+        cfg = load_config(config)
+        with DelayedProgress(
+            "checking", len(cfg.pairs), stderr(), enabled=show_progress(fmt, quiet)
+        ) as bar:
+            result = run_check(cfg, on_pair=lambda pair: bar.advance(pair.name))
+        if fmt is Format.json:
+            text = to_json(check_obj(result)) + "\n"
+        elif fmt in CI_FORMATS:
+            text = ci_text(fmt.value, result.runs)
+        else:
+            text = None
+
+        def show(console: Console) -> None:
+            if quiet:
+                console.print(check_summary(result))
+            else:
+                print_check(result, console)
+
+        deliver(output, text, show)
+    except UsageError as err:
+        fail_usage(str(err))
+    raise typer.Exit(EXIT_OK if result.ok else EXIT_FAIL)
 
 
 def _version(value: bool) -> None:

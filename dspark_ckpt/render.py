@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from dspark_ckpt.check import CheckResult, CheckRun
 from dspark_ckpt.findings import CODES, ERROR, INFO, WARNING, Code, Finding
 from dspark_ckpt.inspect import Report
 from dspark_ckpt.profiles import PROFILES
@@ -140,15 +141,7 @@ def print_inspect(r: Report, console: Console) -> None:
         console.print("no findings", style="green")
     if r.checks:
         console.print(checks_matrix(r))
-    counts = {s: sum(f.severity == s for f in r.findings) for s in (ERROR, WARNING, INFO)}
-    summary = ", ".join(f"{n} {s}(s)" for s, n in counts.items() if n) or "clean"
-    console.print(
-        Text.assemble(
-            ("deployable" if r.ok else "NOT deployable", "bold green" if r.ok else "bold red"),
-            f" under profile{'s' if len(r.profiles) > 1 else ''} {', '.join(r.profiles)}: "
-            f"{summary}",
-        )
-    )
+    console.print(inspect_summary(r))
 
 
 def checks_matrix(r: Report) -> Table:
@@ -226,3 +219,237 @@ def print_explain(code: Code, console: Console) -> None:
     console.print(code.explanation)
     if code.hint:
         console.print(Text.assemble(("fix: ", "bold"), code.hint))
+
+
+def inspect_summary(r: Report) -> Text:
+    """The one-line verdict (all that ``--quiet`` prints)."""
+    counts = {s: sum(f.severity == s for f in r.findings) for s in (ERROR, WARNING, INFO)}
+    summary = ", ".join(f"{n} {s}(s)" for s, n in counts.items() if n) or "clean"
+    return Text.assemble(
+        ("deployable" if r.ok else "NOT deployable", "bold green" if r.ok else "bold red"),
+        f" under profile{'s' if len(r.profiles) > 1 else ''} {', '.join(r.profiles)}: {summary}",
+    )
+
+
+# ---------------------------------------------------------------- CI formats
+#
+# github, junit and sarif report on a list of ``CheckRun`` (check.py): ``inspect``
+# gives one, ``check`` one per pair and profile. Any command can reuse them.
+
+SARIF_SCHEMA = (
+    "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+)
+SARIF_LEVEL = {ERROR: "error", WARNING: "warning", INFO: "note"}
+GITHUB_COMMAND = {ERROR: "error", WARNING: "warning", INFO: "notice"}
+
+
+def _gh_data(s: str) -> str:
+    return s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _gh_prop(s: str) -> str:
+    return _gh_data(s).replace(":", "%3A").replace(",", "%2C")
+
+
+def _with_hint(f: Finding) -> str:
+    return f"{f.message} (fix: {f.fix_hint})" if f.fix_hint else f.message
+
+
+def github_lines(runs: list[CheckRun]) -> list[str]:
+    """GitHub Actions workflow commands: one annotation per finding, on its file."""
+    lines = []
+    for run in runs:
+        for f in run.findings:
+            props = (
+                f"file={_gh_prop(f.file)},title={_gh_prop(f.code)}"
+                if f.file
+                else f"title={_gh_prop(f.code)}"
+            )
+            lines.append(f"::{GITHUB_COMMAND[f.severity]} {props}::{_gh_data(_with_hint(f))}")
+        if run.failure:
+            lines.append(
+                f"::error title={_gh_prop(run.profile)}::{_gh_data(run.title + ': ' + run.failure)}"
+            )
+    return lines
+
+
+def junit_xml(runs: list[CheckRun], suite: str = "dspark-ckpt") -> str:
+    """JUnit XML: one test case per check run, a failure for its errors."""
+    import xml.etree.ElementTree as ET
+
+    failed = sum(not r.ok for r in runs)
+    root = ET.Element(
+        "testsuites", name=suite, tests=str(len(runs)), failures=str(failed), errors="0"
+    )
+    ts = ET.SubElement(
+        root,
+        "testsuite",
+        name=suite,
+        tests=str(len(runs)),
+        failures=str(failed),
+        errors="0",
+        skipped="0",
+    )
+    for run in runs:
+        case = ET.SubElement(ts, "testcase", classname=f"{suite}.{run.name}", name=run.profile)
+        if run.report is not None:
+            case.set("file", run.report.drafter_source)
+        if run.failure:
+            ET.SubElement(case, "failure", type=run.profile, message=run.failure).text = run.failure
+        elif run.errors:
+            errs = run.errors
+            ET.SubElement(
+                case,
+                "failure",
+                type=errs[0].code,
+                message=f"{len(errs)} error(s): {', '.join(f.code for f in errs)}",
+            ).text = "\n".join(f"{f.code} {f.file}: {_with_hint(f)}" for f in errs)
+        rest = [
+            f"{f.severity} {f.code} {f.file}: {f.message}"
+            for f in run.findings
+            if f.severity != ERROR
+        ]
+        rest += [
+            f"ignored {f.code} {f.file}: {f.message} (reason: {why})" for f, why in run.ignored
+        ]
+        if rest:
+            ET.SubElement(case, "system-out").text = "\n".join(rest)
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def _sarif_uri(path: str) -> str:
+    from pathlib import Path, PurePath
+
+    p = Path(path)
+    return p.resolve().as_uri() if p.is_absolute() else PurePath(path).as_posix()
+
+
+def _sarif_result(f: Finding, run: CheckRun, index: dict[str, int]) -> dict[str, Any]:
+    location: dict[str, Any] = {}
+    if f.file:
+        location["physicalLocation"] = {"artifactLocation": {"uri": _sarif_uri(f.file)}}
+    if f.tensor:
+        location["logicalLocations"] = [{"name": f.tensor, "kind": "member"}]
+    result: dict[str, Any] = {
+        "ruleId": f.code,
+        "ruleIndex": index[f.code],
+        "level": SARIF_LEVEL[f.severity],
+        "message": {"text": _with_hint(f)},
+        "locations": [location] if location else [],
+        "properties": {"check": run.title, "profile": run.profile},
+    }
+    return result
+
+
+def sarif_obj(runs: list[CheckRun]) -> dict[str, Any]:
+    """SARIF 2.1.0: one rule per finding code, one result per finding (ignored ones suppressed)."""
+    from dspark_ckpt import __version__
+    from dspark_ckpt.findings import CODES
+
+    index = {code: i for i, code in enumerate(CODES)}
+    rules = [
+        {
+            "id": c.code,
+            "shortDescription": {"text": c.title},
+            "fullDescription": {"text": c.explanation},
+            **({"help": {"text": c.hint}} if c.hint else {}),
+            "defaultConfiguration": {"level": SARIF_LEVEL[c.severity]},
+        }
+        for c in CODES.values()
+    ]
+    results, notes = [], []
+    for run in runs:
+        results += [_sarif_result(f, run, index) for f in run.findings]
+        for f, why in run.ignored:
+            res = _sarif_result(f, run, index)
+            res["suppressions"] = [{"kind": "external", "justification": why}]
+            results.append(res)
+        if run.failure:
+            notes.append({"level": "error", "message": {"text": f"{run.title}: {run.failure}"}})
+    return {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {"driver": {"name": "dspark-ckpt", "version": __version__, "rules": rules}},
+                "invocations": [
+                    {
+                        "executionSuccessful": True,
+                        "toolExecutionNotifications": notes,
+                    }
+                ],
+                "results": results,
+            }
+        ],
+    }
+
+
+def ci_text(fmt: str, runs: list[CheckRun]) -> str:
+    """The text of a CI format (github, junit, sarif) for ``runs``."""
+    if fmt == "github":
+        return "".join(line + "\n" for line in github_lines(runs))
+    if fmt == "junit":
+        return junit_xml(runs)
+    if fmt == "sarif":
+        return to_json(sarif_obj(runs)) + "\n"
+    raise ValueError(f"not a CI format: {fmt}")
+
+
+# --------------------------------------------------------------------- check
+
+CHECK_SCHEMA = "dspark-ckpt/check/v1"
+
+
+def check_obj(result: CheckResult) -> dict[str, Any]:
+    """The ``dspark-ckpt/check/v1`` object. Add fields freely; never rename or drop one."""
+    return {
+        "schema": CHECK_SCHEMA,
+        "config": str(result.config_path),
+        "runs": [
+            {
+                "name": run.name,
+                "profile": run.profile,
+                "ok": run.ok,
+                "drafter": run.report.drafter_source if run.report else None,
+                "target": run.report.target.source if run.report and run.report.target else None,
+                "classification": run.report.classification if run.report else None,
+                "findings": [finding_obj(f) for f in run.findings],
+                "ignored": [{**finding_obj(f), "reason": why} for f, why in run.ignored],
+                "failure": run.failure,
+            }
+            for run in result.runs
+        ],
+        "ok": result.ok,
+    }
+
+
+def check_summary(result: CheckResult) -> Text:
+    failed = sum(not r.ok for r in result.runs)
+    n = len(result.runs)
+    if failed:
+        return Text(f"{failed} of {n} check run(s) failed", style="bold red")
+    return Text(f"all {n} check run(s) passed", style="bold green")
+
+
+def print_check(result: CheckResult, console: Console) -> None:
+    """One summary table: a row per pair and profile."""
+    table = Table(show_header=True, header_style="bold", expand=False, pad_edge=False)
+    for col in ("pair", "profile", "result", "class", "errors", "warnings", "ignored"):
+        table.add_column(col)
+    table.add_column("detail", overflow="fold")
+    for run in result.runs:
+        warnings = [f for f in run.findings if f.severity == WARNING]
+        detail = run.failure or ", ".join(dict.fromkeys(f.code for f in run.errors + warnings))
+        table.add_row(
+            run.name,
+            run.profile,
+            _verdict(run.ok),
+            (run.report.classification or "") if run.report else "",
+            str(len(run.errors)),
+            str(len(warnings)),
+            str(len(run.ignored)),
+            detail,
+        )
+    console.print(table)
+    console.print(check_summary(result))

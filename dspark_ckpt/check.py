@@ -1,0 +1,414 @@
+"""``check``: the pre-deploy CI gate over many drafter/target pairs.
+
+The configuration lives in ``dspark-ckpt.toml`` (top-level keys) or under
+``[tool.dspark-ckpt]`` in ``pyproject.toml``. Each pair is inspected under every
+required profile; a ``Policy`` then turns warnings into errors or ignores a code
+(only with a written reason). The result is a list of ``CheckRun``: one per pair
+and profile, the unit every CI format (GitHub, JUnit, SARIF) reports on.
+
+Any problem with the configuration is a ``ConfigError`` naming the file, the
+exact key and the reason (exit 2), raised before a checkpoint is read where it
+can be.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from dspark_ckpt.checkpoint import Target, load_checkpoint, load_target, target_from_vocab_size
+from dspark_ckpt.errors import CheckpointError, UsageError
+from dspark_ckpt.findings import CODES, ERROR, WARNING, Finding
+from dspark_ckpt.inspect import Report, inspect_checkpoint, unreadable
+from dspark_ckpt.profiles import DEFAULT_PROFILE, PROFILES
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+CONFIG_FILE = "dspark-ckpt.toml"
+PYPROJECT = "pyproject.toml"
+TOOL_TABLE = "tool.dspark-ckpt"
+UNIGNORABLE = frozenset({"DSC001"})  # an unreadable checkpoint can never pass
+
+
+class ConfigError(UsageError):
+    """A bad ``check`` configuration: the file, the exact key and the reason."""
+
+    def __init__(self, path: str | Path, key: str, reason: str) -> None:
+        self.path, self.key, self.reason = str(path), key, reason
+        super().__init__(f"{path}: {key}: {reason}")
+
+
+# --------------------------------------------------------------------- policy
+
+
+@dataclass(frozen=True)
+class Policy:
+    """Severity overrides: warnings as errors (all, or some codes) and reasoned ignores."""
+
+    warnings_as_errors: bool | frozenset[str] = False
+    ignore: dict[str, str] = field(default_factory=dict)  # code -> the written reason
+
+    def promotes(self, code: str) -> bool:
+        w = self.warnings_as_errors
+        return w is True or (isinstance(w, frozenset) and code in w)
+
+    def apply(self, findings: list[Finding]) -> tuple[list[Finding], list[tuple[Finding, str]]]:
+        """The findings that count (warnings promoted where asked) and the ignored ones."""
+        kept, ignored = [], []
+        for f in findings:
+            if f.code in self.ignore:
+                ignored.append((f, self.ignore[f.code]))
+            elif f.severity == WARNING and self.promotes(f.code):
+                kept.append(replace(f, severity=ERROR))
+            else:
+                kept.append(f)
+        return kept, ignored
+
+
+# ------------------------------------------------------------------- results
+
+
+@dataclass
+class CheckRun:
+    """One check run: a drafter against its target under one profile (or its verify)."""
+
+    name: str  # the pair's name
+    profile: str  # the profile, or "verify"
+    report: Report | None
+    findings: list[Finding]  # after the policy, each with the file it concerns
+    ignored: list[tuple[Finding, str]] = field(default_factory=list)
+    failure: str | None = None  # a failure that is not a finding (a failed verify)
+
+    @property
+    def errors(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity == ERROR]
+
+    @property
+    def ok(self) -> bool:
+        return self.failure is None and not self.errors
+
+    @property
+    def title(self) -> str:
+        return f"{self.name} [{self.profile}]"
+
+
+def finding_file(report: Report, f: Finding) -> str:
+    """The file a finding concerns: its own, the file storing its tensor, else the config."""
+    if f.file:
+        return f.file
+    ck = report.checkpoint
+    if ck is None:
+        return report.drafter_source
+    info = ck.find(f.tensor) if f.tensor else None
+    return str(info.path if info is not None else ck.config_path)
+
+
+def run_of_report(
+    report: Report, name: str | None = None, policy: Policy | None = None
+) -> CheckRun:
+    """A report as one check run: findings located, the policy applied."""
+    located = [replace(f, file=finding_file(report, f)) for f in report.findings]
+    kept, ignored = (policy or Policy()).apply(located)
+    return CheckRun(name or report.drafter_source, report.profile, report, kept, ignored)
+
+
+@dataclass
+class CheckResult:
+    config_path: Path
+    runs: list[CheckRun]
+
+    @property
+    def ok(self) -> bool:
+        return all(r.ok for r in self.runs)
+
+
+# -------------------------------------------------------------- configuration
+
+
+@dataclass(frozen=True)
+class Pair:
+    key: str  # where it is configured: "pairs[0]"
+    name: str
+    drafter: str  # resolved against the config file's folder
+    target: str | None
+    target_vocab_size: int | None
+    profiles: tuple[str, ...]
+    policy: Policy
+    verify: bool
+
+
+@dataclass(frozen=True)
+class CheckConfig:
+    path: Path
+    table: str  # "" for dspark-ckpt.toml, "tool.dspark-ckpt." for pyproject.toml
+    pairs: tuple[Pair, ...]
+
+
+GLOBAL_KEYS = {"pairs", "profiles", "warnings-as-errors", "ignore", "verify"}
+PAIR_KEYS = {
+    "name",
+    "drafter",
+    "target",
+    "target-vocab-size",
+    "profiles",
+    "warnings-as-errors",
+    "ignore",
+    "verify",
+}
+
+
+def find_config(start: Path) -> tuple[Path, dict[str, Any], str]:
+    """The configuration table in ``start``: ``dspark-ckpt.toml`` first, then pyproject."""
+    own = start / CONFIG_FILE
+    if own.is_file():
+        return own, _read_toml(own), ""
+    pyproject = start / PYPROJECT
+    if pyproject.is_file():
+        data = _read_toml(pyproject)
+        table = data.get("tool", {}).get("dspark-ckpt")
+        if table is not None:
+            if not isinstance(table, dict):
+                raise ConfigError(pyproject, TOOL_TABLE, "must be a table")
+            return pyproject, table, TOOL_TABLE + "."
+    raise UsageError(f"no {CONFIG_FILE} and no [{TOOL_TABLE}] in {PYPROJECT} in {start}")
+
+
+def read_config(path: Path) -> tuple[dict[str, Any], str]:
+    """The table of an explicitly named configuration file."""
+    if not path.is_file():
+        raise UsageError(f"{path}: no such configuration file")
+    data = _read_toml(path)
+    if path.name == PYPROJECT:
+        table = data.get("tool", {}).get("dspark-ckpt")
+        if not isinstance(table, dict):
+            raise ConfigError(path, TOOL_TABLE, "missing (or not a table)")
+        return table, TOOL_TABLE + "."
+    return data, ""
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as e:
+        raise UsageError(f"{path}: invalid TOML: {e}") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise UsageError(f"{path}: cannot read: {e}") from None
+
+
+class _Keys:
+    """Validates values and raises ``ConfigError`` naming the exact key."""
+
+    def __init__(self, path: Path, prefix: str) -> None:
+        self.path, self.prefix = path, prefix
+
+    def fail(self, key: str, reason: str) -> ConfigError:
+        return ConfigError(self.path, self.prefix + key, reason)
+
+    def unknown(self, table: dict[str, Any], allowed: set[str], where: str) -> None:
+        for k in table:
+            if k not in allowed:
+                raise self.fail(
+                    where + k, f"unknown key; expected one of {', '.join(sorted(allowed))}"
+                )
+
+    def boolean(self, value: Any, key: str) -> bool:
+        if not isinstance(value, bool):
+            raise self.fail(key, f"must be true or false, got {value!r}")
+        return value
+
+    def string(self, value: Any, key: str) -> str:
+        if not isinstance(value, str) or not value.strip():
+            raise self.fail(key, f"must be a non-empty string, got {value!r}")
+        return value
+
+    def code(self, value: Any, key: str) -> str:
+        if value not in CODES:
+            raise self.fail(key, f"unknown finding code {value!r}")
+        return value
+
+    def profiles(self, value: Any, key: str) -> tuple[str, ...]:
+        names = [value] if isinstance(value, str) else value
+        if not isinstance(names, list) or not names:
+            raise self.fail(key, "must be a profile name or a non-empty list of them")
+        for i, name in enumerate(names):
+            if name not in PROFILES:
+                raise self.fail(
+                    f"{key}[{i}]", f"unknown profile {name!r}; choose from {', '.join(PROFILES)}"
+                )
+        return tuple(dict.fromkeys(names))
+
+    def warnings_as_errors(self, value: Any, key: str) -> bool | frozenset[str]:
+        if isinstance(value, bool):
+            return value
+        if not isinstance(value, list):
+            raise self.fail(key, f"must be true, false or a list of finding codes, got {value!r}")
+        codes = [self.code(c, f"{key}[{i}]") for i, c in enumerate(value)]
+        for i, c in enumerate(codes):
+            if CODES[c].severity != WARNING:
+                raise self.fail(f"{key}[{i}]", f"{c} is not a warning ({CODES[c].severity})")
+        return frozenset(codes)
+
+    def ignore(self, value: Any, key: str) -> dict[str, str]:
+        if isinstance(value, list):
+            raise self.fail(
+                key, 'ignoring a code needs a written reason: use a table, DSC401 = "why"'
+            )
+        if not isinstance(value, dict):
+            raise self.fail(key, f'must be a table of code = "reason", got {value!r}')
+        out = {}
+        for code, reason in value.items():
+            self.code(code, f"{key}.{code}")
+            if code in UNIGNORABLE:
+                raise self.fail(f"{key}.{code}", f"{code} ({CODES[code].title}) cannot be ignored")
+            if not isinstance(reason, str) or not reason.strip():
+                raise self.fail(f"{key}.{code}", "ignoring a code needs a written reason")
+            out[code] = reason.strip()
+        return out
+
+
+def parse_config(table: dict[str, Any], path: Path, prefix: str = "") -> CheckConfig:
+    """Validate a configuration table; relative paths are taken from ``path``'s folder."""
+    keys = _Keys(path, prefix)
+    keys.unknown(table, GLOBAL_KEYS, "")
+    profiles = keys.profiles(table.get("profiles", DEFAULT_PROFILE), "profiles")
+    wae = keys.warnings_as_errors(table.get("warnings-as-errors", False), "warnings-as-errors")
+    ignore = keys.ignore(table.get("ignore", {}), "ignore")
+    verify = keys.boolean(table.get("verify", False), "verify")
+    raw_pairs = table.get("pairs")
+    if not isinstance(raw_pairs, list) or not raw_pairs:
+        raise keys.fail("pairs", "must be a non-empty array of tables ([[pairs]])")
+    base = path.parent
+    pairs, names = [], {}
+    for i, raw in enumerate(raw_pairs):
+        at = f"pairs[{i}]"
+        if not isinstance(raw, dict):
+            raise keys.fail(at, "must be a table with drafter and target")
+        keys.unknown(raw, PAIR_KEYS, at + ".")
+        if "drafter" not in raw:
+            raise keys.fail(at + ".drafter", "missing")
+        drafter = keys.string(raw["drafter"], at + ".drafter")
+        drafter_path = base / drafter
+        if not drafter_path.exists():
+            raise keys.fail(at + ".drafter", f"{drafter_path}: no such file or directory")
+        target = vocab = None
+        if ("target" in raw) == ("target-vocab-size" in raw):
+            raise keys.fail(at + ".target", "give exactly one of target and target-vocab-size")
+        if "target" in raw:
+            target = str(base / keys.string(raw["target"], at + ".target"))
+            if not Path(target).exists():
+                raise keys.fail(at + ".target", f"{target}: no such file or directory")
+        else:
+            vocab = raw["target-vocab-size"]
+            if not isinstance(vocab, int) or isinstance(vocab, bool) or vocab < 1:
+                raise keys.fail(
+                    at + ".target-vocab-size", f"must be a positive integer, got {vocab!r}"
+                )
+        name = keys.string(raw.get("name", drafter), at + ".name")
+        if name in names:
+            raise keys.fail(at + ".name", f"duplicate pair name {name!r} (also {names[name]})")
+        names[name] = at
+        pair_wae = (
+            keys.warnings_as_errors(raw["warnings-as-errors"], at + ".warnings-as-errors")
+            if "warnings-as-errors" in raw
+            else wae
+        )
+        pair_ignore = {**ignore, **keys.ignore(raw.get("ignore", {}), at + ".ignore")}
+        pair_verify = keys.boolean(raw.get("verify", verify), at + ".verify")
+        if pair_verify and not verify_available():
+            raise keys.fail(
+                at + ".verify" if "verify" in raw else "verify",
+                "this build of dspark-ckpt has no verify command (install one with it, or "
+                "set verify = false)",
+            )
+        pairs.append(
+            Pair(
+                at,
+                name,
+                str(drafter_path),
+                target,
+                vocab,
+                keys.profiles(raw["profiles"], at + ".profiles") if "profiles" in raw else profiles,
+                Policy(pair_wae, pair_ignore),
+                pair_verify,
+            )
+        )
+    return CheckConfig(path, prefix, tuple(pairs))
+
+
+def load_config(config: Path | None = None, cwd: Path | None = None) -> CheckConfig:
+    """The configuration named by ``--config``, else the one found in ``cwd``."""
+    if config is not None:
+        table, prefix = read_config(config)
+        return parse_config(table, config, prefix)
+    path, table, prefix = find_config(cwd or Path("."))
+    return parse_config(table, path, prefix)
+
+
+# --------------------------------------------------------------------- running
+
+
+def verify_available() -> bool:
+    return importlib.util.find_spec("dspark_ckpt.verify") is not None
+
+
+def _target(pair: Pair, cfg: CheckConfig) -> Target:
+    if pair.target_vocab_size is not None:
+        return target_from_vocab_size(pair.target_vocab_size)
+    try:
+        return load_target(pair.target)
+    except UsageError as e:
+        raise ConfigError(cfg.path, cfg.table + pair.key + ".target", str(e)) from None
+
+
+def check_pair(pair: Pair, cfg: CheckConfig) -> list[CheckRun]:
+    """Every run of one pair: one per profile, plus its verify when asked."""
+    try:
+        target = _target(pair, cfg)
+        ckpt = load_checkpoint(pair.drafter)
+    except CheckpointError as err:  # unreadable target weights or drafter
+        reports = [unreadable(pair.drafter, None, p, err) for p in pair.profiles]
+    except UsageError as err:
+        if isinstance(err, ConfigError):
+            raise
+        raise ConfigError(cfg.path, cfg.table + pair.key + ".drafter", str(err)) from None
+    else:
+        reports = [
+            inspect_checkpoint(pair.drafter, target, p, checkpoint=ckpt) for p in pair.profiles
+        ]
+    runs = [run_of_report(r, pair.name, pair.policy) for r in reports]
+    if pair.verify:
+        runs.append(run_verify(pair))
+    return runs
+
+
+def run_verify(pair: Pair) -> CheckRun:
+    """``dspark-ckpt verify`` on the pair, as its own run: exit 0 passes, anything else fails."""
+    args = [sys.executable, "-m", "dspark_ckpt", "verify", pair.drafter]
+    if pair.target is not None:
+        args += ["--target", pair.target]
+    else:
+        args += ["--target-vocab-size", str(pair.target_vocab_size)]
+    proc = subprocess.run(args, capture_output=True, text=True)
+    failure = None
+    if proc.returncode != 0:
+        lines = [ln for ln in (proc.stderr + proc.stdout).splitlines() if ln.strip()]
+        failure = f"verify exited {proc.returncode}: {lines[-1] if lines else 'no output'}"
+    return CheckRun(pair.name, "verify", None, [], failure=failure)
+
+
+def run_check(cfg: CheckConfig, on_pair: Callable[[Pair], None] | None = None) -> CheckResult:
+    """Check every pair of ``cfg``; ``on_pair`` is told when each pair is done (progress)."""
+    runs: list[CheckRun] = []
+    for pair in cfg.pairs:
+        runs += check_pair(pair, cfg)
+        if on_pair:
+            on_pair(pair)
+    return CheckResult(cfg.path, runs)

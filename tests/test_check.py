@@ -1,0 +1,323 @@
+"""``dspark-ckpt check``: many pairs, severity overrides, one exit code, config errors."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import jsonschema
+import pytest
+from conftest import FIXTURES, ROOT, cli, cli_subprocess
+
+SARIF_SCHEMA = json.loads((ROOT / "tests/data/sarif-schema-2.1.0.json").read_text())
+
+
+@pytest.fixture
+def repo(tmp_path, monkeypatch) -> Path:
+    """A project folder holding copies of the fixtures, as the current folder."""
+    for name in ("padded", "equal", "pruned-eagle3", "targets"):
+        shutil.copytree(FIXTURES / name, tmp_path / "ckpt" / name)
+    shutil.copytree(FIXTURES / "vllm-table/v100-d40-none", tmp_path / "ckpt/no-head")
+    (tmp_path / "ckpt/no-vocab").mkdir()
+    (tmp_path / "ckpt/no-vocab/config.json").write_text('{"model_type": "qwen3"}')
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+MIX = """
+[tool.other]
+x = 1
+
+[tool.dspark-ckpt]
+profiles = ["vllm"]
+{extra}
+
+[[tool.dspark-ckpt.pairs]]
+name = "padded"
+drafter = "ckpt/padded"
+target = "ckpt/targets/small"
+{padded}
+
+[[tool.dspark-ckpt.pairs]]
+name = "equal"
+drafter = "ckpt/equal"
+target = "ckpt/targets/small"
+
+[[tool.dspark-ckpt.pairs]]
+name = "pruned"
+drafter = "ckpt/pruned-eagle3"
+target = "ckpt/targets/small"
+profiles = ["vllm", "vllm-legacy"]
+"""
+
+
+def pyproject(repo: Path, extra: str = "", padded: str = "") -> Path:
+    path = repo / "pyproject.toml"
+    path.write_text(MIX.format(extra=extra, padded=padded))
+    return path
+
+
+def summary(r) -> dict[tuple[str, str], bool]:
+    return {(run["name"], run["profile"]): run["ok"] for run in r.json["runs"]}
+
+
+def test_mixed_pairs_all_pass_under_vllm(repo):
+    pyproject(repo)
+    r = cli("check", "--format", "json")
+    assert r.exit_code == 0, r.stderr
+    assert r.json["schema"] == "dspark-ckpt/check/v1"
+    assert summary(r) == {
+        ("padded", "vllm"): True,
+        ("equal", "vllm"): True,
+        ("pruned", "vllm"): True,
+        ("pruned", "vllm-legacy"): True,
+    }
+    [padded] = [run for run in r.json["runs"] if run["name"] == "padded"]
+    assert [f["code"] for f in padded["findings"]] == ["DSC401"]
+    assert padded["findings"][0]["file"] == str(Path("ckpt/padded/model.safetensors"))
+
+
+def test_a_failing_pair_fails_the_gate(repo):
+    pyproject(repo, padded='profiles = ["vllm", "vllm-legacy"]')
+    r = cli("check", "--format", "json")
+    assert r.exit_code == 1
+    assert summary(r)[("padded", "vllm-legacy")] is False
+    assert summary(r)[("padded", "vllm")] is True
+    assert r.json["ok"] is False
+
+
+def test_warnings_as_errors_then_a_reasoned_ignore(repo):
+    pyproject(repo, extra="warnings-as-errors = true")
+    r = cli("check", "--format", "json")
+    assert r.exit_code == 1
+    [padded] = [run for run in r.json["runs"] if run["name"] == "padded"]
+    assert [(f["code"], f["severity"]) for f in padded["findings"]] == [("DSC401", "error")]
+
+    pyproject(
+        repo,
+        extra="warnings-as-errors = true",
+        padded='ignore = { DSC401 = "our sampler masks rows >= Vt" }',
+    )
+    r = cli("check", "--format", "json")
+    assert r.exit_code == 0, r.stdout
+    [padded] = [run for run in r.json["runs"] if run["name"] == "padded"]
+    assert padded["findings"] == []
+    assert [(f["code"], f["reason"]) for f in padded["ignored"]] == [
+        ("DSC401", "our sampler masks rows >= Vt")
+    ]
+
+
+def test_warnings_as_errors_for_listed_codes_only(repo):
+    pyproject(repo, extra='warnings-as-errors = ["DSC303"]')
+    assert cli("check").exit_code == 0  # DSC401 stays a warning
+    pyproject(repo, extra='warnings-as-errors = ["DSC401"]')
+    assert cli("check").exit_code == 1
+
+
+def test_failing_and_unreadable_drafters(repo):
+    (repo / "ckpt/broken").mkdir()
+    (repo / "ckpt/broken/config.json").write_text('{"vocab_size": 100}')
+    (repo / "ckpt/broken/model.safetensors").write_bytes(b"\x00" * 3)
+    (repo / "dspark-ckpt.toml").write_text(
+        """
+[[pairs]]
+drafter = "ckpt/no-head"
+target-vocab-size = 100
+[[pairs]]
+drafter = "ckpt/broken"
+target-vocab-size = 100
+ignore = { DSC102 = "irrelevant here" }
+[[pairs]]
+drafter = "ckpt/equal"
+target = "ckpt/targets/small"
+"""
+    )
+    r = cli("check", "--format", "json")
+    assert r.exit_code == 1
+    runs = {run["name"]: run for run in r.json["runs"]}
+    assert [f["code"] for f in runs["ckpt/no-head"]["findings"]] == ["DSC102", "DSC103"]
+    assert [f["code"] for f in runs["ckpt/broken"]["findings"]] == ["DSC001"]
+    assert runs["ckpt/broken"]["findings"][0]["file"].endswith("model.safetensors")
+    assert runs["ckpt/equal"]["ok"] is True
+
+
+def test_summary_table(repo):
+    pyproject(repo, padded='profiles = ["vllm", "vllm-legacy"]')
+    r = cli("check")
+    assert r.exit_code == 1
+    lines = r.stdout.splitlines()
+    rows = [[c.strip() for c in ln.strip("│").split("│")] for ln in lines if ln.startswith("│")]
+    assert rows == [
+        ["padded", "vllm", "PASS", "padded", "0", "1", "0", "DSC401"],
+        ["padded", "vllm-legacy", "FAIL", "padded", "1", "1", "0", "DSC103, DSC401"],
+        ["equal", "vllm", "PASS", "equal", "0", "0", "0", ""],
+        ["pruned", "vllm", "PASS", "pruned", "0", "0", "0", ""],
+        ["pruned", "vllm-legacy", "PASS", "pruned", "0", "0", "0", ""],
+    ]
+    assert lines[-1] == "1 of 5 check run(s) failed"
+    assert cli("check", "--quiet").stdout.splitlines() == ["1 of 5 check run(s) failed"]
+
+
+def test_check_ci_formats(repo, tmp_path):
+    pyproject(
+        repo,
+        padded='profiles = ["vllm", "vllm-legacy"]\nignore = { DSC401 = "masked downstream" }',
+    )
+    junit = ET.fromstring(cli("check", "--format", "junit").stdout)
+    cases = [
+        (c.get("classname"), c.get("name"), c.find("failure") is not None)
+        for c in junit.iter("testcase")
+    ]
+    assert cases == [
+        ("dspark-ckpt.padded", "vllm", False),
+        ("dspark-ckpt.padded", "vllm-legacy", True),
+        ("dspark-ckpt.equal", "vllm", False),
+        ("dspark-ckpt.pruned", "vllm", False),
+        ("dspark-ckpt.pruned", "vllm-legacy", False),
+    ]
+    assert (junit.get("tests"), junit.get("failures")) == ("5", "1")
+
+    sarif = json.loads(cli("check", "--format", "sarif").stdout)
+    jsonschema.Draft4Validator(SARIF_SCHEMA).validate(sarif)
+    suppressed = [r for r in sarif["runs"][0]["results"] if r.get("suppressions")]
+    assert {r["ruleId"] for r in suppressed} == {"DSC401"}
+    assert suppressed[0]["suppressions"] == [
+        {"kind": "external", "justification": "masked downstream"}
+    ]
+
+    gh = cli("check", "--format", "github").stdout.splitlines()
+    assert all(line.startswith("::") for line in gh)
+    assert not any("DSC401" in line for line in gh)  # ignored: no annotation
+    assert any(line.startswith("::error file=ckpt/padded/") for line in gh)
+
+    out = tmp_path / "out" / "check.xml"
+    out.parent.mkdir()
+    r = cli("check", "--format", "junit", "-o", out)
+    assert (r.exit_code, r.stdout) == (1, "")
+    assert ET.parse(out).getroot().get("failures") == "1"
+
+
+def test_config_file_is_found_and_named(repo):
+    (repo / "pyproject.toml").write_text('[project]\nname = "x"\n')
+    (repo / "ci").mkdir()
+    cfg = repo / "ci" / "dspark-ckpt.toml"
+    cfg.write_text('[[pairs]]\ndrafter = "../ckpt/equal"\ntarget = "../ckpt/targets/small"\n')
+    r = cli("check", "--config", cfg, "--format", "json")
+    assert r.exit_code == 0, r.stderr
+    assert r.json["config"] == str(cfg)
+    # dspark-ckpt.toml wins over pyproject.toml in the current folder
+    (repo / "dspark-ckpt.toml").write_text(
+        '[[pairs]]\ndrafter = "ckpt/no-head"\ntarget-vocab-size = 100\n'
+    )
+    assert cli("check").exit_code == 1
+
+
+BAD = [
+    ("[[pairs]]\ndrafter = \n", "dspark-ckpt.toml: invalid TOML"),
+    ("profile = 'vllm'\n[[pairs]]\n", "dspark-ckpt.toml: profile: unknown key"),
+    ("pairs = []\n", "dspark-ckpt.toml: pairs: must be a non-empty array"),
+    ("[[pairs]]\ntarget-vocab-size = 100\n", "pairs[0].drafter: missing"),
+    (
+        "[[pairs]]\ndrafter = 'ckpt/nope'\ntarget-vocab-size = 100\n",
+        "pairs[0].drafter: ckpt/nope: no such file or directory",
+    ),
+    (
+        "[[pairs]]\ndrafter = 'ckpt/equal'\n",
+        "pairs[0].target: give exactly one of target and target-vocab-size",
+    ),
+    (
+        "[[pairs]]\ndrafter = 'ckpt/equal'\ntarget-vocab-size = 0\n",
+        "pairs[0].target-vocab-size: must be a positive integer, got 0",
+    ),
+    (
+        "[[pairs]]\ndrafter = 'ckpt/equal'\ntarget-vocab-size = 100\nprofiles = ['vllm', 'trt']\n",
+        "pairs[0].profiles[1]: unknown profile 'trt'",
+    ),
+    (
+        "ignore = ['DSC401']\n[[pairs]]\ndrafter = 'ckpt/equal'\ntarget-vocab-size = 100\n",
+        "ignore: ignoring a code needs a written reason",
+    ),
+    (
+        "[[pairs]]\ndrafter = 'ckpt/equal'\ntarget-vocab-size = 100\nignore = { DSC401 = ' ' }\n",
+        "pairs[0].ignore.DSC401: ignoring a code needs a written reason",
+    ),
+    (
+        "ignore = { DSC999 = 'why' }\n[[pairs]]\ndrafter = 'ckpt/equal'\ntarget-vocab-size = 1\n",
+        "ignore.DSC999: unknown finding code 'DSC999'",
+    ),
+    (
+        "ignore = { DSC001 = 'why' }\n[[pairs]]\ndrafter = 'ckpt/equal'\ntarget-vocab-size = 1\n",
+        "ignore.DSC001: DSC001 (unreadable or malformed checkpoint) cannot be ignored",
+    ),
+    (
+        "warnings-as-errors = ['DSC102']\n[[pairs]]\ndrafter = 'ckpt/equal'\ntarget-vocab-size = 1\n",
+        "warnings-as-errors[0]: DSC102 is not a warning (error)",
+    ),
+    (
+        "warnings-as-errors = 'yes'\n[[pairs]]\ndrafter = 'ckpt/equal'\ntarget-vocab-size = 1\n",
+        "warnings-as-errors: must be true, false or a list of finding codes, got 'yes'",
+    ),
+    (
+        "[[pairs]]\ndrafter = 'ckpt/equal'\ntarget-vocab-size = 1\nverify = 1\n",
+        "pairs[0].verify: must be true or false, got 1",
+    ),
+    (
+        "[[pairs]]\ndrafter = 'ckpt/equal'\ntarget-vocab-size = 1\nfoo = 1\n",
+        "pairs[0].foo: unknown key",
+    ),
+    (
+        "[[pairs]]\ndrafter = 'ckpt/equal'\ntarget-vocab-size = 1\n"
+        "[[pairs]]\ndrafter = 'ckpt/padded'\nname = 'ckpt/equal'\ntarget-vocab-size = 1\n",
+        "pairs[1].name: duplicate pair name 'ckpt/equal' (also pairs[0])",
+    ),
+    (
+        "[[pairs]]\ndrafter = 'ckpt/equal'\ntarget = 'ckpt/no-vocab'\n",
+        "pairs[0].target: target ckpt/no-vocab/config.json: cannot resolve the target vocab size",
+    ),
+]
+
+
+@pytest.mark.parametrize(("toml", "expected"), BAD, ids=[e for _, e in BAD])
+def test_config_errors_name_the_key_and_exit_2(repo, toml, expected):
+    (repo / "dspark-ckpt.toml").write_text(toml)
+    r = cli("check", "--format", "json")
+    assert r.exit_code == 2, r.stdout
+    assert r.stdout == ""
+    [line] = r.stderr.splitlines()
+    assert line.startswith("dspark-ckpt: error: ")
+    assert expected in line
+
+
+def test_pyproject_keys_are_named_with_their_table(repo):
+    pyproject(repo, extra="verify = 'no'")
+    r = cli("check")
+    assert r.exit_code == 2
+    assert r.stderr.strip() == (
+        "dspark-ckpt: error: pyproject.toml: tool.dspark-ckpt.verify: "
+        "must be true or false, got 'no'"
+    )
+
+
+def test_verify_needs_a_verify_command(repo):
+    from dspark_ckpt.check import verify_available
+
+    pyproject(repo, extra="verify = true")
+    r = cli("check")
+    if verify_available():
+        assert r.exit_code in (0, 1)
+    else:
+        assert r.exit_code == 2
+        assert (
+            "tool.dspark-ckpt.verify: this build of dspark-ckpt has no verify command" in r.stderr
+        )
+
+
+def test_no_configuration(repo):
+    r = cli_subprocess("check", cwd=repo)
+    assert r.returncode == 2
+    assert r.stderr.strip() == (
+        "dspark-ckpt: error: no dspark-ckpt.toml and no [tool.dspark-ckpt] in pyproject.toml in ."
+    )
+    assert "Traceback" not in r.stderr
