@@ -309,22 +309,25 @@ class _Running:
         }
 
 
-def sample_streaming(head, hidden, bias_src, w2, mask, gen, *, k: int, compute, device: str):
+def sample_streaming(
+    head, hidden, bias_src, w2, mask, gen, *, k: int, compute, device: str, chunks: tuple[int, int]
+):
     """Stream over vocab chunks, then batch chunks; return (unmasked, masked) runners and the
     time spent on logits and on sampling."""
     import torch
 
     n = hidden.shape[0]
+    vocab_chunk, batch_chunk = chunks
     paths = (_Running(n, k, device), _Running(n, k, device))
     t_logits = t_sample = 0.0
     h = hidden.to(compute)
-    for start in range(0, head.shape[0], VOCAB_CHUNK):
-        stop = min(start + VOCAB_CHUNK, head.shape[0])
+    for start in range(0, head.shape[0], vocab_chunk):
+        stop = min(start + vocab_chunk, head.shape[0])
         w = head[start:stop].to(compute)
         w2c = w2[start:stop].to(compute) if w2 is not None else None
         forbid = ~mask[start:stop]
-        for b0 in range(0, n, BATCH_CHUNK):
-            b = slice(b0, min(b0 + BATCH_CHUNK, n))
+        for b0 in range(0, n, batch_chunk):
+            b = slice(b0, min(b0 + batch_chunk, n))
             _sync(device)
             t0 = time.perf_counter()
             logits = h[b] @ w.T
@@ -369,9 +372,12 @@ def verify_checkpoint(
     seed: int = 0,
     markov: bool = True,
     progress: Progress | None = None,
+    chunks: tuple[int, int] = (VOCAB_CHUNK, BATCH_CHUNK),
 ) -> VerifyReport:
     """Sample from the drafter at ``source`` and count the ids outside the target vocab.
 
+    ``chunks`` is (head rows, hidden states) per logits block: memory, not results,
+    depends on it (Gumbel noise is drawn per block, so its samples differ).
     Raises ``CheckpointError`` for an unreadable checkpoint or mask file, ``UsageError``
     for bad arguments (including torch missing).
     """
@@ -427,7 +433,7 @@ def verify_checkpoint(
     say(f"sampling {hidden.shape[0]} hidden states: greedy, top-{k}, gumbel; unmasked and masked")
     mask_t = torch.from_numpy(mask).to(dev)
     paths, t_logits, t_sample = sample_streaming(
-        head, hidden, bias_src, w2, mask_t, gen, k=k, compute=compute, device=dev
+        head, hidden, bias_src, w2, mask_t, gen, k=k, compute=compute, device=dev, chunks=chunks
     )
     tid = torch.from_numpy(target_ids(vd, d2t)).to(dev)
     modes: dict[str, ModeCounts] = {}
