@@ -135,6 +135,13 @@ def load_tensor(info: TensorInfo, device: str):
         raise CheckpointError(info.path, f"cannot load {info.name!r}: {err}") from None
 
 
+def prefault(t) -> None:
+    """Read every page of a CPU tensor that safetensors mapped lazily, so that the load
+    time is the real read and the logits time is not (one element per 4 KiB page)."""
+    if t.device.type == "cpu" and t.numel():
+        t.reshape(-1)[:: max(1, 4096 // t.element_size())].float().sum()
+
+
 def _expect(info: TensorInfo, shape: tuple[int, ...], what: str) -> None:
     if info.shape != shape:
         raise CheckpointError(
@@ -336,8 +343,8 @@ def sample_streaming(
             logits = logits.float()
             _sync(device)
             t1 = time.perf_counter()
-            u = torch.rand(logits.shape, generator=gen, device=device).clamp_(1e-20, 1.0)
-            noise = -torch.log(-torch.log(u))
+            # Gumbel(0, 1) = -log(E), E ~ Exp(1): argmax(logits + noise) samples softmax
+            noise = torch.empty_like(logits).exponential_(generator=gen).log_().neg_()
             paths[0].update(b, logits, noise, start)
             paths[1].update(b, logits.masked_fill(forbid, float("-inf")), noise, start)
             _sync(device)
@@ -416,6 +423,9 @@ def verify_checkpoint(
     head = load_tensor(info, dev)[:vd]  # a shared target head may have Et > Vt rows
     w1 = load_tensor(w1_info, dev) if use_markov else None
     w2 = load_tensor(w2_info, dev) if use_markov else None
+    for t in (head, w1, w2):
+        if t is not None:
+            prefault(t)
     _sync(dev)
     t_load = time.perf_counter() - t0
     compute = head.dtype if str(head.dtype).removeprefix("torch.") in COMPUTE_DTYPES else None
