@@ -252,7 +252,10 @@ def test_cuda_path_matches_cpu_verdicts():
         assert gpu["modes"][mode]["masked_illegal"] == 0
         assert gpu["modes"][mode]["unmasked_illegal"] > 0
         assert gpu["modes"][mode]["unmasked_out_of_bounds"] > 0
-    assert gpu["modes"]["greedy"] == cpu["modes"]["greedy"]  # argmax of f32 logits agrees
+    # the same streaming code as on CPU; only the random streams differ by device
+    assert {m: gpu["modes"][m]["sampled"] for m in MODES} == {
+        m: cpu["modes"][m]["sampled"] for m in MODES
+    }
 
 
 def test_without_torch_verify_says_how_to_install_and_inspect_still_works(tmp_path):
