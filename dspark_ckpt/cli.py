@@ -242,6 +242,61 @@ def check_cmd(
     raise typer.Exit(EXIT_OK if result.ok else EXIT_FAIL)
 
 
+class Device(str, Enum):
+    auto = "auto"
+    cuda = "cuda"
+    cpu = "cpu"
+
+
+@app.command("verify")
+def verify_cmd(
+    drafter: DrafterArg,
+    target: TargetOpt = None,
+    target_vocab_size: TargetVocabOpt = None,
+    mask: Annotated[
+        str | None,
+        typer.Option("--mask", help="Mask file from `fix --emit-mask` (default: computed)."),
+    ] = None,
+    device: Annotated[Device, typer.Option("--device", help="Where to compute.")] = Device.auto,
+    tokens: Annotated[
+        int, typer.Option("--tokens", help="Random hidden states (as many again aim at padding).")
+    ] = 512,
+    seed: Annotated[int, typer.Option("--seed", help="Seed for hidden states and sampling.")] = 0,
+    markov: Annotated[
+        bool, typer.Option("--markov/--no-markov", help="Add the Markov bias where present.")
+    ] = True,
+    fmt: FormatOpt = Format.table,
+) -> None:
+    """Sample from the drafter's real head (greedy, top-k, Gumbel) and count the ids that
+    leave the target vocab, without and with the padded-row mask. Needs torch."""
+    from dspark_ckpt.render import print_verify, to_json, verify_obj
+    from dspark_ckpt.verify import require_torch, verify_checkpoint
+
+    try:
+        require_torch()
+        tgt = resolve_target(target, target_vocab_size)
+        report = verify_checkpoint(
+            drafter,
+            tgt,
+            mask_path=mask,
+            device=device.value,
+            tokens=tokens,
+            seed=seed,
+            markov=markov,
+            progress=lambda msg: print(f"dspark-ckpt: {msg}", file=sys.stderr),
+        )
+    except UsageError as err:
+        fail_usage(str(err))
+    except CheckpointError as err:
+        print(f"dspark-ckpt: error: {err}", file=sys.stderr)
+        raise typer.Exit(EXIT_FAIL) from None
+    if fmt is Format.json:
+        print(to_json(verify_obj(report)))
+    else:
+        print_verify(report, stdout())
+    raise typer.Exit(EXIT_OK if report.ok else EXIT_FAIL)
+
+
 def _version(value: bool) -> None:
     if value:
         print(f"dspark-ckpt {__version__}")

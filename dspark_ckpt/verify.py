@@ -1,0 +1,486 @@
+"""``verify``: sample from the drafter's real head and count the ids that leave the target vocab.
+
+CONTRACT.md, "Padded rows reach sampling": no runtime masks draft logits in
+``[Vt, Vd)``. This module loads only the head tensors (``lm_head``, and
+``markov_head.markov_w1`` / ``markov_w2`` where present) with safetensors straight
+onto the device, computes draft logits for seeded random hidden states plus an
+adversarial set aimed at the rows that map outside ``[0, Vt)``, samples the way
+runtimes do (greedy argmax, top-k, Gumbel-max), maps ids through ``d2t``, and counts
+the ids outside ``[0, Vt)`` (illegal) and outside ``[0, Et)`` (out of bounds), first
+without the padded-row mask and then with it.
+
+The work streams over vocab chunks (outer) and batch chunks (inner), keeping only a
+running best per token, so an Inkling-sized head needs the head itself plus a few
+hundred MB. torch is imported lazily, only here: ``inspect`` and ``fix`` never need it.
+"""
+
+from __future__ import annotations
+
+import resource
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from dspark_ckpt.checkpoint import Checkpoint, Target, drafter_config, load_checkpoint
+from dspark_ckpt.config import NESTED_DRAFTER_KEYS, DrafterConfig
+from dspark_ckpt.errors import CheckpointError, UsageError
+from dspark_ckpt.mask import BIAS_TENSOR, MASK_TENSOR, sampleable_mask, target_ids
+from dspark_ckpt.rules import classify
+from dspark_ckpt.safetensors_io import TensorInfo, read_array, read_header
+
+INSTALL_HINT = "verify needs torch: pip install 'dspark-ckpt[verify]'"
+MODES = ("greedy", "topk", "gumbel")
+DEFAULT_TOPK = 8
+TOPK_KEY = "dspark_draft_topk"
+LM_HEAD = "lm_head.weight"
+MARKOV_W1 = "markov_head.markov_w1.weight"
+MARKOV_W2 = "markov_head.markov_w2.weight"
+VOCAB_CHUNK = 8192  # head rows per logits block
+BATCH_CHUNK = 256  # hidden states per logits block
+ADV_CHUNK = 64  # padded rows per Markov adversary block ([chunk, V] scores)
+COMPUTE_DTYPES = ("float32", "bfloat16", "float16")  # others are computed in float32
+
+Progress = Callable[[str], None]
+
+
+def require_torch():
+    """The torch module, or a ``UsageError`` that says how to install it."""
+    try:
+        import torch
+    except ImportError:
+        raise UsageError(INSTALL_HINT) from None
+    return torch
+
+
+def resolve_device(name: str) -> str:
+    """``auto`` -> ``cuda`` when present, else ``cpu``; ``cuda`` without a GPU is a usage error."""
+    torch = require_torch()
+    if name not in ("auto", "cuda", "cpu"):
+        raise UsageError(f"--device must be auto, cuda or cpu, got {name!r}")
+    if name == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if name == "cuda" and not torch.cuda.is_available():
+        raise UsageError("--device cuda: no CUDA device is available (use --device cpu or auto)")
+    return name
+
+
+@dataclass
+class ModeCounts:
+    unmasked_illegal: int = 0  # target ids outside [0, Vt)
+    masked_illegal: int = 0
+    unmasked_out_of_bounds: int | None = None  # target ids outside [0, Et); None: Et unknown
+    masked_out_of_bounds: int | None = None
+    sampled: int = 0  # ids counted per path (top-k counts every finite candidate)
+
+
+@dataclass
+class VerifyReport:
+    drafter_source: str
+    target: Target
+    drafter: DrafterConfig
+    classification: str
+    head_source: str  # "drafter" or "target" (an equal drafter sharing the target's head)
+    head_shape: tuple[int, int]
+    dtype: str  # the stored dtype of lm_head
+    compute_dtype: str
+    device: str
+    markov: bool  # Markov bias applied
+    d2t: bool  # ids mapped through d2t
+    topk: int
+    mask_source: str  # the --mask file, or "computed"
+    masked_rows: int  # rows the applied mask forbids
+    illegal_rows: int  # rows whose target id lies outside [0, Vt)
+    random_tokens: int
+    adversarial_tokens: int
+    seed: int
+    modes: dict[str, ModeCounts]
+    timings_s: dict[str, float]
+    peak_memory_bytes: int
+    peak_memory_kind: str  # "host_rss" or "cuda_allocated"
+    head_bytes: int
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def tokens(self) -> int:
+        return self.random_tokens + self.adversarial_tokens
+
+    @property
+    def ok(self) -> bool:
+        """With the mask, no sampled id leaves ``[0, Vt)`` in any mode."""
+        return all(m.masked_illegal == 0 for m in self.modes.values())
+
+    @property
+    def bandwidth_gbs(self) -> float | None:
+        """Head bytes read per second of logits time (one pass over the head)."""
+        t = self.timings_s.get("logits", 0.0)
+        return self.head_bytes / t / 1e9 if t > 0 else None
+
+
+# --- reading tensors -------------------------------------------------------------------
+
+
+def load_tensor(info: TensorInfo, device: str):
+    """One tensor, read with safetensors straight onto ``device``; nothing else is read."""
+    from safetensors import safe_open
+
+    try:
+        with safe_open(str(info.path), framework="pt", device=device) as f:
+            return f.get_tensor(info.name)
+    except Exception as err:  # the library's errors carry no file name
+        raise CheckpointError(info.path, f"cannot load {info.name!r}: {err}") from None
+
+
+def prefault(t) -> None:
+    """Read every page of a CPU tensor that safetensors mapped lazily, so that the load
+    time is the real read and the logits time is not (one element per 4 KiB page)."""
+    if t.device.type == "cpu" and t.numel():
+        t.reshape(-1)[:: max(1, 4096 // t.element_size())].float().sum()
+
+
+def _expect(info: TensorInfo, shape: tuple[int, ...], what: str) -> None:
+    if info.shape != shape:
+        raise CheckpointError(
+            info.path, f"{info.name} is {list(info.shape)}; expected {list(shape)} ({what})"
+        )
+
+
+def head_info(ckpt: Checkpoint, cfg: DrafterConfig, target: Target) -> tuple[TensorInfo, str]:
+    """The ``lm_head`` to sample from: the drafter's, or the target's for an equal drafter."""
+    vd, vt = cfg.draft_vocab_size, target.vocab_size
+    info = ckpt.find(LM_HEAD)
+    if info is not None:
+        if len(info.shape) != 2 or info.shape[0] != vd:
+            raise CheckpointError(
+                info.path, f"{info.name} is {list(info.shape)}; expected [{vd}, H] (Vd rows)"
+            )
+        return info, "drafter"
+    if vd != vt:
+        raise CheckpointError(
+            ckpt.root,
+            f"no {LM_HEAD} and Vd {vd} != Vt {vt}: the target head cannot be shared, "
+            "so there is no head to sample from",
+        )
+    shared = target.checkpoint.find(LM_HEAD) if target.checkpoint else None
+    if shared is None:
+        raise UsageError(
+            f"{ckpt.source} shares the target's {LM_HEAD} (Vd == Vt, none of its own): "
+            "give --target with the target's weights"
+        )
+    if len(shared.shape) != 2 or shared.shape[0] < vt:
+        raise CheckpointError(
+            shared.path, f"{shared.name} is {list(shared.shape)}; expected at least {vt} rows"
+        )
+    return shared, "target"
+
+
+def read_d2t(ckpt: Checkpoint, vd: int) -> np.ndarray | None:
+    info = ckpt.find("d2t")
+    if info is None:
+        return None
+    if info.shape != (vd,) or not info.dtype.startswith(("I", "U")):
+        raise CheckpointError(
+            info.path, f"d2t is {info.dtype} {list(info.shape)}; expected an integer [{vd}]"
+        )
+    return ckpt.read(info)
+
+
+def read_mask_file(path: str | Path, vd: int) -> np.ndarray:
+    """The mask ``fix --emit-mask`` writes: ``draft_vocab_mask`` bool ``[Vd]``, or
+    ``draft_vocab_bias`` float32 ``[Vd]`` of 0 / -inf. Anything else is refused."""
+    p = Path(path)
+    if not p.exists():
+        raise UsageError(f"{path}: no such file or directory")
+    tensors = read_header(p).tensors
+    if MASK_TENSOR in tensors:
+        info, want = tensors[MASK_TENSOR], "BOOL"
+    elif BIAS_TENSOR in tensors:
+        info, want = tensors[BIAS_TENSOR], "F32"
+    else:
+        raise CheckpointError(p, f"holds no {MASK_TENSOR!r} or {BIAS_TENSOR!r} tensor")
+    if info.dtype != want or info.shape != (vd,):
+        raise CheckpointError(
+            p,
+            f"{info.name} is {info.dtype} {list(info.shape)}; expected {want} [{vd}] "
+            "(the drafter's draft_vocab_size)",
+        )
+    if want == "BOOL":
+        return read_array(info).copy()
+    bias = load_tensor(info, "cpu").numpy()
+    if not np.all((bias == 0) | (bias == -np.inf)):
+        raise CheckpointError(p, f"{BIAS_TENSOR} holds values other than 0 and -inf")
+    return bias == 0
+
+
+def topk_from_config(cfg: DrafterConfig) -> int:
+    raw = cfg.raw.get(TOPK_KEY)
+    for nest in NESTED_DRAFTER_KEYS:
+        sub = cfg.raw.get(nest)
+        if raw is None and isinstance(sub, dict):
+            raw = sub.get(TOPK_KEY)
+    if raw is None:
+        return DEFAULT_TOPK
+    if not isinstance(raw, int) or isinstance(raw, bool) or raw < 1:
+        raise CheckpointError(cfg.path, f"{TOPK_KEY} must be a positive integer, got {raw!r}")
+    return raw
+
+
+# --- the computation -------------------------------------------------------------------
+
+
+def _rms_normalise(x):
+    """Rows scaled to RMS 1, as the drafter's final RMSNorm leaves its hidden states."""
+    return x / x.float().pow(2).mean(dim=-1, keepdim=True).sqrt().clamp_min(1e-12).to(x.dtype)
+
+
+def hidden_states(head, illegal_rows, tokens: int, gen, device: str):
+    """``tokens`` seeded random hidden states, then one aligned with each of up to ``tokens``
+    illegal head rows (largest norms first): the rows an unmasked sampler is most likely
+    to pick."""
+    import torch
+
+    h = head.shape[1]
+    rand = torch.randn(tokens, h, generator=gen, device=device, dtype=torch.float32)
+    rows = illegal_rows
+    if rows.numel() > tokens:
+        norms = head[rows].float().norm(dim=1)
+        rows = rows[norms.argsort(descending=True)[:tokens]]
+    adv = head[rows].float() if rows.numel() else torch.empty(0, h, device=device)
+    return _rms_normalise(torch.cat([rand, adv])), rows
+
+
+def previous_tokens(w1, w2, adv_rows, random_tokens: int, prev_vocab: int, gen, device: str):
+    """Previous tokens for the Markov bias: random for the random hidden states; for each
+    adversarial row ``j``, the token whose ``markov_w1`` row most raises ``j``'s bias."""
+    import torch
+
+    rand = torch.randint(0, prev_vocab, (random_tokens,), generator=gen, device=device)
+    best = [
+        (w2[adv_rows[i : i + ADV_CHUNK]].float() @ w1[:prev_vocab].float().T).argmax(dim=1)
+        for i in range(0, adv_rows.numel(), ADV_CHUNK)
+    ]
+    return torch.cat([rand, *best])
+
+
+def _sync(device: str) -> None:
+    if device == "cuda":
+        import torch
+
+        torch.cuda.synchronize()
+
+
+class _Running:
+    """The best candidates so far per token, for one path (unmasked or masked)."""
+
+    def __init__(self, n: int, k: int, device: str):
+        import torch
+
+        neg = float("-inf")
+        self.greedy_val = torch.full((n,), neg, device=device)
+        self.greedy_idx = torch.zeros(n, dtype=torch.long, device=device)
+        self.gumbel_val = torch.full((n,), neg, device=device)
+        self.gumbel_idx = torch.zeros(n, dtype=torch.long, device=device)
+        self.topk_val = torch.full((n, k), neg, device=device)
+        self.topk_idx = torch.zeros(n, k, dtype=torch.long, device=device)
+        self.k = k
+
+    def update(self, b: slice, logits, noise, offset: int) -> None:
+        import torch
+
+        v, i = logits.max(dim=1)
+        better = v > self.greedy_val[b]
+        self.greedy_val[b] = torch.where(better, v, self.greedy_val[b])
+        self.greedy_idx[b] = torch.where(better, i + offset, self.greedy_idx[b])
+        v, i = (logits + noise).max(dim=1)
+        better = v > self.gumbel_val[b]
+        self.gumbel_val[b] = torch.where(better, v, self.gumbel_val[b])
+        self.gumbel_idx[b] = torch.where(better, i + offset, self.gumbel_idx[b])
+        k = min(self.k, logits.shape[1])
+        v, i = logits.topk(k, dim=1)
+        vals = torch.cat([self.topk_val[b], v], dim=1)
+        idx = torch.cat([self.topk_idx[b], i + offset], dim=1)
+        vals, pick = vals.topk(self.k, dim=1)
+        self.topk_val[b] = vals
+        self.topk_idx[b] = idx.gather(1, pick)
+
+    def samples(self) -> dict[str, Any]:
+        """Draft ids per mode; top-k keeps only finite candidates (a -inf one is never drawn)."""
+        return {
+            "greedy": self.greedy_idx,
+            "topk": self.topk_idx[self.topk_val > float("-inf")],
+            "gumbel": self.gumbel_idx,
+        }
+
+
+def sample_streaming(
+    head, hidden, bias_src, w2, mask, gen, *, k: int, compute, device: str, chunks: tuple[int, int]
+):
+    """Stream over vocab chunks, then batch chunks; return (unmasked, masked) runners and the
+    time spent on logits and on sampling."""
+    import torch
+
+    n = hidden.shape[0]
+    vocab_chunk, batch_chunk = chunks
+    paths = (_Running(n, k, device), _Running(n, k, device))
+    t_logits = t_sample = 0.0
+    h = hidden.to(compute)
+    for start in range(0, head.shape[0], vocab_chunk):
+        stop = min(start + vocab_chunk, head.shape[0])
+        w = head[start:stop].to(compute)
+        w2c = w2[start:stop].to(compute) if w2 is not None else None
+        forbid = ~mask[start:stop]
+        for b0 in range(0, n, batch_chunk):
+            b = slice(b0, min(b0 + batch_chunk, n))
+            _sync(device)
+            t0 = time.perf_counter()
+            logits = h[b] @ w.T
+            if w2c is not None:
+                logits = logits + bias_src[b] @ w2c.T
+            logits = logits.float()
+            _sync(device)
+            t1 = time.perf_counter()
+            # Gumbel(0, 1) = -log(E), E ~ Exp(1): argmax(logits + noise) samples softmax
+            noise = torch.empty_like(logits).exponential_(generator=gen).log_().neg_()
+            paths[0].update(b, logits, noise, start)
+            paths[1].update(b, logits.masked_fill(forbid, float("-inf")), noise, start)
+            _sync(device)
+            t_logits += t1 - t0
+            t_sample += time.perf_counter() - t1
+    return paths, t_logits, t_sample
+
+
+def _count(ids, tid, vt: int, et: int | None) -> tuple[int, int | None]:
+    t = tid[ids]
+    illegal = int(((t < 0) | (t >= vt)).sum())
+    oob = None if et is None else int(((t < 0) | (t >= et)).sum())
+    return illegal, oob
+
+
+def peak_memory(device: str) -> tuple[int, str]:
+    if device == "cuda":
+        import torch
+
+        return int(torch.cuda.max_memory_allocated()), "cuda_allocated"
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return int(rss if sys.platform == "darwin" else rss * 1024), "host_rss"
+
+
+def verify_checkpoint(
+    source: str,
+    target: Target,
+    *,
+    mask_path: str | Path | None = None,
+    device: str = "auto",
+    tokens: int = 512,
+    seed: int = 0,
+    markov: bool = True,
+    progress: Progress | None = None,
+    chunks: tuple[int, int] = (VOCAB_CHUNK, BATCH_CHUNK),
+) -> VerifyReport:
+    """Sample from the drafter at ``source`` and count the ids outside the target vocab.
+
+    ``chunks`` is (head rows, hidden states) per logits block: memory, not results,
+    depends on it (Gumbel noise is drawn per block, so its samples differ).
+    Raises ``CheckpointError`` for an unreadable checkpoint or mask file, ``UsageError``
+    for bad arguments (including torch missing).
+    """
+    torch = require_torch()
+    say = progress or (lambda msg: None)
+    if tokens < 1:
+        raise UsageError(f"--tokens must be a positive integer, got {tokens}")
+    dev = resolve_device(device)
+    ckpt = load_checkpoint(source)
+    cfg = drafter_config(ckpt)
+    vd, vt, et = cfg.draft_vocab_size, target.vocab_size, target.embedding_rows
+    info, head_source = head_info(ckpt, cfg, target)
+    d2t = read_d2t(ckpt, vd)
+    truth = sampleable_mask(vd, vt, d2t)
+    mask = truth if mask_path is None else read_mask_file(mask_path, vd)
+    w1_info, w2_info = ckpt.find(MARKOV_W1), ckpt.find(MARKOV_W2)
+    if (w1_info is None) != (w2_info is None):
+        missing = MARKOV_W2 if w2_info is None else MARKOV_W1
+        raise CheckpointError(ckpt.root, f"has one Markov matrix but no {missing}")
+    use_markov = markov and w1_info is not None
+    if w1_info is not None:
+        r = w1_info.shape[1] if len(w1_info.shape) == 2 else -1
+        _expect(w1_info, (cfg.vocab_size, r), "[V, markov_rank]")
+        _expect(w2_info, (vd, r), "[Vd, markov_rank]")
+    if cfg.hidden_size and info.shape[1] != cfg.hidden_size:
+        raise CheckpointError(
+            info.path,
+            f"{info.name} is {list(info.shape)}; its width is not the drafter's "
+            f"hidden_size {cfg.hidden_size}",
+        )
+
+    if dev == "cuda":
+        torch.cuda.reset_peak_memory_stats()
+    say(f"loading {info.name} {list(info.shape)} {info.dtype} from {info.path} onto {dev}")
+    t0 = time.perf_counter()
+    head = load_tensor(info, dev)[:vd]  # a shared target head may have Et > Vt rows
+    w1 = load_tensor(w1_info, dev) if use_markov else None
+    w2 = load_tensor(w2_info, dev) if use_markov else None
+    for t in (head, w1, w2):
+        if t is not None:
+            prefault(t)
+    _sync(dev)
+    t_load = time.perf_counter() - t0
+    compute = head.dtype if str(head.dtype).removeprefix("torch.") in COMPUTE_DTYPES else None
+    compute = compute or torch.float32
+
+    gen = torch.Generator(device=dev)
+    gen.manual_seed(seed)
+    illegal_rows = torch.from_numpy(np.flatnonzero(~truth)).to(dev)
+    hidden, adv_rows = hidden_states(head, illegal_rows, tokens, gen, dev)
+    bias_src = None
+    if use_markov:
+        prev = previous_tokens(w1, w2, adv_rows, tokens, min(cfg.vocab_size, vt), gen, dev)
+        bias_src = w1[prev].to(compute)
+    k = topk_from_config(cfg)
+    say(f"sampling {hidden.shape[0]} hidden states: greedy, top-{k}, gumbel; unmasked and masked")
+    mask_t = torch.from_numpy(mask).to(dev)
+    paths, t_logits, t_sample = sample_streaming(
+        head, hidden, bias_src, w2, mask_t, gen, k=k, compute=compute, device=dev, chunks=chunks
+    )
+    tid = torch.from_numpy(target_ids(vd, d2t)).to(dev)
+    modes: dict[str, ModeCounts] = {}
+    unmasked, masked = paths[0].samples(), paths[1].samples()
+    for m in MODES:
+        ui, uo = _count(unmasked[m], tid, vt, et)
+        mi, mo = _count(masked[m], tid, vt, et)
+        modes[m] = ModeCounts(ui, mi, uo, mo, int(unmasked[m].numel()))
+    peak, kind = peak_memory(dev)
+    notes = []
+    if head_source == "target":
+        notes.append(f"equal drafter: sampled from the target's {info.name} ({info.path})")
+    if vd < vt and d2t is None:
+        notes.append("pruned drafter without d2t: ids mapped as the identity (all-zero d2t)")
+    return VerifyReport(
+        drafter_source=source,
+        target=target,
+        drafter=cfg,
+        classification=classify(vd, vt),
+        head_source=head_source,
+        head_shape=(int(head.shape[0]), int(head.shape[1])),
+        dtype=str(head.dtype).removeprefix("torch."),
+        compute_dtype=str(compute).removeprefix("torch."),
+        device=dev,
+        markov=use_markov,
+        d2t=d2t is not None,
+        topk=k,
+        mask_source="computed" if mask_path is None else str(mask_path),
+        masked_rows=int((~mask).sum()),
+        illegal_rows=int((~truth).sum()),
+        random_tokens=tokens,
+        adversarial_tokens=int(adv_rows.numel()),
+        seed=seed,
+        modes=modes,
+        timings_s={"load": t_load, "logits": t_logits, "sampling": t_sample},
+        peak_memory_bytes=peak,
+        peak_memory_kind=kind,
+        head_bytes=head.numel() * head.element_size(),
+        notes=notes,
+    )

@@ -1,0 +1,271 @@
+"""``verify``: real draft logits from real safetensors heads, through the real CLI."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import synth
+import torch
+from conftest import FIXTURES, ROOT, cli, cli_subprocess
+from synth import VT, T
+
+from dspark_ckpt.checkpoint import load_target
+from dspark_ckpt.mask import BIAS_TENSOR, MASK_TENSOR, sampleable_mask
+from dspark_ckpt.verify import verify_checkpoint
+
+PADDED, SMALL = FIXTURES / "padded", FIXTURES / "targets/small"
+MODES = ("greedy", "topk", "gumbel")
+FAST = ("--tokens", "48", "--device", "cpu", "--format", "json")
+
+
+def verify(*args):
+    return cli("verify", *args, *FAST)
+
+
+def test_padded_unmasked_samples_illegal_ids_and_the_mask_removes_them():
+    r = verify(PADDED, "--target", SMALL)
+    assert r.exit_code == 0, r.stderr
+    out = r.json
+    assert out["schema"] == "dspark-ckpt/verify/v1"
+    assert out["ok"] is True
+    assert (out["device"], out["dtype"], out["classification"]) == ("cpu", "float32", "padded")
+    assert out["mask"] == {"source": "computed", "masked_rows": 28}
+    assert out["random_tokens"] == 48 and out["adversarial_tokens"] == 28
+    assert out["tokens"] == 76 and out["markov"] is True and out["topk"] == 8
+    for mode in MODES:
+        m = out["modes"][mode]
+        assert m["unmasked_illegal"] > 0, mode
+        assert m["masked_illegal"] == 0, mode
+        # Et 128 == Vd: illegal, but never out of bounds
+        assert m["unmasked_out_of_bounds"] == 0
+    assert out["modes"]["topk"]["sampled"] == 76 * 8
+    assert set(out["timings_s"]) >= {"load", "logits", "sampling"}
+    assert out["peak_memory_bytes"] > 0
+    assert "loading lm_head.weight" in r.stderr  # progress on stderr, JSON alone on stdout
+
+
+def test_out_of_bounds_counted_against_et_and_null_when_et_unknown():
+    tight = verify(PADDED, "--target", FIXTURES / "targets/tight").json  # Et 112 < Vd 128
+    assert all(tight["modes"][m]["unmasked_out_of_bounds"] > 0 for m in MODES)
+    assert all(tight["modes"][m]["masked_out_of_bounds"] == 0 for m in MODES)
+    bare = verify(PADDED, "--target-vocab-size", "100").json
+    assert all(bare["modes"][m]["unmasked_out_of_bounds"] is None for m in MODES)
+    assert bare["modes"]["greedy"]["unmasked_illegal"] > 0
+
+
+def test_table_output_and_seed_reproducibility():
+    r = cli("verify", PADDED, "--target", SMALL, "--tokens", "16", "--device", "cpu")
+    assert r.exit_code == 0
+    assert "PASS" in r.stdout and "illegal (no mask)" in r.stdout and "greedy" in r.stdout
+    a, b = verify(PADDED, "--target", SMALL).json, verify(PADDED, "--target", SMALL).json
+    assert a["modes"] == b["modes"]
+    c = cli("verify", PADDED, "--target", SMALL, *FAST, "--seed", "5").json
+    assert c["seed"] == 5 and c["modes"]["greedy"]["masked_illegal"] == 0
+
+
+def test_pruned_drafter_maps_through_d2t():
+    out = verify(FIXTURES / "pruned-eagle3", "--target", SMALL).json
+    assert out["ok"] and out["d2t"] is True and out["classification"] == "pruned"
+    assert out["illegal_rows"] == 0
+    assert all(out["modes"][m]["unmasked_illegal"] == 0 for m in MODES)
+
+
+def arange_d2t_drafter(root):
+    """Vd 64 < Vt 100 with the 'arange identity' bug: draft id i -> 2i, so ids >= 50 leave
+    the vocab. Only d2t makes them illegal: through the identity all 64 are legal."""
+    rng = np.random.default_rng(0)
+    w = rng.standard_normal((64, 8), dtype=np.float32)
+    w[50:] *= 6.0
+    return synth.drafter(
+        root,
+        vocab=VT,
+        draft=64,
+        tensors={"lm_head.weight": T("F32", (64, 8), w), "d2t": T("I64", (64,), np.arange(64))},
+    )
+
+
+def test_wrong_d2t_is_caught_through_the_mapping(tmp_path):
+    d = arange_d2t_drafter(tmp_path / "arange")
+    out = verify(d, "--target", SMALL).json
+    assert out["illegal_rows"] == 14 and out["mask"]["masked_rows"] == 14
+    for mode in MODES:
+        assert out["modes"][mode]["unmasked_illegal"] > 0
+        assert out["modes"][mode]["masked_illegal"] == 0
+    # target id 2 * 63 = 126 < Et 128 but >= Et 112 for the tight target
+    tight = verify(d, "--target", FIXTURES / "targets/tight").json
+    assert tight["modes"]["greedy"]["unmasked_out_of_bounds"] > 0
+
+
+def test_equal_drafter_samples_from_the_targets_head():
+    r = verify(FIXTURES / "equal", "--target", SMALL)
+    assert r.exit_code == 0, r.stderr
+    out = r.json
+    assert out["head"]["source"] == "target"
+    assert out["head"]["shape"] == [100, 8]  # the target's 128 physical rows cut to Vt
+    assert out["markov"] is True and out["ok"] is True
+    assert all(out["modes"][m]["unmasked_illegal"] == 0 for m in MODES)
+    assert "target's lm_head.weight" in out["notes"][0]
+
+
+def test_equal_drafter_without_target_weights_is_a_usage_error():
+    r = verify(FIXTURES / "equal", "--target-vocab-size", "100")
+    assert r.exit_code == 2
+    assert r.stdout == ""
+    assert "give --target with the target's weights" in r.stderr
+
+
+def markov_only_drafter(root):
+    """Padded rows that only the Markov bias reaches: tiny lm_head rows, huge markov_w2 rows."""
+    rng = np.random.default_rng(1)
+    w = rng.standard_normal((128, 8), dtype=np.float32) * 2.0
+    w[VT:] *= 0.001
+    w1 = rng.standard_normal((128, 4), dtype=np.float32)
+    w2 = rng.standard_normal((128, 4), dtype=np.float32) * 0.01
+    w2[VT:] = rng.standard_normal((28, 4), dtype=np.float32) * 50.0
+    return synth.drafter(
+        root,
+        vocab=128,
+        draft=128,
+        tensors={
+            "lm_head.weight": T("F32", (128, 8), w),
+            "markov_head.markov_w1.weight": T("F32", (128, 4), w1),
+            "markov_head.markov_w2.weight": T("F32", (128, 4), w2),
+        },
+        config={"markov_rank": 4, "dspark_draft_topk": 4},
+    )
+
+
+def test_markov_bias_on_and_off(tmp_path):
+    d = markov_only_drafter(tmp_path / "markov")
+    on = verify(d, "--target", SMALL).json
+    off = verify(d, "--target", SMALL, "--no-markov").json
+    assert on["markov"] is True and off["markov"] is False
+    assert on["topk"] == 4  # dspark_draft_topk from the config
+    for mode in MODES:
+        assert on["modes"][mode]["unmasked_illegal"] > 0, mode
+        assert on["modes"][mode]["masked_illegal"] == 0, mode
+        assert off["modes"][mode]["unmasked_illegal"] == 0, mode
+
+
+def write_mask(path, name, dtype, values):
+    return synth.write_safetensors(path, {name: T(dtype, (len(values),), values)})
+
+
+def test_mask_file_bool_and_bias_are_applied(tmp_path):
+    good = sampleable_mask(128, VT)
+    as_mask = write_mask(tmp_path / "mask.safetensors", MASK_TENSOR, "BOOL", good)
+    bias = np.where(good, 0.0, -np.inf).astype(np.float32)
+    as_bias = write_mask(tmp_path / "bias.safetensors", BIAS_TENSOR, "F32", bias)
+    for path in (as_mask, as_bias):
+        r = verify(PADDED, "--target", SMALL, "--mask", path)
+        assert r.exit_code == 0, r.stderr
+        assert r.json["mask"] == {"source": str(path), "masked_rows": 28}
+
+
+def test_a_mask_that_lets_padded_rows_through_fails(tmp_path):
+    leaky = write_mask(tmp_path / "leaky.safetensors", MASK_TENSOR, "BOOL", np.ones(128, bool))
+    r = verify(PADDED, "--target", SMALL, "--mask", leaky)
+    assert r.exit_code == 1
+    out = r.json
+    assert out["ok"] is False and out["mask"]["masked_rows"] == 0
+    assert all(out["modes"][m]["masked_illegal"] > 0 for m in MODES)
+    table = cli("verify", PADDED, "--target", SMALL, "--mask", leaky, "--tokens", "8")
+    assert table.exit_code == 1 and "FAIL" in table.stdout
+
+
+@pytest.mark.parametrize(
+    ("name", "dtype", "values", "message"),
+    [
+        (MASK_TENSOR, "BOOL", np.ones(127, bool), "expected BOOL [128]"),
+        (MASK_TENSOR, "U8", np.ones(128, np.uint8), "draft_vocab_mask is U8 [128]"),
+        (BIAS_TENSOR, "F32", np.zeros(100, np.float32), "expected F32 [128]"),
+        (BIAS_TENSOR, "F32", np.full(128, -1.0, np.float32), "values other than 0 and -inf"),
+        ("something_else", "BOOL", np.ones(128, bool), "holds no 'draft_vocab_mask'"),
+    ],
+)
+def test_wrong_mask_file_is_rejected_in_one_line(tmp_path, name, dtype, values, message):
+    path = write_mask(tmp_path / "bad.safetensors", name, dtype, values)
+    r = verify(PADDED, "--target", SMALL, "--mask", path)
+    assert r.exit_code == 1
+    assert r.stdout == ""
+    err = [line for line in r.stderr.splitlines() if "error" in line]
+    assert len(err) == 1 and str(path) in err[0] and message in err[0], r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_unreadable_inputs_exit_cleanly(tmp_path):
+    assert verify(tmp_path / "nothing", "--target", SMALL).exit_code == 2
+    assert verify(PADDED, "--target", SMALL, "--mask", tmp_path / "none").exit_code == 2
+    assert verify(PADDED).exit_code == 2  # no target
+    assert cli("verify", PADDED, "--target", SMALL, "--tokens", "0").exit_code == 2
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "config.json").write_text((PADDED / "config.json").read_text())
+    (broken / "model.safetensors").write_bytes(b"\x10\x00\x00\x00\x00\x00\x00\x00{not json}      ")
+    r = verify(broken, "--target", SMALL)
+    assert r.exit_code == 1 and r.stdout == "" and "model.safetensors" in r.stderr
+    padded_no_head = synth.drafter(tmp_path / "nohead", vocab=128, draft=128)
+    r = verify(padded_no_head, "--target", SMALL)
+    assert r.exit_code == 1 and "no lm_head.weight and Vd 128 != Vt 100" in r.stderr
+
+
+def test_chunking_changes_memory_not_results():
+    target = load_target(SMALL)
+    whole = verify_checkpoint(str(PADDED), target, device="cpu", tokens=40, chunks=(4096, 4096))
+    tiny = verify_checkpoint(str(PADDED), target, device="cpu", tokens=40, chunks=(7, 5))
+    for mode in ("greedy", "topk"):  # Gumbel noise is drawn per block
+        assert vars(whole.modes[mode]) == vars(tiny.modes[mode])
+    assert tiny.modes["gumbel"].masked_illegal == 0
+    assert tiny.modes["gumbel"].unmasked_illegal > 0
+
+
+def test_device_choice():
+    auto = cli("verify", PADDED, "--target", SMALL, "--tokens", "8", "--format", "json")
+    cuda = cli("verify", PADDED, "--target", SMALL, "--tokens", "8", "--device", "cuda")
+    if torch.cuda.is_available():  # the CUDA path itself is tested below
+        assert auto.json["device"] == "cuda" and cuda.exit_code == 0
+    else:
+        assert auto.json["device"] == "cpu"
+        assert cuda.exit_code == 2 and "no CUDA device" in cuda.stderr and cuda.stdout == ""
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_cuda_path_matches_cpu_verdicts():
+    cpu = verify(PADDED, "--target", FIXTURES / "targets/tight").json
+    r = cli(
+        "verify",
+        PADDED,
+        "--target",
+        FIXTURES / "targets/tight",
+        "--device",
+        "cuda",
+        "--tokens",
+        "48",
+        "--format",
+        "json",
+    )
+    assert r.exit_code == 0, r.stderr
+    gpu = r.json
+    assert gpu["device"] == "cuda" and gpu["peak_memory_kind"] == "cuda_allocated"
+    for mode in MODES:
+        assert gpu["modes"][mode]["masked_illegal"] == 0
+        assert gpu["modes"][mode]["unmasked_illegal"] > 0
+        assert gpu["modes"][mode]["unmasked_out_of_bounds"] > 0
+    # the same streaming code as on CPU; only the random streams differ by device
+    assert {m: gpu["modes"][m]["sampled"] for m in MODES} == {
+        m: cpu["modes"][m]["sampled"] for m in MODES
+    }
+
+
+def test_without_torch_verify_says_how_to_install_and_inspect_still_works(tmp_path):
+    fake = tmp_path / "site" / "torch"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text("raise ImportError('No module named torch')\n")
+    env = {"PYTHONPATH": f"{fake.parent}:{ROOT}"}
+    r = cli_subprocess("verify", PADDED, "--target", SMALL, env=env)
+    assert r.returncode == 2
+    assert "pip install 'dspark-ckpt[verify]'" in r.stderr and "Traceback" not in r.stderr
+    assert r.stdout == ""
+    ok = cli_subprocess("inspect", PADDED, "--target", SMALL, env=env)
+    assert ok.returncode == 0, ok.stderr
