@@ -65,6 +65,7 @@ class _Staged:
     temp: Path
     backup: Path | None = None
     committed: bool = False
+    same: bool = False  # the temp is a hard link to the very file at dest: nothing to replace
 
 
 class Transaction:
@@ -139,6 +140,11 @@ class Transaction:
     def commit(self) -> None:
         try:
             for s in self.staged:
+                if s.dest.exists() and os.path.samefile(s.temp, s.dest):
+                    # rename() between two links to one file does nothing: drop the temp
+                    s.temp.unlink()
+                    s.same = s.committed = True
+                    continue
                 if s.dest.exists():
                     s.backup = _temp_name(s.dest, "bak")
                     _step("backup", s.backup)
@@ -166,6 +172,8 @@ class Transaction:
         """Undo everything staged or committed so far; never raises."""
         for s in reversed(self.staged):
             with contextlib.suppress(OSError):
+                if s.same:
+                    continue
                 if s.committed and s.backup is not None:
                     os.replace(s.backup, s.dest)
                 elif s.committed:

@@ -194,9 +194,23 @@ def plan_fix(ckpt: Checkpoint, cfg: DrafterConfig, target: Target, req: FixReque
 
 
 def _safetensors_bytes(tensors: dict[str, np.ndarray], metadata: dict[str, str]) -> bytes:
-    from safetensors.numpy import save
-
-    return save({k: np.ascontiguousarray(v) for k, v in tensors.items()}, metadata=metadata)
+    """A safetensors file, byte-for-byte reproducible (the library's own writer orders
+    ``__metadata__`` at random): header keys sorted, padded to 8 bytes with spaces."""
+    header: dict = {"__metadata__": dict(sorted(metadata.items()))}
+    chunks, offset = [], 0
+    for name in sorted(tensors):
+        data = np.ascontiguousarray(tensors[name]).astype(tensors[name].dtype.newbyteorder("<"))
+        raw = data.tobytes()
+        header[name] = {
+            "dtype": ST_DTYPES[tensors[name].dtype],
+            "shape": list(data.shape),
+            "data_offsets": [offset, offset + len(raw)],
+        }
+        chunks.append(raw)
+        offset += len(raw)
+    head = json.dumps(header, separators=(",", ":")).encode()
+    head += b" " * (-len(head) % 8)
+    return len(head).to_bytes(8, "little") + head + b"".join(chunks)
 
 
 def _written(path: Path, name: str, array: np.ndarray, data: bytes) -> Written:
