@@ -361,25 +361,27 @@ def d2t_value_findings(
                 tensor=None if info else D2T,
             )
         )
-    unique = np.unique(ids)
-    if unique.size != ids.size:
-        out.append(
-            _f(
-                "DSC302",
-                f"d2t maps {vd} draft ids onto {unique.size} distinct target ids",
-                info,
-                tensor=None if info else D2T,
+    # a strictly increasing map is injective: np.unique (a hash of Vd ids) only if not
+    if ids.size > 1 and not bool(np.all(np.diff(ids) > 0)):
+        unique = np.unique(ids)
+        if unique.size != ids.size:
+            out.append(
+                _f(
+                    "DSC302",
+                    f"d2t maps {vd} draft ids onto {unique.size} distinct target ids",
+                    info,
+                    tensor=None if info else D2T,
+                )
             )
-        )
-    elif ids.size > 1 and not bool(np.all(np.diff(ids) > 0)):
-        out.append(
-            _f(
-                "DSC304",
-                "i + d2t[i] is not strictly increasing",
-                info,
-                tensor=None if info else D2T,
+        else:
+            out.append(
+                _f(
+                    "DSC304",
+                    "i + d2t[i] is not strictly increasing",
+                    info,
+                    tensor=None if info else D2T,
+                )
             )
-        )
     if t2d is not None:
         out += _t2d_rule(t2d, ids, vd, t2d_info)
     return out

@@ -519,3 +519,21 @@ def test_identity_padding_rows_are_not_a_d2t_error(tmp_path, offsets, codes):
         "inspect", tmp_path / "d", "--target", SMALL, "--profile", "vllm-legacy", "--format", "json"
     )
     assert [f["code"] for f in r.json["findings"] if f["code"].startswith("DSC3")] == codes
+
+
+@pytest.mark.parametrize(
+    "offsets, codes",
+    [([0, 0, 0, 0], []), ([1, 0, 0, 0], ["DSC302"]), ([1, -1, 0, 0], ["DSC304"])],
+)
+def test_d2t_injective_and_sorted_rules(tmp_path, offsets, codes):
+    synth.drafter(
+        tmp_path / "d",
+        vocab=100,
+        draft=4,
+        tensors={
+            "lm_head.weight": synth.head(4, 8, 1),
+            "d2t": synth.T("I64", (4,), np.array(offsets, dtype=np.int64)),
+        },
+    )
+    r = cli("inspect", tmp_path / "d", "--target", SMALL, "--format", "json")
+    assert [f["code"] for f in r.json["findings"]] == codes
