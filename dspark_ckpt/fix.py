@@ -329,7 +329,7 @@ def _read_back(w: Written, expected: np.ndarray, metadata: dict[str, str] | None
         raise CheckpointError(path, "metadata reads back different from what was written")
 
 
-def _verdict_notes(before: Report, after: Report, plan: Plan) -> list[str]:
+def _verdict_notes(after: Report, plan: Plan) -> list[str]:
     notes = []
     passing = [n for n, ok in after.verdicts.items() if ok]
     failing = [n for n, ok in after.verdicts.items() if not ok]
@@ -400,5 +400,5 @@ def run_fix(source: str, target: Target, req: FixRequest) -> FixResult:
         after = inspect_checkpoint(source, target, req.profile, checkpoint=after_ckpt)
     else:
         after = inspect_checkpoint(str(root), target, req.profile)
-    notes += _verdict_notes(before, after, plan)
+    notes += _verdict_notes(after, plan)
     return FixResult(req, plan, written, files, before, after, notes)

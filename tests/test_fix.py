@@ -173,6 +173,10 @@ def test_pruned_mask_is_checked_through_d2t(tmp_path, cwd):
     assert code == 1  # DSC301: the checkpoint is broken, the mask is still correct
     mask = load_file(cwd / "draft_vocab_mask.safetensors")[MASK_TENSOR]
     assert mask[:31].all() and not mask[31]
+    # and fix never passes that d2t on
+    r = cli("fix", tmp_path / "bad", "--target", SMALL, "--emit-d2t", "--d2t-path", "x.safetensors")
+    assert r.exit_code == 1 and "DSC301" in r.stderr and "does not write a broken d2t" in r.stderr
+    assert not (cwd / "x.safetensors").exists()
 
 
 # --- d2t -----------------------------------------------------------------------------
