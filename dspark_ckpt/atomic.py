@@ -1,45 +1,218 @@
-"""Atomic file writes: a temp file in the same folder, fsync, ``os.replace``, fsync the folder.
+"""Atomic, all-or-nothing writes of a few files.
 
-A reader never sees a half-written file, and a crash leaves the old file (or none).
+A ``Transaction`` stages each file as a temporary file in its destination folder
+(written, fsynced), then commits them in the order they were added: each
+``os.replace``-d into place, then every touched folder fsynced. Add the file that
+makes the others visible (an index) last. Any failure, at any step, rolls back: new
+files are removed, replaced ones restored from a hard-linked backup, folders the
+transaction made are removed. Destinations that are symlinks are refused, and an
+existing file is replaced only with ``force``.
+
+Every step goes through ``_step``; tests point ``fault`` at a function that raises
+to make any one step fail.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
-import tempfile
+import secrets
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from dspark_ckpt.errors import UsageError
 
+# test seam: called as fault(step, path) before every step; raise to inject a failure
+fault: Callable[[str, Path], None] | None = None
+
+STEPS = ("mkdir", "temp", "write", "fsync", "link", "backup", "replace", "fsync_dir")
+
+
+def _step(step: str, path: Path) -> None:
+    if fault is not None:
+        fault(step, path)
+
+
+def _temp_name(dest: Path, kind: str = "tmp") -> Path:
+    return dest.parent / f".{dest.name}.{secrets.token_hex(6)}.{kind}"
+
+
+def fsync_dir(folder: Path) -> None:
+    _step("fsync_dir", folder)
+    fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def check_destination(dest: Path, force: bool) -> None:
+    """Refuse a symlink always, and an existing file without ``force``."""
+    if dest.is_symlink():
+        raise UsageError(f"{dest}: is a symlink; refusing to write through it")
+    if dest.exists():
+        if not dest.is_file():
+            raise UsageError(f"{dest}: exists and is not a regular file")
+        if not force:
+            raise UsageError(f"{dest}: exists; pass --force to overwrite it")
+
+
+@dataclass
+class _Staged:
+    dest: Path
+    temp: Path
+    backup: Path | None = None
+    committed: bool = False
+    same: bool = False  # the temp is a hard link to the very file at dest: nothing to replace
+
+
+class Transaction:
+    """Stage files, then ``commit`` them all or none. Use as a context manager."""
+
+    def __init__(self, *, force: bool = False) -> None:
+        self.force = force
+        self.staged: list[_Staged] = []
+        self.made_dirs: list[Path] = []
+
+    # -- staging ---------------------------------------------------------------
+
+    def make_dir(self, folder: Path) -> None:
+        """Create ``folder`` (its parent must exist); removed again on rollback."""
+        if folder.is_symlink():
+            raise UsageError(f"{folder}: is a symlink; refusing to write through it")
+        if folder.exists():
+            if not folder.is_dir():
+                raise UsageError(f"{folder}: exists and is not a directory")
+            return
+        if not folder.parent.is_dir():
+            raise UsageError(f"{folder.parent}: no such directory")
+        _step("mkdir", folder)
+        folder.mkdir()
+        self.made_dirs.append(folder)
+
+    def _claim(self, dest: Path) -> Path:
+        check_destination(dest, self.force)
+        if any(s.dest == dest for s in self.staged):
+            raise UsageError(f"{dest}: written twice by one command")
+        return _temp_name(dest)
+
+    def add_bytes(self, dest: Path, data: bytes) -> None:
+        """Stage ``data`` as the new content of ``dest``."""
+        temp = self._claim(dest)
+        _step("temp", temp)
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        self.staged.append(_Staged(dest, temp))
+        try:
+            _step("write", temp)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            _step("fsync", temp)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def add_copy(self, dest: Path, src: Path) -> None:
+        """Stage ``src`` as ``dest``: a hard link where the filesystem allows, else a
+        streamed copy (never loaded into memory)."""
+        temp = self._claim(dest)
+        _step("link", temp)
+        try:
+            os.link(os.path.realpath(src), temp)
+            self.staged.append(_Staged(dest, temp))
+            return
+        except OSError:
+            pass
+        self.staged.append(_Staged(dest, temp))
+        _step("write", temp)
+        shutil.copyfile(os.path.realpath(src), temp)
+        _step("fsync", temp)
+        fd = os.open(temp, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    # -- commit and rollback ---------------------------------------------------
+
+    def commit(self) -> None:
+        try:
+            for s in self.staged:
+                if s.dest.exists() and os.path.samefile(s.temp, s.dest):
+                    # rename() between two links to one file does nothing: drop the temp
+                    s.temp.unlink()
+                    s.same = s.committed = True
+                    continue
+                if s.dest.exists():
+                    s.backup = _temp_name(s.dest, "bak")
+                    _step("backup", s.backup)
+                    os.link(s.dest, s.backup)
+                _step("replace", s.dest)
+                os.replace(s.temp, s.dest)
+                s.committed = True
+            for folder in self._folders():
+                fsync_dir(folder)
+        except BaseException:
+            self.rollback()
+            raise
+        for s in self.staged:
+            if s.backup is not None:
+                with contextlib.suppress(OSError):
+                    s.backup.unlink()
+        self.staged = []
+        self.made_dirs = []
+
+    def _folders(self) -> list[Path]:
+        folders = [p.parent for p in self.made_dirs] + [s.dest.parent for s in self.staged]
+        return list(dict.fromkeys(folders))
+
+    def rollback(self) -> None:
+        """Undo everything staged or committed so far; never raises."""
+        for s in reversed(self.staged):
+            with contextlib.suppress(OSError):
+                if s.same:
+                    continue
+                if s.committed and s.backup is not None:
+                    os.replace(s.backup, s.dest)
+                elif s.committed:
+                    s.dest.unlink()
+            for leftover in (s.temp, s.backup):
+                if leftover is not None:
+                    with contextlib.suppress(OSError):
+                        leftover.unlink()
+        for folder in reversed(self.made_dirs):
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+        for folder in self._folders():
+            with contextlib.suppress(OSError):
+                if folder.exists():
+                    fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+                    try:
+                        os.fsync(fd)
+                    finally:
+                        os.close(fd)
+        self.staged = []
+        self.made_dirs = []
+
+    def __enter__(self) -> Transaction:
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is not None or self.staged:
+            self.rollback()
+
 
 def write_atomic(path: str | Path, data: bytes | str, *, overwrite: bool = True) -> Path:
-    """Write ``data`` to ``path`` atomically; refuse an existing file unless ``overwrite``."""
+    """Write one file atomically (a one-file ``Transaction``); refuse an existing file
+    unless ``overwrite``. Used for ``-o/--output``."""
     path = Path(path)
     raw = data.encode("utf-8") if isinstance(data, str) else data
-    folder = path.parent
-    if not overwrite and (path.exists() or path.is_symlink()):
-        raise UsageError(f"{path}: already exists (use --force to overwrite)")
-    if path.is_dir():
-        raise UsageError(f"{path}: is a directory")
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+        with Transaction(force=overwrite) as tx:
+            tx.add_bytes(path, raw)
+            tx.commit()
     except OSError as e:
         raise UsageError(f"{path}: cannot write: {e.strerror}") from None
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(raw)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except OSError as e:
-        Path(tmp).unlink(missing_ok=True)
-        raise UsageError(f"{path}: cannot write: {e.strerror}") from None
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    dfd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(dfd)
-    finally:
-        os.close(dfd)
     return path

@@ -297,6 +297,92 @@ def verify_cmd(
     raise typer.Exit(EXIT_OK if report.ok else EXIT_FAIL)
 
 
+class MaskStyle(str, Enum):
+    bool = "bool"
+    additive = "additive"
+
+
+@app.command("fix")
+def fix_cmd(
+    drafter: DrafterArg,
+    target: TargetOpt = None,
+    target_vocab_size: TargetVocabOpt = None,
+    emit_mask: Annotated[
+        bool,
+        typer.Option(
+            "--emit-mask",
+            help="Write the padded-row mask (draft_vocab_mask.safetensors unless --mask-path).",
+        ),
+    ] = False,
+    mask_path: Annotated[
+        str | None,
+        typer.Option("--mask-path", help="Where to write the mask (implies --emit-mask)."),
+    ] = None,
+    mask_style: Annotated[
+        MaskStyle,
+        typer.Option("--mask-style", help="bool mask, or an additive float32 0/-inf bias."),
+    ] = MaskStyle.bool,
+    emit_d2t: Annotated[
+        bool,
+        typer.Option(
+            "--emit-d2t",
+            help="Write the d2t this checkpoint needs (d2t.safetensors unless --d2t-path).",
+        ),
+    ] = False,
+    d2t_path: Annotated[
+        str | None,
+        typer.Option("--d2t-path", help="Where to write d2t as a side file (implies --emit-d2t)."),
+    ] = None,
+    out: Annotated[
+        str | None,
+        typer.Option("--out", help="Write a patched copy of the whole checkpoint to this folder."),
+    ] = None,
+    in_place: Annotated[
+        bool, typer.Option("--in-place", help="Patch the source checkpoint itself (needs --force).")
+    ] = False,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite existing files.")] = False,
+    profile: ProfileOpt = "vllm",
+    fmt: FormatOpt = Format.table,
+) -> None:
+    """Emit the padded-row mask and the d2t a drafter needs: side files, a patched copy or in place."""
+    from pathlib import Path
+
+    from dspark_ckpt.fix import D2T_FILE, MASK_FILE, FixRequest, run_fix
+    from dspark_ckpt.render import fix_obj, print_fix, to_json
+
+    want_mask = emit_mask or mask_path is not None
+    try:
+        if d2t_path is not None and (out is not None or in_place):
+            raise UsageError(
+                "--d2t-path names a side file; with --out / --in-place d2t goes into the checkpoint"
+            )
+        req = FixRequest(
+            mask_path=Path(mask_path or MASK_FILE) if want_mask else None,
+            d2t_path=Path(d2t_path or D2T_FILE),
+            emit_d2t=emit_d2t or d2t_path is not None,
+            mask_style=mask_style.value,
+            out=Path(out) if out is not None else None,
+            in_place=in_place,
+            force=force,
+            profile=profile,
+        )
+        result = run_fix(drafter, resolve_target(target, target_vocab_size), req)
+    except UsageError as err:
+        fail_usage(str(err))
+    except CheckpointError as err:
+        print(f"dspark-ckpt: refused: {err}", file=sys.stderr)
+        raise typer.Exit(EXIT_FAIL) from None
+    except OSError as err:
+        where = f"{err.filename}: " if err.filename else ""
+        print(f"dspark-ckpt: error: {where}{err.strerror or err}; nothing written", file=sys.stderr)
+        raise typer.Exit(EXIT_FAIL) from None
+    if fmt is Format.json:
+        print(to_json(fix_obj(result)))
+    else:
+        print_fix(result, stdout())
+    raise typer.Exit(EXIT_OK if result.ok else EXIT_FAIL)
+
+
 def _version(value: bool) -> None:
     if value:
         print(f"dspark-ckpt {__version__}")

@@ -580,3 +580,77 @@ def print_verify(r, console: Console) -> None:
             f"; without it {risk} did" if risk else "; none did without it either",
         )
     )
+
+
+# --- fix ---------------------------------------------------------------------------
+
+FIX_SCHEMA = "dspark-ckpt/fix/v1"
+
+
+def fix_obj(r) -> dict[str, Any]:
+    """The ``dspark-ckpt/fix/v1`` object (``r``: a ``fix.FixResult``). Add fields freely;
+    never rename or drop one."""
+    p, req = r.plan, r.request
+    return {
+        "schema": FIX_SCHEMA,
+        "profile": req.profile,
+        "drafter": r.before.drafter_source,
+        "mode": req.mode,
+        "classification": p.classification,
+        "draft_vocab_size": p.vd,
+        "target_vocab_size": p.vt,
+        "mask": None
+        if p.mask is None
+        else {
+            "style": req.mask_style,
+            "masked_rows": p.masked_rows,
+            "masking_needed": p.masked_rows > 0,
+        },
+        "d2t_origin": p.d2t_origin,
+        "written": [
+            {
+                "path": w.path,
+                "tensor": w.tensor,
+                "dtype": w.dtype,
+                "shape": w.shape,
+                "sha256": w.sha256,
+            }
+            for w in r.written
+        ],
+        "files": r.files,
+        "notes": r.notes,
+        "verdicts_before": r.before.verdicts,
+        "verdicts_after": r.after.verdicts,
+        "findings_after": [finding_obj(f) for f in r.after.findings],
+        "ok": r.ok,
+    }
+
+
+def print_fix(r, console: Console) -> None:
+    head = Table.grid(padding=(0, 2))
+    head.add_column(style="bold")
+    head.add_column(overflow="fold")
+    p = r.plan
+    head.add_row("drafter", f"{r.before.drafter_source} ({r.request.mode})")
+    head.add_row("vocab", Text.assemble(f"Vd {p.vd}, Vt {p.vt} -> ", (p.classification, "bold")))
+    for w in r.written:
+        head.add_row(
+            "wrote", f"{w.path}: {w.tensor} {w.dtype} {w.shape}  sha256 {w.sha256[:16]}..."
+        )
+    for name, ok in r.after.verdicts.items():
+        line = Text(f"{name}: ")
+        line.append_text(_verdict(r.before.verdicts[name]))
+        line.append(" -> ")
+        line.append_text(_verdict(ok))
+        head.add_row("verdict", line)
+    for note in r.notes:
+        head.add_row("note", note)
+    console.print(head)
+    if r.after.findings:
+        console.print(findings_table(r.after.findings))
+    console.print(
+        Text.assemble(
+            ("deployable" if r.ok else "NOT deployable", "bold green" if r.ok else "bold red"),
+            f" after fix under profile {r.request.profile}",
+        )
+    )

@@ -439,41 +439,78 @@ def _d2t_rules(f: Facts) -> list[Finding]:
                 d2t,
             )
         ]
+    t2d = f.t2d
+    if t2d is not None and (t2d.dtype != "BOOL" or t2d.shape != (f.Vt,)):
+        bad_t2d = [
+            _f("DSC303", f"t2d is {t2d.dtype} {list(t2d.shape)}; expected BOOL [{f.Vt}]", t2d)
+        ]
+        return d2t_value_findings(f.ckpt.read(d2t), f.Vt, info=d2t) + bad_t2d
+    t2d_values = f.ckpt.read(t2d) if t2d is not None else None
+    return d2t_value_findings(f.ckpt.read(d2t), f.Vt, t2d_values, info=d2t, t2d_info=t2d)
+
+
+def d2t_value_findings(
+    offsets,
+    vt: int,
+    t2d=None,
+    *,
+    info: TensorInfo | None = None,
+    t2d_info: TensorInfo | None = None,
+) -> list[Finding]:
+    """The value rules of an int64 ``[Vd]`` d2t (and its ``t2d`` values, when given).
+
+    Shared by ``inspect`` and by ``fix``, which checks every d2t before writing it.
+    Padded rows ``[Vt, Vd)`` that keep the identity (offset 0) are padding, not a
+    mapping error: DSC401 reports them and the padded-row mask covers them.
+    """
     import numpy as np
 
     from dspark_ckpt.mask import target_ids  # numpy only where a mapping is read
 
-    offsets = f.ckpt.read(d2t)
-    ids = target_ids(f.Vd, offsets)
+    vd = offsets.shape[0]
+    ids = target_ids(vd, offsets)
     out = []
-    bad = np.flatnonzero((ids < 0) | (ids >= f.Vt))
+    padding = (np.arange(vd) >= vt) & (offsets == 0)
+    bad = np.flatnonzero(((ids < 0) | (ids >= vt)) & ~padding)
     if bad.size:
         i = int(bad[0])
         out.append(
             _f(
                 "DSC301",
-                f"{bad.size} of {f.Vd} draft ids map outside [0, {f.Vt}); first: draft id {i} "
+                f"{bad.size} of {vd} draft ids map outside [0, {vt}); first: draft id {i} "
                 f"-> {int(ids[i])}"
                 + (
                     " (d2t looks like arange: the identity is all zeros)"
                     if _is_arange(offsets)
                     else ""
                 ),
-                d2t,
+                info,
+                tensor=None if info else D2T,
             )
         )
-    unique = np.unique(ids)
-    if unique.size != ids.size:
-        out.append(
-            _f(
-                "DSC302",
-                f"d2t maps {f.Vd} draft ids onto {unique.size} distinct target ids",
-                d2t,
+    # a strictly increasing map is injective: np.unique (a hash of Vd ids) only if not
+    if ids.size > 1 and not bool(np.all(np.diff(ids) > 0)):
+        unique = np.unique(ids)
+        if unique.size != ids.size:
+            out.append(
+                _f(
+                    "DSC302",
+                    f"d2t maps {vd} draft ids onto {unique.size} distinct target ids",
+                    info,
+                    tensor=None if info else D2T,
+                )
             )
-        )
-    elif ids.size > 1 and not bool(np.all(np.diff(ids) > 0)):
-        out.append(_f("DSC304", "i + d2t[i] is not strictly increasing", d2t))
-    out += _t2d_rule(f, ids)
+        else:
+            out.append(
+                _f(
+                    "DSC304",
+                    "i + d2t[i] is not strictly increasing",
+                    info,
+                    tensor=None if info else D2T,
+                )
+            )
+    if t2d is not None:
+        out += _t2d_rule(t2d, ids, vd, t2d_info)
     return out
 
 
@@ -483,17 +520,26 @@ def _is_arange(offsets) -> bool:
     return offsets.size > 1 and bool(np.array_equal(offsets, np.arange(offsets.size)))
 
 
-def _t2d_rule(f: Facts, ids) -> list[Finding]:
+def _t2d_rule(t2d, ids, vd: int, info: TensorInfo | None) -> list[Finding]:
     import numpy as np
 
-    t2d = f.t2d
-    if t2d is None:
-        return []
-    if t2d.dtype != "BOOL" or t2d.shape != (f.Vt,):
-        return [_f("DSC303", f"t2d is {t2d.dtype} {list(t2d.shape)}; expected BOOL [{f.Vt}]", t2d)]
-    selected = np.flatnonzero(f.ckpt.read(t2d))
-    if selected.size != f.Vd:
-        return [_f("DSC303", f"t2d selects {selected.size} target ids; Vd is {f.Vd}", t2d)]
+    selected = np.flatnonzero(t2d)
+    if selected.size != vd:
+        return [
+            _f(
+                "DSC303",
+                f"t2d selects {selected.size} target ids; Vd is {vd}",
+                info,
+                tensor=None if info else T2D,
+            )
+        ]
     if not np.array_equal(selected, np.sort(ids)):
-        return [_f("DSC303", "t2d selects other target ids than d2t maps to", t2d)]
+        return [
+            _f(
+                "DSC303",
+                "t2d selects other target ids than d2t maps to",
+                info,
+                tensor=None if info else T2D,
+            )
+        ]
     return []

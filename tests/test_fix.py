@@ -1,0 +1,552 @@
+"""``fix`` through the real CLI on real safetensors files.
+
+Every test runs in its own empty working folder (side files land there) and ends
+with a byte-for-byte check that the committed fixtures are unchanged.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import synth
+from conftest import FIXTURES, ROOT, cli
+from safetensors import safe_open
+from safetensors.numpy import load_file
+
+from dspark_ckpt import atomic
+from dspark_ckpt.fix import NEW_SHARD
+from dspark_ckpt.mask import BIAS_TENSOR, MASK_MEANING, MASK_TENSOR
+
+SMALL = FIXTURES / "targets/small"
+PADDED_ROWS = 128 - synth.VT
+
+
+def vllm_pair(verdicts: dict) -> dict:
+    """The two vLLM DSpark verdicts (other profiles of the family are reported too)."""
+    return {k: verdicts[k] for k in ("vllm", "vllm-legacy")}
+
+
+def digest(root: Path) -> dict[str, str]:
+    """Every file under ``root`` (symlinks as their target path) and its sha256."""
+    out = {}
+    for p in sorted(root.rglob("*")):
+        key = str(p.relative_to(root))
+        if p.is_symlink():
+            out[key] = "link:" + os.readlink(p)
+        elif p.is_file():
+            out[key] = hashlib.sha256(p.read_bytes()).hexdigest()
+        else:
+            out[key] = "dir"
+    return out
+
+
+@pytest.fixture(autouse=True)
+def fixtures_unchanged():
+    before = digest(FIXTURES)
+    yield
+    assert digest(FIXTURES) == before, "a committed fixture was modified"
+
+
+@pytest.fixture
+def cwd(tmp_path, monkeypatch) -> Path:
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    return work
+
+
+def copy_fixture(name: str, tmp_path: Path) -> Path:
+    return Path(shutil.copytree(FIXTURES / name, tmp_path / Path(name).name))
+
+
+def pruned_t2d_only(root: Path) -> tuple[Path, np.ndarray]:
+    """A pruned drafter (Vd 32, Vt 100) with t2d but no d2t; returns the d2t it implies."""
+    d2t, t2d = synth.sorted_mapping(synth.VT, 32, seed=5)
+    synth.drafter(
+        root,
+        vocab=synth.VT,
+        draft=32,
+        tensors={"lm_head.weight": synth.head(32, synth.H, 1), "t2d": synth.T("BOOL", (100,), t2d)},
+    )
+    return root, d2t
+
+
+def meta(path: Path) -> dict[str, str]:
+    with safe_open(str(path), framework="np") as f:
+        return f.metadata()
+
+
+def fix_json(*args) -> tuple[int, dict]:
+    r = cli("fix", *args, "--format", "json")
+    assert r.stderr == "", r.stderr
+    return r.exit_code, r.json
+
+
+# --- the mask ------------------------------------------------------------------------
+
+
+def test_mask_of_a_padded_drafter(cwd):
+    code, out = fix_json(FIXTURES / "padded", "--target", SMALL, "--emit-mask")
+    assert code == 0  # the checkpoint is unchanged: still deployable under vllm
+    path = cwd / "draft_vocab_mask.safetensors"
+    tensors = load_file(path)
+    assert list(tensors) == [MASK_TENSOR]
+    mask = tensors[MASK_TENSOR]
+    assert mask.dtype == np.bool_ and mask.shape == (128,)
+    assert mask[: synth.VT].all() and not mask[synth.VT :].any()
+    assert meta(path) == {
+        "format": "pt",
+        "target_vocab_size": "100",
+        "draft_vocab_size": "128",
+        "padded_rows": str(PADDED_ROWS),
+        "mask_style": "bool",
+        "meaning": MASK_MEANING,
+    }
+    assert out["schema"] == "dspark-ckpt/fix/v1"
+    assert out["mask"] == {"style": "bool", "masked_rows": PADDED_ROWS, "masking_needed": True}
+    [w] = out["written"]
+    assert w == {
+        "path": "draft_vocab_mask.safetensors",
+        "tensor": MASK_TENSOR,
+        "dtype": "BOOL",
+        "shape": [128],
+        "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
+    }
+    assert (
+        vllm_pair(out["verdicts_before"])
+        == vllm_pair(out["verdicts_after"])
+        == {"vllm": True, "vllm-legacy": False}
+    )
+
+
+def test_mask_loads_in_torch(cwd):
+    torch = pytest.importorskip("torch")
+    from safetensors.torch import load_file as torch_load
+
+    assert cli("fix", FIXTURES / "padded", "--target", SMALL, "--emit-mask").exit_code == 0
+    mask = torch_load(cwd / "draft_vocab_mask.safetensors")[MASK_TENSOR]
+    assert mask.dtype == torch.bool and tuple(mask.shape) == (128,)
+    # the way a runtime applies it: padded rows can never win argmax
+    logits = torch.zeros(128)
+    logits[120] = 100.0
+    assert int(torch.argmax(logits.masked_fill(~mask, float("-inf")))) < synth.VT
+
+
+def test_additive_mask(cwd):
+    code, out = fix_json(
+        FIXTURES / "sharded",
+        "--target-vocab-size",
+        "100",
+        "--mask-path",
+        "bias.safetensors",
+        "--mask-style",
+        "additive",
+    )
+    assert code == 0
+    bias = load_file(cwd / "bias.safetensors")[BIAS_TENSOR]
+    assert bias.dtype == np.float32 and bias.shape == (128,)
+    assert (bias[:100] == 0).all() and np.isneginf(bias[100:]).all()
+    assert meta(cwd / "bias.safetensors")["mask_style"] == "additive"
+    assert out["written"][0]["dtype"] == "F32"
+
+
+@pytest.mark.parametrize("name", ["pruned-eagle3", "equal"])
+def test_mask_of_pruned_or_equal_drafter_is_all_true(cwd, name):
+    r = cli("fix", FIXTURES / name, "--target", SMALL, "--emit-mask")
+    assert r.exit_code == 0
+    assert "no masking is needed" in r.stdout
+    mask = load_file(cwd / "draft_vocab_mask.safetensors")[MASK_TENSOR]
+    assert mask.all()
+    assert meta(cwd / "draft_vocab_mask.safetensors")["padded_rows"] == "0"
+
+
+def test_pruned_mask_is_checked_through_d2t(tmp_path, cwd):
+    # a pruned drafter whose d2t sends draft id 31 past Vt: the mask says so
+    d2t, _ = synth.sorted_mapping(synth.VT, 32)
+    d2t[31] = synth.VT  # 31 + 100 >= Vt
+    synth.drafter(
+        tmp_path / "bad",
+        vocab=synth.VT,
+        draft=32,
+        tensors={"lm_head.weight": synth.head(32, synth.H, 1), "d2t": synth.T("I64", (32,), d2t)},
+    )
+    code, out = fix_json(tmp_path / "bad", "--target", SMALL, "--emit-mask")
+    assert code == 1  # DSC301: the checkpoint is broken, the mask is still correct
+    mask = load_file(cwd / "draft_vocab_mask.safetensors")[MASK_TENSOR]
+    assert mask[:31].all() and not mask[31]
+    # and fix never passes that d2t on
+    r = cli("fix", tmp_path / "bad", "--target", SMALL, "--emit-d2t", "--d2t-path", "x.safetensors")
+    assert r.exit_code == 1 and "DSC301" in r.stderr and "does not write a broken d2t" in r.stderr
+    assert not (cwd / "x.safetensors").exists()
+
+
+# --- d2t -----------------------------------------------------------------------------
+
+
+def test_identity_d2t_for_a_padded_drafter(cwd):
+    code, out = fix_json(FIXTURES / "padded", "--target", SMALL, "--emit-d2t")
+    d2t = load_file(cwd / "d2t.safetensors")["d2t"]
+    assert d2t.dtype == np.int64 and d2t.shape == (128,) and not d2t.any()  # zeros, not arange
+    assert meta(cwd / "d2t.safetensors")["d2t_origin"] == "identity (all zeros)"
+    # with this d2t the checkpoint passes the legacy loader and fails the current one
+    assert vllm_pair(out["verdicts_before"]) == {"vllm": True, "vllm-legacy": False}
+    assert vllm_pair(out["verdicts_after"]) == {"vllm": False, "vllm-legacy": True}
+    assert any("passes vllm-legacy and fails vllm" in n for n in out["notes"])
+    assert code == 1 and not out["ok"]
+    assert [f["code"] for f in out["findings_after"] if f["severity"] == "error"] == ["DSC105"]
+
+
+def test_identity_d2t_exit_code_follows_the_profile(cwd):
+    r = cli("fix", FIXTURES / "padded", "--target", SMALL, "--emit-d2t", "--profile", "vllm-legacy")
+    assert r.exit_code == 0
+    assert "passes vllm-legacy and fails vllm" in r.stdout
+
+
+def test_d2t_derived_from_t2d(tmp_path, cwd):
+    src, expected = pruned_t2d_only(tmp_path / "pruned")
+    code, out = fix_json(src, "--target", SMALL, "--emit-d2t")
+    d2t = load_file(cwd / "d2t.safetensors")["d2t"]
+    assert np.array_equal(d2t, expected)
+    assert out["d2t_origin"] == "derived from t2d"
+    assert out["verdicts_before"]["vllm"] is False  # DSC103: no d2t
+    assert vllm_pair(out["verdicts_after"]) == {"vllm": True, "vllm-legacy": True}
+    assert code == 0
+
+
+def test_pruned_drafter_without_mapping_is_refused(cwd):
+    src = FIXTURES / "vllm-table/v100-d40-lm_head"
+    r = cli("fix", src, "--target-vocab-size", "100", "--emit-d2t", "--emit-mask")
+    assert r.exit_code == 1
+    assert "no correct mapping can be invented" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
+    assert r.stdout == "" and list(cwd.iterdir()) == []
+
+
+def test_t2d_that_selects_the_wrong_count_is_refused(tmp_path, cwd):
+    t2d = np.zeros(100, dtype=bool)
+    t2d[:33] = True  # 33 selected, Vd 32
+    synth.drafter(
+        tmp_path / "p",
+        vocab=100,
+        draft=32,
+        tensors={"lm_head.weight": synth.head(32, 8, 1), "t2d": synth.T("BOOL", (100,), t2d)},
+    )
+    r = cli("fix", tmp_path / "p", "--target", SMALL, "--emit-d2t")
+    assert r.exit_code == 1 and "t2d selects 33 target ids but Vd is 32" in r.stderr
+    assert list(cwd.iterdir()) == []
+
+
+# --- a patched copy ----------------------------------------------------------------
+
+
+def test_out_patched_copy_of_a_padded_drafter(tmp_path, cwd):
+    src = copy_fixture("padded", tmp_path)  # same filesystem as the output: hard links
+    before = digest(src)
+    code, out = fix_json(src, "--target", SMALL, "--emit-d2t", "--out", tmp_path / "patched")
+    dst = tmp_path / "patched"
+    assert sorted(p.name for p in dst.iterdir()) == [
+        "config.json",
+        NEW_SHARD,
+        "model.safetensors",
+        "model.safetensors.index.json",
+    ]
+    assert os.stat(dst / "model.safetensors").st_ino == os.stat(src / "model.safetensors").st_ino
+    assert (dst / "config.json").read_bytes() == (src / "config.json").read_bytes()
+    assert not load_file(dst / NEW_SHARD)["d2t"].any()
+    index = json.loads((dst / "model.safetensors.index.json").read_text())
+    assert index["weight_map"]["d2t"] == NEW_SHARD
+    stored = {k: "model.safetensors" for k in load_file(src / "model.safetensors")}
+    assert index["weight_map"] == {**stored, "d2t": NEW_SHARD}
+    tensors = {**load_file(src / "model.safetensors"), **load_file(dst / NEW_SHARD)}
+    assert index["metadata"]["total_size"] == sum(t.nbytes for t in tensors.values())
+    # the copy passes the legacy loader and fails the current one, as fix said
+    assert cli("inspect", dst, "--target", SMALL, "--profile", "vllm-legacy").exit_code == 0
+    assert cli("inspect", dst, "--target", SMALL).exit_code == 1
+    assert vllm_pair(out["verdicts_after"]) == {"vllm": False, "vllm-legacy": True}
+    assert code == 1
+    assert digest(src) == before
+
+
+def test_out_updates_the_index_of_a_sharded_drafter(tmp_path, cwd):
+    code, out = fix_json(
+        FIXTURES / "sharded", "--target", SMALL, "--emit-d2t", "--out", tmp_path / "o"
+    )
+    old = json.loads((FIXTURES / "sharded/model.safetensors.index.json").read_text())
+    new = json.loads((tmp_path / "o/model.safetensors.index.json").read_text())
+    assert new["weight_map"] == {**old["weight_map"], "d2t": NEW_SHARD}
+    assert new["metadata"]["total_size"] == old["metadata"]["total_size"] + 128 * 8
+    for shard in set(old["weight_map"].values()):
+        assert (tmp_path / "o" / shard).read_bytes() == (FIXTURES / "sharded" / shard).read_bytes()
+    assert out["verdicts_after"]["vllm-legacy"] is True
+
+
+def test_out_writes_a_missing_draft_vocab_size(tmp_path, cwd):
+    r = cli("fix", FIXTURES / "equal", "--target", SMALL, "--emit-mask", "--out", tmp_path / "o")
+    assert r.exit_code == 0
+    cfg = json.loads((tmp_path / "o/config.json").read_text())
+    assert cfg["draft_vocab_size"] == 100
+    assert "draft_vocab_size" not in json.loads((FIXTURES / "equal/config.json").read_text())
+    found = cli("inspect", tmp_path / "o", "--target", SMALL, "--format", "json").json
+    assert found["findings"] == [] and found["ok"]
+
+
+def test_out_of_a_pruned_drafter_with_t2d_passes(tmp_path, cwd):
+    src, expected = pruned_t2d_only(tmp_path / "pruned")
+    assert cli("inspect", src, "--target", SMALL).exit_code == 1  # DSC103
+    r = cli("fix", src, "--target", SMALL, "--emit-d2t", "--out", tmp_path / "o")
+    assert r.exit_code == 0
+    assert np.array_equal(load_file(tmp_path / "o" / NEW_SHARD)["d2t"], expected)
+    for profile in ("vllm", "vllm-legacy"):
+        assert (
+            cli("inspect", tmp_path / "o", "--target", SMALL, "--profile", profile).exit_code == 0
+        )
+
+
+def test_out_inside_the_source_is_refused(tmp_path, cwd):
+    src = copy_fixture("padded", tmp_path)
+    before = digest(src)
+    for out in (src, src / "sub"):
+        r = cli("fix", src, "--target", SMALL, "--emit-d2t", "--out", out)
+        assert r.exit_code == 2 and "--in-place" in r.stderr
+    assert digest(src) == before
+
+
+# --- in place ------------------------------------------------------------------------
+
+
+def test_in_place_needs_force(tmp_path, cwd):
+    src = copy_fixture("padded", tmp_path)
+    before = digest(src)
+    r = cli("fix", src, "--target", SMALL, "--emit-d2t", "--in-place")
+    assert r.exit_code == 2 and "--force" in r.stderr
+    assert digest(src) == before
+
+
+def test_in_place_then_again_is_the_same(tmp_path, cwd):
+    src = copy_fixture("equal", tmp_path)  # no draft_vocab_size: config.json is rewritten too
+    args = ("fix", src, "--target-vocab-size", "100", "--emit-d2t", "--in-place", "--force")
+    first = cli(*args, "--format", "json")
+    assert first.exit_code == 1  # an equal drafter with d2t fails both loaders (DSC105)
+    assert vllm_pair(first.json["verdicts_after"]) == {"vllm": False, "vllm-legacy": False}
+    assert json.loads((src / "config.json").read_text())["draft_vocab_size"] == 100
+    after_first = digest(src)
+    assert NEW_SHARD in after_first and "model.safetensors.index.json" in after_first
+    second = cli(*args, "--format", "json")
+    assert second.json["written"] == []
+    assert second.json["verdicts_after"] == first.json["verdicts_after"]
+    assert digest(src) == after_first
+
+
+# --- never overwrite, never through a link -------------------------------------------
+
+
+def test_existing_side_file_needs_force_and_rerun_is_identical(cwd):
+    args = ("fix", FIXTURES / "padded", "--target", SMALL, "--emit-mask", "--emit-d2t")
+    assert cli(*args).exit_code == 1
+    first = digest(cwd)
+    r = cli(*args)
+    assert r.exit_code == 2 and "exists; pass --force" in r.stderr
+    assert digest(cwd) == first
+    assert cli(*args, "--force").exit_code == 1
+    assert digest(cwd) == first
+
+
+def test_out_twice_gives_the_same_copy(tmp_path, cwd):
+    args = ("fix", FIXTURES / "sharded", "--target", SMALL, "--emit-d2t", "--out", tmp_path / "o")
+    cli(*args)
+    first = digest(tmp_path / "o")
+    assert cli(*args).exit_code == 2  # exists
+    cli(*args, "--force")
+    assert digest(tmp_path / "o") == first
+
+
+def test_symlink_destinations_are_refused(tmp_path, cwd):
+    victim = tmp_path / "victim"
+    victim.write_text("keep me")
+    (cwd / "draft_vocab_mask.safetensors").symlink_to(victim)
+    r = cli("fix", FIXTURES / "padded", "--target", SMALL, "--emit-mask", "--force")
+    assert r.exit_code == 2 and "symlink" in r.stderr
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    r = cli("fix", FIXTURES / "padded", "--target", SMALL, "--emit-d2t", "--out", tmp_path / "link")
+    assert r.exit_code == 2 and "symlink" in r.stderr
+    assert victim.read_text() == "keep me" and list((tmp_path / "real").iterdir()) == []
+
+
+def test_shard_linking_out_of_the_checkpoint_is_refused(tmp_path, cwd):
+    src = copy_fixture("padded", tmp_path)
+    outside = tmp_path / "elsewhere.safetensors"
+    (src / "model.safetensors").rename(outside)
+    (src / "model.safetensors").symlink_to(outside)
+    r = cli("fix", src, "--target", SMALL, "--emit-d2t", "--out", tmp_path / "o")
+    assert r.exit_code == 1 and "symlink leading out of the checkpoint" in r.stderr
+    assert not (tmp_path / "o").exists()
+
+
+# --- usage ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        ((), "nothing to do"),
+        (("--emit-mask", "--out", "o", "--in-place", "--force"), "at most one of"),
+        (("--emit-d2t", "--d2t-path", "x.safetensors", "--out", "o"), "side file"),
+        (("--emit-mask", "--profile", "nope"), "unknown profile"),
+    ],
+)
+def test_usage_errors(cwd, args, message):
+    r = cli("fix", FIXTURES / "padded", "--target", SMALL, *args)
+    assert r.exit_code == 2 and message in r.stderr
+    assert list(cwd.iterdir()) == []
+
+
+def test_unreadable_checkpoint(tmp_path, cwd):
+    src = copy_fixture("padded", tmp_path)
+    (src / "model.safetensors").write_bytes(b"\x05\x00\x00\x00\x00\x00\x00\x00{oops")
+    r = cli("fix", src, "--target", SMALL, "--emit-mask")
+    assert r.exit_code == 1 and "model.safetensors" in r.stderr
+    assert list(cwd.iterdir()) == []
+
+
+# --- failure injection: each step of the write fails in turn ----------------------------
+
+
+class Boom(OSError):
+    pass
+
+
+def record_steps(monkeypatch, args) -> list[tuple[str, str]]:
+    steps: list[tuple[str, str]] = []
+    monkeypatch.setattr(atomic, "fault", lambda step, path: steps.append((step, Path(path).name)))
+    cli(*args)
+    monkeypatch.setattr(atomic, "fault", None)
+    return steps
+
+
+def fail_at(n: int):
+    calls = iter(range(10_000))
+
+    def fault(step, path):
+        if next(calls) == n:
+            raise Boom(5, f"injected failure at {step}", str(path))
+
+    return fault
+
+
+SCENARIOS = {
+    # side files: mask + d2t, the mask replacing an older file (--force)
+    "side": lambda t: (
+        ["--emit-mask", "--emit-d2t", "--force"],
+        FIXTURES / "padded",
+        t / "work",
+    ),
+    # a patched copy of a sharded drafter: links, new shard, index
+    "out": lambda t: (["--emit-d2t", "--out", t / "o"], FIXTURES / "sharded", t),
+    # in place: new shard, config.json replaced, index created
+    "in-place": lambda t: (["--emit-d2t", "--in-place", "--force"], t / "src", t),
+}
+
+
+@pytest.mark.parametrize("mode", SCENARIOS)
+def test_a_failure_at_any_step_leaves_nothing_behind(tmp_path, cwd, monkeypatch, mode):
+    def setup(t: Path):
+        shutil.rmtree(t, ignore_errors=True)
+        (t / "work").mkdir(parents=True)
+        (t / "work" / "draft_vocab_mask.safetensors").write_bytes(b"old mask")
+        src = t / "src"
+        synth.drafter(src, vocab=128, draft=None, tensors={"lm_head.weight": synth.head(128, 8, 1)})
+        extra, source, watch = SCENARIOS[mode](t)
+        args = ("fix", source, "--target", SMALL, *extra)
+        return args, watch
+
+    t = tmp_path / "case"
+    args, watch = setup(t)
+    monkeypatch.chdir(t / "work")
+    untouched = digest(watch)
+    steps = record_steps(monkeypatch, args)
+    assert steps and steps[-1][0] == "fsync_dir"
+    replaces = [name for step, name in steps if step == "replace"]
+    if mode != "side":
+        assert replaces[-1] == "model.safetensors.index.json"  # the index goes in last
+    assert digest(watch) != untouched  # the real run changed something
+
+    for n, (step, name) in enumerate(steps):
+        args, watch = setup(t)
+        monkeypatch.chdir(t / "work")
+        monkeypatch.setattr(atomic, "fault", fail_at(n))
+        r = cli(*args)
+        monkeypatch.setattr(atomic, "fault", None)
+        assert r.exit_code == 1, (step, name, r.stderr)
+        assert f"injected failure at {step}" in r.stderr and "Traceback" not in r.stderr
+        assert digest(watch) == untouched, f"partial output after a failure at {step} {name}"
+
+
+# --- no torch, a real process --------------------------------------------------------
+
+
+def test_fix_runs_without_importing_torch(tmp_path):
+    code = (
+        "import sys, runpy\n"
+        f"sys.argv = ['dspark-ckpt', 'fix', {str(FIXTURES / 'padded')!r}, '--target', "
+        f"{str(SMALL)!r}, '--emit-mask', '--emit-d2t', '--profile', 'vllm-legacy']\n"
+        "try:\n    runpy.run_module('dspark_ckpt', run_name='__main__')\n"
+        "except SystemExit as e:\n    assert e.code == 0, e.code\n"
+        "assert 'torch' not in sys.modules\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    r = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "d2t.safetensors").exists()
+    assert (tmp_path / "draft_vocab_mask.safetensors").exists()
+
+
+# --- the rule fix relies on ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "offsets, codes",
+    [(np.zeros(128, dtype=np.int64), []), (np.arange(128, dtype=np.int64), ["DSC301"])],
+)
+def test_identity_padding_rows_are_not_a_d2t_error(tmp_path, offsets, codes):
+    synth.drafter(
+        tmp_path / "d",
+        vocab=128,
+        draft=128,
+        tensors={
+            "lm_head.weight": synth.head(128, 8, 1),
+            "d2t": synth.T("I64", (128,), offsets),
+        },
+    )
+    r = cli(
+        "inspect", tmp_path / "d", "--target", SMALL, "--profile", "vllm-legacy", "--format", "json"
+    )
+    assert [f["code"] for f in r.json["findings"] if f["code"].startswith("DSC3")] == codes
+
+
+@pytest.mark.parametrize(
+    "offsets, codes",
+    [([0, 0, 0, 0], []), ([1, 0, 0, 0], ["DSC302"]), ([1, -1, 0, 0], ["DSC304"])],
+)
+def test_d2t_injective_and_sorted_rules(tmp_path, offsets, codes):
+    synth.drafter(
+        tmp_path / "d",
+        vocab=100,
+        draft=4,
+        tensors={
+            "lm_head.weight": synth.head(4, 8, 1),
+            "d2t": synth.T("I64", (4,), np.array(offsets, dtype=np.int64)),
+        },
+    )
+    r = cli("inspect", tmp_path / "d", "--target", SMALL, "--format", "json")
+    assert [f["code"] for f in r.json["findings"]] == codes
