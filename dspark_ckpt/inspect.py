@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from dspark_ckpt.checkpoint import Checkpoint, Target, drafter_config, load_checkpoint
+from dspark_ckpt.checkpoint import Checkpoint, Target, drafter_config, open_checkpoint
 from dspark_ckpt.config import DrafterConfig
 from dspark_ckpt.errors import CheckpointError
 from dspark_ckpt.findings import ERROR, SEVERITY_ORDER, Finding
@@ -104,7 +104,7 @@ def inspect_checkpoint(
     get_profile(profile)
     ckpt = checkpoint
     try:
-        ckpt = ckpt or load_checkpoint(source)
+        ckpt = ckpt or open_checkpoint(source)
         cfg = drafter_config(ckpt)
         findings, verdicts = evaluate(gather(ckpt, cfg, target), profile)
     except CheckpointError as err:
