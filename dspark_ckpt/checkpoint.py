@@ -153,17 +153,20 @@ def pick_weights(names: Iterable[str], where: str | Path) -> tuple[str | None, s
     raise CheckpointError(where, f"no {SINGLE} or {INDEX}")
 
 
-def _weights(root: Path, source: str) -> tuple[list[Path], Path | None]:
-    """The safetensors files of a checkpoint directory, and its index if sharded."""
+def _weights(root: Path, jail: Path) -> tuple[list[Path], Path | None]:
+    """The safetensors files of a checkpoint directory, and its index if sharded.
+
+    Symlinks may resolve anywhere inside ``jail`` (the root, or a Hub cache repo folder).
+    """
     index_name, single = pick_weights((p.name for p in root.iterdir()), root)
     if index_name is None:
-        return [_inside(root / single, root)], None
-    index = _inside(root / index_name, root)
+        return [_inside(root / single, jail)], None
+    index = _inside(root / index_name, jail)
     names = sorted(set(read_index(index).values()))
     missing = [n for n in names if not (root / n).exists() and not (root / n).is_symlink()]
     if missing:
         raise CheckpointError(index, f"missing shard(s): {', '.join(missing)}")
-    return [_inside(root / n, root) for n in names], index
+    return [_inside(root / n, jail) for n in names], index
 
 
 def locate(source: str | Path) -> tuple[Path, list[Path] | None]:
@@ -199,8 +202,7 @@ def load_checkpoint(
     if need_config or config_path.exists():
         config = read_json_file(_inside(config_path, jail), "config")
     if files is None:
-        files, index = _weights(root, str(source))
-        files = [_inside(f, jail) for f in files]
+        files, index = _weights(root, jail)
     else:
         index = None
     tensors = _headers(files)
