@@ -102,6 +102,8 @@ def _hub_errors(ref: HubRef):
     )
     try:
         yield
+    except errors.HFValidationError as e:
+        raise UsageError(f"{ref.source}: not a valid Hub repository id: {e}") from None
     except errors.GatedRepoError:
         raise UsageError(
             f"{ref.source}: Hub repository {ref.repo_id} is gated: accept its terms on the Hub "
@@ -326,3 +328,22 @@ def load_hub_target(ref: HubRef) -> Target:
             raise UsageError(f"target {e}") from None
         raise
     return target_from(ref.source, ckpt.config, ckpt.config_path, ckpt if ckpt.files else None)
+
+
+def download_weights(ckpt: Checkpoint) -> Checkpoint:
+    """For ``verify``, which needs every tensor: a Hub checkpoint read online, with its
+    config, index and weight files downloaded into the Hub cache, as a local Checkpoint.
+
+    A local checkpoint (or one read from the cache offline) is returned as it is.
+    """
+    if not isinstance(ckpt.root, HubPath):
+        return ckpt
+    repo_id, _, commit = str(ckpt.root).removeprefix(PREFIX).rpartition("@")
+    remote = _Remote(HubRef(repo_id, commit, ckpt.source), commit)
+    config = ckpt.config_path if ckpt.config is not None else None
+    names = [p.name for p in (config, ckpt.index_path, *ckpt.files) if p is not None]
+    local = [Path(remote.download(n)) for n in names]
+    snap = local[0].parent
+    out = load_checkpoint(snap, link_root=snap.parent.parent, need_config=ckpt.config is not None)
+    out.source = ckpt.source
+    return out

@@ -180,6 +180,7 @@ def test_online_revision_token_and_errors(tmp_path):
             ("org/missing", "--target", "org/small"): "no Hub repository org/missing",
             ("hf://org/small@nope", "--target", "org/small"): "has no revision 'nope'",
             ("org/small", "--target", "org/missing"): "no Hub repository org/missing",
+            ("hf://org/a--b", "--target", "org/small"): "not a valid Hub repository id",
         }
         for args, message in cases.items():
             r = cli_subprocess("inspect", *args, env=env)
@@ -220,6 +221,33 @@ def test_online_prefers_safetensors_already_in_the_cache(tmp_path):
     same_verdict(out, local_json(FIXTURES / "pruned-eagle3"))
     assert [s for s in hub.log if s.path.startswith("/org/eagle/")] == []  # all from the cache
     assert hub.data_reads("org/small", "model.safetensors")  # the target is not cached
+
+
+def test_download_weights_for_verify_fetches_whole_files_into_the_cache(tmp_path):
+    """verify needs every tensor: download_weights turns a Hub checkpoint into a local one."""
+    repos = {"org/sharded": repo_from_dir(FIXTURES / "sharded")}
+    code = (
+        "from pathlib import Path\n"
+        "from dspark_ckpt.checkpoint import open_checkpoint\n"
+        "from dspark_ckpt.hub import download_weights\n"
+        "remote = open_checkpoint('org/sharded')\n"
+        "local = download_weights(remote)\n"
+        "assert local.source == 'org/sharded' and local.index_path is not None\n"
+        "assert sorted(local.tensors) == sorted(remote.tensors)\n"
+        "assert all(isinstance(f, Path) and f.is_file() for f in local.files)\n"
+        "print(len(local.files))\n"
+    )
+    import os
+    import subprocess
+
+    with HubServer(repos) as hub:
+        env = {**os.environ, **hub_env(tmp_path, hub.url), "PYTHONPATH": str(FIXTURES.parent)}
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "3"
+    for name, data in repos["org/sharded"].files.items():
+        if name.endswith(".safetensors"):
+            assert (0, len(data)) in hub.data_reads("org/sharded", name)
 
 
 # --- offline: HF_HUB_OFFLINE=1 and a Hub cache built here ------------------------------
