@@ -40,6 +40,7 @@ class Repo:
         )
         self.commit = self.commit or digest.hexdigest()
         self.refs = {"main": self.commit, **self.refs}
+        self.etags = {n: hashlib.sha256(d).hexdigest() for n, d in self.files.items()}
 
     def resolve(self, rev: str) -> str | None:
         return rev if rev == self.commit else self.refs.get(rev)
@@ -185,7 +186,7 @@ class _Handler(BaseHTTPRequestHandler):
         )
         self.send_response(status)
         self.send_header("X-Repo-Commit", commit)
-        self.send_header("ETag", f'"{hashlib.sha256(data).hexdigest()}"')
+        self.send_header("ETag", f'"{repo.etags[name]}"')
         self.send_header("Accept-Ranges", "bytes")
         if status == 206:
             self.send_header("Content-Range", f"bytes {start}-{end - 1}/{len(data)}")
