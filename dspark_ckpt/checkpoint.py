@@ -8,7 +8,7 @@ file next to its ``config.json``. Pickle checkpoints are refused, never loaded.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PureWindowsPath
 from typing import Any
@@ -87,10 +87,11 @@ def read_index(index: Path) -> dict[str, str]:
     return {str(k): check_shard_name(v, index) for k, v in wmap.items()}
 
 
-def _headers(files: list[Path]) -> dict[str, TensorInfo]:
+def _headers(files: list[Path], read=read_header) -> dict[str, TensorInfo]:
+    """Every tensor of ``files``; ``read`` reads one file's header (local or remote)."""
     tensors: dict[str, TensorInfo] = {}
     for f in files:
-        for name, info in read_header(f).tensors.items():
+        for name, info in read(f).tensors.items():
             if name in tensors:
                 raise CheckpointError(
                     f, f"tensor {name!r} is also stored in {tensors[name].path.name}"
@@ -124,34 +125,48 @@ def _few(names: list[str], k: int = 5) -> str:
     return shown + (f" and {len(names) - k} more" if len(names) > k else "")
 
 
-def _weights(root: Path, source: str) -> tuple[list[Path], Path | None]:
-    """The safetensors files of a checkpoint directory, and its index if sharded."""
-    index = root / INDEX
-    if index.exists() or index.is_symlink():
-        _inside(index, root)
-        names = sorted(set(read_index(index).values()))
-        missing = [n for n in names if not (root / n).exists() and not (root / n).is_symlink()]
-        if missing:
-            raise CheckpointError(index, f"missing shard(s): {', '.join(missing)}")
-        return [_inside(root / n, root) for n in names], index
-    single = root / SINGLE
-    if single.exists() or single.is_symlink():
-        return [_inside(single, root)], None
-    found = sorted(p for p in root.iterdir() if p.suffix == ".safetensors")
+def pick_weights(names: Iterable[str], where: str | Path) -> tuple[str | None, str | None]:
+    """Which of a checkpoint folder's file ``names`` hold the weights.
+
+    ``(index, None)`` when sharded, ``(None, file)`` for one safetensors file; raises
+    for none, for several without an index, and for pickle-only folders.
+    """
+    names = set(names)
+    if INDEX in names:
+        return INDEX, None
+    if SINGLE in names:
+        return None, SINGLE
+    found = sorted(n for n in names if n.endswith(".safetensors"))
     if len(found) == 1:
-        return [_inside(found[0], root)], None
+        return None, found[0]
     if len(found) > 1:
         raise CheckpointError(
-            root, f"{len(found)} .safetensors files but no {INDEX} to say which are shards"
+            where, f"{len(found)} .safetensors files but no {INDEX} to say which are shards"
         )
-    pickles = sorted(p.name for p in root.iterdir() if p.suffix in PICKLE_SUFFIXES)
+    pickles = sorted(n for n in names if n.endswith(PICKLE_SUFFIXES))
     if pickles:
         raise CheckpointError(
-            root,
+            where,
             f"holds only pickle weights ({', '.join(pickles)}); dspark-ckpt never unpickles: "
             "convert the checkpoint to safetensors",
         )
-    raise CheckpointError(root, f"no {SINGLE} or {INDEX}")
+    raise CheckpointError(where, f"no {SINGLE} or {INDEX}")
+
+
+def _weights(root: Path, jail: Path) -> tuple[list[Path], Path | None]:
+    """The safetensors files of a checkpoint directory, and its index if sharded.
+
+    Symlinks may resolve anywhere inside ``jail`` (the root, or a Hub cache repo folder).
+    """
+    index_name, single = pick_weights((p.name for p in root.iterdir()), root)
+    if index_name is None:
+        return [_inside(root / single, jail)], None
+    index = _inside(root / index_name, jail)
+    names = sorted(set(read_index(index).values()))
+    missing = [n for n in names if not (root / n).exists() and not (root / n).is_symlink()]
+    if missing:
+        raise CheckpointError(index, f"missing shard(s): {', '.join(missing)}")
+    return [_inside(root / n, jail) for n in names], index
 
 
 def locate(source: str | Path) -> tuple[Path, list[Path] | None]:
@@ -187,8 +202,7 @@ def load_checkpoint(
     if need_config or config_path.exists():
         config = read_json_file(_inside(config_path, jail), "config")
     if files is None:
-        files, index = _weights(root, str(source))
-        files = [_inside(f, jail) for f in files]
+        files, index = _weights(root, jail)
     else:
         index = None
     tensors = _headers(files)
@@ -231,7 +245,7 @@ def target_from_vocab_size(n: int) -> Target:
     return Target(f"vocab_size={n}", n, None, None, None)
 
 
-def load_target(source: str | Path) -> Target:
+def load_target(source: str | Path, *, link_root: Path | None = None) -> Target:
     """The target's ``Vt`` from its config and, where it holds weights, ``Et``.
 
     A target whose vocab size cannot be resolved is a usage error.
@@ -242,8 +256,9 @@ def load_target(source: str | Path) -> Target:
     root = path.parent if path.is_file() else path
     config_path = root / CONFIG
     try:
-        cfg = read_json_file(config_path, "config")
-        vt, key = resolve_target_vocab(cfg, config_path)
+        cfg = read_json_file(
+            _inside(config_path, link_root) if link_root else config_path, "config"
+        )
     except CheckpointError as e:
         raise UsageError(f"target {e}") from None
     ckpt = None
@@ -251,10 +266,19 @@ def load_target(source: str | Path) -> Target:
         p.suffix == ".safetensors" for p in root.iterdir()
     )
     if has_weights:
-        ckpt = load_checkpoint(root)
+        ckpt = load_checkpoint(root, link_root=link_root)
+    return target_from(str(source), cfg, config_path, ckpt)
+
+
+def target_from(source: str, cfg: Any, config_path: Path, ckpt: Checkpoint | None) -> Target:
+    """A Target from its parsed config and, where it has weights, its checkpoint."""
+    try:
+        vt, key = resolve_target_vocab(cfg, config_path)
+    except CheckpointError as e:
+        raise UsageError(f"target {e}") from None
     found = embedding_rows(ckpt) if ckpt else None
     return Target(
-        str(source),
+        source,
         vt,
         key,
         found[0] if found else None,
@@ -262,3 +286,27 @@ def load_target(source: str | Path) -> Target:
         is_omni=key.startswith("thinker_config"),
         checkpoint=ckpt,
     )
+
+
+# --- one entry point for a DRAFTER or TARGET, local or on the Hugging Face Hub ------
+
+
+def open_checkpoint(source: str | Path, *, need_config: bool = True) -> Checkpoint:
+    """A drafter as the user named it: a local path (which always wins), or a Hub
+    repository ``org/name[@revision]`` / ``hf://org/name[@revision]``."""
+    from dspark_ckpt import hub
+
+    ref = hub.hub_ref(source)
+    if ref is None:
+        return load_checkpoint(source, need_config=need_config)
+    return hub.load_hub_checkpoint(ref, need_config=need_config)
+
+
+def open_target(source: str | Path) -> Target:
+    """A target as the user named it: a local path, or a Hub repository (see above)."""
+    from dspark_ckpt import hub
+
+    ref = hub.hub_ref(source)
+    if ref is None:
+        return load_target(source)
+    return hub.load_hub_target(ref)

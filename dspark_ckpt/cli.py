@@ -117,13 +117,13 @@ def show_progress(fmt: Format, quiet: bool) -> bool:
 
 
 def resolve_target(target: str | None, target_vocab_size: int | None):
-    from dspark_ckpt.checkpoint import load_target, target_from_vocab_size
+    from dspark_ckpt.checkpoint import open_target, target_from_vocab_size
 
     if (target is None) == (target_vocab_size is None):
         raise UsageError("give exactly one of --target and --target-vocab-size")
     if target_vocab_size is not None:
         return target_from_vocab_size(target_vocab_size)
-    return load_target(target)
+    return open_target(target)
 
 
 @app.command("inspect")

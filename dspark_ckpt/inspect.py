@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from dspark_ckpt.checkpoint import Checkpoint, Target, drafter_config, load_checkpoint
+from dspark_ckpt.checkpoint import Checkpoint, Target, drafter_config, open_checkpoint
 from dspark_ckpt.config import DrafterConfig
 from dspark_ckpt.errors import CheckpointError
 from dspark_ckpt.findings import ERROR, SEVERITY_ORDER, Finding
@@ -163,7 +163,7 @@ def inspect_checkpoint(
     select_profiles(profile, None)  # unknown names are usage errors, before any reading
     ckpt = checkpoint
     try:
-        ckpt = ckpt or load_checkpoint(source)
+        ckpt = ckpt or open_checkpoint(source)
         cfg = drafter_config(ckpt)
         family = detect_family(cfg)
         selected, evaluated = select_profiles(profile, family)

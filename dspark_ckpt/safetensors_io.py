@@ -199,29 +199,42 @@ def _tensor_entry(name: str, entry: Any, data_start: int, path: Path) -> TensorI
     return TensorInfo(name, dtype, tuple(shape), data_start + begin, data_start + end, path)
 
 
+def header_length(prefix: bytes, size: int, path: Path) -> int:
+    """The header length ``N`` from a file's first 8 bytes, checked against its ``size``."""
+    if size < 8 or len(prefix) < 8:
+        raise CheckpointError(
+            path,
+            f"file is {size} bytes; a safetensors file starts with an 8-byte header length",
+        )
+    n = int.from_bytes(prefix[:8], "little")
+    if n > MAX_HEADER_BYTES:
+        raise CheckpointError(path, f"header length {n} is over the {MAX_HEADER_BYTES}-byte limit")
+    if 8 + n > size:
+        raise CheckpointError(
+            path, f"header length {n} runs past the end of the file ({size} bytes)"
+        )
+    return n
+
+
 def read_header(path: str | Path) -> SafetensorsHeader:
     """Read and validate the header of one safetensors file. Raises ``CheckpointError``."""
     path = Path(path)
     fd = open_regular(path)
     try:
         size = os.fstat(fd).st_size
-        if size < 8:
-            raise CheckpointError(
-                path,
-                f"file is {size} bytes; a safetensors file starts with an 8-byte header length",
-            )
-        n = int.from_bytes(_read_exact(fd, 8, path), "little")
-        if n > MAX_HEADER_BYTES:
-            raise CheckpointError(
-                path, f"header length {n} is over the {MAX_HEADER_BYTES}-byte limit"
-            )
-        if 8 + n > size:
-            raise CheckpointError(
-                path, f"header length {n} runs past the end of the file ({size} bytes)"
-            )
+        n = header_length(_read_exact(fd, 8, path) if size >= 8 else b"", size, path)
         raw = _read_exact(fd, n, path)
     finally:
         os.close(fd)
+    return parse_header(raw, size, path)
+
+
+def parse_header(raw: bytes, size: int, path: Path) -> SafetensorsHeader:
+    """Validate the ``N`` header bytes of a safetensors file of ``size`` bytes.
+
+    Shared by local files and remote ones read with HTTP range requests.
+    """
+    n = len(raw)
     if raw[:1] != b"{":
         raise CheckpointError(path, "header does not start with '{'")
     header = parse_json(raw, path, "header")

@@ -1,0 +1,281 @@
+"""Hugging Face Hub repositories as DRAFTER and TARGET, for real and without the internet.
+
+Online: a Hub-compatible server on 127.0.0.1 (tests/hubserver.py) reached through
+``HF_ENDPOINT``; its request log proves that no weight byte beyond the safetensors
+headers and the ``d2t`` / ``t2d`` tensors was read. Offline: ``HF_HUB_OFFLINE=1``
+against a Hub cache layout built in ``tmp_path``. The CLI runs as a subprocess, so
+huggingface_hub reads the environment afresh, as it does for a user.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import socket
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import FIXTURES, cli, cli_subprocess
+from hubserver import TOKEN, HubServer, Repo, build_cache, repo_from_dir
+
+from dspark_ckpt.errors import UsageError
+from dspark_ckpt.hub import HubRef, hub_ref
+
+TARGET = FIXTURES / "targets/small"
+
+
+def closed_port() -> str:
+    """An endpoint nothing listens on: any network use fails at once."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return f"http://127.0.0.1:{s.getsockname()[1]}"
+
+
+def hub_env(tmp_path: Path, endpoint: str, **extra) -> dict:
+    return {
+        "HF_ENDPOINT": endpoint,
+        "HF_HOME": str(tmp_path / "hf-home"),
+        "HF_HUB_CACHE": str(tmp_path / "hf-cache"),
+        "HF_TOKEN": "",
+        "HF_HUB_OFFLINE": "0",
+        "HF_HUB_DISABLE_TELEMETRY": "1",
+        **extra,
+    }
+
+
+def inspect_json(*args, env=None, cwd=None):
+    r = cli_subprocess("inspect", *args, "--format", "json", env=env, cwd=cwd)
+    return r, (json.loads(r.stdout) if r.stdout else None)
+
+
+def local_json(drafter: Path) -> dict:
+    return cli("inspect", drafter, "--target", TARGET, "--format", "json").json
+
+
+def same_verdict(hub: dict, local: dict) -> None:
+    for key in ("classification", "padded_rows", "verdicts", "ok"):
+        assert hub[key] == local[key], key
+    assert [(f["code"], f["tensor"]) for f in hub["findings"]] == [
+        (f["code"], f["tensor"]) for f in local["findings"]
+    ]
+
+
+def allowed_ranges(data: bytes, mapping=("d2t", "t2d")) -> list[tuple[int, int]]:
+    """The bytes a header-only reader may fetch: the header, and the mapping tensors."""
+    n = int.from_bytes(data[:8], "little")
+    header = json.loads(data[8 : 8 + n])
+    out = [(0, 8 + n)]
+    for name, entry in header.items():
+        if name.split(".")[-1] in mapping:
+            a, b = entry["data_offsets"]
+            out.append((8 + n + a, 8 + n + b))
+    return out
+
+
+def assert_header_only(hub: HubServer, repos: dict[str, Repo]) -> int:
+    """No safetensors byte outside the allowed ranges left the server; returns bytes sent."""
+    sent = 0
+    for repo_id, repo in repos.items():
+        for name, data in repo.files.items():
+            if not name.endswith(".safetensors"):
+                continue
+            allowed = allowed_ranges(data)
+            for start, end in hub.data_reads(repo_id, name):
+                assert any(a <= start and end <= b for a, b in allowed), (name, start, end)
+                sent += end - start
+    return sent
+
+
+# --- naming a repository ------------------------------------------------------------
+
+
+def test_hub_ids_and_local_paths(tmp_path, monkeypatch):
+    assert hub_ref("org/name") == HubRef("org/name", None, "org/name")
+    assert hub_ref("org/name@v1.0") == HubRef("org/name", "v1.0", "org/name@v1.0")
+    assert hub_ref("hf://Org-1/my.model_x@refs/pr/3") == HubRef(
+        "Org-1/my.model_x", "refs/pr/3", "hf://Org-1/my.model_x@refs/pr/3"
+    )
+    for local in ("./org/name", "/abs/path", "a/b/c", "name", "org/..", FIXTURES / "padded"):
+        assert hub_ref(local) is None
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "org" / "name").mkdir(parents=True)
+    assert hub_ref("org/name") is None  # an existing local path always wins
+    assert hub_ref("hf://org/name") is not None
+    with pytest.raises(UsageError, match="not a Hub repository id"):
+        hub_ref("hf://just-a-name")
+
+
+def test_existing_local_path_wins_without_network(tmp_path):
+    shutil.copytree(FIXTURES / "padded", tmp_path / "org" / "padded")
+    shutil.copytree(TARGET, tmp_path / "org" / "small")
+    r, out = inspect_json(
+        "org/padded", "--target", "org/small", env=hub_env(tmp_path, closed_port()), cwd=tmp_path
+    )
+    assert r.returncode == 0, r.stderr
+    same_verdict(out, local_json(FIXTURES / "padded"))
+
+
+def test_local_inspect_never_imports_huggingface_hub():
+    code = (
+        "import sys\n"
+        "from dspark_ckpt.checkpoint import open_checkpoint, open_target\n"
+        "from dspark_ckpt.inspect import inspect_checkpoint\n"
+        f"r = inspect_checkpoint({str(FIXTURES / 'padded')!r}, open_target({str(TARGET)!r}))\n"
+        "assert r.ok\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('huggingface_hub', 'httpx2', 'torch')))\n"
+    )
+    import subprocess
+
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "[]"
+
+
+# --- online: a Hub-compatible server on 127.0.0.1 -------------------------------------
+
+
+@pytest.mark.parametrize("name", ["padded", "pruned-eagle3", "sharded"])
+def test_online_inspect_reads_headers_and_mapping_only(tmp_path, name):
+    repos = {f"org/{name}": repo_from_dir(FIXTURES / name), "org/small": repo_from_dir(TARGET)}
+    with HubServer(repos) as hub:
+        r, out = inspect_json(
+            f"org/{name}", "--target", "hf://org/small", env=hub_env(tmp_path, hub.url)
+        )
+    assert r.returncode == 0, r.stderr
+    assert r.stderr == ""
+    same_verdict(out, local_json(FIXTURES / name))
+    assert out["drafter"]["source"] == f"org/{name}"
+    assert out["target"]["embedding_rows"] == 128  # Et read from the target's remote header
+    sent = assert_header_only(hub, repos)
+    weights = sum(len(d) for n, d in repos[f"org/{name}"].files.items() if n.endswith("tensors"))
+    assert sent < weights
+    if name == "pruned-eagle3":  # d2t and t2d were read, each exactly once
+        data = repos["org/pruned-eagle3"].files["model.safetensors"]
+        reads = hub.data_reads("org/pruned-eagle3", "model.safetensors")
+        for a, b in allowed_ranges(data)[1:]:
+            assert reads.count((a, b)) == 1
+
+
+def test_online_revision_token_and_errors(tmp_path):
+    padded = repo_from_dir(FIXTURES / "padded", private=True)
+    padded.refs["v1"] = padded.commit
+    repos = {
+        "org/private": padded,
+        "org/gated": repo_from_dir(FIXTURES / "equal", gated=True),
+        "org/small": repo_from_dir(TARGET),
+    }
+    with HubServer(repos) as hub:
+        env = hub_env(tmp_path, hub.url)
+        ok = cli_subprocess(
+            "inspect", "org/private@v1", "--target", "org/small", env={**env, "HF_TOKEN": TOKEN}
+        )
+        assert ok.returncode == 0, ok.stderr
+        assert "/api/models/org/private/revision/v1" in [s.path for s in hub.log]
+        assert all(s.auth == f"Bearer {TOKEN}" for s in hub.log if "org/private" in s.path)
+
+        cases = {
+            ("org/private", "--target", "org/small"): "no Hub repository org/private",
+            ("org/gated", "--target", "org/small"): "org/gated is gated",
+            ("org/missing", "--target", "org/small"): "no Hub repository org/missing",
+            ("hf://org/small@nope", "--target", "org/small"): "has no revision 'nope'",
+            ("org/small", "--target", "org/missing"): "no Hub repository org/missing",
+            ("hf://org/a--b", "--target", "org/small"): "not a valid Hub repository id",
+        }
+        for args, message in cases.items():
+            r = cli_subprocess("inspect", *args, env=env)
+            assert r.returncode == 2, (args, r.stderr)
+            assert r.stdout == ""
+            assert r.stderr.count("\n") == 1 and message in r.stderr, r.stderr
+            assert "Traceback" not in r.stderr
+
+
+def test_unreachable_hub_is_a_one_line_usage_error(tmp_path):
+    r = cli_subprocess(
+        "inspect", "hf://org/padded", "--target", TARGET, env=hub_env(tmp_path, closed_port())
+    )
+    assert r.returncode == 2
+    assert r.stderr.startswith("dspark-ckpt: error: hf://org/padded: cannot reach the Hub at ")
+    assert r.stderr.count("\n") == 1
+
+
+def test_online_malformed_remote_header_is_dsc001_naming_the_hub_file(tmp_path):
+    bad = repo_from_dir(FIXTURES / "padded")
+    bad.files["model.safetensors"] += b"\0" * 16  # trailing bytes after the last tensor
+    with HubServer({"org/bad": bad, "org/small": repo_from_dir(TARGET)}) as hub:
+        r, out = inspect_json("org/bad", "--target", "org/small", env=hub_env(tmp_path, hub.url))
+    assert r.returncode == 1
+    [finding] = out["findings"]
+    assert finding["code"] == "DSC001"
+    assert finding["file"] == f"hf://org/bad@{bad.commit}/model.safetensors"
+    assert "16 trailing bytes" in finding["message"]
+
+
+def test_online_prefers_safetensors_already_in_the_cache(tmp_path):
+    repo = repo_from_dir(FIXTURES / "pruned-eagle3")
+    build_cache(tmp_path / "hf-cache", "org/eagle", repo)
+    repos = {"org/eagle": repo, "org/small": repo_from_dir(TARGET)}
+    with HubServer(repos) as hub:
+        r, out = inspect_json("org/eagle", "--target", "org/small", env=hub_env(tmp_path, hub.url))
+    assert r.returncode == 0, r.stderr
+    same_verdict(out, local_json(FIXTURES / "pruned-eagle3"))
+    assert [s for s in hub.log if s.path.startswith("/org/eagle/")] == []  # all from the cache
+    assert hub.data_reads("org/small", "model.safetensors")  # the target is not cached
+
+
+def test_download_weights_for_verify_fetches_whole_files_into_the_cache(tmp_path):
+    """verify needs every tensor: download_weights turns a Hub checkpoint into a local one."""
+    repos = {"org/sharded": repo_from_dir(FIXTURES / "sharded")}
+    code = (
+        "from pathlib import Path\n"
+        "from dspark_ckpt.checkpoint import open_checkpoint\n"
+        "from dspark_ckpt.hub import download_weights\n"
+        "remote = open_checkpoint('org/sharded')\n"
+        "local = download_weights(remote)\n"
+        "assert local.source == 'org/sharded' and local.index_path is not None\n"
+        "assert sorted(local.tensors) == sorted(remote.tensors)\n"
+        "assert all(isinstance(f, Path) and f.is_file() for f in local.files)\n"
+        "print(len(local.files))\n"
+    )
+    import os
+    import subprocess
+
+    with HubServer(repos) as hub:
+        env = {**os.environ, **hub_env(tmp_path, hub.url), "PYTHONPATH": str(FIXTURES.parent)}
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "3"
+    for name, data in repos["org/sharded"].files.items():
+        if name.endswith(".safetensors"):
+            assert (0, len(data)) in hub.data_reads("org/sharded", name)
+
+
+# --- offline: HF_HUB_OFFLINE=1 and a Hub cache built here ------------------------------
+
+
+def test_offline_reads_the_cache_only(tmp_path):
+    cache = tmp_path / "hf-cache"
+    sharded = repo_from_dir(FIXTURES / "sharded")
+    sharded.refs["v2"] = sharded.commit
+    build_cache(cache, "org/eagle", repo_from_dir(FIXTURES / "pruned-eagle3"))
+    build_cache(cache, "org/sharded", sharded)
+    build_cache(cache, "org/small", repo_from_dir(TARGET))
+    env = hub_env(tmp_path, closed_port(), HF_HUB_OFFLINE="1")
+
+    r, out = inspect_json("org/eagle", "--target", "hf://org/small", env=env)
+    assert r.returncode == 0, r.stderr
+    same_verdict(out, local_json(FIXTURES / "pruned-eagle3"))
+    assert out["target"]["source"] == "hf://org/small"
+
+    r, out = inspect_json(f"org/sharded@{sharded.commit}", "--target", "org/small@main", env=env)
+    assert r.returncode == 0, r.stderr
+    same_verdict(out, local_json(FIXTURES / "sharded"))
+    assert out["drafter"]["files"] == 3
+
+    r, out = inspect_json("org/sharded@v2", "--target", "org/small", env=env)
+    assert r.returncode == 0, r.stderr
+
+    r = cli_subprocess("inspect", "org/uncached", "--target", "org/small", env=env)
+    assert r.returncode == 2
+    assert "org/uncached is not in the local Hub cache" in r.stderr
+    assert "HF_HUB_OFFLINE" in r.stderr and r.stderr.count("\n") == 1
