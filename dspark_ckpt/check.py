@@ -14,14 +14,13 @@ can be.
 from __future__ import annotations
 
 import importlib.util
-import subprocess
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from dspark_ckpt.checkpoint import Target, load_checkpoint, load_target, target_from_vocab_size
+from dspark_ckpt.checkpoint import Target, open_checkpoint, open_target, target_from_vocab_size
 from dspark_ckpt.errors import CheckpointError, UsageError
 from dspark_ckpt.findings import CODES, ERROR, WARNING, Finding
 from dspark_ckpt.inspect import Report, inspect_checkpoint, unreadable
@@ -325,8 +324,7 @@ def parse_config(table: dict[str, Any], path: Path, prefix: str = "") -> CheckCo
         if pair_verify and not verify_available():
             raise keys.fail(
                 at + ".verify" if "verify" in raw else "verify",
-                "this build of dspark-ckpt has no verify command (install one with it, or "
-                "set verify = false)",
+                "verify needs torch: pip install 'dspark-ckpt[verify]' (or set verify = false)",
             )
         pairs.append(
             Pair(
@@ -356,23 +354,25 @@ def load_config(config: Path | None = None, cwd: Path | None = None) -> CheckCon
 
 
 def verify_available() -> bool:
-    return importlib.util.find_spec("dspark_ckpt.verify") is not None
+    """``verify`` needs torch, an optional extra."""
+    return importlib.util.find_spec("torch") is not None
 
 
 def _target(pair: Pair, cfg: CheckConfig) -> Target:
     if pair.target_vocab_size is not None:
         return target_from_vocab_size(pair.target_vocab_size)
     try:
-        return load_target(pair.target)
+        return open_target(pair.target)
     except UsageError as e:
         raise ConfigError(cfg.path, cfg.table + pair.key + ".target", str(e)) from None
 
 
 def check_pair(pair: Pair, cfg: CheckConfig) -> list[CheckRun]:
     """Every run of one pair: one per profile, plus its verify when asked."""
+    target = None
     try:
         target = _target(pair, cfg)
-        ckpt = load_checkpoint(pair.drafter)
+        ckpt = open_checkpoint(pair.drafter)
     except CheckpointError as err:  # unreadable target weights or drafter
         reports = [unreadable(pair.drafter, None, p, err) for p in pair.profiles]
     except UsageError as err:
@@ -385,22 +385,26 @@ def check_pair(pair: Pair, cfg: CheckConfig) -> list[CheckRun]:
         ]
     runs = [run_of_report(r, pair.name, pair.policy) for r in reports]
     if pair.verify:
-        runs.append(run_verify(pair))
+        runs.append(
+            run_verify(pair, target)
+            if target is not None
+            else CheckRun(pair.name, "verify", None, [], failure="verify: unreadable target")
+        )
     return runs
 
 
-def run_verify(pair: Pair) -> CheckRun:
-    """``dspark-ckpt verify`` on the pair, as its own run: exit 0 passes, anything else fails."""
-    args = [sys.executable, "-m", "dspark_ckpt", "verify", pair.drafter]
-    if pair.target is not None:
-        args += ["--target", pair.target]
+def run_verify(pair: Pair, target: Target) -> CheckRun:
+    """``verify`` on the pair, as its own run: it fails when, with the padded-row mask, a
+    sampled id leaves the target vocab, or when the head cannot be read."""
+    from dspark_ckpt.verify import verify_checkpoint
+
+    try:
+        report = verify_checkpoint(pair.drafter, target)
+    except (CheckpointError, UsageError) as err:
+        failure = f"verify: {err}"
     else:
-        args += ["--target-vocab-size", str(pair.target_vocab_size)]
-    proc = subprocess.run(args, capture_output=True, text=True)
-    failure = None
-    if proc.returncode != 0:
-        lines = [ln for ln in (proc.stderr + proc.stdout).splitlines() if ln.strip()]
-        failure = f"verify exited {proc.returncode}: {lines[-1] if lines else 'no output'}"
+        bad = {m: c.masked_illegal for m, c in report.modes.items() if c.masked_illegal}
+        failure = f"verify: masked sampling left [0, Vt) ({bad})" if bad else None
     return CheckRun(pair.name, "verify", None, [], failure=failure)
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from dspark_ckpt import hub
 from dspark_ckpt.atomic import Transaction
 from dspark_ckpt.checkpoint import (
     CONFIG,
@@ -26,7 +27,7 @@ from dspark_ckpt.checkpoint import (
     Checkpoint,
     Target,
     drafter_config,
-    load_checkpoint,
+    open_checkpoint,
 )
 from dspark_ckpt.config import DrafterConfig
 from dspark_ckpt.errors import CheckpointError, UsageError
@@ -355,7 +356,11 @@ def run_fix(source: str, target: Target, req: FixRequest) -> FixResult:
         raise UsageError("nothing to do: give --emit-mask and/or --emit-d2t")
     if req.out is not None and req.in_place:
         raise UsageError("give at most one of --out and --in-place")
-    ckpt = load_checkpoint(source)
+    if req.mode == IN_PLACE and hub.hub_ref(source) is not None:
+        raise UsageError(f"{source}: a Hub repository cannot be patched in place; use --out DIR")
+    ckpt = open_checkpoint(source)
+    if req.mode == OUT:
+        ckpt = hub.download_weights(ckpt)  # the copy links or copies local weight files
     cfg = drafter_config(ckpt)
     before = inspect_checkpoint(source, target, req.profile, checkpoint=ckpt)
     plan = plan_fix(ckpt, cfg, target, req)
@@ -392,7 +397,7 @@ def run_fix(source: str, target: Target, req: FixRequest) -> FixResult:
     for w, values, meta in expected:
         _read_back(w, values, meta)
     if req.mode == SIDE:
-        after_ckpt = load_checkpoint(source)
+        after_ckpt = open_checkpoint(source)
         if plan.d2t is not None and after_ckpt.find(D2T) is None:
             # the verdict if this d2t ships with the checkpoint
             d2t_file = Path(req.d2t_path or D2T_FILE)

@@ -26,7 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from dspark_ckpt.checkpoint import Checkpoint, Target, drafter_config, load_checkpoint
+from dspark_ckpt import hub
+from dspark_ckpt.checkpoint import Checkpoint, Target, drafter_config, open_checkpoint
 from dspark_ckpt.config import NESTED_DRAFTER_KEYS, DrafterConfig
 from dspark_ckpt.errors import CheckpointError, UsageError
 from dspark_ckpt.mask import BIAS_TENSOR, MASK_TENSOR, sampleable_mask, target_ids
@@ -165,7 +166,7 @@ def head_info(ckpt: Checkpoint, cfg: DrafterConfig, target: Target) -> tuple[Ten
             f"no {LM_HEAD} and Vd {vd} != Vt {vt}: the target head cannot be shared, "
             "so there is no head to sample from",
         )
-    shared = target.checkpoint.find(LM_HEAD) if target.checkpoint else None
+    shared = hub.download_weights(target.checkpoint).find(LM_HEAD) if target.checkpoint else None
     if shared is None:
         raise UsageError(
             f"{ckpt.source} shares the target's {LM_HEAD} (Vd == Vt, none of its own): "
@@ -393,7 +394,7 @@ def verify_checkpoint(
     if tokens < 1:
         raise UsageError(f"--tokens must be a positive integer, got {tokens}")
     dev = resolve_device(device)
-    ckpt = load_checkpoint(source)
+    ckpt = hub.download_weights(open_checkpoint(source))  # every tensor read is local
     cfg = drafter_config(ckpt)
     vd, vt, et = cfg.draft_vocab_size, target.vocab_size, target.embedding_rows
     info, head_source = head_info(ckpt, cfg, target)

@@ -300,18 +300,27 @@ def test_pyproject_keys_are_named_with_their_table(repo):
     )
 
 
-def test_verify_needs_a_verify_command(repo):
-    from dspark_ckpt.check import verify_available
-
+def test_verify_runs_once_per_pair(repo):
     pyproject(repo, extra="verify = true")
-    r = cli("check")
-    if verify_available():
-        assert r.exit_code in (0, 1)
-    else:
-        assert r.exit_code == 2
-        assert (
-            "tool.dspark-ckpt.verify: this build of dspark-ckpt has no verify command" in r.stderr
-        )
+    r = cli("check", "--format", "json")
+    assert r.exit_code == 0, r.stdout
+    runs = {run["name"]: run for run in r.json["runs"] if run["profile"] == "verify"}
+    assert sorted(runs) == ["equal", "padded", "pruned"]
+    assert all(run["ok"] and run["failure"] is None for run in runs.values())
+
+
+def test_verify_fails_the_pair_whose_head_cannot_be_sampled(repo):
+    # Vd 40 < Vt 100 with no lm_head: inspect fails it, and verify has no head to sample
+    path = pyproject(repo, extra="verify = true")
+    path.write_text(
+        path.read_text()
+        + '\n[[tool.dspark-ckpt.pairs]]\nname = "no-head"\ndrafter = "ckpt/no-head"\n'
+        + "target-vocab-size = 100\n"
+    )
+    r = cli("check", "--format", "json")
+    assert r.exit_code == 1
+    (run,) = [x for x in r.json["runs"] if x["profile"] == "verify" and x["name"] == "no-head"]
+    assert run["ok"] is False and "no lm_head.weight" in run["failure"]
 
 
 def test_no_configuration(repo):
