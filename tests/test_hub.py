@@ -279,3 +279,60 @@ def test_offline_reads_the_cache_only(tmp_path):
     assert r.returncode == 2
     assert "org/uncached is not in the local Hub cache" in r.stderr
     assert "HF_HUB_OFFLINE" in r.stderr and r.stderr.count("\n") == 1
+
+
+# --- fix and verify read Hub repositories too ----------------------------------------
+
+
+def test_fix_reads_a_hub_drafter_header_only(tmp_path):
+    repos = {"org/padded": repo_from_dir(FIXTURES / "padded"), "org/small": repo_from_dir(TARGET)}
+    with HubServer(repos) as hub:
+        env = hub_env(tmp_path, hub.url)
+        r = cli_subprocess(
+            "fix",
+            "org/padded",
+            "--target",
+            "org/small",
+            "--emit-mask",
+            "--format",
+            "json",
+            env=env,
+            cwd=tmp_path,
+        )
+        assert r.returncode == 0, r.stderr
+        assert_header_only(hub, repos)  # the mask needs sizes only: no weight byte read
+        in_place = cli_subprocess(
+            "fix",
+            "org/padded",
+            "--target-vocab-size",
+            "100",
+            "--emit-d2t",
+            "--in-place",
+            "--force",
+            env=env,
+            cwd=tmp_path,
+        )
+    assert json.loads(r.stdout)["written"][0]["tensor"] == "draft_vocab_mask"
+    assert (tmp_path / "draft_vocab_mask.safetensors").is_file()
+    assert in_place.returncode == 2 and "cannot be patched in place" in in_place.stderr
+
+
+def test_verify_downloads_a_hub_head(tmp_path):
+    repos = {"org/padded": repo_from_dir(FIXTURES / "padded"), "org/small": repo_from_dir(TARGET)}
+    with HubServer(repos) as hub:
+        r = cli_subprocess(
+            "verify",
+            "org/padded",
+            "--target",
+            "org/small",
+            "--format",
+            "json",
+            env=hub_env(tmp_path, hub.url),
+            cwd=tmp_path,
+        )
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["ok"] is True
+    assert out["modes"]["greedy"]["unmasked_illegal"] > 0  # the same head as the local fixture
+    local = cli("verify", FIXTURES / "padded", "--target", TARGET, "--format", "json").json
+    assert out["modes"] == local["modes"]
