@@ -37,7 +37,9 @@ VT, VD, H = 200058, 201024, 8192
 def build(root: Path, shards: int, tensors: int, total_bytes: int) -> Path:
     names = ["embed_tokens.weight", "lm_head.weight", "fc.weight", "norm.weight"]
     layers = (tensors - len(names)) // 8
-    per = max(total_bytes // max(tensors, 1) // 2 // H, 1)  # rows of each bf16 [rows, H] tensor
+    fixed = 2 * (2 * VD * H + 3 * H * H + H)  # bf16 embed, head, fc, norm
+    # rows of each bf16 [rows, H] projection, so that the whole comes to total_bytes
+    per = max((total_bytes - fixed) // (7 * layers * 2 * H), 1)
     specs = {
         "embed_tokens.weight": T("BF16", (VD, H)),
         "lm_head.weight": T("BF16", (VD, H)),
