@@ -4,7 +4,7 @@ Builds the sparse Inkling-like drafter (Vd 201024 > Vt 200058) in a temporary
 folder and prints, measured in this run: the time of ``fix --emit-d2t --out`` (shards
 hard-linked, never loaded) against a plain ``shutil.copytree`` of the same checkpoint
 (the baseline), and the bytes of tensor data ``fix`` reads and writes against the
-checkpoint's size. Run: ``python benchmarks/bench_fix.py``.
+checkpoint's size. Run: ``python benchmarks/fix_bench.py``.
 """
 
 from __future__ import annotations
