@@ -111,6 +111,29 @@ def deliver(output: Path | None, text: str | None, show: Callable[[Console], Non
     write_atomic(output, text)
 
 
+def emit(
+    fmt: Format,
+    output: Path | None,
+    quiet: bool,
+    *,
+    json_obj: Callable[[], dict],
+    runs: Callable[[], list],
+    full: Callable[[Console], None],
+    summary: Callable[[Console], None],
+) -> None:
+    """A result in ``fmt``: JSON, a CI format over its check runs, or the table for people
+    (``--quiet``: the summary line only); to stdout or atomically to ``output``."""
+    from dspark_ckpt.render import ci_text, to_json
+
+    if fmt is Format.json:
+        text = to_json(json_obj()) + "\n"
+    elif fmt in CI_FORMATS:
+        text = ci_text(fmt.value, runs())
+    else:
+        text = None
+    deliver(output, text, summary if quiet else full)
+
+
 def show_progress(fmt: Format, quiet: bool) -> bool:
     """Progress bars: for people only (table format, stderr a terminal, not --quiet)."""
     return fmt is Format.table and not quiet and sys.stderr.isatty()
@@ -140,7 +163,7 @@ def inspect_cmd(
     from dspark_ckpt.check import run_of_report
     from dspark_ckpt.inspect import inspect_checkpoint, unreadable
     from dspark_ckpt.profiles import parse_profiles
-    from dspark_ckpt.render import ci_text, inspect_obj, inspect_summary, print_inspect, to_json
+    from dspark_ckpt.render import inspect_obj, inspect_summary, print_inspect
 
     try:
         profile = parse_profiles(profile)
@@ -150,20 +173,15 @@ def inspect_cmd(
             report = unreadable(drafter, None, profile, err)
         else:
             report = inspect_checkpoint(drafter, tgt, profile)
-        if fmt is Format.json:
-            text = to_json(inspect_obj(report)) + "\n"
-        elif fmt in CI_FORMATS:
-            text = ci_text(fmt.value, [run_of_report(report)])
-        else:
-            text = None
-
-        def show(console: Console) -> None:
-            if quiet:
-                console.print(inspect_summary(report))
-            else:
-                print_inspect(report, console)
-
-        deliver(output, text, show)
+        emit(
+            fmt,
+            output,
+            quiet,
+            json_obj=lambda: inspect_obj(report),
+            runs=lambda: [run_of_report(report)],
+            full=lambda console: print_inspect(report, console),
+            summary=lambda console: console.print(inspect_summary(report)),
+        )
     except UsageError as err:
         fail_usage(str(err))
     raise typer.Exit(EXIT_OK if report.ok else EXIT_FAIL)
@@ -215,7 +233,7 @@ def check_cmd(
     """The pre-deploy gate: every drafter/target pair of the configuration, one exit code."""
     from dspark_ckpt.check import load_config, run_check
     from dspark_ckpt.progress import DelayedProgress
-    from dspark_ckpt.render import check_obj, check_summary, ci_text, print_check, to_json
+    from dspark_ckpt.render import check_obj, check_summary, print_check
 
     try:
         cfg = load_config(config)
@@ -223,20 +241,15 @@ def check_cmd(
             "checking", len(cfg.pairs), stderr(), enabled=show_progress(fmt, quiet)
         ) as bar:
             result = run_check(cfg, on_pair=lambda pair: bar.advance(pair.name))
-        if fmt is Format.json:
-            text = to_json(check_obj(result)) + "\n"
-        elif fmt in CI_FORMATS:
-            text = ci_text(fmt.value, result.runs)
-        else:
-            text = None
-
-        def show(console: Console) -> None:
-            if quiet:
-                console.print(check_summary(result))
-            else:
-                print_check(result, console)
-
-        deliver(output, text, show)
+        emit(
+            fmt,
+            output,
+            quiet,
+            json_obj=lambda: check_obj(result),
+            runs=lambda: result.runs,
+            full=lambda console: print_check(result, console),
+            summary=lambda console: console.print(check_summary(result)),
+        )
     except UsageError as err:
         fail_usage(str(err))
     raise typer.Exit(EXIT_OK if result.ok else EXIT_FAIL)
