@@ -85,7 +85,7 @@ def inspect_cmd(
     """Classify a drafter against its target and check every tensor and invariant."""
     from dspark_ckpt.inspect import inspect_checkpoint, unreadable
     from dspark_ckpt.profiles import get_profile
-    from dspark_ckpt.render import inspect_obj, print_inspect, to_json
+    from dspark_ckpt.render import error_lines, inspect_obj, print_inspect, to_json
 
     try:
         get_profile(profile)
@@ -97,6 +97,8 @@ def inspect_cmd(
             report = inspect_checkpoint(drafter, tgt, profile)
     except UsageError as err:
         fail_usage(str(err))
+    for line in error_lines(report):
+        print(line, file=sys.stderr)
     if fmt is Format.json:
         print(to_json(inspect_obj(report)))
     else:

@@ -11,6 +11,8 @@ from dspark_ckpt.findings import ERROR, SEVERITY_ORDER, Finding
 from dspark_ckpt.profiles import DEFAULT_PROFILE, PROFILES, get_profile
 from dspark_ckpt.rules import Facts, classify, common_findings, gather, profile_findings
 
+UNREADABLE = "DSC001"
+
 
 @dataclass
 class Report:
@@ -79,7 +81,7 @@ def unreadable(
     checkpoint: Checkpoint | None = None,
 ) -> Report:
     """The report for a checkpoint that could not be read: one DSC001 error."""
-    finding = Finding("DSC001", err.message, file=err.path)
+    finding = Finding(UNREADABLE, err.message, file=err.path)
     return Report(
         profile,
         source,
