@@ -43,7 +43,9 @@ def stderr() -> Console:
 
 
 def fail_usage(message: str) -> NoReturn:
-    print(f"dspark-ckpt: error: {message}", file=sys.stderr)
+    from dspark_ckpt.render import one_line
+
+    print(one_line(f"dspark-ckpt: error: {message}"), file=sys.stderr)
     raise typer.Exit(EXIT_USAGE)
 
 

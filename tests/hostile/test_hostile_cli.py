@@ -129,6 +129,15 @@ def test_error_line_escapes_control_characters(tmp_path):
     assert "\\x1b[2J\\nb.safetensors" in r.stderr
 
 
+def test_usage_error_line_escapes_control_characters(tmp_path):
+    r = cli("inspect", tmp_path / "no\nsuch\x1b[31m", "--target-vocab-size", VT)
+    assert r.exit_code == 2
+    assert (
+        r.stderr
+        == f"dspark-ckpt: error: {tmp_path}/no\\nsuch\\x1b[31m: no such file or directory\n"
+    )
+
+
 # --- d2t: readable but wrong, so a contract finding rather than an unreadable file ---------
 
 
