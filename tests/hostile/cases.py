@@ -664,3 +664,17 @@ def d2t_too_large_to_read(d):
         "tensor 'd2t' is 268435464 bytes, over the 268435456-byte limit",
         target=["--target-vocab-size", str(vt)],
     )
+
+
+@case
+def weights_symlink_loop(d):
+    root = drafter_dir(d)
+    (root / "model.safetensors").symlink_to("model.safetensors")
+    return Setup(root, root / "model.safetensors", "Too many levels of symbolic links")
+
+
+@case
+def weights_dangling_symlink(d):
+    root = drafter_dir(d)
+    (root / "model.safetensors").symlink_to("gone.safetensors")
+    return Setup(root, root / "model.safetensors", "file not found")
