@@ -15,7 +15,13 @@ from typing import Any
 
 from dspark_ckpt.config import DrafterConfig, parse_drafter_config, resolve_target_vocab
 from dspark_ckpt.errors import CheckpointError, UsageError
-from dspark_ckpt.safetensors_io import TensorInfo, read_array, read_header, read_json_file
+from dspark_ckpt.safetensors_io import (
+    TensorInfo,
+    check_readable,
+    read_array,
+    read_header,
+    read_json_file,
+)
 
 CONFIG = "config.json"
 SINGLE = "model.safetensors"
@@ -48,6 +54,7 @@ class Checkpoint:
 
     def read(self, info: TensorInfo):
         """The values of a small mapping tensor (``d2t``, ``t2d``) as a numpy array."""
+        check_readable(info)  # before a fetch, which may download the bytes
         return read_array(info, self.fetch(info))
 
 

@@ -52,7 +52,9 @@ def stderr() -> Console:
 
 
 def fail_usage(message: str) -> NoReturn:
-    print(f"dspark-ckpt: error: {message}", file=sys.stderr)
+    from dspark_ckpt.render import one_line
+
+    print(one_line(f"dspark-ckpt: error: {message}"), file=sys.stderr)
     raise typer.Exit(EXIT_USAGE)
 
 
@@ -163,7 +165,7 @@ def inspect_cmd(
     from dspark_ckpt.check import run_of_report
     from dspark_ckpt.inspect import inspect_checkpoint, unreadable
     from dspark_ckpt.profiles import parse_profiles
-    from dspark_ckpt.render import inspect_obj, inspect_summary, print_inspect
+    from dspark_ckpt.render import error_lines, inspect_obj, inspect_summary, print_inspect
 
     try:
         profile = parse_profiles(profile)
@@ -173,6 +175,8 @@ def inspect_cmd(
             report = unreadable(drafter, None, profile, err)
         else:
             report = inspect_checkpoint(drafter, tgt, profile)
+        for line in error_lines(report):
+            print(line, file=sys.stderr)
         emit(
             fmt,
             output,

@@ -19,6 +19,8 @@ from dspark_ckpt.profiles import (
 )
 from dspark_ckpt.rules import Facts, classify, common_findings, gather, profile_findings
 
+UNREADABLE = "DSC001"
+
 
 @dataclass
 class Report:
@@ -133,7 +135,7 @@ def unreadable(
     checkpoint: Checkpoint | None = None,
 ) -> Report:
     """The report for a checkpoint that could not be read: one DSC001 error."""
-    finding = Finding("DSC001", err.message, file=err.path)
+    finding = Finding(UNREADABLE, err.message, file=err.path)
     selected, _ = select_profiles(profile, None)
     return Report(
         selected[0],

@@ -16,7 +16,7 @@ from rich.text import Text
 
 from dspark_ckpt.check import CheckResult, CheckRun
 from dspark_ckpt.findings import CODES, ERROR, INFO, WARNING, Code, Finding
-from dspark_ckpt.inspect import Report
+from dspark_ckpt.inspect import UNREADABLE, Report
 from dspark_ckpt.profiles import PROFILES
 
 INSPECT_SCHEMA = "dspark-ckpt/inspect/v1"
@@ -73,6 +73,20 @@ def inspect_obj(r: Report) -> dict[str, Any]:
         "family": r.family,
         "checks": r.checks,
     }
+
+
+def one_line(text: str) -> str:
+    """``text`` with control characters (newlines, terminal escapes) shown escaped."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+def error_lines(r: Report) -> list[str]:
+    """``dspark-ckpt: error: FILE: problem`` for each unreadable input (DSC001), for stderr."""
+    return [
+        one_line(f"dspark-ckpt: error: {f.file + ': ' if f.file else ''}{f.message}")
+        for f in r.findings
+        if f.code == UNREADABLE
+    ]
 
 
 def to_json(obj: dict[str, Any]) -> str:

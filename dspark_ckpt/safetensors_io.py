@@ -24,6 +24,8 @@ from dspark_ckpt.errors import CheckpointError
 
 MAX_HEADER_BYTES = 100_000_000  # the safetensors library's own limit
 MAX_JSON_BYTES = 16_000_000  # config.json and index files
+MAX_INT_DIGITS = 100  # no integer in a header or config needs more (u64 has 20)
+MAX_ARRAY_BYTES = 1 << 28  # d2t / t2d values read into memory (a 1M vocab needs 8 MB)
 
 # bits per element, as the safetensors library defines its dtypes
 DTYPE_BITS = {
@@ -125,6 +127,12 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
+def _bounded_int(digits: str) -> int:
+    if len(digits) > MAX_INT_DIGITS:
+        raise ValueError(f"an integer of {len(digits)} digits")
+    return int(digits)
+
+
 def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     obj: dict[str, Any] = {}
     for key, value in pairs:
@@ -135,13 +143,18 @@ def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 def parse_json(raw: bytes, path: Path, what: str) -> Any:
-    """Strict JSON: UTF-8, no NaN/Infinity, no duplicate keys, bounded nesting."""
+    """Strict JSON: UTF-8, no NaN/Infinity, no duplicate keys, bounded nesting and integers."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
         raise CheckpointError(path, f"{what} is not valid UTF-8 (byte {e.start})") from None
     try:
-        return json.loads(text, object_pairs_hook=_unique_object, parse_constant=_reject_constant)
+        return json.loads(
+            text,
+            object_pairs_hook=_unique_object,
+            parse_constant=_reject_constant,
+            parse_int=_bounded_int,
+        )
     except RecursionError:
         raise CheckpointError(path, f"{what} is nested too deeply") from None
     except ValueError as e:  # JSONDecodeError is a ValueError
@@ -271,6 +284,20 @@ def parse_header(raw: bytes, size: int, path: Path) -> SafetensorsHeader:
     return SafetensorsHeader(path, n, size, metadata, tensors)
 
 
+def check_readable(info: TensorInfo) -> None:
+    """Refuse, before any byte is read, values we cannot or will not hold in memory."""
+    if info.dtype not in NUMPY_DTYPES:
+        raise CheckpointError(
+            info.path, f"tensor {info.name!r}: cannot read values of {info.dtype}"
+        )
+    if info.nbytes > MAX_ARRAY_BYTES:
+        raise CheckpointError(
+            info.path,
+            f"tensor {info.name!r} is {info.nbytes} bytes, over the {MAX_ARRAY_BYTES}-byte "
+            "limit for reading its values",
+        )
+
+
 def read_array(info: TensorInfo, data: bytes | None = None):
     """The values of one small integer/bool tensor as a numpy array.
 
@@ -278,10 +305,7 @@ def read_array(info: TensorInfo, data: bytes | None = None):
     """
     import numpy as np
 
-    if info.dtype not in NUMPY_DTYPES:
-        raise CheckpointError(
-            info.path, f"tensor {info.name!r}: cannot read values of {info.dtype}"
-        )
+    check_readable(info)
     if data is None:
         fd = open_regular(info.path)
         try:

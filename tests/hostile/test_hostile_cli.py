@@ -1,0 +1,187 @@
+"""Every hostile input through the real CLI, as a real process under a timeout.
+
+For each case and each command that reads a checkpoint: a non-zero exit, exactly
+one ``dspark-ckpt: error: FILE: problem`` line on stderr, no traceback, nothing
+created or changed anywhere under the case's folder, and an end within seconds
+(a FIFO must not block).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import stat
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from cases import CASES, VT, Canary, Setup, drafter_dir, framed, jheader, raw
+from synth import T, drafter_config, write_safetensors
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from conftest import cli, cli_subprocess  # noqa: E402
+
+TIMEOUT_S = 20
+
+# the commands that read a drafter checkpoint: name -> argv given (drafter, target args, out dir).
+# Adding a command (fix, verify) is one entry here.
+COMMANDS = {
+    "inspect": lambda s, out: ["inspect", s.drafter, *s.target],
+}
+
+
+def sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        while chunk := f.read(1 << 24):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def tree_state(root: Path) -> dict[str, tuple]:
+    """Every entry under ``root``: its type and, for files, a content hash; links by target.
+
+    Special files are described by ``lstat`` only, never opened.
+    """
+    state = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in dirnames + filenames:
+            p = Path(dirpath, name)
+            st = p.lstat()
+            rel = str(p.relative_to(root))
+            if stat.S_ISLNK(st.st_mode):
+                state[rel] = ("link", os.readlink(p))
+            elif stat.S_ISREG(st.st_mode):
+                state[rel] = ("file", st.st_size, sha256(p))
+            else:
+                state[rel] = (stat.S_IFMT(st.st_mode),)
+    return state
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+@pytest.mark.parametrize("name", CASES)
+def test_hostile_input_is_refused_cleanly(name, command, tmp_path):
+    setup: Setup = CASES[name](tmp_path)
+    out = tmp_path / "out"  # where a writing command would write; must stay absent
+    argv = COMMANDS[command](setup, out)
+    before = tree_state(tmp_path)
+
+    r = cli_subprocess(*argv, cwd=tmp_path, timeout=TIMEOUT_S)
+
+    assert r.returncode == setup.exit_code, (r.stdout, r.stderr)
+    assert "Traceback" not in r.stdout + r.stderr
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1, r.stderr
+    line = lines[0]
+    assert line.startswith("dspark-ckpt: error: "), line
+    assert str(setup.file) in line, line
+    assert setup.problem in line, line
+    assert tree_state(tmp_path) == before
+    assert not out.exists()
+    assert not (tmp_path / "CANARY").exists()
+
+
+def test_there_are_at_least_40_cases():
+    assert len(CASES) >= 40
+
+
+def test_canary_pickle_is_live(tmp_path):
+    """The canary really fires when unpickled, so its absence above proves something."""
+    pickle.loads(pickle.dumps(Canary(tmp_path / "CANARY")))  # noqa: S301 - the point of the test
+    assert (tmp_path / "CANARY").exists()
+
+
+def test_space_padded_header_is_accepted(tmp_path):
+    root = drafter_dir(tmp_path)
+    header = jheader({"norm.weight": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}})
+    raw(root / "model.safetensors", framed(header + b" " * 13))
+    r = cli("inspect", root, "--target-vocab-size", VT, "--format", "json")
+    assert r.exit_code == 0, r.stdout
+    assert r.stderr == ""
+    assert r.json["drafter"]["tensors"] == 1
+
+
+def test_error_line_also_in_json_mode(tmp_path):
+    root = drafter_dir(tmp_path, b"\x01" * 7)
+    r = cli("inspect", root, "--target-vocab-size", VT, "--format", "json")
+    assert r.exit_code == 1
+    (finding,) = r.json["findings"]
+    assert finding["code"] == "DSC001"
+    assert finding["file"] == str(root / "model.safetensors")
+    assert r.stderr == f"dspark-ckpt: error: {root / 'model.safetensors'}: {finding['message']}\n"
+
+
+def test_error_line_escapes_control_characters(tmp_path):
+    """A hostile tensor or shard name cannot break the line or drive the terminal."""
+    root = tmp_path / "drafter"
+    write_safetensors(root / "a.safetensors", {"a": T("F32", (2,), np.ones(2))})
+    raw(root / "config.json", jheader(drafter_config(VT, VT)))
+    raw(
+        root / "model.safetensors.index.json",
+        jheader({"weight_map": {"a": "a.safetensors", "b": "\x1b[2J\nb.safetensors"}}),
+    )
+    r = cli("inspect", root, "--target-vocab-size", VT)
+    assert r.exit_code == 1
+    assert len(r.stderr.splitlines()) == 1
+    assert "\x1b" not in r.stderr
+    assert "\\x1b[2J\\nb.safetensors" in r.stderr
+
+
+def test_usage_error_line_escapes_control_characters(tmp_path):
+    r = cli("inspect", tmp_path / "no\nsuch\x1b[31m", "--target-vocab-size", VT)
+    assert r.exit_code == 2
+    assert (
+        r.stderr
+        == f"dspark-ckpt: error: {tmp_path}/no\\nsuch\\x1b[31m: no such file or directory\n"
+    )
+
+
+# --- d2t: readable but wrong, so a contract finding rather than an unreadable file ---------
+
+
+def pruned(root: Path, d2t: T) -> Path:
+    drafter_cfg = drafter_config(VT, 4)
+    raw(root / "config.json", jheader(drafter_cfg))
+    write_safetensors(
+        root / "model.safetensors",
+        {"lm_head.weight": T("F32", (4, 8), np.ones((4, 8))), "d2t": d2t},
+    )
+    return root
+
+
+@pytest.mark.parametrize(
+    ("name", "d2t", "code", "problem"),
+    [
+        ("float", T("F32", (4,), np.array([0, 1, 2, 3])), "DSC206", "d2t is F32 [4]; expected I64"),
+        ("nan", T("F32", (4,), np.full(4, np.nan)), "DSC206", "d2t is F32 [4]; expected I64"),
+        (
+            "negative_ids",
+            T("I64", (4,), np.array([0, -5, -5, 0])),
+            "DSC301",
+            "2 of 4 draft ids map outside [0, 100); first: draft id 1 -> -4",
+        ),
+        (
+            "overflowing_ids",
+            T("I64", (4,), np.array([0, 2**63 - 1, 0, 0])),
+            "DSC301",
+            "1 of 4 draft ids map outside [0, 100)",
+        ),
+    ],
+)
+def test_hostile_d2t_is_a_finding_naming_file_and_problem(tmp_path, name, d2t, code, problem):
+    root = pruned(tmp_path / "drafter", d2t)
+    before = tree_state(tmp_path)
+    r = cli_subprocess(
+        "inspect", root, "--target-vocab-size", VT, "--format", "json", timeout=TIMEOUT_S
+    )
+    assert r.returncode == 1
+    assert "Traceback" not in r.stdout + r.stderr
+    import json
+
+    findings = [f for f in json.loads(r.stdout)["findings"] if f["code"] == code]
+    assert len(findings) == 1, r.stdout
+    assert findings[0]["file"] == str(root / "model.safetensors")
+    assert problem in findings[0]["message"]
+    assert tree_state(tmp_path) == before
