@@ -51,6 +51,14 @@ def stderr() -> Console:
     return Console(file=sys.stderr, soft_wrap=True)
 
 
+def fail_input(err: CheckpointError) -> NoReturn:
+    """An unreadable or refused input: one line naming the file, exit 1, nothing written."""
+    from dspark_ckpt.render import one_line
+
+    print(one_line(f"dspark-ckpt: error: {err}"), file=sys.stderr)
+    raise typer.Exit(EXIT_FAIL)
+
+
 def fail_usage(message: str) -> NoReturn:
     from dspark_ckpt.render import one_line
 
@@ -287,10 +295,9 @@ def verify_cmd(
     """Sample from the drafter's real head (greedy, top-k, Gumbel) and count the ids that
     leave the target vocab, without and with the padded-row mask. Needs torch."""
     from dspark_ckpt.render import print_verify, to_json, verify_obj
-    from dspark_ckpt.verify import require_torch, verify_checkpoint
+    from dspark_ckpt.verify import verify_checkpoint
 
     try:
-        require_torch()
         tgt = resolve_target(target, target_vocab_size)
         report = verify_checkpoint(
             drafter,
@@ -305,8 +312,7 @@ def verify_cmd(
     except UsageError as err:
         fail_usage(str(err))
     except CheckpointError as err:
-        print(f"dspark-ckpt: error: {err}", file=sys.stderr)
-        raise typer.Exit(EXIT_FAIL) from None
+        fail_input(err)
     if fmt is Format.json:
         print(to_json(verify_obj(report)))
     else:
@@ -387,12 +393,10 @@ def fix_cmd(
     except UsageError as err:
         fail_usage(str(err))
     except CheckpointError as err:
-        print(f"dspark-ckpt: refused: {err}", file=sys.stderr)
-        raise typer.Exit(EXIT_FAIL) from None
+        fail_input(err)
     except OSError as err:
         where = f"{err.filename}: " if err.filename else ""
-        print(f"dspark-ckpt: error: {where}{err.strerror or err}; nothing written", file=sys.stderr)
-        raise typer.Exit(EXIT_FAIL) from None
+        fail_input(CheckpointError(None, f"{where}{err.strerror or err}; nothing written"))
     if fmt is Format.json:
         print(to_json(fix_obj(result)))
     else:

@@ -389,13 +389,15 @@ def verify_checkpoint(
     Raises ``CheckpointError`` for an unreadable checkpoint or mask file, ``UsageError``
     for bad arguments (including torch missing).
     """
-    torch = require_torch()
     say = progress or (lambda msg: None)
     if tokens < 1:
         raise UsageError(f"--tokens must be a positive integer, got {tokens}")
-    dev = resolve_device(device)
-    ckpt = hub.download_weights(open_checkpoint(source))  # every tensor read is local
+    # headers first: a bad checkpoint is refused before torch (seconds to import) loads
+    ckpt = open_checkpoint(source)
     cfg = drafter_config(ckpt)
+    torch = require_torch()
+    dev = resolve_device(device)
+    ckpt = hub.download_weights(ckpt)  # every tensor read is local
     vd, vt, et = cfg.draft_vocab_size, target.vocab_size, target.embedding_rows
     info, head_source = head_info(ckpt, cfg, target)
     d2t = read_d2t(ckpt, vd)

@@ -29,6 +29,8 @@ TIMEOUT_S = 20
 # Adding a command (fix, verify) is one entry here.
 COMMANDS = {
     "inspect": lambda s, out: ["inspect", s.drafter, *s.target],
+    "fix": lambda s, out: ["fix", s.drafter, *s.target, "--emit-mask", "--emit-d2t", "--out", out],
+    "verify": lambda s, out: ["verify", s.drafter, *s.target, "--device", "cpu", "--tokens", "4"],
 }
 
 
