@@ -136,6 +136,18 @@ def _lm_head_rule(f: Facts, p: Profile) -> list[Finding]:
                 tensor=LM_HEAD,
             )
         ]
+    if p.missing_lm_head == "refused" and f.classification == PADDED:
+        # vLLM qwen3_dspark.py (after PR #55133): the target's head is shared only when
+        # Vd == Vt, and no error is raised: the draft head stays uninitialised memory
+        return [
+            _f(
+                "DSC104",
+                f"padded drafter (Vd {f.Vd} > Vt {f.Vt}) without lm_head: {p.name} shares the "
+                "target head only when Vd == Vt, so the draft head stays uninitialised "
+                "(acceptance rate zero, no error)",
+                tensor=LM_HEAD,
+            )
+        ]
     if p.missing_lm_head == "target" and p.reduced(f.Vd, f.Vt):
         # vLLM v1/spec_decode/eagle.py _maybe_share_lm_head: no lm_head -> target's head
         return [
@@ -393,16 +405,6 @@ def _padding_rules(f: Facts) -> list[Finding]:
     if f.classification != PADDED:
         return []
     out = []
-    if f.lm_head is None:
-        out.append(
-            _f(
-                "DSC104",
-                f"padded drafter (Vd {f.Vd} > Vt {f.Vt}) without lm_head: the target head is "
-                "shared only when Vd == Vt, so the draft head stays uninitialised "
-                "(acceptance rate zero, no error)",
-                tensor=LM_HEAD,
-            )
-        )
     et = f.target.embedding_rows
     if et is not None and f.Vd > et:
         out.append(

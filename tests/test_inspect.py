@@ -402,3 +402,17 @@ def test_committed_fixtures_match_the_generator(tmp_path):
     generated = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*") if p.is_file())
     for rel in generated:
         assert (FIXTURES / rel).read_bytes() == (tmp_path / rel).read_bytes(), rel
+
+
+def test_uninitialised_head_is_a_vllm_dspark_rule(tmp_path):
+    # padded, no lm_head: vLLM DSpark runs on an uninitialised head (DSC104); TensorRT-LLM
+    # always takes the target's head, so DSC104 is not its finding
+    path = _variant(
+        tmp_path, vocab=128, draft=128, tensors={"embed_tokens.weight": head(128, 8, 2)}
+    )
+    _, rep = inspect_json(path, "--profile", "vllm,vllm-legacy,trtllm-dspark")
+    found = {(f["code"], f["profile"]) for f in rep["findings"]}
+    assert ("DSC104", "vllm") in found
+    assert ("DSC102", "vllm-legacy") in found and ("DSC104", "vllm-legacy") not in found
+    assert not any(code == "DSC104" for code, p in found if p == "trtllm-dspark")
+    assert rep["checks"]["DSC104"] == {"vllm": "error"}
