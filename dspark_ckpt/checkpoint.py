@@ -13,7 +13,12 @@ from dataclasses import dataclass, field
 from pathlib import Path, PureWindowsPath
 from typing import Any
 
-from dspark_ckpt.config import DrafterConfig, parse_drafter_config, resolve_target_vocab
+from dspark_ckpt.config import (
+    MAX_VOCAB,
+    DrafterConfig,
+    parse_drafter_config,
+    resolve_target_vocab,
+)
 from dspark_ckpt.errors import CheckpointError, UsageError
 from dspark_ckpt.safetensors_io import (
     TensorInfo,
@@ -247,8 +252,8 @@ def embedding_rows(ckpt: Checkpoint) -> tuple[int, str] | None:
 
 
 def target_from_vocab_size(n: int) -> Target:
-    if n < 1:
-        raise UsageError(f"--target-vocab-size must be a positive integer, got {n}")
+    if not 1 <= n <= MAX_VOCAB:  # the bound every config's vocab size is held to
+        raise UsageError(f"--target-vocab-size must be an integer in [1, {MAX_VOCAB}], got {n}")
     return Target(f"vocab_size={n}", n, None, None, None)
 
 

@@ -43,6 +43,13 @@ class Format(str, Enum):
 CI_FORMATS = (Format.github, Format.junit, Format.sarif)
 
 
+class PlainFormat(str, Enum):
+    """For commands that report no findings per file (fix, verify, profiles, explain)."""
+
+    table = "table"
+    json = "json"
+
+
 def stdout() -> Console:
     return Console(file=sys.stdout, soft_wrap=False)
 
@@ -51,11 +58,14 @@ def stderr() -> Console:
     return Console(file=sys.stderr, soft_wrap=True)
 
 
-def fail_input(err: CheckpointError) -> NoReturn:
-    """An unreadable or refused input: one line naming the file, exit 1, nothing written."""
-    from dspark_ckpt.render import one_line
+def fail_input(err: CheckpointError, schema: str | None = None) -> NoReturn:
+    """An unreadable or refused input: one line naming the file on stderr, exit 1, nothing
+    written; with ``schema`` (json output) also the one JSON object stdout promises."""
+    from dspark_ckpt.render import error_obj, one_line, to_json
 
     print(one_line(f"dspark-ckpt: error: {err}"), file=sys.stderr)
+    if schema is not None:
+        print(to_json(error_obj(schema, err)))
     raise typer.Exit(EXIT_FAIL)
 
 
@@ -90,6 +100,7 @@ ProfilesOpt = Annotated[
     ),
 ]
 FormatOpt = Annotated[Format, typer.Option("--format", help="Output format.")]
+PlainFormatOpt = Annotated[PlainFormat, typer.Option("--format", help="Output format.")]
 OutputOpt = Annotated[
     Path | None,
     typer.Option(
@@ -200,11 +211,11 @@ def inspect_cmd(
 
 
 @app.command("profiles")
-def profiles_cmd(fmt: FormatOpt = Format.table) -> None:
+def profiles_cmd(fmt: PlainFormatOpt = PlainFormat.table) -> None:
     """List the runtime profiles: runtime versions and the source files their rules mirror."""
     from dspark_ckpt.render import print_profiles, profiles_obj, to_json
 
-    if fmt is Format.json:
+    if fmt is PlainFormat.json:
         print(to_json(profiles_obj()))
     else:
         print_profiles(stdout())
@@ -213,7 +224,7 @@ def profiles_cmd(fmt: FormatOpt = Format.table) -> None:
 @app.command("explain")
 def explain_cmd(
     code: Annotated[str, typer.Argument(help="A finding code, e.g. DSC103.")],
-    fmt: FormatOpt = Format.table,
+    fmt: PlainFormatOpt = PlainFormat.table,
 ) -> None:
     """Explain a finding code: what it means, why the runtime cares, how to fix it."""
     from dspark_ckpt.findings import get_code
@@ -223,7 +234,7 @@ def explain_cmd(
         found = get_code(code)
     except UsageError as err:
         fail_usage(str(err))
-    if fmt is Format.json:
+    if fmt is PlainFormat.json:
         print(to_json(explain_obj(found)))
     else:
         print_explain(found, stdout())
@@ -290,11 +301,11 @@ def verify_cmd(
     markov: Annotated[
         bool, typer.Option("--markov/--no-markov", help="Add the Markov bias where present.")
     ] = True,
-    fmt: FormatOpt = Format.table,
+    fmt: PlainFormatOpt = PlainFormat.table,
 ) -> None:
     """Sample from the drafter's real head (greedy, top-k, Gumbel) and count the ids that
     leave the target vocab, without and with the padded-row mask. Needs torch."""
-    from dspark_ckpt.render import print_verify, to_json, verify_obj
+    from dspark_ckpt.render import VERIFY_SCHEMA, print_verify, to_json, verify_obj
     from dspark_ckpt.verify import verify_checkpoint
 
     try:
@@ -312,8 +323,8 @@ def verify_cmd(
     except UsageError as err:
         fail_usage(str(err))
     except CheckpointError as err:
-        fail_input(err)
-    if fmt is Format.json:
+        fail_input(err, VERIFY_SCHEMA if fmt is PlainFormat.json else None)
+    if fmt is PlainFormat.json:
         print(to_json(verify_obj(report)))
     else:
         print_verify(report, stdout())
@@ -365,13 +376,15 @@ def fix_cmd(
     ] = False,
     force: Annotated[bool, typer.Option("--force", help="Overwrite existing files.")] = False,
     profile: ProfileOpt = "vllm",
-    fmt: FormatOpt = Format.table,
+    fmt: PlainFormatOpt = PlainFormat.table,
 ) -> None:
     """Emit the padded-row mask and the d2t a drafter needs: side files, a patched copy or in place."""
     from pathlib import Path
 
     from dspark_ckpt.fix import D2T_FILE, MASK_FILE, FixRequest, run_fix
-    from dspark_ckpt.render import fix_obj, print_fix, to_json
+    from dspark_ckpt.render import FIX_SCHEMA, fix_obj, print_fix, to_json
+
+    schema = FIX_SCHEMA if fmt is PlainFormat.json else None
 
     want_mask = emit_mask or mask_path is not None
     try:
@@ -393,11 +406,11 @@ def fix_cmd(
     except UsageError as err:
         fail_usage(str(err))
     except CheckpointError as err:
-        fail_input(err)
+        fail_input(err, schema)
     except OSError as err:
         where = f"{err.filename}: " if err.filename else ""
-        fail_input(CheckpointError(None, f"{where}{err.strerror or err}; nothing written"))
-    if fmt is Format.json:
+        fail_input(CheckpointError(None, f"{where}{err.strerror or err}; nothing written"), schema)
+    if fmt is PlainFormat.json:
         print(to_json(fix_obj(result)))
     else:
         print_fix(result, stdout())

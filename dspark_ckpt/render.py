@@ -89,6 +89,11 @@ def error_lines(r: Report) -> list[str]:
     ]
 
 
+def error_obj(schema: str, err) -> dict[str, Any]:
+    """The one JSON object of a command that could not read its input (``fix``, ``verify``)."""
+    return {"schema": schema, "ok": False, "error": {"file": err.path, "message": err.message}}
+
+
 def to_json(obj: dict[str, Any]) -> str:
     return json.dumps(obj, indent=2)
 
