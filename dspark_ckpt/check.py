@@ -238,11 +238,13 @@ class _Keys:
         if not isinstance(names, list) or not names:
             raise self.fail(key, "must be a profile name or a non-empty list of them")
         for i, name in enumerate(names):
-            if name not in PROFILES:
+            if name != "all" and name not in PROFILES:
                 raise self.fail(
-                    f"{key}[{i}]", f"unknown profile {name!r}; choose from {', '.join(PROFILES)}"
+                    f"{key}[{i}]",
+                    f"unknown profile {name!r}; choose from {', '.join(PROFILES)} or all",
                 )
-        return tuple(dict.fromkeys(names))
+        expanded = [p for name in names for p in (PROFILES if name == "all" else [name])]
+        return tuple(dict.fromkeys(expanded))
 
     def warnings_as_errors(self, value: Any, key: str) -> bool | frozenset[str]:
         if isinstance(value, bool):

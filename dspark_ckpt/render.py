@@ -340,6 +340,8 @@ def junit_xml(runs: list[CheckRun], suite: str = "dspark-ckpt") -> str:
 def _sarif_uri(path: str) -> str:
     from pathlib import Path, PurePath
 
+    if "://" in path:  # a Hub file, hf://org/name@commit/file: already a URI
+        return path
     p = Path(path)
     return p.resolve().as_uri() if p.is_absolute() else PurePath(path).as_posix()
 

@@ -330,3 +330,14 @@ def test_no_configuration(repo):
         "dspark-ckpt: error: no dspark-ckpt.toml and no [tool.dspark-ckpt] in pyproject.toml in ."
     )
     assert "Traceback" not in r.stderr
+
+
+def test_profiles_all_expands_to_every_profile(repo):
+    from dspark_ckpt.profiles import PROFILES
+
+    (repo / "dspark-ckpt.toml").write_text(
+        "profiles = 'all'\n[[pairs]]\ndrafter = 'ckpt/padded'\ntarget = 'ckpt/targets/small'\n"
+    )
+    r = cli("check", "--format", "json")
+    assert [run["profile"] for run in r.json["runs"]] == list(PROFILES)
+    assert r.exit_code == 1  # the padded drafter fails vllm-legacy (no lm_head/d2t rule met)

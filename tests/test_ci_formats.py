@@ -242,3 +242,11 @@ def test_progress_silent_for_quick_work_and_when_disabled():
         time.sleep(0.1)
         bar.advance("b")
     assert buf.getvalue() == ""
+
+
+def test_sarif_keeps_hub_file_uris():
+    from dspark_ckpt.render import _sarif_uri
+
+    uri = "hf://org/padded@0123abcd/model.safetensors"
+    assert _sarif_uri(uri) == uri
+    assert _sarif_uri("fixtures/padded/config.json") == "fixtures/padded/config.json"
