@@ -106,7 +106,7 @@ def findings_table(findings: list[Finding], show_profile: bool = False) -> Table
     table = Table(show_header=True, header_style="bold", expand=False, pad_edge=False)
     table.add_column("severity")
     table.add_column("code")
-    table.add_column("tensor / key")
+    table.add_column("tensor / key / file", overflow="fold")
     table.add_column("finding", overflow="fold")
     for f in findings:
         msg = Text(f"[{f.profile}] " if show_profile and f.profile else "")
@@ -114,7 +114,7 @@ def findings_table(findings: list[Finding], show_profile: bool = False) -> Table
         if f.fix_hint:
             msg.append(f"\nfix: {f.fix_hint}", style="dim")
         table.add_row(
-            Text(f.severity, style=SEVERITY_STYLE[f.severity]), f.code, f.tensor or "", msg
+            Text(f.severity, style=SEVERITY_STYLE[f.severity]), f.code, f.tensor or f.file or "", msg
         )
     return table
 

@@ -55,3 +55,20 @@ def test_target_vocab_size_is_bounded_like_configs():
     r = cli("inspect", FIXTURES / "padded", "--target-vocab-size", "99999999999999")
     assert r.exit_code == 2 and r.stdout == ""
     assert "--target-vocab-size must be an integer in [1, 2147483647]" in r.stderr
+
+
+def test_unreadable_file_is_named_in_the_table(tmp_path):
+    from synth import drafter
+
+    d = drafter(tmp_path / "d", vocab=100, draft=100)
+    weights = d / "model.safetensors"
+    weights.write_bytes(weights.read_bytes()[:-3])
+    r = cli("inspect", d, "--target-vocab-size", "100")
+    assert r.exit_code == 1
+    row = next(line for line in r.stdout.splitlines() if "DSC001" in line)
+    assert str(weights) in row and "truncated" in row
+    assert (
+        r.stderr
+        == f"dspark-ckpt: error: {weights}: truncated: tensor data ends at byte "
+        + (r.stderr.split("ends at byte ", 1)[1])
+    )
