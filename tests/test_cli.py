@@ -67,8 +67,5 @@ def test_unreadable_file_is_named_in_the_table(tmp_path):
     assert r.exit_code == 1
     row = next(line for line in r.stdout.splitlines() if "DSC001" in line)
     assert str(weights) in row and "truncated" in row
-    assert (
-        r.stderr
-        == f"dspark-ckpt: error: {weights}: truncated: tensor data ends at byte "
-        + (r.stderr.split("ends at byte ", 1)[1])
-    )
+    assert r.stderr.startswith(f"dspark-ckpt: error: {weights}: truncated: ")
+    assert r.stderr.count("\n") == 1
