@@ -114,7 +114,10 @@ def findings_table(findings: list[Finding], show_profile: bool = False) -> Table
         if f.fix_hint:
             msg.append(f"\nfix: {f.fix_hint}", style="dim")
         table.add_row(
-            Text(f.severity, style=SEVERITY_STYLE[f.severity]), f.code, f.tensor or f.file or "", msg
+            Text(f.severity, style=SEVERITY_STYLE[f.severity]),
+            f.code,
+            f.tensor or f.file or "",
+            msg,
         )
     return table
 
