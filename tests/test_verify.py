@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 import synth
@@ -187,7 +189,7 @@ def test_wrong_mask_file_is_rejected_in_one_line(tmp_path, name, dtype, values, 
     path = write_mask(tmp_path / "bad.safetensors", name, dtype, values)
     r = verify(PADDED, "--target", SMALL, "--mask", path)
     assert r.exit_code == 1
-    assert r.stdout == ""
+    assert json.loads(r.stdout)["error"]["file"] == str(path)  # json mode: one object still
     err = [line for line in r.stderr.splitlines() if "error" in line]
     assert len(err) == 1 and str(path) in err[0] and message in err[0], r.stderr
     assert "Traceback" not in r.stderr
@@ -203,7 +205,11 @@ def test_unreadable_inputs_exit_cleanly(tmp_path):
     (broken / "config.json").write_text((PADDED / "config.json").read_text())
     (broken / "model.safetensors").write_bytes(b"\x10\x00\x00\x00\x00\x00\x00\x00{not json}      ")
     r = verify(broken, "--target", SMALL)
-    assert r.exit_code == 1 and r.stdout == "" and "model.safetensors" in r.stderr
+    assert r.exit_code == 1 and "model.safetensors" in r.stderr
+    out = json.loads(r.stdout)
+    assert (out["schema"], out["ok"]) == ("dspark-ckpt/verify/v1", False)
+    assert out["error"]["file"] == str(broken / "model.safetensors")
+    assert out["error"]["message"].startswith("header is not valid JSON")
     padded_no_head = synth.drafter(tmp_path / "nohead", vocab=128, draft=128)
     r = verify(padded_no_head, "--target", SMALL)
     assert r.exit_code == 1 and "no lm_head.weight and Vd 128 != Vt 100" in r.stderr
