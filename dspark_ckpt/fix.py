@@ -1,9 +1,12 @@
 """``fix``: emit the padded-row mask and the ``d2t`` a checkpoint needs, safely.
 
-``plan_fix`` decides what to write (pure: arrays and notes, or a refusal);
-``run_fix`` writes it through one ``atomic.Transaction`` (side files, a patched copy
-with ``out``, or the checkpoint itself with ``in_place``), reads it back, and
-inspects the result again under every profile.
+``plan_fix`` decides what to write (pure: arrays and notes, or a refusal).
+``run_fix`` turns the plan into files (side files, a patched copy with ``out``, or
+the checkpoint itself with ``in_place``) and checks them before writing anything: the
+bytes parse back to what was meant, and the planned checkpoint is inspected under
+every profile; ``out`` / ``in_place`` refuse a change that makes ``--profile`` fail.
+Then one ``atomic.Transaction`` writes them, reads them back and inspects the result
+again before it ends: any failure rolls everything back.
 
 Never imports torch and reads no tensor data except ``d2t`` and ``t2d``: unchanged
 shards are hard-linked or copied as bytes, never loaded.
@@ -465,28 +468,12 @@ def _refuse_regression(before: Report, after: Report, req: FixRequest, root: Pat
     )
 
 
-def run_fix(source: str, target: Target, req: FixRequest) -> FixResult:
-    """Plan, check the planned result, then write it atomically, read it back and
-    inspect it again before the transaction ends. Raises ``CheckpointError`` (refused,
-    unreadable) or ``UsageError``: in both cases nothing is written."""
-    get_profile(req.profile)
-    if req.mask_style not in MASK_STYLES:
-        raise UsageError(f"unknown --mask-style {req.mask_style!r}; choose from bool, additive")
-    if req.mask_path is None and not req.emit_d2t:
-        raise UsageError("nothing to do: give --emit-mask and/or --emit-d2t")
-    if req.out is not None and req.in_place:
-        raise UsageError("give at most one of --out and --in-place")
-    if req.mode == IN_PLACE and hub.hub_ref(source) is not None:
-        raise UsageError(f"{source}: a Hub repository cannot be patched in place; use --out DIR")
-    ckpt = open_checkpoint(source)
-    if req.mode == OUT:
-        ckpt = hub.download_weights(ckpt)  # the copy links or copies local weight files
-    cfg = drafter_config(ckpt)
-    before = inspect_checkpoint(source, target, req.profile, checkpoint=ckpt)
-    plan = plan_fix(ckpt, cfg, target, req)
+def _result_files(
+    ckpt: Checkpoint, cfg: DrafterConfig, plan: Plan, req: FixRequest
+) -> tuple[Path, list[_File], _File | None, list[str]]:
+    """Every file of the result, in write order, as bytes or a file to copy; the file
+    holding the new ``d2t``; notes. Usage errors (destinations) here; nothing written."""
     notes = list(plan.notes)
-
-    # every file of the result, as bytes or a source to copy; nothing touched yet
     files: list[_File] = []
     index = d2t_file = None
     root = ckpt.root
@@ -509,6 +496,29 @@ def run_fix(source: str, target: Target, req: FixRequest) -> FixResult:
         _refuse_stale_files(root, files)
     for f in files:
         check_destination(f.dest, req.force)
+    return root, files, d2t_file, notes
+
+
+def run_fix(source: str, target: Target, req: FixRequest) -> FixResult:
+    """Plan, check the planned result, then write it atomically, read it back and
+    inspect it again before the transaction ends. Raises ``CheckpointError`` (refused,
+    unreadable) or ``UsageError``: in both cases nothing is written."""
+    get_profile(req.profile)
+    if req.mask_style not in MASK_STYLES:
+        raise UsageError(f"unknown --mask-style {req.mask_style!r}; choose from bool, additive")
+    if req.mask_path is None and not req.emit_d2t:
+        raise UsageError("nothing to do: give --emit-mask and/or --emit-d2t")
+    if req.out is not None and req.in_place:
+        raise UsageError("give at most one of --out and --in-place")
+    if req.mode == IN_PLACE and hub.hub_ref(source) is not None:
+        raise UsageError(f"{source}: a Hub repository cannot be patched in place; use --out DIR")
+    ckpt = open_checkpoint(source)
+    if req.mode == OUT:
+        ckpt = hub.download_weights(ckpt)  # the copy links or copies local weight files
+    cfg = drafter_config(ckpt)
+    before = inspect_checkpoint(source, target, req.profile, checkpoint=ckpt)
+    plan = plan_fix(ckpt, cfg, target, req)
+    root, files, d2t_file, notes = _result_files(ckpt, cfg, plan, req)
 
     # the result, checked before anything is written
     made = [f for f in files if f.tensors is not None]
