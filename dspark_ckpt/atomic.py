@@ -8,8 +8,11 @@ files are removed, replaced ones restored from a hard-linked backup, folders the
 transaction made are removed. Destinations that are symlinks are refused, and an
 existing file is replaced only with ``force``.
 
-Every step goes through ``_step``; tests point ``fault`` at a function that raises
-to make any one step fail.
+``commit(check=...)`` runs a last check after everything is in place and before the
+backups are dropped: if it fails, the transaction rolls back like any other step.
+
+Every step goes through ``step`` (callers name their own checks the same way); tests
+point ``fault`` at a function that raises to make any one step fail.
 """
 
 from __future__ import annotations
@@ -30,9 +33,10 @@ fault: Callable[[str, Path], None] | None = None
 STEPS = ("mkdir", "temp", "write", "fsync", "link", "backup", "replace", "fsync_dir")
 
 
-def _step(step: str, path: Path) -> None:
+def step(name: str, path: Path) -> None:
+    """Mark one step of a write (the failure-injection seam)."""
     if fault is not None:
-        fault(step, path)
+        fault(name, path)
 
 
 def _temp_name(dest: Path, kind: str = "tmp") -> Path:
@@ -40,7 +44,7 @@ def _temp_name(dest: Path, kind: str = "tmp") -> Path:
 
 
 def fsync_dir(folder: Path) -> None:
-    _step("fsync_dir", folder)
+    step("fsync_dir", folder)
     fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
     try:
         os.fsync(fd)
@@ -88,7 +92,7 @@ class Transaction:
             return
         if not folder.parent.is_dir():
             raise UsageError(f"{folder.parent}: no such directory")
-        _step("mkdir", folder)
+        step("mkdir", folder)
         folder.mkdir()
         self.made_dirs.append(folder)
 
@@ -101,15 +105,15 @@ class Transaction:
     def add_bytes(self, dest: Path, data: bytes) -> None:
         """Stage ``data`` as the new content of ``dest``."""
         temp = self._claim(dest)
-        _step("temp", temp)
+        step("temp", temp)
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
         self.staged.append(_Staged(dest, temp))
         try:
-            _step("write", temp)
+            step("write", temp)
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view) :]
-            _step("fsync", temp)
+            step("fsync", temp)
             os.fsync(fd)
         finally:
             os.close(fd)
@@ -118,7 +122,7 @@ class Transaction:
         """Stage ``src`` as ``dest``: a hard link where the filesystem allows, else a
         streamed copy (never loaded into memory)."""
         temp = self._claim(dest)
-        _step("link", temp)
+        step("link", temp)
         try:
             os.link(os.path.realpath(src), temp)
             self.staged.append(_Staged(dest, temp))
@@ -126,9 +130,9 @@ class Transaction:
         except OSError:
             pass
         self.staged.append(_Staged(dest, temp))
-        _step("write", temp)
+        step("write", temp)
         shutil.copyfile(os.path.realpath(src), temp)
-        _step("fsync", temp)
+        step("fsync", temp)
         fd = os.open(temp, os.O_RDONLY)
         try:
             os.fsync(fd)
@@ -137,7 +141,8 @@ class Transaction:
 
     # -- commit and rollback ---------------------------------------------------
 
-    def commit(self) -> None:
+    def commit(self, check: Callable[[], None] | None = None) -> None:
+        """Put every staged file in place, then run ``check``; any failure rolls back."""
         try:
             for s in self.staged:
                 if s.dest.exists() and os.path.samefile(s.temp, s.dest):
@@ -147,13 +152,15 @@ class Transaction:
                     continue
                 if s.dest.exists():
                     s.backup = _temp_name(s.dest, "bak")
-                    _step("backup", s.backup)
+                    step("backup", s.backup)
                     os.link(s.dest, s.backup)
-                _step("replace", s.dest)
+                step("replace", s.dest)
                 os.replace(s.temp, s.dest)
                 s.committed = True
             for folder in self._folders():
                 fsync_dir(folder)
+            if check is not None:
+                check()
         except BaseException:
             self.rollback()
             raise

@@ -1,9 +1,12 @@
 """``fix``: emit the padded-row mask and the ``d2t`` a checkpoint needs, safely.
 
-``plan_fix`` decides what to write (pure: arrays and notes, or a refusal);
-``run_fix`` writes it through one ``atomic.Transaction`` (side files, a patched copy
-with ``out``, or the checkpoint itself with ``in_place``), reads it back, and
-inspects the result again under every profile.
+``plan_fix`` decides what to write (pure: arrays and notes, or a refusal).
+``run_fix`` turns the plan into files (side files, a patched copy with ``out``, or
+the checkpoint itself with ``in_place``) and checks them before writing anything: the
+bytes parse back to what was meant, and the planned checkpoint is inspected under
+every profile; ``out`` / ``in_place`` refuse a change that makes ``--profile`` fail.
+Then one ``atomic.Transaction`` writes them, reads them back and inspects the result
+again before it ends: any failure rolls everything back.
 
 Never imports torch and reads no tensor data except ``d2t`` and ``t2d``: unchanged
 shards are hard-linked or copied as bytes, never loaded.
@@ -14,13 +17,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 
 from dspark_ckpt import hub
-from dspark_ckpt.atomic import Transaction
+from dspark_ckpt.atomic import Transaction, check_destination, step
 from dspark_ckpt.checkpoint import (
     CONFIG,
     INDEX,
@@ -31,12 +34,21 @@ from dspark_ckpt.checkpoint import (
 )
 from dspark_ckpt.config import DrafterConfig
 from dspark_ckpt.errors import CheckpointError, UsageError
-from dspark_ckpt.findings import ERROR
+from dspark_ckpt.findings import ERROR, get_code
 from dspark_ckpt.inspect import Report, inspect_checkpoint
 from dspark_ckpt.mask import BIAS_TENSOR, MASK_MEANING, MASK_TENSOR, sampleable_mask
 from dspark_ckpt.profiles import DEFAULT_PROFILE, get_profile
-from dspark_ckpt.rules import D2T, PADDED, PRUNED, T2D, classify, d2t_value_findings
-from dspark_ckpt.safetensors_io import read_header, read_json_file
+from dspark_ckpt.rules import (
+    D2T,
+    EQUAL,
+    PADDED,
+    PRUNED,
+    T2D,
+    classify,
+    d2t_value_findings,
+    read_d2t,
+)
+from dspark_ckpt.safetensors_io import parse_header, read_json_file
 
 MASK_FILE = "draft_vocab_mask.safetensors"
 D2T_FILE = "d2t.safetensors"
@@ -110,19 +122,6 @@ class FixResult:
 # --- planning --------------------------------------------------------------------
 
 
-def _read_d2t(ckpt: Checkpoint, vd: int) -> np.ndarray | None:
-    info = ckpt.find(D2T)
-    if info is None:
-        return None
-    if info.dtype != "I64" or info.shape != (vd,):
-        raise CheckpointError(
-            info.path,
-            f"d2t is {info.dtype} {list(info.shape)}, not I64 [{vd}]: fix does not replace an "
-            "existing d2t; re-export it",
-        )
-    return np.array(ckpt.read(info), dtype=np.int64)
-
-
 def _derive_from_t2d(ckpt: Checkpoint, vd: int, vt: int) -> np.ndarray | None:
     """``d2t[i] = nonzero(t2d)[i] - i``, after checking ``t2d.sum() == Vd``."""
     info = ckpt.find(T2D)
@@ -152,7 +151,7 @@ def plan_fix(ckpt: Checkpoint, cfg: DrafterConfig, target: Target, req: FixReque
     """The mask and d2t this checkpoint needs, or a ``CheckpointError`` saying why not."""
     vd, vt = cfg.draft_vocab_size, target.vocab_size
     cls = classify(vd, vt)
-    existing = _read_d2t(ckpt, vd)
+    existing = read_d2t(ckpt, vd)
     derived = _derive_from_t2d(ckpt, vd, vt) if cls == PRUNED and existing is None else None
     notes: list[str] = []
 
@@ -275,11 +274,48 @@ def _destination_root(ckpt: Checkpoint, req: FixRequest) -> Path:
     return out
 
 
-def _stage_checkpoint(
-    tx: Transaction, ckpt: Checkpoint, cfg: DrafterConfig, plan: Plan, req: FixRequest
-) -> tuple[Path, list[Written], list[str]]:
-    """Stage the patched checkpoint (the copy, or the changes in place); the index last."""
-    root = _destination_root(ckpt, req)
+def _is_checkpoint_file(name: str) -> bool:
+    return name == CONFIG or name.endswith((".safetensors", ".safetensors.index.json"))
+
+
+def _refuse_stale_files(out: Path, files: list[_File]) -> None:
+    """An --out folder may hold only checkpoint files this run writes itself: a stale
+    index or shard of another checkpoint would win over (or mix with) the new one."""
+    if not out.is_dir():
+        return
+    real_out = os.path.realpath(out)
+    ours = {f.dest.name for f in files if os.path.realpath(f.dest.parent) == real_out}
+    stale = sorted(
+        p.name for p in out.iterdir() if _is_checkpoint_file(p.name) and p.name not in ours
+    )
+    if stale:
+        raise UsageError(
+            f"{out}: holds {', '.join(stale)}, which this run would not write (left from "
+            "another checkpoint?); give an empty or new folder to --out"
+        )
+
+
+@dataclass(frozen=True)
+class _File:
+    """One file of the result: new bytes, or a copy of an existing file."""
+
+    dest: Path
+    data: bytes | None = None
+    src: Path | None = None
+    # for a safetensors file fix makes: what its bytes must parse back to
+    tensors: dict[str, np.ndarray] | None = None
+    metadata: dict[str, str] | None = None
+
+
+def _new_safetensors(dest: Path, tensors: dict[str, np.ndarray], metadata: dict[str, str]):
+    return _File(dest, _safetensors_bytes(tensors, metadata), tensors=tensors, metadata=metadata)
+
+
+def _checkpoint_files(
+    ckpt: Checkpoint, cfg: DrafterConfig, plan: Plan, req: FixRequest, root: Path
+) -> tuple[list[_File], _File | None, list[str]]:
+    """The files of the patched checkpoint (the copy, or the changes in place), and its
+    index apart: it goes in last."""
     notes: list[str] = []
     added: dict[str, np.ndarray] = {}
     if plan.d2t is not None:
@@ -288,50 +324,121 @@ def _stage_checkpoint(
             added[D2T] = plan.d2t
         elif np.array_equal(ckpt.read(existing), plan.d2t):
             notes.append(f"the checkpoint already holds this d2t ({existing.path.name}): unchanged")
-        else:  # _read_d2t / plan_fix refuse this already; kept as a guard
+        else:  # read_d2t / plan_fix refuse this already; kept as a guard
             raise CheckpointError(existing.path, "holds another d2t; fix does not replace it")
 
+    files: list[_File] = []
     if req.mode == OUT:
-        tx.make_dir(root)
-        for f in ckpt.files:
-            tx.add_copy(root / f.name, f)
-    written: list[Written] = []
+        files += [_File(root / f.name, src=f) for f in ckpt.files]
     if added:
-        data = _safetensors_bytes(added, _vocab_metadata(plan))
-        tx.add_bytes(root / NEW_SHARD, data)
-        written += [_written(root / NEW_SHARD, k, v, data) for k, v in added.items()]
+        files.append(_new_safetensors(root / NEW_SHARD, added, _vocab_metadata(plan)))
     config = _config_bytes(ckpt, cfg)
     if config is not None:
-        tx.add_bytes(root / CONFIG, config)
+        files.append(_File(root / CONFIG, config))
         notes.append(f"config.json: draft_vocab_size {cfg.draft_vocab_size} written explicitly")
     elif req.mode == OUT:  # copied, not linked: people edit configs in place
-        tx.add_bytes(root / CONFIG, ckpt.config_path.read_bytes())
+        files.append(_File(root / CONFIG, ckpt.config_path.read_bytes()))
+    index = None
     if added:
-        tx.add_bytes(root / INDEX, _index_bytes(ckpt, added, NEW_SHARD))
+        index = _File(root / INDEX, _index_bytes(ckpt, added, NEW_SHARD))
     elif req.mode == OUT and ckpt.index_path is not None:
-        tx.add_copy(root / INDEX, ckpt.index_path)
-    return root, written, notes
+        index = _File(root / INDEX, src=ckpt.index_path)
+    return files, index, notes
 
 
-def _read_back(w: Written, expected: np.ndarray, metadata: dict[str, str] | None) -> None:
-    """Load the written tensor with safetensors (numpy) and compare it with what was meant."""
+def _parse(f: _File):
+    """Our own strict reader's view of the bytes ``f`` is about to write."""
+    n = int.from_bytes(f.data[:8], "little")
+    return parse_header(f.data[8 : 8 + n], len(f.data), f.dest)
+
+
+def _as_meant(f: _File, got: dict[str, np.ndarray], metadata: dict[str, str] | None) -> bool:
+    """``got`` (tensors read back) and ``metadata`` are exactly what ``f`` was made of."""
+    return (
+        metadata == f.metadata
+        and set(got) == set(f.tensors)
+        and all(got[k].dtype == v.dtype and np.array_equal(got[k], v) for k, v in f.tensors.items())
+    )
+
+
+def _check_bytes(f: _File) -> None:
+    """Before anything is written: the bytes parse, with the safetensors library and our
+    own reader, back to exactly the tensors and metadata meant."""
+    from safetensors.numpy import load
+
+    step("verify", f.dest)
+    try:
+        got = load(f.data)
+    except Exception as e:  # the library's own errors: report, never a traceback
+        raise CheckpointError(
+            f.dest, f"the bytes to write do not parse: {e}; nothing written"
+        ) from None
+    if not _as_meant(f, got, _parse(f).metadata):
+        raise CheckpointError(f.dest, "the bytes to write parse differently; nothing written")
+
+
+def _planned_checkpoint(ckpt: Checkpoint, files: list[_File], d2t_file: _File | None) -> Checkpoint:
+    """The checkpoint as it will be once ``files`` are written: the new config, and the
+    new ``d2t`` read from the very bytes that will be written."""
+    config = next((f.data for f in files if f.dest.name == CONFIG and f.data is not None), None)
+    tensors = dict(ckpt.tensors)
+    if d2t_file is not None and ckpt.find(D2T) is None:
+        tensors.update(_parse(d2t_file).tensors)
+
+    def fetch(info):
+        if d2t_file is not None and info.path == d2t_file.dest:
+            return d2t_file.data[info.start : info.end]
+        return ckpt.fetch(info)
+
+    return replace(
+        ckpt,
+        config=ckpt.config if config is None else json.loads(config),
+        tensors=tensors,
+        fetch=fetch,
+    )
+
+
+def _read_back(f: _File) -> None:
+    """After the commit: the written file loads with safetensors (numpy) as meant."""
     from safetensors import safe_open
 
-    path = Path(w.path)
+    step("read_back", f.dest)
     try:
-        with safe_open(str(path), framework="np") as f:
-            got = f.get_tensor(w.tensor)
-            got_meta = f.metadata()
+        with safe_open(str(f.dest), framework="np") as st:
+            got = {k: st.get_tensor(k) for k in st.keys()}  # noqa: SIM118 - not a dict
+            got_meta = st.metadata()
     except Exception as e:  # the library's own errors: report, never a traceback
-        raise CheckpointError(path, f"written file does not read back: {e}") from None
-    if got.dtype != expected.dtype or not np.array_equal(got, expected):
-        raise CheckpointError(path, f"{w.tensor} reads back different from what was written")
-    if metadata is not None and got_meta != metadata:
-        raise CheckpointError(path, "metadata reads back different from what was written")
+        raise CheckpointError(f.dest, f"written file does not read back: {e}") from None
+    if not _as_meant(f, got, got_meta):
+        raise CheckpointError(f.dest, "written file reads back different from what was meant")
 
 
-def _verdict_notes(after: Report, plan: Plan) -> list[str]:
+def _new_errors(before: Report, after: Report, profiles: list[str]) -> list[str]:
+    """Error codes the change brings under any of ``profiles``."""
+    return sorted(
+        code
+        for code, row in after.checks.items()
+        if any(
+            row.get(p) == ERROR and before.checks.get(code, {}).get(p) != ERROR for p in profiles
+        )
+    )
+
+
+def _verdict_notes(before: Report, after: Report, plan: Plan) -> list[str]:
+    """Per profile, what the change does to the verdict; then the result as a whole."""
     notes = []
+    gained = [n for n, ok in after.verdicts.items() if ok and not before.verdicts.get(n, False)]
+    lost = [n for n, ok in after.verdicts.items() if not ok and before.verdicts.get(n, False)]
+    if gained:
+        notes.append(f"this change makes {', '.join(gained)} pass (failed before)")
+    if lost:
+        why = ", ".join(f"{c} {get_code(c).title}" for c in _new_errors(before, after, lost))
+        notes.append(f"this change makes {', '.join(lost)} FAIL (passed before): {why}")
+    if plan.classification == EQUAL and plan.d2t is not None:
+        notes.append(
+            f"Vd == Vt ({plan.vd}): an equal drafter needs no d2t; vLLM creates no "
+            "draft_id_to_target_id for it under the < and the legacy != rule alike"
+        )
     passing = [n for n, ok in after.verdicts.items() if ok]
     failing = [n for n, ok in after.verdicts.items() if not ok]
     if passing and failing:
@@ -346,9 +453,56 @@ def _verdict_notes(after: Report, plan: Plan) -> list[str]:
     return notes
 
 
+def _refuse_regression(before: Report, after: Report, req: FixRequest, root: Path) -> None:
+    """--out / --in-place never turn a checkpoint that passes ``--profile`` into one
+    that fails it (a side file changes nothing by itself: it is written, with verdicts)."""
+    p = req.profile
+    if req.mode == SIDE or not before.verdicts.get(p) or after.verdicts.get(p):
+        return
+    new = [f for f in after.errors if f.code in _new_errors(before, after, [p])] or after.errors
+    raise CheckpointError(
+        root,
+        f"refused: the change would make this checkpoint fail {p}, which it passes now "
+        f"({new[0].code}: {new[0].message}); nothing written (is --profile the runtime this "
+        "checkpoint is for?)",
+    )
+
+
+def _result_files(
+    ckpt: Checkpoint, cfg: DrafterConfig, plan: Plan, req: FixRequest
+) -> tuple[Path, list[_File], _File | None, list[str]]:
+    """Every file of the result, in write order, as bytes or a file to copy; the file
+    holding the new ``d2t``; notes. Usage errors (destinations) here; nothing written."""
+    notes = list(plan.notes)
+    files: list[_File] = []
+    index = d2t_file = None
+    root = ckpt.root
+    if req.mode != SIDE:
+        root = _destination_root(ckpt, req)
+        files, index, more = _checkpoint_files(ckpt, cfg, plan, req, root)
+        notes += more
+        d2t_file = next((f for f in files if f.dest.name == NEW_SHARD), None)
+    elif plan.d2t is not None:
+        meta = {**_vocab_metadata(plan), "d2t_origin": plan.d2t_origin or ""}
+        d2t_file = _new_safetensors(Path(req.d2t_path or D2T_FILE), {D2T: plan.d2t}, meta)
+        files.append(d2t_file)
+    if plan.mask is not None:
+        # the mask is for the serving runtime, never a checkpoint tensor (vLLM
+        # refuses tensors it has no parameter for): always a side file
+        name, values, meta = mask_file(plan, req.mask_style)
+        files.append(_new_safetensors(Path(req.mask_path), {name: values}, meta))
+    files += [index] if index is not None else []  # the index goes in last
+    if req.mode == OUT:
+        _refuse_stale_files(root, files)
+    for f in files:
+        check_destination(f.dest, req.force)
+    return root, files, d2t_file, notes
+
+
 def run_fix(source: str, target: Target, req: FixRequest) -> FixResult:
-    """Plan, write atomically, read back, re-inspect. Raises ``CheckpointError`` (refused,
-    unreadable: nothing written) or ``UsageError``."""
+    """Plan, check the planned result, then write it atomically, read it back and
+    inspect it again before the transaction ends. Raises ``CheckpointError`` (refused,
+    unreadable) or ``UsageError``: in both cases nothing is written."""
     get_profile(req.profile)
     if req.mask_style not in MASK_STYLES:
         raise UsageError(f"unknown --mask-style {req.mask_style!r}; choose from bool, additive")
@@ -364,46 +518,40 @@ def run_fix(source: str, target: Target, req: FixRequest) -> FixResult:
     cfg = drafter_config(ckpt)
     before = inspect_checkpoint(source, target, req.profile, checkpoint=ckpt)
     plan = plan_fix(ckpt, cfg, target, req)
-    notes = list(plan.notes)
-    written: list[Written] = []
-    expected: list[tuple[Written, np.ndarray, dict[str, str] | None]] = []
+    root, files, d2t_file, notes = _result_files(ckpt, cfg, plan, req)
+
+    # the result, checked before anything is written
+    made = [f for f in files if f.tensors is not None]
+    for f in made:
+        _check_bytes(f)
+    planned = _planned_checkpoint(ckpt, files, d2t_file)
+    after = inspect_checkpoint(source, target, req.profile, checkpoint=planned)
+    _refuse_regression(before, after, req, ckpt.root)
+
+    def check_written() -> None:
+        """After the commit, before the transaction ends: a failure here rolls back."""
+        nonlocal after
+        for f in made:
+            _read_back(f)
+        if req.mode != SIDE:
+            step("reinspect", root)
+            real = inspect_checkpoint(str(root), target, req.profile)
+            if real.verdicts != after.verdicts:
+                raise CheckpointError(
+                    root, "the written checkpoint inspects differently from the plan"
+                )
+            after = real  # the same verdicts, its findings naming the written files
 
     with Transaction(force=req.force) as tx:
-        if req.mode != SIDE:
-            root, added, more = _stage_checkpoint(tx, ckpt, cfg, plan, req)
-            written += added
-            expected += [(w, plan.d2t, None) for w in added]
-            notes += more
-        elif plan.d2t is not None:
-            meta = {**_vocab_metadata(plan), "d2t_origin": plan.d2t_origin or ""}
-            data = _safetensors_bytes({D2T: plan.d2t}, meta)
-            path = Path(req.d2t_path or D2T_FILE)
-            tx.add_bytes(path, data)
-            written.append(w := _written(path, D2T, plan.d2t, data))
-            expected.append((w, plan.d2t, meta))
-        if plan.mask is not None:
-            name, values, meta = mask_file(plan, req.mask_style)
-            data = _safetensors_bytes({name: values}, meta)
-            # the mask is for the serving runtime, never a checkpoint tensor (vLLM
-            # refuses tensors it has no parameter for): always a side file
-            path = Path(req.mask_path)
-            tx.add_bytes(path, data)
-            written.append(w := _written(path, name, values, data))
-            expected.append((w, values, meta))
-        files = [str(s.dest) for s in tx.staged]
-        # the index (staged last) goes in last
-        tx.commit()
+        if req.mode == OUT:
+            tx.make_dir(root)
+        for f in files:
+            if f.src is not None:
+                tx.add_copy(f.dest, f.src)
+            else:
+                tx.add_bytes(f.dest, f.data)
+        tx.commit(check=check_written)
 
-    for w, values, meta in expected:
-        _read_back(w, values, meta)
-    if req.mode == SIDE:
-        after_ckpt = open_checkpoint(source)
-        if plan.d2t is not None and after_ckpt.find(D2T) is None:
-            # the verdict if this d2t ships with the checkpoint
-            d2t_file = Path(req.d2t_path or D2T_FILE)
-            after_ckpt.tensors[D2T] = read_header(d2t_file).tensors[D2T]
-        after = inspect_checkpoint(source, target, req.profile, checkpoint=after_ckpt)
-    else:
-        after = inspect_checkpoint(str(root), target, req.profile)
-    notes += _verdict_notes(after, plan)
-    return FixResult(req, plan, written, files, before, after, notes)
+    written = [_written(f.dest, k, v, f.data) for f in made for k, v in f.tensors.items()]
+    notes += _verdict_notes(before, after, plan)
+    return FixResult(req, plan, written, [str(f.dest) for f in files], before, after, notes)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from dspark_ckpt.checkpoint import Checkpoint, Target
 from dspark_ckpt.config import SPECULATORS_DEFAULT_DRAFT_VOCAB, DrafterConfig
+from dspark_ckpt.errors import CheckpointError
 from dspark_ckpt.findings import Finding
 from dspark_ckpt.profiles import Profile
 from dspark_ckpt.safetensors_io import TensorInfo
@@ -433,14 +434,8 @@ def _d2t_rules(f: Facts) -> list[Finding]:
     d2t = f.d2t
     if d2t is None:
         return []
-    if d2t.dtype != "I64" or d2t.shape != (f.Vd,):
-        return [
-            _f(
-                "DSC206",
-                f"d2t is {d2t.dtype} {list(d2t.shape)}; expected I64 [{f.Vd}] (draft_vocab_size)",
-                d2t,
-            )
-        ]
+    if (problem := d2t_layout_problem(d2t, f.Vd)) is not None:
+        return [_f("DSC206", problem, d2t)]
     t2d = f.t2d
     if t2d is not None and (t2d.dtype != "BOOL" or t2d.shape != (f.Vt,)):
         bad_t2d = [
@@ -449,6 +444,26 @@ def _d2t_rules(f: Facts) -> list[Finding]:
         return d2t_value_findings(f.ckpt.read(d2t), f.Vt, info=d2t) + bad_t2d
     t2d_values = f.ckpt.read(t2d) if t2d is not None else None
     return d2t_value_findings(f.ckpt.read(d2t), f.Vt, t2d_values, info=d2t, t2d_info=t2d)
+
+
+def d2t_layout_problem(info: TensorInfo, vd: int) -> str | None:
+    """The DSC206 condition, stated once: a ``d2t`` is rank-1 ``I64`` of length ``Vd``.
+    What is wrong with ``info``, or None."""
+    if info.dtype != "I64" or info.shape != (vd,):
+        return f"d2t is {info.dtype} {list(info.shape)}; expected I64 [{vd}] (draft_vocab_size)"
+    return None
+
+
+def read_d2t(ckpt: Checkpoint, vd: int):
+    """The checkpoint's ``d2t`` as an int64 ``[Vd]`` numpy array, or None when it has
+    none. Raises ``CheckpointError`` (DSC206) for any other dtype or shape: the one
+    reader of ``d2t`` for every command."""
+    info = ckpt.find(D2T)
+    if info is None:
+        return None
+    if (problem := d2t_layout_problem(info, vd)) is not None:
+        raise CheckpointError(info.path, f"DSC206: {problem}")
+    return ckpt.read(info)
 
 
 def d2t_value_findings(

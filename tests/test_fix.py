@@ -22,10 +22,14 @@ from safetensors import safe_open
 from safetensors.numpy import load_file
 
 from dspark_ckpt import atomic
+from dspark_ckpt.checkpoint import load_checkpoint
+from dspark_ckpt.errors import CheckpointError
 from dspark_ckpt.fix import NEW_SHARD
 from dspark_ckpt.mask import BIAS_TENSOR, MASK_MEANING, MASK_TENSOR
+from dspark_ckpt.rules import read_d2t
 
 SMALL = FIXTURES / "targets/small"
+LEGACY = ("--profile", "vllm-legacy")  # a padded drafter with d2t is meant for this loader
 PADDED_ROWS = 128 - synth.VT
 
 
@@ -244,13 +248,54 @@ def test_t2d_that_selects_the_wrong_count_is_refused(tmp_path, cwd):
     assert list(cwd.iterdir()) == []
 
 
+@pytest.mark.parametrize(
+    "dtype, shape", [("I32", (32,)), ("I64", (33,)), ("I64", (32, 1)), ("U8", (32,))]
+)
+def test_a_d2t_that_is_not_i64_vd_is_one_rule(tmp_path, cwd, dtype, shape):
+    """rules.read_d2t is the one reader: fix refuses with inspect's own DSC206 message."""
+    synth.drafter(
+        tmp_path / "p",
+        vocab=100,
+        draft=32,
+        tensors={
+            "lm_head.weight": synth.head(32, 8, 1),
+            "d2t": synth.T(dtype, shape, np.zeros(shape)),
+        },
+    )
+    found = cli("inspect", tmp_path / "p", "--target", SMALL, "--format", "json").json
+    [dsc206] = [f for f in found["findings"] if f["code"] == "DSC206"]
+    with pytest.raises(CheckpointError) as err:
+        read_d2t(load_checkpoint(tmp_path / "p"), 32)
+    assert err.value.message == f"DSC206: {dsc206['message']}"
+    for emit in ("--emit-mask", "--emit-d2t"):
+        r = cli("fix", tmp_path / "p", "--target", SMALL, emit)
+        assert r.exit_code == 1
+        assert r.stderr == f"dspark-ckpt: error: {dsc206['file']}: DSC206: {dsc206['message']}\n"
+    assert list(cwd.iterdir()) == []
+
+
+def test_read_d2t_of_a_good_or_missing_d2t(tmp_path):
+    d2t, _ = synth.sorted_mapping(synth.VT, 32)
+    synth.drafter(
+        tmp_path / "p",
+        vocab=100,
+        draft=32,
+        tensors={"lm_head.weight": synth.head(32, 8, 1), "d2t": synth.T("I64", (32,), d2t)},
+    )
+    got = read_d2t(load_checkpoint(tmp_path / "p"), 32)
+    assert got.dtype == np.int64 and np.array_equal(got, d2t)
+    assert read_d2t(load_checkpoint(FIXTURES / "padded"), 128) is None
+
+
 # --- a patched copy ----------------------------------------------------------------
 
 
 def test_out_patched_copy_of_a_padded_drafter(tmp_path, cwd):
     src = copy_fixture("padded", tmp_path)  # same filesystem as the output: hard links
     before = digest(src)
-    code, out = fix_json(src, "--target", SMALL, "--emit-d2t", "--out", tmp_path / "patched")
+    code, out = fix_json(
+        src, "--target", SMALL, "--emit-d2t", "--out", tmp_path / "patched", *LEGACY
+    )
     dst = tmp_path / "patched"
     assert sorted(p.name for p in dst.iterdir()) == [
         "config.json",
@@ -271,13 +316,13 @@ def test_out_patched_copy_of_a_padded_drafter(tmp_path, cwd):
     assert cli("inspect", dst, "--target", SMALL, "--profile", "vllm-legacy").exit_code == 0
     assert cli("inspect", dst, "--target", SMALL).exit_code == 1
     assert vllm_pair(out["verdicts_after"]) == {"vllm": False, "vllm-legacy": True}
-    assert code == 1
+    assert code == 0  # deployable under the profile asked for
     assert digest(src) == before
 
 
 def test_out_updates_the_index_of_a_sharded_drafter(tmp_path, cwd):
     code, out = fix_json(
-        FIXTURES / "sharded", "--target", SMALL, "--emit-d2t", "--out", tmp_path / "o"
+        FIXTURES / "sharded", "--target", SMALL, "--emit-d2t", "--out", tmp_path / "o", *LEGACY
     )
     old = json.loads((FIXTURES / "sharded/model.safetensors.index.json").read_text())
     new = json.loads((tmp_path / "o/model.safetensors.index.json").read_text())
@@ -319,6 +364,81 @@ def test_out_inside_the_source_is_refused(tmp_path, cwd):
     assert digest(src) == before
 
 
+# --- a change that makes the checkpoint fail its profile -------------------------------
+
+
+def test_identity_d2t_for_an_equal_drafter_is_refused_in_the_checkpoint(tmp_path, cwd):
+    # equal (Vd == Vt) passes every profile; a d2t fails them all (DSC105: neither the
+    # < nor the legacy != rule creates draft_id_to_target_id for Vd == Vt)
+    src = copy_fixture("equal", tmp_path)
+    before = digest(src)
+    assert all(cli("inspect", src, "--target", SMALL, "--format", "json").json["verdicts"].values())
+    for where in (("--out", tmp_path / "eq"), ("--in-place", "--force")):
+        r = cli("fix", src, "--target", SMALL, "--emit-d2t", *where)
+        assert r.exit_code == 1 and r.stdout == ""
+        assert "refused: the change would make this checkpoint fail vllm" in r.stderr
+        assert "DSC105" in r.stderr and "nothing written" in r.stderr
+        assert len(r.stderr.splitlines()) == 1
+    assert not (tmp_path / "eq").exists() and digest(src) == before
+    assert list(cwd.iterdir()) == []
+
+    # the side file changes nothing by itself: written, with what it would do
+    code, out = fix_json(src, "--target", SMALL, "--emit-d2t")
+    assert code == 1 and (cwd / "d2t.safetensors").exists()
+    assert all(out["verdicts_before"].values()) and not any(out["verdicts_after"].values())
+    lost = ", ".join(out["verdicts_after"])
+    assert f"this change makes {lost} FAIL (passed before): DSC105" in " ".join(out["notes"])
+    assert any("an equal drafter needs no d2t" in n for n in out["notes"])
+    table = cli("fix", src, "--target", SMALL, "--emit-d2t", "--force").stdout
+    assert "this change makes" in table and "FAIL (passed before)" in table
+
+
+def test_padded_d2t_in_the_checkpoint_follows_the_profile(tmp_path, cwd):
+    # a padded drafter passes vllm and fails vllm-legacy: d2t turns that round
+    r = cli("fix", FIXTURES / "padded", "--target", SMALL, "--emit-d2t", "--out", tmp_path / "o")
+    assert r.exit_code == 1 and "fail vllm, which it passes now (DSC105" in r.stderr
+    assert not (tmp_path / "o").exists()
+    code, out = fix_json(
+        FIXTURES / "padded", "--target", SMALL, "--emit-d2t", "--out", tmp_path / "o", *LEGACY
+    )
+    assert code == 0
+    assert "this change makes vllm-legacy pass (failed before)" in out["notes"]
+    assert any(n.startswith("this change makes vllm") and "FAIL" in n for n in out["notes"])
+
+
+# --- --out into a folder holding another checkpoint -------------------------------------
+
+
+def test_out_refuses_stale_checkpoint_files(tmp_path, cwd):
+    o = tmp_path / "o"
+    args = ("fix", FIXTURES / "sharded", "--target", SMALL, "--emit-d2t", "--out", o, *LEGACY)
+    assert cli(*args).exit_code == 0
+    first = digest(o)
+    assert any(name.startswith("model-0000") for name in first)  # the shards of "sharded"
+    r = cli(
+        "fix", FIXTURES / "padded", "--target", SMALL, "--emit-d2t", "--out", o, *LEGACY, "--force"
+    )
+    assert r.exit_code == 2 and "which this run would not write" in r.stderr
+    assert "model-00001-of-00003.safetensors" in r.stderr
+    assert digest(o) == first
+    assert cli(*args, "--force").exit_code == 0  # its own previous output is not stale
+    assert digest(o) == first
+    # any stale index, shard or config counts; other files do not
+    for stale in ("model.safetensors.index.json", "other.safetensors", "config.json"):
+        p = tmp_path / "p"
+        shutil.rmtree(p, ignore_errors=True)
+        p.mkdir()
+        (p / "notes.txt").write_text("keep")
+        (p / stale).write_text("{}")
+        args = ("fix", FIXTURES / "equal", "--target", SMALL, "--emit-mask", "--out", p)
+        r = cli(*args, "--force")
+        if stale == "config.json":  # this run writes config.json itself
+            assert r.exit_code == 0
+        else:
+            assert r.exit_code == 2 and stale in r.stderr
+            assert sorted(x.name for x in p.iterdir()) == sorted(["notes.txt", stale])
+
+
 # --- in place ------------------------------------------------------------------------
 
 
@@ -331,16 +451,22 @@ def test_in_place_needs_force(tmp_path, cwd):
 
 
 def test_in_place_then_again_is_the_same(tmp_path, cwd):
-    src = copy_fixture("equal", tmp_path)  # no draft_vocab_size: config.json is rewritten too
-    args = ("fix", src, "--target-vocab-size", "100", "--emit-d2t", "--in-place", "--force")
+    # a padded drafter without draft_vocab_size: config.json is rewritten too
+    src = tmp_path / "src"
+    head = synth.head(128, 8, 1)
+    synth.drafter(
+        src, vocab=128, draft=None, tensors={"lm_head.weight": head, "embed_tokens.weight": head}
+    )
+    args = ("fix", src, "--target", SMALL, "--emit-d2t", "--in-place", "--force", *LEGACY)
     first = cli(*args, "--format", "json")
-    assert first.exit_code == 1  # an equal drafter with d2t fails both loaders (DSC105)
-    assert vllm_pair(first.json["verdicts_after"]) == {"vllm": False, "vllm-legacy": False}
-    assert json.loads((src / "config.json").read_text())["draft_vocab_size"] == 100
+    assert first.exit_code == 0
+    assert vllm_pair(first.json["verdicts_after"]) == {"vllm": False, "vllm-legacy": True}
+    assert json.loads((src / "config.json").read_text())["draft_vocab_size"] == 128
     after_first = digest(src)
     assert NEW_SHARD in after_first and "model.safetensors.index.json" in after_first
     second = cli(*args, "--format", "json")
-    assert second.json["written"] == []
+    assert second.exit_code == 0
+    assert second.json["written"] == [] and second.json["files"] == []
     assert second.json["verdicts_after"] == first.json["verdicts_after"]
     assert digest(src) == after_first
 
@@ -361,10 +487,10 @@ def test_existing_side_file_needs_force_and_rerun_is_identical(cwd):
 
 def test_out_twice_gives_the_same_copy(tmp_path, cwd):
     args = ("fix", FIXTURES / "sharded", "--target", SMALL, "--emit-d2t", "--out", tmp_path / "o")
-    cli(*args)
+    assert cli(*args, *LEGACY).exit_code == 0
     first = digest(tmp_path / "o")
-    assert cli(*args).exit_code == 2  # exists
-    cli(*args, "--force")
+    assert cli(*args, *LEGACY).exit_code == 2  # exists
+    assert cli(*args, *LEGACY, "--force").exit_code == 0
     assert digest(tmp_path / "o") == first
 
 
@@ -450,9 +576,9 @@ SCENARIOS = {
         t / "work",
     ),
     # a patched copy of a sharded drafter: links, new shard, index
-    "out": lambda t: (["--emit-d2t", "--out", t / "o"], FIXTURES / "sharded", t),
+    "out": lambda t: (["--emit-d2t", "--out", t / "o", *LEGACY], FIXTURES / "sharded", t),
     # in place: new shard, config.json replaced, index created
-    "in-place": lambda t: (["--emit-d2t", "--in-place", "--force"], t / "src", t),
+    "in-place": lambda t: (["--emit-d2t", "--in-place", "--force", *LEGACY], t / "src", t),
 }
 
 
@@ -473,7 +599,17 @@ def test_a_failure_at_any_step_leaves_nothing_behind(tmp_path, cwd, monkeypatch,
     monkeypatch.chdir(t / "work")
     untouched = digest(watch)
     steps = record_steps(monkeypatch, args)
-    assert steps and steps[-1][0] == "fsync_dir"
+    names = [step for step, _ in steps]
+    # the bytes are checked before anything is written; the written files are read
+    # back (and a patched checkpoint inspected again) before the transaction ends
+    made = {"draft_vocab_mask.safetensors", "d2t.safetensors", NEW_SHARD}
+    assert [n for s, n in steps if s == "verify"] == [n for s, n in steps if s == "read_back"]
+    assert set(n for s, n in steps if s == "verify") <= made
+    first_write = min(i for i, n in enumerate(names) if n in ("mkdir", "temp", "link"))
+    assert set(names[:first_write]) == {"verify"}
+    last_commit = max(i for i, n in enumerate(names) if n == "fsync_dir")
+    checks = ["read_back"] * names.count("read_back") + (["reinspect"] if mode != "side" else [])
+    assert names[last_commit + 1 :] == checks
     replaces = [name for step, name in steps if step == "replace"]
     if mode != "side":
         assert replaces[-1] == "model.safetensors.index.json"  # the index goes in last
