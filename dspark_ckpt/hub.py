@@ -261,7 +261,7 @@ def _quiet() -> None:
 def _offline() -> bool:
     from huggingface_hub import constants
 
-    return constants.is_offline_mode()
+    return constants.HF_HUB_OFFLINE  # every 1.x and 2.x (is_offline_mode() came in 1.3)
 
 
 def _snapshot(ref: HubRef) -> Path:
