@@ -94,8 +94,9 @@ def hub_ref(source: str | Path) -> HubRef | None:
 @contextmanager
 def _hub_errors(ref: HubRef):
     """Turn huggingface_hub / HTTP failures into one-line ``UsageError``s."""
-    import httpx2
     from huggingface_hub import constants, errors
+
+    httpx = _httpx()
 
     where = f"{ref.source}: " + (
         "" if ref.source.startswith(PREFIX) else "no such local path, and "
@@ -129,10 +130,21 @@ def _hub_errors(ref: HubRef):
         raise UsageError(
             f"{ref.source}: the Hub at {constants.ENDPOINT} answered HTTP {status}"
         ) from None
-    except httpx2.HTTPError as e:
+    except httpx.HTTPError as e:
         raise UsageError(
             f"{where}cannot reach the Hub at {constants.ENDPOINT}: {type(e).__name__}"
         ) from None
+
+
+def _httpx():
+    """The HTTP library huggingface_hub runs on (its ``get_session()`` client and the
+    transport errors it lets through): ``httpx2`` from 2.0, ``httpx`` before. 1.32 and later
+    name it ``huggingface_hub.utils.httpx``; 1.0 to 1.31 depend on ``httpx`` itself."""
+    try:
+        from huggingface_hub.utils import httpx
+    except ImportError:
+        import httpx
+    return httpx
 
 
 @contextmanager
@@ -249,7 +261,7 @@ def _quiet() -> None:
 def _offline() -> bool:
     from huggingface_hub import constants
 
-    return constants.is_offline_mode()
+    return constants.HF_HUB_OFFLINE  # every 1.x and 2.x (is_offline_mode() came in 1.3)
 
 
 def _snapshot(ref: HubRef) -> Path:
@@ -330,9 +342,39 @@ def load_hub_target(ref: HubRef) -> Target:
     return target_from(ref.source, ckpt.config, ckpt.config_path, ckpt if ckpt.files else None)
 
 
+def localize(infos: list[TensorInfo]) -> list[TensorInfo]:
+    """The same tensors in local files: for ``verify``, which loads a few tensors whole.
+
+    Each distinct Hub file that holds one of ``infos`` is downloaded once into the Hub
+    cache (``hf_hub_download`` at the commit it was read at, so the cache, ``HF_TOKEN``
+    and ``HF_ENDPOINT`` are honoured); no other file is. A tensor already in a local file
+    is returned unchanged. The downloaded file must hold the tensor exactly as the header
+    read from the Hub described it.
+    """
+    local: dict[HubPath, Path] = {}
+    for path in dict.fromkeys(i.path for i in infos if isinstance(i.path, HubPath)):
+        repo_id, _, commit = str(path.parent).removeprefix(PREFIX).rpartition("@")
+        remote = _Remote(HubRef(repo_id, commit, str(path)), commit)
+        local[path] = Path(remote.download(path.name))
+    out = []
+    for info in infos:
+        if info.path not in local:
+            out.append(info)
+            continue
+        moved = replace(info, path=local[info.path])
+        with _named(str(moved.path), info.path):
+            if read_header(moved.path).tensors.get(info.name) != moved:
+                raise CheckpointError(
+                    moved.path, f"{info.name} differs from the header read from the Hub"
+                )
+        out.append(moved)
+    return out
+
+
 def download_weights(ckpt: Checkpoint) -> Checkpoint:
-    """For ``verify``, which needs every tensor: a Hub checkpoint read online, with its
+    """For ``fix --out``, which copies every file: a Hub checkpoint read online, with its
     config, index and weight files downloaded into the Hub cache, as a local Checkpoint.
+    (``verify`` needs a few tensors only: ``localize``.)
 
     A local checkpoint (or one read from the cache offline) is returned as it is.
     """

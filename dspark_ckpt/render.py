@@ -604,6 +604,18 @@ def print_verify(r, console: Console) -> None:
             f"; without it {risk} did" if risk else "; none did without it either",
         )
     )
+    console.print(VERIFY_PROVES["computed" if r.mask_source == "computed" else "file"], style="dim")
+
+
+# what a verify run proves, by where its mask came from (README, `verify`)
+VERIFY_PROVES = {
+    "computed": "The mask applied is the one computed from Vt and d2t (what fix --emit-mask "
+    "writes): this run shows that its semantics hold on real logits, and how often the "
+    "unmasked head samples ids outside the target vocab (the risk the mask removes). It "
+    "does not check a shipped mask file: give --mask FILE for that.",
+    "file": "The mask applied is the --mask file: this run checks that the shipped file "
+    "removes every id outside the target vocab on real logits.",
+}
 
 
 # --- fix ---------------------------------------------------------------------------

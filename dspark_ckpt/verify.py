@@ -31,20 +31,28 @@ from dspark_ckpt.checkpoint import Checkpoint, Target, drafter_config, open_chec
 from dspark_ckpt.config import NESTED_DRAFTER_KEYS, DrafterConfig
 from dspark_ckpt.errors import CheckpointError, UsageError
 from dspark_ckpt.mask import BIAS_TENSOR, MASK_TENSOR, sampleable_mask, target_ids
-from dspark_ckpt.rules import classify
+from dspark_ckpt.rules import D2T, LM_HEAD, MARKOV_W1, MARKOV_W2, classify
 from dspark_ckpt.safetensors_io import TensorInfo, read_array, read_header
 
 INSTALL_HINT = "verify needs torch: pip install 'dspark-ckpt[verify]'"
 MODES = ("greedy", "topk", "gumbel")
 DEFAULT_TOPK = 8
 TOPK_KEY = "dspark_draft_topk"
-LM_HEAD = "lm_head.weight"
-MARKOV_W1 = "markov_head.markov_w1.weight"
-MARKOV_W2 = "markov_head.markov_w2.weight"
 VOCAB_CHUNK = 8192  # head rows per logits block
 BATCH_CHUNK = 256  # hidden states per logits block
 ADV_CHUNK = 64  # padded rows per Markov adversary block ([chunk, V] scores)
 COMPUTE_DTYPES = ("float32", "bfloat16", "float16")  # others are computed in float32
+# the stored dtypes verify computes with, as torch names them; one this torch lacks is
+# refused (F4 and F6 are packed: torch cannot even copy them, let alone multiply)
+TORCH_DTYPES = {
+    "F16": "float16",
+    "BF16": "bfloat16",
+    "F32": "float32",
+    "F64": "float64",
+    "F8_E4M3": "float8_e4m3fn",
+    "F8_E5M2": "float8_e5m2",
+    "F8_E8M0": "float8_e8m0fnu",
+}
 
 Progress = Callable[[str], None]
 
@@ -125,22 +133,47 @@ class VerifyReport:
 # --- reading tensors -------------------------------------------------------------------
 
 
+def computable_dtypes() -> list[str]:
+    """The stored dtypes this torch can compute with (``TORCH_DTYPES`` it has)."""
+    torch = require_torch()
+    return [d for d, name in TORCH_DTYPES.items() if getattr(torch, name, None) is not None]
+
+
+def check_computable(info: TensorInfo) -> None:
+    """Refuse, before anything is loaded, a tensor whose dtype verify cannot compute with."""
+    ok = computable_dtypes()
+    if info.dtype not in ok:
+        raise CheckpointError(
+            info.path,
+            f"{info.name} is {info.dtype}: verify computes with {', '.join(ok)} only "
+            "(dequantise the head first)",
+        )
+
+
 def load_tensor(info: TensorInfo, device: str):
-    """One tensor, read with safetensors straight onto ``device``; nothing else is read."""
+    """One tensor, read with safetensors straight onto ``device``; nothing else is read.
+
+    Every page is touched and converted to float32 once (``prefault``), so a dtype that
+    torch cannot convert fails here, as a ``CheckpointError`` naming file and tensor."""
     from safetensors import safe_open
 
     try:
         with safe_open(str(info.path), framework="pt", device=device) as f:
-            return f.get_tensor(info.name)
-    except Exception as err:  # the library's errors carry no file name
-        raise CheckpointError(info.path, f"cannot load {info.name!r}: {err}") from None
+            t = f.get_tensor(info.name)
+        prefault(t)
+    except Exception as err:  # the library's and torch's errors carry no file name
+        msg = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise CheckpointError(info.path, f"cannot load {info.name!r}: {msg}") from None
+    return t
 
 
 def prefault(t) -> None:
     """Read every page of a CPU tensor that safetensors mapped lazily, so that the load
-    time is the real read and the logits time is not (one element per 4 KiB page)."""
-    if t.device.type == "cpu" and t.numel():
-        t.reshape(-1)[:: max(1, 4096 // t.element_size())].float().sum()
+    time is the real read and the logits time is not (one element per 4 KiB page); on
+    any device, convert a sample to float32, as the computation will."""
+    if t.numel():
+        step = max(1, 4096 // t.element_size()) if t.device.type == "cpu" else t.numel()
+        t.reshape(-1)[::step].float().sum()
 
 
 def _expect(info: TensorInfo, shape: tuple[int, ...], what: str) -> None:
@@ -166,7 +199,7 @@ def head_info(ckpt: Checkpoint, cfg: DrafterConfig, target: Target) -> tuple[Ten
             f"no {LM_HEAD} and Vd {vd} != Vt {vt}: the target head cannot be shared, "
             "so there is no head to sample from",
         )
-    shared = hub.download_weights(target.checkpoint).find(LM_HEAD) if target.checkpoint else None
+    shared = target.checkpoint.find(LM_HEAD) if target.checkpoint else None
     if shared is None:
         raise UsageError(
             f"{ckpt.source} shares the target's {LM_HEAD} (Vd == Vt, none of its own): "
@@ -180,12 +213,16 @@ def head_info(ckpt: Checkpoint, cfg: DrafterConfig, target: Target) -> tuple[Ten
 
 
 def read_d2t(ckpt: Checkpoint, vd: int) -> np.ndarray | None:
-    info = ckpt.find("d2t")
+    """The ``d2t`` offsets, or None without one. Refuses exactly what ``inspect`` reports as
+    DSC206 (not I64 ``[Vd]``). The one place to swap for ``rules.read_d2t`` once it lands."""
+    info = ckpt.find(D2T)
     if info is None:
         return None
-    if info.shape != (vd,) or not info.dtype.startswith(("I", "U")):
+    if info.dtype != "I64" or info.shape != (vd,):
         raise CheckpointError(
-            info.path, f"d2t is {info.dtype} {list(info.shape)}; expected an integer [{vd}]"
+            info.path,
+            f"d2t is {info.dtype} {list(info.shape)}; expected I64 [{vd}] "
+            "(draft_vocab_size; DSC206)",
         )
     return ckpt.read(info)
 
@@ -397,7 +434,6 @@ def verify_checkpoint(
     cfg = drafter_config(ckpt)
     torch = require_torch()
     dev = resolve_device(device)
-    ckpt = hub.download_weights(ckpt)  # every tensor read is local
     vd, vt, et = cfg.draft_vocab_size, target.vocab_size, target.embedding_rows
     info, head_source = head_info(ckpt, cfg, target)
     d2t = read_d2t(ckpt, vd)
@@ -418,6 +454,13 @@ def verify_checkpoint(
             f"{info.name} is {list(info.shape)}; its width is not the drafter's "
             f"hidden_size {cfg.hidden_size}",
         )
+    heads = [info, *((w1_info, w2_info) if use_markov else ())]
+    for t in heads:
+        check_computable(t)
+    head_path = info.path  # as the user knows it: a Hub file, not its cached copy
+    # only the files holding these tensors are downloaded from the Hub, never the backbone
+    info, *markov_infos = hub.localize(heads)
+    w1_info, w2_info = markov_infos or (None, None)
 
     if dev == "cuda":
         torch.cuda.reset_peak_memory_stats()
@@ -426,9 +469,6 @@ def verify_checkpoint(
     head = load_tensor(info, dev)[:vd]  # a shared target head may have Et > Vt rows
     w1 = load_tensor(w1_info, dev) if use_markov else None
     w2 = load_tensor(w2_info, dev) if use_markov else None
-    for t in (head, w1, w2):
-        if t is not None:
-            prefault(t)
     _sync(dev)
     t_load = time.perf_counter() - t0
     compute = head.dtype if str(head.dtype).removeprefix("torch.") in COMPUTE_DTYPES else None
@@ -458,7 +498,7 @@ def verify_checkpoint(
     peak, kind = peak_memory(dev)
     notes = []
     if head_source == "target":
-        notes.append(f"equal drafter: sampled from the target's {info.name} ({info.path})")
+        notes.append(f"equal drafter: sampled from the target's {info.name} ({head_path})")
     if vd < vt and d2t is None:
         notes.append("pruned drafter without d2t: ids mapped as the identity (all-zero d2t)")
     return VerifyReport(

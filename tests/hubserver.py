@@ -83,13 +83,13 @@ class HubServer:
         with self._lock:
             self.log.append(sent)
 
+    def requests(self, repo_id: str, file: str) -> list[Sent]:
+        """Every request for ``file`` in ``repo_id`` (HEAD, GET, whole or ranged), in order."""
+        return [s for s in self.log if s.file == file and s.path.startswith(f"/{repo_id}/")]
+
     def data_reads(self, repo_id: str, file: str) -> list[tuple[int, int]]:
         """The byte ranges of ``file`` in ``repo_id`` the server sent, in order."""
-        return [
-            (s.start, s.end)
-            for s in self.log
-            if s.file == file and s.path.startswith(f"/{repo_id}/") and s.start is not None
-        ]
+        return [(s.start, s.end) for s in self.requests(repo_id, file) if s.start is not None]
 
 
 class _Handler(BaseHTTPRequestHandler):

@@ -317,12 +317,27 @@ def test_fix_reads_a_hub_drafter_header_only(tmp_path):
     assert in_place.returncode == 2 and "cannot be patched in place" in in_place.stderr
 
 
+def assert_never_downloaded(hub: HubServer, repo_id: str, repo: Repo, name: str) -> None:
+    """``name`` was never requested beyond its header (no HEAD, no whole-file GET)."""
+    header = allowed_ranges(repo.files[name], mapping=())[0]
+    sent = hub.requests(repo_id, name)
+    assert sent, name  # its header was read
+    for s in sent:
+        assert s.method == "GET" and header[0] <= s.start and s.end <= header[1], (name, s)
+
+
+def assert_downloaded(hub: HubServer, repo_id: str, repo: Repo, name: str) -> None:
+    assert hub.data_reads(repo_id, name).count((0, len(repo.files[name]))) == 1, name
+
+
 def test_verify_downloads_a_hub_head(tmp_path):
-    repos = {"org/padded": repo_from_dir(FIXTURES / "padded"), "org/small": repo_from_dir(TARGET)}
+    """Only the shard holding lm_head is downloaded; the backbone shards are never requested."""
+    sharded = repo_from_dir(FIXTURES / "sharded")
+    repos = {"org/sharded": sharded, "org/small": repo_from_dir(TARGET)}
     with HubServer(repos) as hub:
         r = cli_subprocess(
             "verify",
-            "org/padded",
+            "org/sharded",
             "--target",
             "org/small",
             "--format",
@@ -334,5 +349,55 @@ def test_verify_downloads_a_hub_head(tmp_path):
     out = json.loads(r.stdout)
     assert out["ok"] is True
     assert out["modes"]["greedy"]["unmasked_illegal"] > 0  # the same head as the local fixture
-    local = cli("verify", FIXTURES / "padded", "--target", TARGET, "--format", "json").json
+    local = cli("verify", FIXTURES / "sharded", "--target", TARGET, "--format", "json").json
     assert out["modes"] == local["modes"]
+    index = json.loads(sharded.files["model.safetensors.index.json"])["weight_map"]
+    head_shard = index["lm_head.weight"]
+    assert head_shard == "model-00001-of-00003.safetensors"
+    assert_downloaded(hub, "org/sharded", sharded, head_shard)
+    for name in ("model-00002-of-00003.safetensors", "model-00003-of-00003.safetensors"):
+        assert_never_downloaded(hub, "org/sharded", sharded, name)  # norm, embed_tokens
+    assert_never_downloaded(hub, "org/small", repos["org/small"], "model.safetensors")
+
+
+def sharded_target(root: Path) -> Path:
+    """The small target (Vt 100, Et 128) as three shards; lm_head alone in the second."""
+    import synth
+
+    root.mkdir(parents=True)
+    shutil.copy(TARGET / "config.json", root / "config.json")
+    synth.shard(
+        root,
+        {
+            "model.embed_tokens.weight": synth.head(128, 8, 7),
+            "lm_head.weight": synth.head(128, 8, 8),
+            "model.norm.weight": synth.T("F32", (8,), synth.np.ones(8, synth.np.float32)),
+        },
+        3,
+    )
+    return root
+
+
+def test_verify_equal_drafter_downloads_only_the_target_shard_with_lm_head(tmp_path):
+    target = repo_from_dir(sharded_target(tmp_path / "target"))
+    repos = {"org/equal": repo_from_dir(FIXTURES / "equal"), "org/big": target}
+    with HubServer(repos) as hub:
+        r = cli_subprocess(
+            "verify",
+            "org/equal",
+            "--target",
+            "org/big",
+            "--format",
+            "json",
+            env=hub_env(tmp_path, hub.url),
+            cwd=tmp_path,
+        )
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["head"] == {"source": "target", "shape": [100, 8], "bytes": 100 * 8 * 4}
+    assert out["target"]["embedding_rows"] == 128
+    assert_downloaded(hub, "org/big", target, "model-00002-of-00003.safetensors")
+    for name in ("model-00001-of-00003.safetensors", "model-00003-of-00003.safetensors"):
+        assert_never_downloaded(hub, "org/big", target, name)
+    assert_downloaded(hub, "org/equal", repos["org/equal"], "model.safetensors")  # Markov head
+    assert f"(hf://org/big@{target.commit}/model-00002-of-00003.safetensors)" in out["notes"][0]

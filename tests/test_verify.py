@@ -275,3 +275,97 @@ def test_without_torch_verify_says_how_to_install_and_inspect_still_works(tmp_pa
     assert r.stdout == ""
     ok = cli_subprocess("inspect", PADDED, "--target", SMALL, env=env)
     assert ok.returncode == 0, ok.stderr
+
+
+# --- dtypes verify cannot compute with, d2t as inspect reads it, what a run proves ------
+
+
+def head_as(root, dtype, tensor="lm_head.weight"):
+    """The padded fixture with one head tensor re-stored in ``dtype`` (a torch dtype name)."""
+    from safetensors.torch import load_file, save_file
+
+    tensors = load_file(PADDED / "model.safetensors")
+    t = tensors[tensor]
+    if dtype == "float4_e2m1fn_x2":  # packed: two values per byte, as FP4 checkpoints store it
+        t = torch.zeros(t.shape[0], t.shape[1] // 2, dtype=torch.uint8).view(torch.float4_e2m1fn_x2)
+    else:
+        t = t.to(getattr(torch, dtype))
+    tensors[tensor] = t
+    root.mkdir(parents=True)
+    (root / "config.json").write_text((PADDED / "config.json").read_text())
+    save_file(tensors, root / "model.safetensors", metadata={"format": "pt"})
+    return root
+
+
+@pytest.mark.parametrize("tensor", ["lm_head.weight", "markov_head.markov_w2.weight"])
+def test_an_f4_head_is_refused_in_one_line_naming_file_and_tensor(tmp_path, tensor):
+    d = head_as(tmp_path / "f4", "float4_e2m1fn_x2", tensor)
+    r = verify(d, "--target", SMALL)
+    assert r.exit_code == 1, r.stderr
+    assert r.stdout == ""
+    [err] = [line for line in r.stderr.splitlines() if "error" in line]
+    assert str(d / "model.safetensors") in err and f"{tensor} is F4" in err, err
+    assert "verify computes with F16, BF16, F32, F64, F8_E4M3" in err
+    assert "loading" not in r.stderr  # refused before any tensor is loaded
+    off = verify(d, "--target", SMALL, "--no-markov")  # an unused Markov head is not loaded
+    assert off.exit_code == (1 if tensor == "lm_head.weight" else 0), off.stderr
+
+
+def test_torch_errors_while_loading_name_the_file_and_tensor(tmp_path):
+    """The second line of defence behind the allow-list: a tensor torch cannot convert."""
+    from dspark_ckpt.errors import CheckpointError
+    from dspark_ckpt.safetensors_io import read_header
+    from dspark_ckpt.verify import load_tensor
+
+    path = head_as(tmp_path / "f4", "float4_e2m1fn_x2") / "model.safetensors"
+    info = read_header(path).tensors["lm_head.weight"]
+    with pytest.raises(CheckpointError) as e:
+        load_tensor(info, "cpu")
+    assert e.value.path == str(path)
+    assert "cannot load 'lm_head.weight'" in e.value.message and "\n" not in e.value.message
+
+
+@pytest.mark.parametrize(
+    ("dtype", "stored"),
+    [("float8_e4m3fn", "F8_E4M3"), ("float8_e5m2", "F8_E5M2"), ("float8_e8m0fnu", "F8_E8M0")],
+)
+def test_f8_heads_are_computed_in_float32(tmp_path, dtype, stored):
+    from dspark_ckpt.verify import computable_dtypes
+
+    assert stored in computable_dtypes()  # this torch converts it
+    r = verify(head_as(tmp_path / stored, dtype), "--target", SMALL)
+    assert r.exit_code == 0, r.stderr
+    out = r.json
+    assert (out["dtype"], out["compute_dtype"], out["ok"]) == (dtype, "float32", True)
+    assert all(out["modes"][m]["masked_illegal"] == 0 for m in MODES)
+
+
+@pytest.mark.parametrize(
+    ("d2t", "message"),
+    [
+        (T("I32", (64,), np.zeros(64)), "d2t is I32 [64]; expected I64 [64]"),
+        (T("I64", (63,), np.zeros(63)), "d2t is I64 [63]; expected I64 [64]"),
+    ],
+)
+def test_verify_refuses_the_d2t_inspect_reports_as_dsc206(tmp_path, d2t, message):
+    head = T("F32", (64, 8), np.ones((64, 8), np.float32))
+    d = synth.drafter(
+        tmp_path / "d", vocab=VT, draft=64, tensors={"lm_head.weight": head, "d2t": d2t}
+    )
+    r = verify(d, "--target", SMALL)
+    assert r.exit_code == 1 and r.stdout == ""
+    assert message in r.stderr and str(d / "model.safetensors") in r.stderr
+    inspected = cli("inspect", d, "--target", SMALL, "--format", "json").json
+    assert "DSC206" in [f["code"] for f in inspected["findings"]]
+
+
+def test_table_says_what_the_run_proves(tmp_path):
+    computed = cli("verify", PADDED, "--target", SMALL, "--tokens", "8", "--device", "cpu")
+    assert computed.exit_code == 0
+    text = " ".join(computed.stdout.split())
+    assert "semantics hold on real logits" in text and "the risk the mask removes" in text
+    assert "give --mask FILE" in text
+    mask = write_mask(tmp_path / "m.safetensors", MASK_TENSOR, "BOOL", sampleable_mask(128, VT))
+    shipped = cli("verify", PADDED, "--target", SMALL, "--tokens", "8", "--mask", mask)
+    assert shipped.exit_code == 0
+    assert "checks that the shipped file removes every id" in " ".join(shipped.stdout.split())
