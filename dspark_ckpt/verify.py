@@ -31,7 +31,7 @@ from dspark_ckpt.checkpoint import Checkpoint, Target, drafter_config, open_chec
 from dspark_ckpt.config import NESTED_DRAFTER_KEYS, DrafterConfig
 from dspark_ckpt.errors import CheckpointError, UsageError
 from dspark_ckpt.mask import BIAS_TENSOR, MASK_TENSOR, sampleable_mask, target_ids
-from dspark_ckpt.rules import D2T, LM_HEAD, MARKOV_W1, MARKOV_W2, classify
+from dspark_ckpt.rules import LM_HEAD, MARKOV_W1, MARKOV_W2, classify, read_d2t
 from dspark_ckpt.safetensors_io import TensorInfo, read_array, read_header
 
 INSTALL_HINT = "verify needs torch: pip install 'dspark-ckpt[verify]'"
@@ -210,21 +210,6 @@ def head_info(ckpt: Checkpoint, cfg: DrafterConfig, target: Target) -> tuple[Ten
             shared.path, f"{shared.name} is {list(shared.shape)}; expected at least {vt} rows"
         )
     return shared, "target"
-
-
-def read_d2t(ckpt: Checkpoint, vd: int) -> np.ndarray | None:
-    """The ``d2t`` offsets, or None without one. Refuses exactly what ``inspect`` reports as
-    DSC206 (not I64 ``[Vd]``). The one place to swap for ``rules.read_d2t`` once it lands."""
-    info = ckpt.find(D2T)
-    if info is None:
-        return None
-    if info.dtype != "I64" or info.shape != (vd,):
-        raise CheckpointError(
-            info.path,
-            f"d2t is {info.dtype} {list(info.shape)}; expected I64 [{vd}] "
-            "(draft_vocab_size; DSC206)",
-        )
-    return ckpt.read(info)
 
 
 def read_mask_file(path: str | Path, vd: int) -> np.ndarray:

@@ -302,7 +302,7 @@ def test_an_f4_head_is_refused_in_one_line_naming_file_and_tensor(tmp_path, tens
     d = head_as(tmp_path / "f4", "float4_e2m1fn_x2", tensor)
     r = verify(d, "--target", SMALL)
     assert r.exit_code == 1, r.stderr
-    assert r.stdout == ""
+    assert json.loads(r.stdout)["ok"] is False  # json mode: the one error object
     [err] = [line for line in r.stderr.splitlines() if "error" in line]
     assert str(d / "model.safetensors") in err and f"{tensor} is F4" in err, err
     assert "verify computes with F16, BF16, F32, F64, F8_E4M3" in err
@@ -353,7 +353,9 @@ def test_verify_refuses_the_d2t_inspect_reports_as_dsc206(tmp_path, d2t, message
         tmp_path / "d", vocab=VT, draft=64, tensors={"lm_head.weight": head, "d2t": d2t}
     )
     r = verify(d, "--target", SMALL)
-    assert r.exit_code == 1 and r.stdout == ""
+    assert r.exit_code == 1 and json.loads(r.stdout)["error"]["file"] == str(
+        d / "model.safetensors"
+    )
     assert message in r.stderr and str(d / "model.safetensors") in r.stderr
     inspected = cli("inspect", d, "--target", SMALL, "--format", "json").json
     assert "DSC206" in [f["code"] for f in inspected["findings"]]
