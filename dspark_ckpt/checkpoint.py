@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path, PureWindowsPath
 from typing import Any
@@ -99,11 +100,20 @@ def read_index(index: Path) -> dict[str, str]:
     return {str(k): check_shard_name(v, index) for k, v in wmap.items()}
 
 
+# told of each safetensors file once its header is read: the CLI's progress bar for
+# checkpoints of many shards or on the Hub (set by the caller, never by the library)
+on_header: ContextVar[Callable[[Path], None] | None] = ContextVar("on_header", default=None)
+
+
 def _headers(files: list[Path], read=read_header) -> dict[str, TensorInfo]:
     """Every tensor of ``files``; ``read`` reads one file's header (local or remote)."""
     tensors: dict[str, TensorInfo] = {}
+    report = on_header.get()
     for f in files:
-        for name, info in read(f).tensors.items():
+        header = read(f)
+        if report is not None:
+            report(f)
+        for name, info in header.tensors.items():
             if name in tensors:
                 raise CheckpointError(
                     f, f"tensor {name!r} is also stored in {tensors[name].path.name}"

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import io
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, NoReturn
@@ -155,9 +156,24 @@ def emit(
     deliver(output, text, summary if quiet else full)
 
 
-def show_progress(fmt: Format, quiet: bool) -> bool:
+def show_progress(fmt: Format | PlainFormat, quiet: bool = False) -> bool:
     """Progress bars: for people only (table format, stderr a terminal, not --quiet)."""
-    return fmt is Format.table and not quiet and sys.stderr.isatty()
+    return fmt.value == "table" and not quiet and sys.stderr.isatty()
+
+
+@contextmanager
+def header_progress(enabled: bool) -> Iterator[None]:
+    """A bar on stderr while safetensors headers are read, once that takes over a second
+    (many shards, the Hub); nothing at all when not ``enabled``."""
+    from dspark_ckpt.checkpoint import on_header
+    from dspark_ckpt.progress import DelayedProgress
+
+    with DelayedProgress("reading headers", None, stderr(), enabled=enabled) as bar:
+        token = on_header.set(lambda path: bar.advance(path.name))
+        try:
+            yield
+        finally:
+            on_header.reset(token)
 
 
 def resolve_target(target: str | None, target_vocab_size: int | None):
@@ -188,12 +204,13 @@ def inspect_cmd(
 
     try:
         profile = parse_profiles(profile)
-        try:
-            tgt = resolve_target(target, target_vocab_size)
-        except CheckpointError as err:  # the target's weights are unreadable
-            report = unreadable(drafter, None, profile, err)
-        else:
-            report = inspect_checkpoint(drafter, tgt, profile)
+        with header_progress(show_progress(fmt, quiet)):
+            try:
+                tgt = resolve_target(target, target_vocab_size)
+            except CheckpointError as err:  # the target's weights are unreadable
+                report = unreadable(drafter, None, profile, err)
+            else:
+                report = inspect_checkpoint(drafter, tgt, profile)
         for line in error_lines(report):
             print(line, file=sys.stderr)
         emit(
@@ -309,7 +326,8 @@ def verify_cmd(
     from dspark_ckpt.verify import verify_checkpoint
 
     try:
-        tgt = resolve_target(target, target_vocab_size)
+        with header_progress(show_progress(fmt)):
+            tgt = resolve_target(target, target_vocab_size)
         report = verify_checkpoint(
             drafter,
             tgt,
@@ -402,7 +420,8 @@ def fix_cmd(
             force=force,
             profile=profile,
         )
-        result = run_fix(drafter, resolve_target(target, target_vocab_size), req)
+        with header_progress(show_progress(fmt)):
+            result = run_fix(drafter, resolve_target(target, target_vocab_size), req)
     except UsageError as err:
         fail_usage(str(err))
     except CheckpointError as err:

@@ -300,8 +300,8 @@ def _remote_checkpoint(ref: HubRef, *, need_config: bool, weights: bool = True) 
                 raise CheckpointError(index, f"missing shard(s): {', '.join(missing)}")
     paths = [Path(c) if (c := remote.cached(n)) else remote.path(n) for n in files]
     with ThreadPoolExecutor(min(WORKERS, max(len(paths), 1))) as pool:
-        headers = dict(zip(paths, pool.map(remote.header, paths), strict=True))
-    tensors = _headers(paths, read=headers.__getitem__)
+        fetched = pool.map(remote.header, paths)  # in order, WORKERS at a time
+        tensors = _headers(paths, read=lambda _path: next(fetched))
     if wmap is not None:
         _check_index_agrees(index, wmap, tensors)
     return Checkpoint(

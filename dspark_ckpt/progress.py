@@ -15,7 +15,13 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 class DelayedProgress:
     def __init__(
-        self, description: str, total: int, console: Console, *, enabled: bool, delay: float = 1.0
+        self,
+        description: str,
+        total: int | None,  # None: not known in advance (shown as N/?)
+        console: Console,
+        *,
+        enabled: bool,
+        delay: float = 1.0,
     ) -> None:
         self.description, self.total, self.console = description, total, console
         self.enabled, self.delay = enabled, delay

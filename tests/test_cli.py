@@ -69,3 +69,17 @@ def test_unreadable_file_is_named_in_the_table(tmp_path):
     assert str(weights) in row and "truncated" in row
     assert r.stderr.startswith(f"dspark-ckpt: error: {weights}: truncated: ")
     assert r.stderr.count("\n") == 1
+
+
+def test_header_progress_hears_every_shard():
+    from dspark_ckpt.checkpoint import on_header, open_checkpoint
+
+    seen = []
+    token = on_header.set(seen.append)
+    try:
+        ckpt = open_checkpoint(FIXTURES / "sharded")
+    finally:
+        on_header.reset(token)
+    assert seen == ckpt.files and len(seen) == 3
+    open_checkpoint(FIXTURES / "sharded")  # outside the block: nobody is told
+    assert len(seen) == 3
