@@ -330,23 +330,28 @@ def assert_downloaded(hub: HubServer, repo_id: str, repo: Repo, name: str) -> No
     assert hub.data_reads(repo_id, name).count((0, len(repo.files[name]))) == 1, name
 
 
-def test_verify_downloads_a_hub_head(tmp_path):
-    """Only the shard holding lm_head is downloaded; the backbone shards are never requested."""
-    sharded = repo_from_dir(FIXTURES / "sharded")
-    repos = {"org/sharded": sharded, "org/small": repo_from_dir(TARGET)}
+def hub_verify(tmp_path: Path, repos: dict[str, Repo], drafter: str, target: str):
+    """``verify --format json`` on Hub repos served locally: the server (its log) and JSON."""
     with HubServer(repos) as hub:
         r = cli_subprocess(
             "verify",
-            "org/sharded",
+            drafter,
             "--target",
-            "org/small",
+            target,
             "--format",
             "json",
             env=hub_env(tmp_path, hub.url),
             cwd=tmp_path,
         )
     assert r.returncode == 0, r.stderr
-    out = json.loads(r.stdout)
+    return hub, json.loads(r.stdout)
+
+
+def test_verify_downloads_a_hub_head(tmp_path):
+    """Only the shard holding lm_head is downloaded; the backbone shards are never requested."""
+    sharded = repo_from_dir(FIXTURES / "sharded")
+    repos = {"org/sharded": sharded, "org/small": repo_from_dir(TARGET)}
+    hub, out = hub_verify(tmp_path, repos, "org/sharded", "org/small")
     assert out["ok"] is True
     assert out["modes"]["greedy"]["unmasked_illegal"] > 0  # the same head as the local fixture
     local = cli("verify", FIXTURES / "sharded", "--target", TARGET, "--format", "json").json
@@ -381,19 +386,7 @@ def sharded_target(root: Path) -> Path:
 def test_verify_equal_drafter_downloads_only_the_target_shard_with_lm_head(tmp_path):
     target = repo_from_dir(sharded_target(tmp_path / "target"))
     repos = {"org/equal": repo_from_dir(FIXTURES / "equal"), "org/big": target}
-    with HubServer(repos) as hub:
-        r = cli_subprocess(
-            "verify",
-            "org/equal",
-            "--target",
-            "org/big",
-            "--format",
-            "json",
-            env=hub_env(tmp_path, hub.url),
-            cwd=tmp_path,
-        )
-    assert r.returncode == 0, r.stderr
-    out = json.loads(r.stdout)
+    hub, out = hub_verify(tmp_path, repos, "org/equal", "org/big")
     assert out["head"] == {"source": "target", "shape": [100, 8], "bytes": 100 * 8 * 4}
     assert out["target"]["embedding_rows"] == 128
     assert_downloaded(hub, "org/big", target, "model-00002-of-00003.safetensors")
