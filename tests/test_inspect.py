@@ -416,3 +416,30 @@ def test_uninitialised_head_is_a_vllm_dspark_rule(tmp_path):
     assert ("DSC102", "vllm-legacy") in found and ("DSC104", "vllm-legacy") not in found
     assert not any(code == "DSC104" for code, p in found if p == "trtllm-dspark")
     assert rep["checks"]["DSC104"] == {"vllm": "error"}
+
+
+SCHEMA = json.loads((FIXTURES.parent / "dspark_ckpt/schemas/inspect-v1.json").read_text())
+
+
+@pytest.mark.parametrize(
+    "drafter",
+    sorted(p.parent for p in FIXTURES.rglob("config.json") if "targets" not in p.parts),
+    ids=lambda p: str(p.relative_to(FIXTURES)),
+)
+def test_json_output_follows_the_published_schema(drafter):
+    import jsonschema
+
+    for tgt in (["--target", FIXTURES / "targets/small"], ["--target-vocab-size", "100"]):
+        _, rep = inspect_json(drafter, *tgt, "--profile", "all")
+        jsonschema.validate(rep, SCHEMA)
+
+
+def test_unreadable_report_follows_the_published_schema(tmp_path):
+    import jsonschema
+
+    d = drafter(tmp_path / "d", vocab=VT, draft=VT)
+    (d / "config.json").write_text("{")
+    _, rep = inspect_json(d)
+    jsonschema.validate(rep, SCHEMA)
+    with pytest.raises(jsonschema.ValidationError):  # the schema does reject a broken report
+        jsonschema.validate({**rep, "ok": "no"}, SCHEMA)
