@@ -50,6 +50,7 @@ class Checkpoint:
     tensors: dict[str, TensorInfo]
     index_path: Path | None = None
     fetch: Fetch = field(default=lambda info: None, repr=False)
+    link_root: Path | None = None  # where its symlinks may lead (a Hub cache repo folder)
 
     def find(self, name: str) -> TensorInfo | None:
         """A tensor by its unprefixed name (``lm_head.weight``), or None."""
@@ -230,7 +231,9 @@ def load_checkpoint(
     tensors = _headers(files)
     if index is not None:
         _check_index_agrees(index, read_index(index), tensors)
-    return Checkpoint(str(source), root, config_path, config, files, tensors, index)
+    return Checkpoint(
+        str(source), root, config_path, config, files, tensors, index, link_root=link_root
+    )
 
 
 def drafter_config(ckpt: Checkpoint) -> DrafterConfig:

@@ -278,6 +278,24 @@ def _is_checkpoint_file(name: str) -> bool:
     return name == CONFIG or name.endswith((".safetensors", ".safetensors.index.json"))
 
 
+def _other_files(ckpt: Checkpoint) -> list[Path]:
+    """The rest of the checkpoint folder that ``--out`` copies as it is (tokenizer,
+    generation config, README): its top-level regular files that are no weights, index or
+    config, and no link leading out of the checkpoint (a Hub snapshot's links into its
+    repo's blobs count as inside)."""
+    if not isinstance(ckpt.root, Path) or not ckpt.root.is_dir():
+        return []
+    jail = os.path.realpath(ckpt.link_root or ckpt.root)
+    return sorted(
+        p
+        for p in ckpt.root.iterdir()
+        if not _is_checkpoint_file(p.name)
+        and not p.name.startswith(".")
+        and p.is_file()
+        and Path(os.path.realpath(p)).is_relative_to(jail)
+    )
+
+
 def _refuse_stale_files(out: Path, files: list[_File]) -> None:
     """An --out folder may hold only checkpoint files this run writes itself: a stale
     index or shard of another checkpoint would win over (or mix with) the new one."""
@@ -330,6 +348,7 @@ def _checkpoint_files(
     files: list[_File] = []
     if req.mode == OUT:
         files += [_File(root / f.name, src=f) for f in ckpt.files]
+        files += [_File(root / p.name, src=p) for p in _other_files(ckpt)]
     if added:
         files.append(_new_safetensors(root / NEW_SHARD, added, _vocab_metadata(plan)))
     config = _config_bytes(ckpt, cfg)

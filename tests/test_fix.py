@@ -686,3 +686,28 @@ def test_d2t_injective_and_sorted_rules(tmp_path, offsets, codes):
     )
     r = cli("inspect", tmp_path / "d", "--target", SMALL, "--format", "json")
     assert [f["code"] for f in r.json["findings"]] == codes
+
+
+def test_out_copies_the_rest_of_the_checkpoint_folder(tmp_path, monkeypatch):
+    """A patched copy is the whole checkpoint: tokenizer and generation config come along
+    (hard-linked), never a link out of the checkpoint, a subfolder or a stray shard."""
+    src = tmp_path / "src"
+    shutil.copytree(FIXTURES / "padded", src)
+    (src / "tokenizer.json").write_text('{"version": "1.0"}')
+    (src / "generation_config.json").write_text('{"do_sample": false}')
+    (src / "notes").mkdir()
+    outside = tmp_path / "secret.txt"
+    outside.write_text("not part of the checkpoint")
+    (src / "link-out.txt").symlink_to(outside)
+    monkeypatch.chdir(tmp_path)
+    r = cli("fix", src, "--target-vocab-size", "100", "--emit-mask", "--out", "out")
+    assert r.exit_code == 0, r.stderr
+    out = tmp_path / "out"
+    assert sorted(p.name for p in out.iterdir()) == [
+        "config.json",
+        "generation_config.json",
+        "model.safetensors",
+        "tokenizer.json",
+    ]
+    assert (out / "tokenizer.json").stat().st_ino == (src / "tokenizer.json").stat().st_ino
+    assert (out / "generation_config.json").read_text() == '{"do_sample": false}'
