@@ -37,7 +37,13 @@ from dspark_ckpt.errors import CheckpointError, UsageError
 from dspark_ckpt.findings import ERROR, get_code
 from dspark_ckpt.inspect import Report, inspect_checkpoint
 from dspark_ckpt.mask import BIAS_TENSOR, MASK_MEANING, MASK_TENSOR, sampleable_mask
-from dspark_ckpt.profiles import DEFAULT_PROFILE, get_profile
+from dspark_ckpt.profiles import (
+    DEFAULT_PROFILE,
+    PROFILES,
+    applicable_profiles,
+    detect_family,
+    get_profile,
+)
 from dspark_ckpt.rules import (
     D2T,
     EQUAL,
@@ -236,9 +242,22 @@ def mask_file(plan: Plan, style: str) -> tuple[str, np.ndarray, dict[str, str]]:
     return MASK_TENSOR, plan.mask, {**meta, "meaning": MASK_MEANING}
 
 
+def _absence_read_by(cfg: DrafterConfig) -> list[str]:
+    """The profiles of the drafter's family that read a missing draft_vocab_size as a
+    setting (SGLang EAGLE-3: then the target's head is used), where writing it changes
+    what loads."""
+    family = detect_family(cfg)
+    return [
+        n
+        for n in applicable_profiles(family)
+        if PROFILES[n].lm_head_from_target == "no_draft_vocab_size"
+    ]
+
+
 def _config_bytes(ckpt: Checkpoint, cfg: DrafterConfig) -> bytes | None:
-    """config.json with draft_vocab_size written explicitly, or None if it already was."""
-    if not cfg.draft_vocab_size_defaulted:
+    """config.json with draft_vocab_size written explicitly, or None: if it already was,
+    or if a runtime of the drafter's family reads its absence (``_absence_read_by``)."""
+    if not cfg.draft_vocab_size_defaulted or _absence_read_by(cfg):
         return None
     raw = dict(cfg.raw)
     raw["draft_vocab_size"] = cfg.draft_vocab_size
@@ -357,6 +376,11 @@ def _checkpoint_files(
         notes.append(f"config.json: draft_vocab_size {cfg.draft_vocab_size} written explicitly")
     elif req.mode == OUT:  # copied, not linked: people edit configs in place
         files.append(_File(root / CONFIG, ckpt.config_path.read_bytes()))
+    if config is None and cfg.draft_vocab_size_defaulted:
+        notes.append(
+            "config.json: draft_vocab_size left missing: "
+            f"{', '.join(_absence_read_by(cfg))} read(s) its absence (the target's head is used)"
+        )
     index = None
     if added:
         index = _File(root / INDEX, _index_bytes(ckpt, added, NEW_SHARD))

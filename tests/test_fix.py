@@ -711,3 +711,41 @@ def test_out_copies_the_rest_of_the_checkpoint_folder(tmp_path, monkeypatch):
     ]
     assert (out / "tokenizer.json").stat().st_ino == (src / "tokenizer.json").stat().st_ino
     assert (out / "generation_config.json").read_text() == '{"do_sample": false}'
+
+
+def test_out_keeps_draft_vocab_size_missing_where_sglang_reads_its_absence(tmp_path, monkeypatch):
+    """An EAGLE-3 equal drafter with no lm_head and no draft_vocab_size: SGLang then uses
+    the target's head. Writing draft_vocab_size would make it create a head nothing loads
+    (DSC601), so --out leaves the config as it is, and says why."""
+    src = synth.drafter(
+        tmp_path / "eagle",
+        vocab=100,
+        draft=None,
+        config={"architectures": ["LlamaForCausalLMEagle3"], "model_type": "llama"},
+    )
+    monkeypatch.chdir(tmp_path)
+    r = cli(
+        "fix",
+        src,
+        "--target",
+        FIXTURES / "targets/small",
+        "--emit-mask",
+        "--out",
+        "out",
+        "--format",
+        "json",
+    )
+    assert r.exit_code == 0, r.stderr
+    assert "draft_vocab_size" not in json.loads((tmp_path / "out/config.json").read_text())
+    assert any("left missing: sglang-eagle3" in n for n in r.json["notes"])
+    after = cli(
+        "inspect",
+        "out",
+        "--target",
+        FIXTURES / "targets/small",
+        "--profile",
+        "all",
+        "--format",
+        "json",
+    ).json
+    assert after["verdicts"]["sglang-eagle3"] is True
