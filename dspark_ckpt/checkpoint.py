@@ -148,24 +148,19 @@ def _few(names: list[str], k: int = 5) -> str:
     return shown + (f" and {len(names) - k} more" if len(names) > k else "")
 
 
-def pick_weights(names: Iterable[str], where: str | Path) -> tuple[str | None, str | None]:
-    """Which of a checkpoint folder's file ``names`` hold the weights.
-
-    ``(index, None)`` when sharded, ``(None, file)`` for one safetensors file; raises
-    for none, for several without an index, and for pickle-only folders.
+def pick_weights(names: Iterable[str], where: str | Path) -> tuple[str | None, list[str]]:
+    """Which of a checkpoint folder's file ``names`` hold the weights, as vLLM's loader
+    decides: ``(index, [])`` when there is an index (its weight_map names the shards);
+    else ``(None, every *.safetensors)``: without an index vLLM loads them all, so a stray
+    file beside ``model.safetensors`` is part of the checkpoint. Raises for none, and
+    for pickle-only folders.
     """
     names = set(names)
     if INDEX in names:
-        return INDEX, None
-    if SINGLE in names:
-        return None, SINGLE
+        return INDEX, []
     found = sorted(n for n in names if n.endswith(".safetensors"))
-    if len(found) == 1:
-        return None, found[0]
-    if len(found) > 1:
-        raise CheckpointError(
-            where, f"{len(found)} .safetensors files but no {INDEX} to say which are shards"
-        )
+    if found:
+        return None, found
     pickles = sorted(n for n in names if n.endswith(PICKLE_SUFFIXES))
     if pickles:
         raise CheckpointError(
@@ -181,9 +176,9 @@ def _weights(root: Path, jail: Path) -> tuple[list[Path], Path | None]:
 
     Symlinks may resolve anywhere inside ``jail`` (the root, or a Hub cache repo folder).
     """
-    index_name, single = pick_weights((p.name for p in root.iterdir()), root)
+    index_name, found = pick_weights((p.name for p in root.iterdir()), root)
     if index_name is None:
-        return [_inside(root / single, jail)], None
+        return [_inside(root / n, jail) for n in found], None
     index = _inside(root / index_name, jail)
     names = sorted(set(read_index(index).values()))
     missing = [n for n in names if not (root / n).exists() and not (root / n).is_symlink()]

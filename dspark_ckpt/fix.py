@@ -511,6 +511,22 @@ def _refuse_regression(before: Report, after: Report, req: FixRequest, root: Pat
     )
 
 
+def _side_path(path: str | Path, *checkpoints: Checkpoint | Path) -> Path:
+    """A side file's path, refused inside a checkpoint folder: without an index vLLM
+    loads every ``*.safetensors`` there as weights (and refuses tensors it has no
+    parameter for), so a mask or d2t side file would break the checkpoint."""
+    path = Path(path)
+    here = os.path.realpath(path.parent)
+    for c in checkpoints:
+        folder = c.root if isinstance(c, Checkpoint) else c
+        if isinstance(folder, Path) and here == os.path.realpath(folder):
+            raise UsageError(
+                f"{path}: inside the checkpoint folder {folder}, where it would be loaded as "
+                "weights; write side files elsewhere"
+            )
+    return path
+
+
 def _result_files(
     ckpt: Checkpoint, cfg: DrafterConfig, plan: Plan, req: FixRequest
 ) -> tuple[Path, list[_File], _File | None, list[str]]:
@@ -527,13 +543,15 @@ def _result_files(
         d2t_file = next((f for f in files if f.dest.name == NEW_SHARD), None)
     elif plan.d2t is not None:
         meta = {**_vocab_metadata(plan), "d2t_origin": plan.d2t_origin or ""}
-        d2t_file = _new_safetensors(Path(req.d2t_path or D2T_FILE), {D2T: plan.d2t}, meta)
+        d2t_file = _new_safetensors(
+            _side_path(req.d2t_path or D2T_FILE, ckpt), {D2T: plan.d2t}, meta
+        )
         files.append(d2t_file)
     if plan.mask is not None:
         # the mask is for the serving runtime, never a checkpoint tensor (vLLM
         # refuses tensors it has no parameter for): always a side file
         name, values, meta = mask_file(plan, req.mask_style)
-        files.append(_new_safetensors(Path(req.mask_path), {name: values}, meta))
+        files.append(_new_safetensors(_side_path(req.mask_path, ckpt, root), {name: values}, meta))
     files += [index] if index is not None else []  # the index goes in last
     if req.mode == OUT:
         _refuse_stale_files(root, files)

@@ -286,9 +286,9 @@ def _remote_checkpoint(ref: HubRef, *, need_config: bool, weights: bool = True) 
     files: list[Path] = []
     index = wmap = None
     if weights or has_weights:
-        index_name, single = pick_weights(names, remote.root)
+        index_name, found = pick_weights(names, remote.root)
         if index_name is None:
-            files = [single]
+            files = found
         else:
             index = remote.path(index_name)
             local = remote.download(index_name)

@@ -749,3 +749,23 @@ def test_out_keeps_draft_vocab_size_missing_where_sglang_reads_its_absence(tmp_p
         "json",
     ).json
     assert after["verdicts"]["sglang-eagle3"] is True
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--emit-mask", "--mask-path", "src/mask.safetensors"],
+        ["--emit-d2t", "--d2t-path", "src/d2t.safetensors"],
+        ["--emit-mask", "--mask-path", "out/mask.safetensors", "--out", "out"],
+    ],
+)
+def test_side_files_are_refused_inside_a_checkpoint_folder(tmp_path, monkeypatch, args):
+    """Without an index vLLM loads every *.safetensors of the folder: a side file there
+    would become part of the checkpoint."""
+    shutil.copytree(FIXTURES / "padded", tmp_path / "src")
+    monkeypatch.chdir(tmp_path)
+    before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
+    r = cli("fix", "src", "--target-vocab-size", "100", *args)
+    assert r.exit_code == 2, r.stdout
+    assert "inside the checkpoint folder" in r.stderr and r.stderr.count("\n") == 1
+    assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before

@@ -443,3 +443,18 @@ def test_unreadable_report_follows_the_published_schema(tmp_path):
     jsonschema.validate(rep, SCHEMA)
     with pytest.raises(jsonschema.ValidationError):  # the schema does reject a broken report
         jsonschema.validate({**rep, "ok": "no"}, SCHEMA)
+
+
+def test_without_an_index_every_safetensors_file_is_loaded(tmp_path):
+    """vLLM's loader reads every *.safetensors of a folder that has no index: a stray d2t
+    file beside model.safetensors is part of the checkpoint (and breaks a padded one)."""
+    import shutil
+
+    from synth import write_safetensors
+
+    d = tmp_path / "padded"
+    shutil.copytree(FIXTURES / "padded", d)
+    write_safetensors(d / "d2t.safetensors", {"d2t": _d2t(np.zeros(128))})
+    rc, rep = inspect_json(d)
+    assert rep["drafter"]["files"] == 2 and rep["drafter"]["tensors"] == 7
+    assert rc == 1 and "DSC105" in codes(rep)
