@@ -145,12 +145,12 @@ def _derive_from_t2d(ckpt: Checkpoint, vd: int, vt: int) -> np.ndarray | None:
     return (selected - np.arange(vd)).astype(np.int64)
 
 
-def _check_d2t(d2t: np.ndarray, vt: int, where: str) -> None:
+def _check_d2t(
+    d2t: np.ndarray, vt: int, where: str, refusal: str = "does not write a broken d2t"
+) -> None:
     errors = [f for f in d2t_value_findings(d2t, vt) if f.severity == ERROR]
     if errors:
-        raise CheckpointError(
-            where, f"{errors[0].code}: {errors[0].message}; fix does not write a broken d2t"
-        )
+        raise CheckpointError(where, f"{errors[0].code}: {errors[0].message}; fix {refusal}")
 
 
 def plan_fix(ckpt: Checkpoint, cfg: DrafterConfig, target: Target, req: FixRequest) -> Plan:
@@ -158,6 +158,8 @@ def plan_fix(ckpt: Checkpoint, cfg: DrafterConfig, target: Target, req: FixReque
     vd, vt = cfg.draft_vocab_size, target.vocab_size
     cls = classify(vd, vt)
     existing = read_d2t(ckpt, vd)
+    if existing is not None:  # a mask or a d2t is never built on top of a broken map
+        _check_d2t(existing, vt, str(ckpt.find(D2T).path), "builds nothing on a broken d2t")
     derived = _derive_from_t2d(ckpt, vd, vt) if cls == PRUNED and existing is None else None
     notes: list[str] = []
 

@@ -173,7 +173,8 @@ def test_mask_of_pruned_or_equal_drafter_is_all_true(cwd, name):
 
 
 def test_pruned_mask_is_checked_through_d2t(tmp_path, cwd):
-    # a pruned drafter whose d2t sends draft id 31 past Vt: the mask says so
+    # a pruned drafter whose d2t sends draft id 31 past Vt: the checkpoint is broken
+    # (DSC301), and fix builds no mask on that map: it says why, and writes nothing
     d2t, _ = synth.sorted_mapping(synth.VT, 32)
     d2t[31] = synth.VT  # 31 + 100 >= Vt
     synth.drafter(
@@ -182,13 +183,16 @@ def test_pruned_mask_is_checked_through_d2t(tmp_path, cwd):
         draft=32,
         tensors={"lm_head.weight": synth.head(32, synth.H, 1), "d2t": synth.T("I64", (32,), d2t)},
     )
-    code, out = fix_json(tmp_path / "bad", "--target", SMALL, "--emit-mask")
-    assert code == 1  # DSC301: the checkpoint is broken, the mask is still correct
-    mask = load_file(cwd / "draft_vocab_mask.safetensors")[MASK_TENSOR]
-    assert mask[:31].all() and not mask[31]
+    r = cli("fix", tmp_path / "bad", "--target", SMALL, "--emit-mask")
+    assert r.exit_code == 1 and "DSC301" in r.stderr and "draft id 31 -> 131" in r.stderr
+    assert not (cwd / "draft_vocab_mask.safetensors").exists()
+    # a good pruned map: the mask is all True, checked through d2t
+    code, out = fix_json(FIXTURES / "pruned-eagle3", "--target", SMALL, "--emit-mask")
+    assert code == 0 and out["mask"]["masked_rows"] == 0
+    assert any("(checked through d2t)" in n for n in out["notes"])
     # and fix never passes that d2t on
     r = cli("fix", tmp_path / "bad", "--target", SMALL, "--emit-d2t", "--d2t-path", "x.safetensors")
-    assert r.exit_code == 1 and "DSC301" in r.stderr and "does not write a broken d2t" in r.stderr
+    assert r.exit_code == 1 and "DSC301" in r.stderr and "builds nothing on a broken d2t" in r.stderr
     assert not (cwd / "x.safetensors").exists()
 
 
@@ -768,4 +772,25 @@ def test_side_files_are_refused_inside_a_checkpoint_folder(tmp_path, monkeypatch
     r = cli("fix", "src", "--target-vocab-size", "100", *args)
     assert r.exit_code == 2, r.stdout
     assert "inside the checkpoint folder" in r.stderr and r.stderr.count("\n") == 1
+    assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before
+
+
+@pytest.mark.parametrize("emit", [["--emit-mask"], ["--emit-d2t"], ["--emit-d2t", "--out", "o"]])
+def test_nothing_is_built_on_a_broken_d2t(tmp_path, monkeypatch, emit):
+    """A padded drafter whose own d2t has the arange bug: no mask built from that map,
+    no identity written beside it, in any mode; the one-line error says why."""
+    d = synth.drafter(
+        tmp_path / "arange",
+        vocab=128,
+        draft=128,
+        tensors={
+            "lm_head.weight": synth.head(128, 8, 1),
+            "d2t": synth.T("I64", (128,), np.arange(128, dtype=np.int64)),
+        },
+    )
+    monkeypatch.chdir(tmp_path)
+    before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
+    r = cli("fix", d, "--target-vocab-size", "100", *emit, "--profile", "vllm-legacy")
+    assert r.exit_code == 1
+    assert "DSC301" in r.stderr and "builds nothing on a broken d2t" in r.stderr
     assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before
