@@ -513,7 +513,11 @@ def verify_obj(r) -> dict[str, Any]:
         "topk": r.topk,
         "markov": r.markov,
         "d2t": r.d2t,
-        "mask": {"source": r.mask_source, "masked_rows": r.masked_rows},
+        "mask": {
+            "source": r.mask_source,
+            "masked_rows": r.masked_rows,
+            "hidden_tokens": r.hidden_tokens,
+        },
         "illegal_rows": r.illegal_rows,
         "modes": {
             name: {
@@ -560,7 +564,12 @@ def print_verify(r, console: Console) -> None:
         f"{r.compute_dtype} on {r.device}; markov bias {'on' if r.markov else 'off'}; "
         f"d2t {'applied' if r.d2t else 'none (identity)'}",
     )
-    head.add_row("mask", f"{r.mask_source}: {r.masked_rows} row(s) set to -inf")
+    hidden = (
+        f"; it also hides {r.hidden_tokens} real token(s) (a mask for another checkpoint?)"
+        if r.hidden_tokens
+        else ""
+    )
+    head.add_row("mask", f"{r.mask_source}: {r.masked_rows} row(s) set to -inf{hidden}")
     head.add_row(
         "tokens",
         f"{r.tokens} ({r.random_tokens} random, {r.adversarial_tokens} aimed at illegal rows), "

@@ -104,6 +104,7 @@ class VerifyReport:
     mask_source: str  # the --mask file, or "computed"
     masked_rows: int  # rows the applied mask forbids
     illegal_rows: int  # rows whose target id lies outside [0, Vt)
+    hidden_tokens: int  # rows the mask forbids although their target id is a real token
     random_tokens: int
     adversarial_tokens: int
     seed: int
@@ -120,8 +121,9 @@ class VerifyReport:
 
     @property
     def ok(self) -> bool:
-        """With the mask, no sampled id leaves ``[0, Vt)`` in any mode."""
-        return all(m.masked_illegal == 0 for m in self.modes.values())
+        """With the mask, no sampled id leaves ``[0, Vt)`` in any mode, and the mask hides
+        no real token (a mask from another checkpoint would cost acceptance silently)."""
+        return self.hidden_tokens == 0 and all(m.masked_illegal == 0 for m in self.modes.values())
 
     @property
     def bandwidth_gbs(self) -> float | None:
@@ -502,6 +504,7 @@ def verify_checkpoint(
         mask_source="computed" if mask_path is None else str(mask_path),
         masked_rows=int((~mask).sum()),
         illegal_rows=int((~truth).sum()),
+        hidden_tokens=int((truth & ~mask).sum()),
         random_tokens=tokens,
         adversarial_tokens=int(adv_rows.numel()),
         seed=seed,

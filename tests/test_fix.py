@@ -192,7 +192,9 @@ def test_pruned_mask_is_checked_through_d2t(tmp_path, cwd):
     assert any("(checked through d2t)" in n for n in out["notes"])
     # and fix never passes that d2t on
     r = cli("fix", tmp_path / "bad", "--target", SMALL, "--emit-d2t", "--d2t-path", "x.safetensors")
-    assert r.exit_code == 1 and "DSC301" in r.stderr and "builds nothing on a broken d2t" in r.stderr
+    assert (
+        r.exit_code == 1 and "DSC301" in r.stderr and "builds nothing on a broken d2t" in r.stderr
+    )
     assert not (cwd / "x.safetensors").exists()
 
 

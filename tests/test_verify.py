@@ -31,7 +31,7 @@ def test_padded_unmasked_samples_illegal_ids_and_the_mask_removes_them():
     assert out["schema"] == "dspark-ckpt/verify/v1"
     assert out["ok"] is True
     assert (out["device"], out["dtype"], out["classification"]) == ("cpu", "float32", "padded")
-    assert out["mask"] == {"source": "computed", "masked_rows": 28}
+    assert out["mask"] == {"source": "computed", "masked_rows": 28, "hidden_tokens": 0}
     assert out["random_tokens"] == 48 and out["adversarial_tokens"] == 28
     assert out["tokens"] == 76 and out["markov"] is True and out["topk"] == 8
     for mode in MODES:
@@ -161,7 +161,7 @@ def test_mask_file_bool_and_bias_are_applied(tmp_path):
     for path in (as_mask, as_bias):
         r = verify(PADDED, "--target", SMALL, "--mask", path)
         assert r.exit_code == 0, r.stderr
-        assert r.json["mask"] == {"source": str(path), "masked_rows": 28}
+        assert r.json["mask"] == {"source": str(path), "masked_rows": 28, "hidden_tokens": 0}
 
 
 def test_a_mask_that_lets_padded_rows_through_fails(tmp_path):
@@ -371,3 +371,17 @@ def test_table_says_what_the_run_proves(tmp_path):
     shipped = cli("verify", PADDED, "--target", SMALL, "--tokens", "8", "--mask", mask)
     assert shipped.exit_code == 0
     assert "checks that the shipped file removes every id" in " ".join(shipped.stdout.split())
+
+
+@pytest.mark.parametrize("keep", [0, 5])
+def test_a_mask_that_hides_real_tokens_fails(tmp_path, keep):
+    """An all-False mask (or one from another checkpoint) lets no illegal id through, but
+    it hides real tokens: verify fails it and says how many."""
+    values = np.zeros(128, dtype=bool)
+    values[:keep] = True
+    path = write_mask(tmp_path / "over.safetensors", "draft_vocab_mask", "BOOL", values)
+    r = verify(PADDED, "--target", SMALL, "--mask", path)
+    assert r.exit_code == 1
+    out = json.loads(r.stdout)
+    assert out["ok"] is False and out["mask"]["hidden_tokens"] == 100 - keep
+    assert all(m["masked_illegal"] == 0 for m in out["modes"].values())
