@@ -796,3 +796,10 @@ def test_nothing_is_built_on_a_broken_d2t(tmp_path, monkeypatch, emit):
     assert r.exit_code == 1
     assert "DSC301" in r.stderr and "builds nothing on a broken d2t" in r.stderr
     assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before
+
+
+def test_side_file_in_a_missing_folder_is_a_usage_error(cwd):
+    r = cli("fix", FIXTURES / "padded", "--target-vocab-size", "100", "--mask-path", "nodir/m.st")
+    assert r.exit_code == 2
+    assert r.stderr == "dspark-ckpt: error: nodir/m.st: no such directory nodir\n"
+    assert list(cwd.iterdir()) == []
