@@ -51,8 +51,7 @@ class DrafterConfig:
     markov_rank: int | None  # r
     architectures: tuple[str, ...]
     model_type: str | None
-    mask_token_id: int | None
-    mask_token_key: str | None
+    mask_tokens: tuple[tuple[str, int], ...]  # every declared mask/noise token id, by key
     raw: dict = field(repr=False, compare=False, default_factory=dict)
 
     @property
@@ -86,13 +85,16 @@ def parse_drafter_config(cfg: Any, path: Path) -> DrafterConfig:
     model_type = cfg.get("model_type")
     if model_type is not None and not isinstance(model_type, str):
         raise CheckpointError(path, f"model_type must be a string, got {model_type!r}")
-    mask_id = mask_key = None
-    for key in MASK_TOKEN_KEYS:
-        found = _lookup(cfg, key, NESTED_DRAFTER_KEYS)
-        if found is not None:
-            mask_key = found[1]
-            mask_id = _int(*found, path, lo=-MAX_VOCAB, hi=MAX_VOCAB)
-            break
+    mask_tokens = []  # every declared one: top level and each family's nested config
+    for nest in ("", *NESTED_DRAFTER_KEYS):
+        node = cfg.get(nest) if nest else cfg
+        if not isinstance(node, dict):
+            continue
+        for key in MASK_TOKEN_KEYS:
+            if node.get(key) is not None:
+                where = f"{nest}.{key}" if nest else key
+                token = _int(node[key], where, path, lo=-MAX_VOCAB, hi=MAX_VOCAB)
+                mask_tokens.append((where, token))
     return DrafterConfig(
         path=path,
         vocab_size=vocab,
@@ -102,8 +104,7 @@ def parse_drafter_config(cfg: Any, path: Path) -> DrafterConfig:
         markov_rank=rank,
         architectures=tuple(archs),
         model_type=model_type,
-        mask_token_id=mask_id,
-        mask_token_key=mask_key,
+        mask_tokens=tuple(mask_tokens),
         raw=cfg,
     )
 

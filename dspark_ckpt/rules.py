@@ -390,15 +390,11 @@ def _shape_rules(f: Facts) -> list[Finding]:
                 w1,
             )
         )
-    mask_id = f.cfg.mask_token_id
-    if mask_id is not None and not 0 <= mask_id < f.Vd:
-        out.append(
-            _f(
-                "DSC208",
-                f"{f.cfg.mask_token_key} {mask_id} is outside the draft vocab [0, {f.Vd})",
-                tensor=f.cfg.mask_token_key,
-            )
-        )
+    out += [
+        _f("DSC208", f"{key} {mask_id} is outside the draft vocab [0, {f.Vd})", tensor=key)
+        for key, mask_id in f.cfg.mask_tokens
+        if not 0 <= mask_id < f.Vd
+    ]
     return out
 
 

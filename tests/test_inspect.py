@@ -458,3 +458,13 @@ def test_without_an_index_every_safetensors_file_is_loaded(tmp_path):
     rc, rep = inspect_json(d)
     assert rep["drafter"]["files"] == 2 and rep["drafter"]["tensors"] == 7
     assert rc == 1 and "DSC105" in codes(rep)
+
+
+def test_every_declared_mask_token_is_checked(tmp_path):
+    config = {"mask_token_id": 5, "dflash_config": {"mask_token_id": 200, "noise_token_id": 99}}
+    _, rep = inspect_json(_variant(tmp_path, config=config))
+    found = [f for f in rep["findings"] if f["code"] == "DSC208"]
+    assert [f["tensor"] for f in found] == ["dflash_config.mask_token_id"]
+    assert (
+        found[0]["message"] == "dflash_config.mask_token_id 200 is outside the draft vocab [0, 100)"
+    )
