@@ -235,6 +235,13 @@ def drafter_config(ckpt: Checkpoint) -> DrafterConfig:
     return parse_drafter_config(ckpt.config, ckpt.config_path)
 
 
+def local_drafter_config(source: str | Path) -> DrafterConfig:
+    """A local drafter's config alone, read as strictly as by ``load_checkpoint``."""
+    root, _ = locate(source)
+    config_path = _inside(root / CONFIG, root)
+    return parse_drafter_config(read_json_file(config_path, "config"), config_path)
+
+
 @dataclass(frozen=True)
 class Target:
     source: str

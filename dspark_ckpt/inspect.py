@@ -4,9 +4,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from dspark_ckpt.checkpoint import Checkpoint, Target, drafter_config, open_checkpoint
+from dspark_ckpt.checkpoint import (
+    Checkpoint,
+    Target,
+    drafter_config,
+    local_drafter_config,
+    open_checkpoint,
+)
 from dspark_ckpt.config import DrafterConfig
-from dspark_ckpt.errors import CheckpointError
+from dspark_ckpt.errors import CheckpointError, UsageError
 from dspark_ckpt.findings import ERROR, SEVERITY_ORDER, Finding
 from dspark_ckpt.profiles import (
     BASE_PROFILES,
@@ -148,6 +154,15 @@ def unreadable(
     )
 
 
+def _config_alone(source: str, ckpt: Checkpoint | None) -> DrafterConfig | None:
+    """The drafter's config when its weights could not be read (a local checkpoint), so
+    that a report on an unreadable checkpoint still gives the sizes; None if that fails."""
+    try:
+        return drafter_config(ckpt) if ckpt is not None else local_drafter_config(source)
+    except (CheckpointError, UsageError):
+        return None
+
+
 def inspect_checkpoint(
     source: str,
     target: Target,
@@ -171,7 +186,9 @@ def inspect_checkpoint(
         selected, evaluated = select_profiles(profile, family)
         result = evaluate_profiles(gather(ckpt, cfg, target), selected, evaluated)
     except CheckpointError as err:
-        return unreadable(source, target, profile, err, ckpt)
+        report = unreadable(source, target, profile, err, ckpt)
+        report.drafter = _config_alone(source, ckpt)  # whatever could be read
+        return report
     return Report(
         selected[0],
         source,

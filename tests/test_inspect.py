@@ -468,3 +468,14 @@ def test_every_declared_mask_token_is_checked(tmp_path):
     assert (
         found[0]["message"] == "dflash_config.mask_token_id 200 is outside the draft vocab [0, 100)"
     )
+
+
+def test_unreadable_weights_still_report_the_config(tmp_path):
+    d = drafter(tmp_path / "d", vocab=128, draft=128)
+    (d / "model.safetensors").write_bytes(b"\x00" * 7)
+    rc, rep = inspect_json(d)
+    assert rc == 1 and [f["code"] for f in rep["findings"]] == ["DSC001"]
+    assert rep["drafter"]["vocab_size"] == rep["drafter"]["draft_vocab_size"] == 128
+    assert rep["drafter"]["architectures"] == ["Qwen3DSparkForCausalLM"]
+    assert rep["classification"] == "padded" and rep["padded_rows"] == 28
+    assert rep["ok"] is False and not any(rep["verdicts"].values())
