@@ -518,8 +518,6 @@ def _side_path(path: str | Path, *checkpoints: Checkpoint | Path) -> Path:
     loads every ``*.safetensors`` there as weights (and refuses tensors it has no
     parameter for), so a mask or d2t side file would break the checkpoint."""
     path = Path(path)
-    if not path.parent.is_dir():
-        raise UsageError(f"{path}: no such directory {path.parent}")
     here = os.path.realpath(path.parent)
     for c in checkpoints:
         folder = c.root if isinstance(c, Checkpoint) else c
@@ -528,6 +526,8 @@ def _side_path(path: str | Path, *checkpoints: Checkpoint | Path) -> Path:
                 f"{path}: inside the checkpoint folder {folder}, where it would be loaded as "
                 "weights; write side files elsewhere"
             )
+    if not path.parent.is_dir():
+        raise UsageError(f"{path}: no such directory {path.parent}")
     return path
 
 
