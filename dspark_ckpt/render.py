@@ -247,9 +247,13 @@ def inspect_summary(r: Report) -> Text:
     """The one-line verdict (all that ``--quiet`` prints)."""
     counts = {s: sum(f.severity == s for f in r.findings) for s in (ERROR, WARNING, INFO)}
     summary = ", ".join(f"{n} {s}(s)" for s, n in counts.items() if n) or "clean"
+    failing = [p for p in r.profiles if not r.verdicts.get(p)]
+    named = failing if failing else r.profiles  # name the profiles that fail
+    passing = [p for p in r.profiles if p not in failing]
+    also = f" (passes {', '.join(passing)})" if failing and passing else ""
     return Text.assemble(
         ("deployable" if r.ok else "NOT deployable", "bold green" if r.ok else "bold red"),
-        f" under profile{'s' if len(r.profiles) > 1 else ''} {', '.join(r.profiles)}: {summary}",
+        f" under profile{'s' if len(named) > 1 else ''} {', '.join(named)}{also}: {summary}",
     )
 
 

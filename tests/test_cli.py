@@ -83,3 +83,9 @@ def test_header_progress_hears_every_shard():
     assert seen == ckpt.files and len(seen) == 3
     open_checkpoint(FIXTURES / "sharded")  # outside the block: nobody is told
     assert len(seen) == 3
+
+
+def test_summary_names_the_failing_profiles():
+    r = cli("inspect", FIXTURES / "padded", "--target-vocab-size", "100", "--profile", "all", "-q")
+    assert r.exit_code == 1
+    assert r.stdout.startswith("NOT deployable under profile vllm-legacy (passes vllm, ")
