@@ -169,9 +169,9 @@ def print_inspect(r: Report, console: Console) -> None:
 def checks_matrix(r: Report) -> Table:
     """Rows = the checks that found something, columns = runtime profiles."""
     table = Table(show_header=True, header_style="bold", expand=False, pad_edge=False)
-    table.add_column("check")
+    table.add_column("check", overflow="fold")
     for name in r.verdicts:
-        table.add_column(name, justify="center")
+        table.add_column(name, justify="center", overflow="fold")
     for code, row in r.checks.items():
         cells = [
             Text(row[n], style=SEVERITY_STYLE[row[n]]) if n in row else Text("ok", style="green")
@@ -464,7 +464,7 @@ def print_check(result: CheckResult, console: Console) -> None:
     """One summary table: a row per pair and profile."""
     table = Table(show_header=True, header_style="bold", expand=False, pad_edge=False)
     for col in ("pair", "profile", "result", "class", "errors", "warnings", "ignored"):
-        table.add_column(col)
+        table.add_column(col, overflow="fold")
     table.add_column("detail", overflow="fold")
     for run in result.runs:
         warnings = [f for f in run.findings if f.severity == WARNING]
