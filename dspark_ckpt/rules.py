@@ -10,6 +10,7 @@ parameterises. Nothing here reads a file except through ``Checkpoint.read`` for
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 from dspark_ckpt.checkpoint import Checkpoint, Target
 from dspark_ckpt.config import SPECULATORS_DEFAULT_DRAFT_VOCAB, DrafterConfig
@@ -44,6 +45,16 @@ class Facts:
     t2d: TensorInfo | None
     markov_w1: TensorInfo | None
     markov_w2: TensorInfo | None
+
+    @cached_property
+    def t2d_selected(self):
+        """The target ids ``t2d`` selects (read once), or None: no t2d, or not BOOL [Vt]."""
+        import numpy as np
+
+        t = self.t2d
+        if t is None or t.dtype != "BOOL" or t.shape != (self.Vt,):
+            return None
+        return np.flatnonzero(self.ckpt.read(t))
 
     @property
     def V(self) -> int:  # noqa: N802 - the contract's names
@@ -214,9 +225,10 @@ def _missing_d2t_rule(f: Facts, p: Profile) -> list[Finding]:
         if refused
         else f"{p.runtime} silently maps draft id i to target id i (an all-zero d2t)"
     )
+    derivable = f.classification == PRUNED and f.d2t is None and f.t2d is not None
     hint = (
         "`dspark-ckpt fix --emit-d2t` derives d2t from the t2d this checkpoint has"
-        if f.t2d is not None and f.classification == PRUNED
+        if derivable and f.t2d_selected is not None and f.t2d_selected.size == f.Vd
         else None
     )
     return [
@@ -334,7 +346,27 @@ def common_findings(f: Facts) -> list[Finding]:
     out += _shape_rules(f)
     out += _padding_rules(f)
     out += _d2t_rules(f)
+    out += _t2d_alone_rules(f)
     return out
+
+
+def _t2d_alone_rules(f: Facts) -> list[Finding]:
+    """``t2d`` without ``d2t``: the map fix would derive from it must be possible."""
+    t2d = f.t2d
+    if t2d is None or f.d2t is not None:
+        return []
+    if f.t2d_selected is None:
+        return [_f("DSC303", f"t2d is {t2d.dtype} {list(t2d.shape)}; expected BOOL [{f.Vt}]", t2d)]
+    if f.t2d_selected.size != f.Vd:
+        return [
+            _f(
+                "DSC303",
+                f"t2d selects {f.t2d_selected.size} target ids; Vd is {f.Vd}: no d2t can be "
+                "derived from it",
+                t2d,
+            )
+        ]
+    return []
 
 
 def _config_info(f: Facts) -> list[Finding]:

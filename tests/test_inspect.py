@@ -479,3 +479,19 @@ def test_unreadable_weights_still_report_the_config(tmp_path):
     assert rep["drafter"]["architectures"] == ["Qwen3DSparkForCausalLM"]
     assert rep["classification"] == "padded" and rep["padded_rows"] == 28
     assert rep["ok"] is False and not any(rep["verdicts"].values())
+
+
+@pytest.mark.parametrize(("selected", "derivable"), [(32, True), (35, False)])
+def test_t2d_without_d2t(tmp_path, selected, derivable):
+    """A pruned drafter with t2d and no d2t: DSC103 points at fix --emit-d2t only when
+    t2d selects exactly Vd ids; otherwise t2d itself is reported (DSC303)."""
+    _, t2d = sorted_mapping(VT, selected, seed=2)
+    path = _variant(
+        tmp_path, draft=32, tensors={"lm_head.weight": head(32, 8, 1), "t2d": T("BOOL", (VT,), t2d)}
+    )
+    _, rep = inspect_json(path)
+    found = {f["code"]: f for f in rep["findings"]}
+    assert ("derives d2t from the t2d" in (found["DSC103"]["hint"] or "")) is derivable
+    assert ("DSC303" in found) is not derivable
+    if not derivable:
+        assert found["DSC303"]["message"].startswith("t2d selects 35 target ids; Vd is 32")
