@@ -78,23 +78,36 @@ def fail_usage(message: str) -> NoReturn:
 
 
 DrafterArg = Annotated[
-    str, typer.Argument(help="Drafter checkpoint: a directory, a .safetensors file or an index.")
+    str,
+    typer.Argument(
+        metavar="DRAFTER",
+        help="Drafter checkpoint: a directory, a .safetensors file, an index, or a Hub "
+        "repo (org/name[@rev], hf://org/name[@rev]).",
+    ),
 ]
 TargetOpt = Annotated[
     str | None,
-    typer.Option("--target", help="Target model directory (config.json, optional weights)."),
+    typer.Option(
+        "--target",
+        metavar="TARGET",
+        help="Target model: a directory (config.json, optional weights) or a Hub repo.",
+    ),
 ]
 TargetVocabOpt = Annotated[
     int | None,
-    typer.Option("--target-vocab-size", help="The target's logical vocab size Vt."),
+    typer.Option("--target-vocab-size", metavar="N", help="The target's logical vocab size Vt."),
 ]
 ProfileOpt = Annotated[
-    str, typer.Option("--profile", help="Runtime profile whose rules decide the exit code.")
+    str,
+    typer.Option(
+        "--profile", metavar="NAME", help="Runtime profile whose rules decide the exit code."
+    ),
 ]
 ProfilesOpt = Annotated[
     list[str] | None,
     typer.Option(
         "--profile",
+        metavar="NAME[,NAME...]|all",
         help="Runtime profile(s) whose rules decide the exit code: repeat it, separate "
         "names with commas, or give 'all'. Default: the detected drafter family's "
         "(`dspark-ckpt profiles` lists them).",
