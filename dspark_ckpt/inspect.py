@@ -23,7 +23,14 @@ from dspark_ckpt.profiles import (
     detect_family,
     get_profile,
 )
-from dspark_ckpt.rules import Facts, classify, common_findings, gather, profile_findings
+from dspark_ckpt.rules import (
+    Facts,
+    classify,
+    common_findings,
+    gather,
+    padded_rows,
+    profile_findings,
+)
 
 UNREADABLE = "DSC001"
 
@@ -47,10 +54,6 @@ class Report:
             self.profiles = [self.profile]
 
     @property
-    def facts_known(self) -> bool:
-        return self.drafter is not None
-
-    @property
     def classification(self) -> str | None:
         if self.target is None:
             return None
@@ -64,7 +67,7 @@ class Report:
     def padded_rows(self) -> int:
         if self.classification is None:
             return 0
-        return max(self.drafter.draft_vocab_size - self.target.vocab_size, 0)
+        return padded_rows(self.drafter.draft_vocab_size, self.target.vocab_size)
 
     @property
     def expanded_input_vocab(self) -> bool:

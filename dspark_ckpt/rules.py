@@ -34,6 +34,11 @@ def classify(vd: int, vt: int) -> str:
     return PRUNED if vd < vt else EQUAL if vd == vt else PADDED
 
 
+def padded_rows(vd: int, vt: int) -> int:
+    """How many rows ``[Vt, Vd)`` of a padded drafter are padding, not tokens."""
+    return max(vd - vt, 0)
+
+
 @dataclass(frozen=True)
 class Facts:
     cfg: DrafterConfig
@@ -74,7 +79,7 @@ class Facts:
 
     @property
     def padded_rows(self) -> int:
-        return max(self.Vd - self.Vt, 0)
+        return padded_rows(self.Vd, self.Vt)
 
     @property
     def expanded_input_vocab(self) -> bool:
