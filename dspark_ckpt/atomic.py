@@ -30,8 +30,6 @@ from dspark_ckpt.errors import UsageError
 # test seam: called as fault(step, path) before every step; raise to inject a failure
 fault: Callable[[str, Path], None] | None = None
 
-STEPS = ("mkdir", "temp", "write", "fsync", "link", "backup", "replace", "fsync_dir")
-
 
 def step(name: str, path: Path) -> None:
     """Mark one step of a write (the failure-injection seam)."""

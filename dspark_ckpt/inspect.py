@@ -86,12 +86,6 @@ def _sorted(findings: list[Finding]) -> list[Finding]:
     return sorted(findings, key=lambda f: (SEVERITY_ORDER[f.severity], f.code))
 
 
-def evaluate(facts: Facts, profile: str = DEFAULT_PROFILE) -> tuple[list[Finding], dict[str, bool]]:
-    """The findings under ``profile`` and the verdict (no error finding) under every profile."""
-    result = evaluate_profiles(facts, [profile], list(PROFILES))
-    return result.findings, result.verdicts
-
-
 @dataclass
 class Evaluation:
     findings: list[Finding]  # common findings plus those of the selected profiles

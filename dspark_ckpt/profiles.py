@@ -16,7 +16,6 @@ from dspark_ckpt.errors import UsageError
 
 LT, NE = "<", "!="
 DSPARK, DFLASH, EAGLE3 = "dspark", "dflash", "eagle3"
-FAMILIES = (DSPARK, DFLASH, EAGLE3)
 
 
 @dataclass(frozen=True)
