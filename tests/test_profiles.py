@@ -214,10 +214,10 @@ def test_table_shows_the_matrix():
     r = cli("inspect", FIXTURES / "padded", "--target", FIXTURES / "targets/small")
     assert r.exit_code == 0
     lines = r.stdout.splitlines()
-    header = next(_cells(line) for line in lines if "check" in line)
+    header = next(_cells(line) for line in lines if line.startswith("┃check"))
     assert header == ["check", "vllm", "vllm-legacy", "trtllm-dspark"]
-    assert next(_cells(x) for x in lines if "DSC103" in x)[1:] == ["ok", "error", "ok"]
-    assert next(_cells(x) for x in lines if "DSC602" in x)[1:] == ["ok", "ok", "warning"]
+    assert next(_cells(x) for x in lines if x.startswith("│DSC103"))[1:] == ["ok", "error", "ok"]
+    assert next(_cells(x) for x in lines if x.startswith("│DSC602"))[1:] == ["ok", "ok", "warning"]
     assert next(_cells(x) for x in lines if x.startswith("│verdict"))[1:] == [
         "PASS",
         "FAIL",
