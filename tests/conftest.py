@@ -55,3 +55,16 @@ def cli_subprocess(*args: str | Path, cwd: Path | None = None, timeout: float = 
 @pytest.fixture
 def fixtures() -> Path:
     return FIXTURES
+
+
+TERMINAL_ENV = ("FORCE_COLOR", "NO_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "CLICOLOR_FORCE")
+
+
+@pytest.fixture(autouse=True)
+def plain_terminal(monkeypatch):
+    """Tests read rendered text: a CI runner's FORCE_COLOR & co. must not colour it.
+
+    Tests that are about colour set these variables themselves.
+    """
+    for name in TERMINAL_ENV:
+        monkeypatch.delenv(name, raising=False)

@@ -169,10 +169,10 @@ def test_output_file_gets_what_stdout_would(tmp_path, fmt):
     assert r.stdout == ""
     direct = cli("inspect", PADDED, "--target", TIGHT, "--format", fmt)
     if fmt == "table":
-        assert "NOT deployable under profile vllm" in out.read_text()
-        assert "\x1b[" not in out.read_text()
+        assert "NOT deployable under profile vllm" in out.read_text(encoding="utf-8")
+        assert "\x1b[" not in out.read_text(encoding="utf-8")
     else:
-        assert out.read_text() == direct.stdout
+        assert out.read_text(encoding="utf-8") == direct.stdout
     assert sorted(p.name for p in tmp_path.iterdir()) == [out.name]  # no temp file left
 
 
@@ -214,6 +214,8 @@ def test_colour_only_on_a_terminal_and_never_with_no_color():
     no_color = inspect(*args, env={"FORCE_COLOR": "1", "NO_COLOR": "1"})
     assert not COLOUR.search(no_color.stdout)
     assert "NOT deployable" in no_color.stdout
+    machine = inspect(*args, "--format", "json", env={"FORCE_COLOR": "1", "TTY_COMPATIBLE": "1"})
+    assert "\x1b[" not in machine.stdout and json.loads(machine.stdout)["schema"]
 
 
 # ----------------------------------------------------------------- progress

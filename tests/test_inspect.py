@@ -390,7 +390,7 @@ def test_inkling_sized_padded_drafter(tmp_path):
 def test_readme_documents_every_finding_code():
     from dspark_ckpt.findings import CODES
 
-    readme = (FIXTURES.parent / "README.md").read_text()
+    readme = (FIXTURES.parent / "README.md").read_text(encoding="utf-8")
     for code in CODES.values():
         assert f"| `{code.code}` | {code.severity} |" in readme, code.code
 
