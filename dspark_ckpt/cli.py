@@ -52,11 +52,15 @@ class PlainFormat(str, Enum):
 
 
 def stdout() -> Console:
-    return Console(file=sys.stdout, soft_wrap=False)
+    from dspark_ckpt.render import DataConsole
+
+    return DataConsole(sys.stdout, soft_wrap=False)
 
 
 def stderr() -> Console:
-    return Console(file=sys.stderr, soft_wrap=True)
+    from dspark_ckpt.render import DataConsole
+
+    return DataConsole(sys.stderr, soft_wrap=True)
 
 
 def fail_input(err: CheckpointError, schema: str | None = None) -> NoReturn:
@@ -132,6 +136,7 @@ QuietOpt = Annotated[
 def deliver(output: Path | None, text: str | None, show: Callable[[Console], None]) -> None:
     """Machine ``text``, or ``show`` drawing on a console, to stdout or atomically to a file."""
     from dspark_ckpt.atomic import write_atomic
+    from dspark_ckpt.render import DataConsole
 
     if output is None:
         if text is None:
@@ -141,7 +146,7 @@ def deliver(output: Path | None, text: str | None, show: Callable[[Console], Non
         return
     if text is None:
         buf = io.StringIO()
-        show(Console(file=buf, width=120, soft_wrap=False))
+        show(DataConsole(buf, width=120, soft_wrap=False))
         text = buf.getvalue()
     write_atomic(output, text)
 

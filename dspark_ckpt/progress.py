@@ -43,7 +43,7 @@ class DelayedProgress:
             if self._timer is None:  # already finished
                 return
             self._bar = Progress(
-                TextColumn("{task.description}"),
+                TextColumn("{task.description}", markup=False),  # file names are data
                 BarColumn(),
                 MofNCompleteColumn(),
                 TimeElapsedColumn(),

@@ -75,6 +75,37 @@ def inspect_obj(r: Report) -> dict[str, Any]:
     }
 
 
+class DataConsole(Console):
+    """A console for text that comes from files and paths: it prints it as given.
+
+    No Rich markup (``[bold]``) and no emoji codes (``:cat:``) are interpreted, and control
+    characters (a tensor name holding ``ESC[2J``) are shown escaped before layout, never sent
+    to the terminal; Rich's own styling and cursor control are untouched.
+    """
+
+    def __init__(self, file, **options) -> None:
+        super().__init__(file=file, markup=False, emoji=False, **options)
+
+    def render_str(self, text: str, **options) -> Text:
+        return super().render_str(_printable(text), **options)
+
+    def render(self, renderable, options=None):
+        if isinstance(renderable, Text) and _printable(renderable.plain) != renderable.plain:
+            shown, start = renderable.blank_copy(), 0
+            for i, c in enumerate(renderable.plain):
+                if _printable(c) != c:
+                    shown.append_text(renderable[start:i])
+                    shown.append(one_line(c), renderable.get_style_at_offset(self, i))
+                    start = i + 1
+            renderable = shown.append_text(renderable[start:])
+        return super().render(renderable, options)
+
+
+def _printable(text: str) -> str:
+    """``text`` with every control character but the newline escaped."""
+    return "\n".join(map(one_line, text.split("\n")))
+
+
 def one_line(text: str) -> str:
     """``text`` with control characters (newlines, terminal escapes) shown escaped."""
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
@@ -270,7 +301,7 @@ GITHUB_COMMAND = {ERROR: "error", WARNING: "warning", INFO: "notice"}
 
 
 def _gh_data(s: str) -> str:
-    return s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return _printable(s).replace("%", "%25").replace("\n", "%0A")
 
 
 def _gh_prop(s: str) -> str:
@@ -341,7 +372,8 @@ def junit_xml(runs: list[CheckRun], suite: str = "dspark-ckpt") -> str:
         if rest:
             ET.SubElement(case, "system-out").text = "\n".join(rest)
     ET.indent(root)
-    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+    xml = ET.tostring(root, encoding="unicode")
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + _printable(xml) + "\n"  # XML 1.0 has no ESC
 
 
 def _sarif_uri(path: str) -> str:

@@ -232,8 +232,9 @@ def test_progress_appears_for_slow_work():
         time.sleep(0.3)
         bar.advance("first")
         time.sleep(0.2)
-        bar.advance("second")
-    assert "checking" in buf.getvalue()
+        bar.advance("[bold]second[/bold]")  # a file name is data, not markup
+        time.sleep(0.2)
+    assert "checking" in buf.getvalue() and "[bold]second[/bold]" in buf.getvalue()
 
 
 def test_progress_silent_for_quick_work_and_when_disabled():

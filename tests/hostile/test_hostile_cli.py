@@ -115,8 +115,7 @@ def test_error_line_also_in_json_mode(tmp_path):
     assert r.stderr == f"dspark-ckpt: error: {root / 'model.safetensors'}: {finding['message']}\n"
 
 
-def test_error_line_escapes_control_characters(tmp_path):
-    """A hostile tensor or shard name cannot break the line or drive the terminal."""
+def hostile_shard_name(tmp_path: Path) -> Path:
     root = tmp_path / "drafter"
     write_safetensors(root / "a.safetensors", {"a": T("F32", (2,), np.ones(2))})
     raw(root / "config.json", jheader(drafter_config(VT, VT)))
@@ -124,11 +123,32 @@ def test_error_line_escapes_control_characters(tmp_path):
         root / "model.safetensors.index.json",
         jheader({"weight_map": {"a": "a.safetensors", "b": "\x1b[2J\nb.safetensors"}}),
     )
-    r = cli("inspect", root, "--target-vocab-size", VT)
+    return root
+
+
+def test_error_line_escapes_control_characters(tmp_path):
+    """A hostile tensor or shard name cannot break the line or drive the terminal."""
+    r = cli("inspect", hostile_shard_name(tmp_path), "--target-vocab-size", VT)
     assert r.exit_code == 1
     assert len(r.stderr.splitlines()) == 1
     assert "\x1b" not in r.stderr
     assert "\\x1b[2J\\nb.safetensors" in r.stderr
+
+
+@pytest.mark.parametrize("fmt", ["json", "github", "junit", "sarif"])
+def test_machine_formats_carry_control_characters_safely(tmp_path, fmt):
+    """JSON escapes them itself; XML 1.0 cannot hold them; a CI log must not obey them."""
+    r = cli("inspect", hostile_shard_name(tmp_path), "--target-vocab-size", VT, "--format", fmt)
+    assert r.exit_code == 1 and "\x1b" not in r.stdout and "\x07" not in r.stdout
+    if fmt == "junit":
+        import xml.etree.ElementTree as ET
+
+        (failure,) = ET.fromstring(r.stdout).iter("failure")
+        assert "\\x1b[2J" in failure.text
+    elif fmt == "github":
+        assert "\\x1b[2J%0Ab.safetensors" in r.stdout
+    else:
+        assert "\x1b[2J\nb.safetensors" in r.stdout.encode().decode("unicode_escape")
 
 
 def test_usage_error_line_escapes_control_characters(tmp_path):
@@ -138,6 +158,23 @@ def test_usage_error_line_escapes_control_characters(tmp_path):
         r.stderr
         == f"dspark-ckpt: error: {tmp_path}/no\\nsuch\\x1b[31m: no such file or directory\n"
     )
+
+
+def test_table_prints_paths_and_names_as_data(tmp_path):
+    """Rich markup and emoji codes in a path, control characters in a config: shown as is."""
+    root = tmp_path / "d [bold]x[/bold] :cat:"
+    write_safetensors(root / "model.safetensors", {"a": T("F32", (2,), np.ones(2))})
+    config = {**drafter_config(VT, VT), "architectures": ["Evil\x1b[2J\aArch"]}
+    raw(root / "config.json", jheader(config))
+    for env in ({}, {"FORCE_COLOR": "1", "TTY_COMPATIBLE": "1"}):
+        r = cli("inspect", root, "--target-vocab-size", VT, env=env)
+        assert r.exit_code == 0
+        assert f"{root}  (1 file(s)" in r.stdout
+        assert "Evil\\x1b[2J\\x07Arch" in r.stdout and "\x1b[2J" not in r.stdout
+    assert "\x1b[" in r.stdout  # the forced colour itself still reaches the terminal
+    report = tmp_path / "report.txt"
+    assert cli("inspect", root, "--target-vocab-size", VT, "-o", report).exit_code == 0
+    assert f"{root}  (1 file(s)" in report.read_text(encoding="utf-8")
 
 
 # --- d2t: readable but wrong, so a contract finding rather than an unreadable file ---------
