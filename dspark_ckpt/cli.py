@@ -8,6 +8,7 @@ errors to stderr. Bad input never shows a traceback.
 from __future__ import annotations
 
 import io
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -51,10 +52,17 @@ class PlainFormat(str, Enum):
     json = "json"
 
 
+# width of tables written to a file or a pipe (a CI log), where no terminal says it
+PLAIN_WIDTH = 120
+
+
 def stdout() -> Console:
     from dspark_ckpt.render import DataConsole
 
-    return DataConsole(sys.stdout, soft_wrap=False)
+    console = DataConsole(sys.stdout, soft_wrap=False)
+    if not console.is_terminal and "COLUMNS" not in os.environ:
+        console.width = PLAIN_WIDTH
+    return console
 
 
 def stderr() -> Console:
@@ -122,7 +130,7 @@ PlainFormatOpt = Annotated[PlainFormat, typer.Option("--format", help="Output fo
 OutputOpt = Annotated[
     Path | None,
     typer.Option(
-        "-o", "--output", help="Write the output to FILE (atomically, replacing it) not stdout."
+        "-o", "--output", help="Write the output to FILE (atomically, replacing it); - is stdout."
     ),
 ]
 QuietOpt = Annotated[
@@ -138,7 +146,7 @@ def deliver(output: Path | None, text: str | None, show: Callable[[Console], Non
     from dspark_ckpt.atomic import write_atomic
     from dspark_ckpt.render import DataConsole
 
-    if output is None:
+    if output is None or str(output) == "-":
         if text is None:
             show(stdout())
         else:
@@ -146,7 +154,7 @@ def deliver(output: Path | None, text: str | None, show: Callable[[Console], Non
         return
     if text is None:
         buf = io.StringIO()
-        show(DataConsole(buf, width=120, soft_wrap=False))
+        show(DataConsole(buf, width=PLAIN_WIDTH, soft_wrap=False, force_terminal=False))
         text = buf.getvalue()
     write_atomic(output, text)
 
@@ -236,7 +244,7 @@ def inspect_cmd(
             output,
             quiet,
             json_obj=lambda: inspect_obj(report),
-            runs=lambda: [run_of_report(report)],
+            runs=lambda: [run_of_report(report.under(p)) for p in report.profiles],
             full=lambda console: print_inspect(report, console),
             summary=lambda console: console.print(inspect_summary(report)),
         )
@@ -258,7 +266,7 @@ def profiles_cmd(fmt: PlainFormatOpt = PlainFormat.table) -> None:
 
 @app.command("explain")
 def explain_cmd(
-    code: Annotated[str, typer.Argument(help="A finding code, e.g. DSC103.")],
+    code: Annotated[str | None, typer.Argument(help="A finding code, e.g. DSC103.")] = None,
     fmt: PlainFormatOpt = PlainFormat.table,
 ) -> None:
     """Explain a finding code: what it means, why the runtime cares, how to fix it."""
@@ -266,7 +274,7 @@ def explain_cmd(
     from dspark_ckpt.render import explain_obj, print_explain, to_json
 
     try:
-        found = get_code(code)
+        found = get_code(code or "")
     except UsageError as err:
         fail_usage(str(err))
     if fmt is PlainFormat.json:

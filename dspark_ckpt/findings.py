@@ -201,6 +201,14 @@ CODES: dict[str, Code] = {
             "apply a padded-row mask: `dspark-ckpt fix --emit-mask`",
         ),
         Code(
+            "DSC501",
+            INFO,
+            "draft_vocab_size missing: defaulted",
+            "With no draft_vocab_size, vLLM, SGLang and TensorRT-LLM use vocab_size; the "
+            "speculators library's own configs default to 32000.",
+            "write draft_vocab_size explicitly in config.json",
+        ),
+        Code(
             "DSC601",
             ERROR,
             "lm_head missing and never loaded: uninitialised head",
@@ -232,14 +240,6 @@ CODES: dict[str, Code] = {
             "vocab_size.",
             "make draft_vocab_size at most vocab_size for TensorRT-LLM",
         ),
-        Code(
-            "DSC501",
-            INFO,
-            "draft_vocab_size missing: defaulted",
-            "With no draft_vocab_size, vLLM, SGLang and TensorRT-LLM use vocab_size; the "
-            "speculators library's own configs default to 32000.",
-            "write draft_vocab_size explicitly in config.json",
-        ),
     ]
 }
 
@@ -251,7 +251,8 @@ def get_code(code: str) -> Code:
     try:
         return CODES[code.strip().upper()]
     except KeyError:
-        raise UsageError(f"unknown finding code {code!r}; known: {', '.join(CODES)}") from None
+        what = f"unknown finding code {code!r}" if code.strip() else "give a finding code"
+        raise UsageError(f"{what}; known: {', '.join(CODES)}") from None
 
 
 @dataclass(frozen=True)

@@ -77,6 +77,12 @@ class Report:
     def errors(self) -> list[Finding]:
         return [f for f in self.findings if f.severity == ERROR]
 
+    def under(self, profile: str) -> Report:
+        """This report as one of its selected profiles sees it: the common findings and
+        that profile's own."""
+        found = [f for f in self.findings if f.profile in (None, profile)]
+        return replace(self, profile=profile, profiles=[profile], findings=found)
+
     @property
     def ok(self) -> bool:
         return not self.errors

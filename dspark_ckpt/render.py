@@ -327,7 +327,7 @@ def github_lines(runs: list[CheckRun]) -> list[str]:
             lines.append(
                 f"::error title={_gh_prop(run.profile)}::{_gh_data(run.title + ': ' + run.failure)}"
             )
-    return lines
+    return list(dict.fromkeys(lines))  # a finding common to several profiles: annotated once
 
 
 def junit_xml(runs: list[CheckRun], suite: str = "dspark-ckpt") -> str:
@@ -377,12 +377,14 @@ def junit_xml(runs: list[CheckRun], suite: str = "dspark-ckpt") -> str:
 
 
 def _sarif_uri(path: str) -> str:
-    from pathlib import Path, PurePath
+    """A file as a URI: relative ones stay relative (to the repository), percent-encoded."""
+    from pathlib import Path
+    from urllib.parse import quote
 
     if "://" in path:  # a Hub file, hf://org/name@commit/file: already a URI
         return path
     p = Path(path)
-    return p.resolve().as_uri() if p.is_absolute() else PurePath(path).as_posix()
+    return p.resolve().as_uri() if p.is_absolute() else quote(p.as_posix())
 
 
 def _sarif_result(f: Finding, run: CheckRun, index: dict[str, int]) -> dict[str, Any]:

@@ -230,12 +230,18 @@ def _missing_d2t_rule(f: Facts, p: Profile) -> list[Finding]:
         if refused
         else f"{p.runtime} silently maps draft id i to target id i (an all-zero d2t)"
     )
-    derivable = f.classification == PRUNED and f.d2t is None and f.t2d is not None
-    hint = (
-        "`dspark-ckpt fix --emit-d2t` derives d2t from the t2d this checkpoint has"
-        if derivable and f.t2d_selected is not None and f.t2d_selected.size == f.Vd
-        else None
-    )
+    if f.classification != PRUNED:  # the hint says what `fix --emit-d2t` (fix.plan_fix) does
+        hint = (
+            f"`dspark-ckpt fix --emit-d2t` writes the identity d2t (all zeros) {p.name} "
+            "needs; profiles that create no d2t parameter here then refuse it (DSC105)"
+        )
+    elif f.t2d is not None and f.t2d_selected is not None and f.t2d_selected.size == f.Vd:
+        hint = "`dspark-ckpt fix --emit-d2t` derives d2t from the t2d this checkpoint has"
+    else:
+        hint = (
+            "ship the d2t the drafter was trained with: no correct mapping can be derived "
+            "from this checkpoint, so `dspark-ckpt fix --emit-d2t` refuses"
+        )
     return [
         _f(
             "DSC103",

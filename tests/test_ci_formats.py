@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
+import shutil
+import subprocess
+import sys
 import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -176,6 +180,30 @@ def test_output_file_gets_what_stdout_would(tmp_path, fmt):
     assert sorted(p.name for p in tmp_path.iterdir()) == [out.name]  # no temp file left
 
 
+def test_a_pipe_gets_wide_tables():
+    """A CI log is a pipe: 120 columns, not Rich's 80, unless COLUMNS says otherwise."""
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    env["PYTHONPATH"] = str(ROOT)
+    args = [sys.executable, "-m", "dspark_ckpt", "inspect", str(PADDED), "--target", str(TIGHT)]
+    out = subprocess.run(args, capture_output=True, text=True, env=env).stdout
+    assert max(map(len, out.splitlines())) == 120
+
+
+def test_output_dash_is_stdout(tmp_path):
+    r = cli_subprocess(
+        "inspect", PADDED, "--target", TIGHT, "--format", "json", "-o", "-", cwd=tmp_path
+    )
+    assert r.returncode == 1 and json.loads(r.stdout)["schema"] == "dspark-ckpt/inspect/v1"
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_output_file_is_plain_text_even_when_colour_is_forced(tmp_path):
+    out = tmp_path / "report.txt"
+    r = cli("inspect", PADDED, "--target", TIGHT, "-o", out, env={"FORCE_COLOR": "1"})
+    assert r.exit_code == 1 and "NOT deployable" in out.read_text(encoding="utf-8")
+    assert "\x1b[" not in out.read_text(encoding="utf-8")
+
+
 def test_output_into_a_missing_folder_is_a_usage_error(tmp_path):
     out = tmp_path / "nope" / "report.sarif"
     r = cli_subprocess("inspect", PADDED, "--target", TIGHT, "--format", "sarif", "-o", out)
@@ -245,6 +273,38 @@ def test_progress_silent_for_quick_work_and_when_disabled():
         time.sleep(0.1)
         bar.advance("b")
     assert buf.getvalue() == ""
+
+
+def test_sarif_uris_are_percent_encoded_and_rules_in_code_order(tmp_path):
+    shutil.copytree(PADDED, tmp_path / "my dir,a:b%c")
+    r = inspect("my dir,a:b%c", "--target-vocab-size", "100", "--format", "sarif", cwd=tmp_path)
+    sarif = json.loads(r.stdout)
+    validate_sarif(sarif)
+    (run,) = sarif["runs"]
+    uris = {
+        loc["physicalLocation"]["artifactLocation"]["uri"]
+        for res in run["results"]
+        for loc in res["locations"]
+    }
+    assert uris == {"my%20dir%2Ca%3Ab%25c/model.safetensors"}
+    ids = [rule["id"] for rule in run["tool"]["driver"]["rules"]]
+    assert ids == sorted(ids)
+
+
+def test_several_profiles_each_get_their_own_run():
+    """JUnit, SARIF and annotations blame a profile's error on that profile alone."""
+    args = (PADDED, "--target", FIXTURES / "targets/small", "--profile", "vllm,vllm-legacy")
+    junit = ET.fromstring(cli("inspect", *args, "--format", "junit").stdout)
+    failed = {case.get("name"): case.find("failure") is not None for case in junit.iter("testcase")}
+    assert failed == {"vllm": False, "vllm-legacy": True}
+    sarif = cli("inspect", *args, "--format", "sarif").json
+    blamed = {(r["ruleId"], r["properties"]["profile"]) for r in sarif["runs"][0]["results"]}
+    assert blamed == {("DSC401", "vllm"), ("DSC401", "vllm-legacy"), ("DSC103", "vllm-legacy")}
+    gh = cli("inspect", *args, "--format", "github").stdout.splitlines()
+    assert [line.split("::")[1] for line in gh] == [
+        f"warning file={PADDED / 'model.safetensors'},title=DSC401",
+        f"error file={PADDED / 'config.json'},title=DSC103",
+    ]  # a finding common to both profiles is annotated once
 
 
 def test_sarif_keeps_hub_file_uris():

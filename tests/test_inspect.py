@@ -470,6 +470,13 @@ def test_every_declared_mask_token_is_checked(tmp_path):
     )
 
 
+def test_missing_d2t_hint_on_a_padded_drafter_names_the_trade_off():
+    _, rep = inspect_json(FIXTURES / "padded", "--profile", "vllm-legacy")
+    (f,) = [f for f in rep["findings"] if f["code"] == "DSC103"]
+    assert f["hint"].startswith("`dspark-ckpt fix --emit-d2t` writes the identity d2t")
+    assert "DSC105" in f["hint"]
+
+
 def test_unreadable_weights_still_report_the_config(tmp_path):
     d = drafter(tmp_path / "d", vocab=128, draft=128)
     (d / "model.safetensors").write_bytes(b"\x00" * 7)
@@ -491,7 +498,16 @@ def test_t2d_without_d2t(tmp_path, selected, derivable):
     )
     _, rep = inspect_json(path)
     found = {f["code"]: f for f in rep["findings"]}
-    assert ("derives d2t from the t2d" in (found["DSC103"]["hint"] or "")) is derivable
+    hint = found["DSC103"]["hint"]
+    assert ("derives d2t from the t2d" in hint) is derivable
+    assert ("`dspark-ckpt fix --emit-d2t` refuses" in hint) is not derivable
+    out = tmp_path / "d2t.safetensors"
+    fixed = cli(
+        "fix", path, "--target-vocab-size", VT, "--emit-d2t", "--d2t-path", out, "--format", "json"
+    )
+    assert (
+        "error" in fixed.json
+    ) is not derivable and out.exists() is derivable  # as the hint says
     assert ("DSC303" in found) is not derivable
     if not derivable:
         assert found["DSC303"]["message"].startswith("t2d selects 35 target ids; Vd is 32")

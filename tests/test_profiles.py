@@ -248,3 +248,9 @@ def test_explain_command():
     bad = cli_subprocess("explain", "DSC999")
     assert bad.returncode == 2 and bad.stdout == "" and "Traceback" not in bad.stderr
     assert "unknown finding code 'DSC999'" in bad.stderr
+
+
+def test_explain_without_a_code_lists_the_codes():
+    r = cli("explain")
+    assert r.exit_code == 2 and r.stdout == ""
+    assert r.stderr.startswith("dspark-ckpt: error: give a finding code; known: DSC001, DSC101")
