@@ -318,7 +318,7 @@ def github_lines(runs: list[CheckRun]) -> list[str]:
     for run in runs:
         for f in run.findings:
             props = (
-                f"file={_gh_prop(f.file)},title={_gh_prop(f.code)}"
+                f"file={_gh_prop(_repo_path(f.file))},title={_gh_prop(f.code)}"
                 if f.file
                 else f"title={_gh_prop(f.code)}"
             )
@@ -376,6 +376,18 @@ def junit_xml(runs: list[CheckRun], suite: str = "dspark-ckpt") -> str:
     return '<?xml version="1.0" encoding="utf-8"?>\n' + _printable(xml) + "\n"  # XML 1.0 has no ESC
 
 
+def _repo_path(path: str) -> str:
+    """A relative path as GitHub reads it: from the repository root. In a GitHub Actions
+    job run in a subfolder (the action's working-directory), it is re-rooted at
+    ``GITHUB_WORKSPACE``; elsewhere, and for absolute paths and Hub URIs, it is kept."""
+    import os
+
+    workspace = os.environ.get("GITHUB_WORKSPACE")
+    if not workspace or "://" in path or os.path.isabs(path):
+        return path
+    return os.path.relpath(os.path.abspath(path), os.path.abspath(workspace))
+
+
 def _sarif_uri(path: str) -> str:
     """A file as a URI: relative ones stay relative (to the repository), percent-encoded."""
     from pathlib import Path
@@ -383,7 +395,7 @@ def _sarif_uri(path: str) -> str:
 
     if "://" in path:  # a Hub file, hf://org/name@commit/file: already a URI
         return path
-    p = Path(path)
+    p = Path(_repo_path(path))
     return p.resolve().as_uri() if p.is_absolute() else quote(p.as_posix())
 
 

@@ -57,14 +57,20 @@ def fixtures() -> Path:
     return FIXTURES
 
 
-TERMINAL_ENV = ("FORCE_COLOR", "NO_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "CLICOLOR_FORCE")
+# what a CI runner may set that changes rendered output; tests about it set it themselves
+AMBIENT_ENV = (
+    "FORCE_COLOR",
+    "NO_COLOR",
+    "TTY_COMPATIBLE",
+    "TTY_INTERACTIVE",
+    "CLICOLOR_FORCE",
+    "GITHUB_WORKSPACE",
+)
 
 
 @pytest.fixture(autouse=True)
-def plain_terminal(monkeypatch):
-    """Tests read rendered text: a CI runner's FORCE_COLOR & co. must not colour it.
-
-    Tests that are about colour set these variables themselves.
-    """
-    for name in TERMINAL_ENV:
+def plain_environment(monkeypatch):
+    """Tests read rendered text: a CI runner's FORCE_COLOR or GITHUB_WORKSPACE must not
+    change it."""
+    for name in AMBIENT_ENV:
         monkeypatch.delenv(name, raising=False)

@@ -307,6 +307,22 @@ def test_several_profiles_each_get_their_own_run():
     ]  # a finding common to both profiles is annotated once
 
 
+def test_github_paths_are_relative_to_the_workspace():
+    """The action run in a subfolder: GitHub reads annotation paths from the repo root."""
+    args = ("padded", "--target", "targets/small", "--profile", "vllm-legacy")
+    env = {"GITHUB_WORKSPACE": str(ROOT)}
+    gh = inspect(*args, "--format", "github", cwd=FIXTURES, env=env).stdout
+    assert "::error file=fixtures/padded/config.json,title=DSC103::" in gh
+    sarif = json.loads(inspect(*args, "--format", "sarif", cwd=FIXTURES, env=env).stdout)
+    uris = {
+        loc["physicalLocation"]["artifactLocation"]["uri"]
+        for res in sarif["runs"][0]["results"]
+        for loc in res["locations"]
+    }
+    assert uris == {"fixtures/padded/config.json", "fixtures/padded/model.safetensors"}
+    assert "file=padded/config.json" in inspect(*args, "--format", "github", cwd=FIXTURES).stdout
+
+
 def test_sarif_keeps_hub_file_uris():
     from dspark_ckpt.render import _sarif_uri
 
