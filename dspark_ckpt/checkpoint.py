@@ -202,6 +202,11 @@ def locate(source: str | Path) -> tuple[Path, list[Path] | None]:
         )
     if path.suffix != ".safetensors":
         raise UsageError(f"{source}: expected a checkpoint directory or a .safetensors file")
+    if (path.parent / INDEX).exists():  # the index, not one file, says what the weights are
+        raise UsageError(
+            f"{source}: the folder holds {INDEX}, so this file is part of a sharded "
+            f"checkpoint: pass the folder ({path.parent})"
+        )
     return path.parent, [path]
 
 

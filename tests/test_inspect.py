@@ -170,6 +170,14 @@ def test_sharded_checkpoint():
     assert (rc2, rep2["drafter"]["files"]) == (0, 3)
 
 
+def test_one_shard_of_an_indexed_checkpoint_is_a_usage_error():
+    shard = FIXTURES / "sharded/model-00001-of-00003.safetensors"
+    r = cli("inspect", shard, "--target-vocab-size", VT)
+    assert r.exit_code == 2 and r.stdout == ""
+    assert r.stderr.startswith(f"dspark-ckpt: error: {shard}: the folder holds")
+    assert r.stderr.rstrip().endswith(f"pass the folder ({shard.parent})")
+
+
 def test_single_file_checkpoint():
     rc, rep = inspect_json(FIXTURES / "single-file/drafter.safetensors")
     assert rc == 0 and rep["classification"] == "equal" and rep["drafter"]["files"] == 1
