@@ -341,3 +341,25 @@ def test_profiles_all_expands_to_every_profile(repo):
     r = cli("check", "--format", "json")
     assert [run["profile"] for run in r.json["runs"]] == list(PROFILES)
     assert r.exit_code == 1  # the padded drafter fails vllm-legacy (no lm_head/d2t rule met)
+
+
+def test_unreadable_drafter_says_why_in_the_table_and_on_stderr(repo):
+    (repo / "ckpt/broken").mkdir()
+    (repo / "ckpt/broken/config.json").write_text('{"vocab_size": 100}')
+    (repo / "ckpt/broken/model.safetensors").write_bytes(b"\x00" * 3)
+    (repo / "dspark-ckpt.toml").write_text(
+        "profiles = ['vllm', 'vllm-legacy']\n"
+        "[[pairs]]\nname = 'broken'\ndrafter = 'ckpt/broken'\ntarget-vocab-size = 100\n"
+    )
+    problem = (
+        f"{Path('ckpt/broken/model.safetensors')}: file is 3 bytes; "
+        "a safetensors file starts with an 8-byte header length"
+    )
+    for fmt in ("table", "json", "junit"):
+        r = cli("check", "--format", fmt)
+        assert r.exit_code == 1
+        assert r.stderr == f"dspark-ckpt: error: {problem}\n"  # once, not once per profile
+    r = cli("check", env={"COLUMNS": "400"})
+    rows = [[c.strip() for c in ln.strip("│").split("│")] for ln in r.stdout.splitlines()]
+    details = [row[-1] for row in rows if row[0] == "broken"]
+    assert details == [f"DSC001 {problem}"] * 2
