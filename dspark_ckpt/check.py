@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from dspark_ckpt.checkpoint import Target, open_checkpoint, open_target, target_from_vocab_size
+from dspark_ckpt.config import MAX_VOCAB
 from dspark_ckpt.errors import CheckpointError, UsageError
 from dspark_ckpt.findings import CODES, ERROR, WARNING, Finding
 from dspark_ckpt.inspect import Report, inspect_checkpoint, unreadable
@@ -360,9 +361,10 @@ def parse_config(table: dict[str, Any], path: Path, prefix: str = "") -> CheckCo
             target = str(target_path)
         else:
             vocab = raw["target-vocab-size"]
-            if not isinstance(vocab, int) or isinstance(vocab, bool) or vocab < 1:
+            if not isinstance(vocab, int) or isinstance(vocab, bool) or not 1 <= vocab <= MAX_VOCAB:
                 raise keys.fail(
-                    at + ".target-vocab-size", f"must be a positive integer, got {_shown(vocab)}"
+                    at + ".target-vocab-size",
+                    f"must be an integer in [1, {MAX_VOCAB}], got {_shown(vocab)}",
                 )
         name = keys.string(raw.get("name", drafter), at + ".name")
         if name in names:

@@ -229,7 +229,7 @@ BAD = [
     ),
     (
         "[[pairs]]\ndrafter = 'ckpt/equal'\ntarget-vocab-size = 0\n",
-        "pairs[0].target-vocab-size: must be a positive integer, got 0",
+        "pairs[0].target-vocab-size: must be an integer in [1, 2147483647], got 0",
     ),
     (
         "[[pairs]]\ndrafter = 'ckpt/equal'\ntarget-vocab-size = 100\nprofiles = ['vllm', 'trt']\n",
@@ -358,6 +358,7 @@ WRONG = [
     "{ a = 1 }",
     "{ DSC401 = 5 }",
     "{ DSC401 = ['why'] }",
+    "99999999999",
 ]
 RIGHT = {  # values among WRONG that are valid for the key
     "verify": {"true"},
@@ -458,3 +459,16 @@ def test_unreadable_drafter_says_why_in_the_table_and_on_stderr(repo):
     rows = [[c.strip() for c in ln.strip("│").split("│")] for ln in r.stdout.splitlines()]
     details = [row[-1] for row in rows if row[0] == "broken"]
     assert details == [f"DSC001 {problem}"] * 2
+
+
+def test_target_vocab_size_is_bounded_where_it_is_configured(repo):
+    (repo / "dspark-ckpt.toml").write_text(
+        "[[pairs]]\ndrafter = 'ckpt/equal'\ntarget = 'ckpt/targets/small'\n"
+        "[[pairs]]\ndrafter = 'ckpt/padded'\ntarget-vocab-size = 99999999999\n"
+    )
+    r = cli("check")
+    assert (r.exit_code, r.stdout) == (2, "")  # refused before the first pair runs
+    assert r.stderr == (
+        "dspark-ckpt: error: dspark-ckpt.toml: pairs[1].target-vocab-size: "
+        "must be an integer in [1, 2147483647], got 99999999999\n"
+    )
