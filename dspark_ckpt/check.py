@@ -180,8 +180,12 @@ def find_config(start: Path) -> tuple[Path, dict[str, Any], str]:
 
 def read_config(path: Path) -> tuple[dict[str, Any], str]:
     """The table of an explicitly named configuration file."""
-    if not path.is_file():
+    if path.is_dir():
+        raise UsageError(f"{path}: is a directory; --config takes a {CONFIG_FILE} or {PYPROJECT}")
+    if not path.exists():
         raise UsageError(f"{path}: no such configuration file")
+    if not path.is_file():
+        raise UsageError(f"{path}: not a regular file")
     data = _read_toml(path)
     if path.name == PYPROJECT:
         return _tool_table(path, data, required=True), TOOL_TABLE + "."
@@ -326,6 +330,12 @@ class _Keys:
 def parse_config(table: dict[str, Any], path: Path, prefix: str = "") -> CheckConfig:
     """Validate a configuration table; relative paths are taken from ``path``'s folder."""
     keys = _Keys(path, prefix)
+    if not prefix and isinstance(table.get("tool"), dict) and "dspark-ckpt" in table["tool"]:
+        raise keys.fail(
+            "tool",
+            f"unknown key; {path.name} takes the keys at top level (without the "
+            f"[{TOOL_TABLE}] table, which is for {PYPROJECT})",
+        )
     keys.unknown(table, GLOBAL_KEYS, "")
     profiles = keys.profiles(table.get("profiles", DEFAULT_PROFILE), "profiles")
     wae = keys.warnings_as_errors(table.get("warnings-as-errors", False), "warnings-as-errors")

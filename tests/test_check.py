@@ -472,3 +472,27 @@ def test_target_vocab_size_is_bounded_where_it_is_configured(repo):
         "dspark-ckpt: error: dspark-ckpt.toml: pairs[1].target-vocab-size: "
         "must be an integer in [1, 2147483647], got 99999999999\n"
     )
+
+
+def test_config_that_is_a_directory(repo):
+    (repo / "ci").mkdir()
+    r = cli("check", "--config", "ci")
+    assert (r.exit_code, r.stdout) == (2, "")
+    assert r.stderr == (
+        "dspark-ckpt: error: ci: is a directory; --config takes a dspark-ckpt.toml or "
+        "pyproject.toml\n"
+    )
+
+
+@pytest.mark.parametrize("name", ["dspark-ckpt.toml", "ci.toml"])
+def test_tool_table_outside_pyproject_gets_a_hint(repo, name):
+    (repo / name).write_text(
+        "[tool.dspark-ckpt]\nprofiles = ['vllm']\n"
+        "[[tool.dspark-ckpt.pairs]]\ndrafter = 'ckpt/equal'\ntarget-vocab-size = 100\n"
+    )
+    r = cli("check", "--config", name)
+    assert (r.exit_code, r.stdout) == (2, "")
+    assert r.stderr == (
+        f"dspark-ckpt: error: {name}: tool: unknown key; {name} takes the keys at top "
+        "level (without the [tool.dspark-ckpt] table, which is for pyproject.toml)\n"
+    )
