@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from dspark_ckpt.checkpoint import Target, open_checkpoint, open_target, target_from_vocab_size
+from dspark_ckpt.config import MAX_VOCAB
 from dspark_ckpt.errors import CheckpointError, UsageError
 from dspark_ckpt.findings import CODES, ERROR, WARNING, Finding
 from dspark_ckpt.inspect import Report, inspect_checkpoint, unreadable
@@ -171,26 +172,53 @@ def find_config(start: Path) -> tuple[Path, dict[str, Any], str]:
         return own, _read_toml(own), ""
     pyproject = start / PYPROJECT
     if pyproject.is_file():
-        data = _read_toml(pyproject)
-        table = data.get("tool", {}).get("dspark-ckpt")
+        table = _tool_table(pyproject, _read_toml(pyproject), required=False)
         if table is not None:
-            if not isinstance(table, dict):
-                raise ConfigError(pyproject, TOOL_TABLE, "must be a table")
             return pyproject, table, TOOL_TABLE + "."
     raise UsageError(f"no {CONFIG_FILE} and no [{TOOL_TABLE}] in {PYPROJECT} in {start}")
 
 
 def read_config(path: Path) -> tuple[dict[str, Any], str]:
     """The table of an explicitly named configuration file."""
-    if not path.is_file():
+    if path.is_dir():
+        raise UsageError(f"{path}: is a directory; --config takes a {CONFIG_FILE} or {PYPROJECT}")
+    if not path.exists():
         raise UsageError(f"{path}: no such configuration file")
+    if not path.is_file():
+        raise UsageError(f"{path}: not a regular file")
     data = _read_toml(path)
     if path.name == PYPROJECT:
-        table = data.get("tool", {}).get("dspark-ckpt")
-        if not isinstance(table, dict):
-            raise ConfigError(path, TOOL_TABLE, "missing (or not a table)")
-        return table, TOOL_TABLE + "."
+        return _tool_table(path, data, required=True), TOOL_TABLE + "."
     return data, ""
+
+
+def _tool_table(path: Path, data: dict[str, Any], required: bool) -> dict[str, Any] | None:
+    """``[tool.dspark-ckpt]`` of a pyproject (None where it has none and none is required)."""
+    tool = data.get("tool", {})
+    if not isinstance(tool, dict):
+        raise ConfigError(path, "tool", f"must be a table, got {_shown(tool)}")
+    table = tool.get("dspark-ckpt")
+    if table is None and not required:
+        return None
+    if table is None:
+        raise ConfigError(path, TOOL_TABLE, "missing")
+    if not isinstance(table, dict):
+        raise ConfigError(path, TOOL_TABLE, f"must be a table, got {_shown(table)}")
+    return table
+
+
+def _shown(value: Any) -> str:
+    """A TOML value in a message: scalars as written (cut short), arrays and tables by kind."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, dict):
+        return "a table"
+    if isinstance(value, (str, int, float)):
+        text = repr(value)
+        return text if len(text) <= 60 else text[:57] + "..."
+    return f"a {type(value).__name__} ({value})"  # TOML dates and times
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
@@ -220,28 +248,46 @@ class _Keys:
 
     def boolean(self, value: Any, key: str) -> bool:
         if not isinstance(value, bool):
-            raise self.fail(key, f"must be true or false, got {value!r}")
+            raise self.fail(key, f"must be true or false, got {_shown(value)}")
         return value
 
     def string(self, value: Any, key: str) -> str:
-        if not isinstance(value, str) or not value.strip():
-            raise self.fail(key, f"must be a non-empty string, got {value!r}")
+        if not isinstance(value, str):
+            raise self.fail(key, f"expected a string, got {_shown(value)}")
+        if not value.strip():
+            raise self.fail(key, f"must be a non-empty string, got {_shown(value)}")
         return value
 
+    def existing(self, path: Path, key: str) -> None:
+        try:
+            found = path.exists()
+        except (OSError, ValueError) as e:  # a name too long, a NUL byte
+            raise self.fail(
+                key, f"{path}: cannot access: {getattr(e, 'strerror', None) or e}"
+            ) from None
+        if not found:
+            raise self.fail(key, f"{path}: no such file or directory")
+
     def code(self, value: Any, key: str) -> str:
+        if not isinstance(value, str):
+            raise self.fail(key, f"expected a string (a finding code), got {_shown(value)}")
         if value not in CODES:
-            raise self.fail(key, f"unknown finding code {value!r}")
+            raise self.fail(key, f"unknown finding code {_shown(value)}")
         return value
 
     def profiles(self, value: Any, key: str) -> tuple[str, ...]:
         names = [value] if isinstance(value, str) else value
         if not isinstance(names, list) or not names:
-            raise self.fail(key, "must be a profile name or a non-empty list of them")
+            raise self.fail(
+                key, f"must be a profile name or a non-empty list of them, got {_shown(value)}"
+            )
         for i, name in enumerate(names):
+            if not isinstance(name, str):
+                raise self.fail(f"{key}[{i}]", f"expected a string, got {_shown(name)}")
             if name != "all" and name not in PROFILES:
                 raise self.fail(
                     f"{key}[{i}]",
-                    f"unknown profile {name!r}; choose from {', '.join(PROFILES)} or all",
+                    f"unknown profile {_shown(name)}; choose from {', '.join(PROFILES)} or all",
                 )
         expanded = [p for name in names for p in (PROFILES if name == "all" else [name])]
         return tuple(dict.fromkeys(expanded))
@@ -250,7 +296,9 @@ class _Keys:
         if isinstance(value, bool):
             return value
         if not isinstance(value, list):
-            raise self.fail(key, f"must be true, false or a list of finding codes, got {value!r}")
+            raise self.fail(
+                key, f"must be true, false or a list of finding codes, got {_shown(value)}"
+            )
         codes = [self.code(c, f"{key}[{i}]") for i, c in enumerate(value)]
         for i, c in enumerate(codes):
             if CODES[c].severity != WARNING:
@@ -263,13 +311,17 @@ class _Keys:
                 key, 'ignoring a code needs a written reason: use a table, DSC401 = "why"'
             )
         if not isinstance(value, dict):
-            raise self.fail(key, f'must be a table of code = "reason", got {value!r}')
+            raise self.fail(key, f'must be a table of code = "reason", got {_shown(value)}')
         out = {}
         for code, reason in value.items():
             self.code(code, f"{key}.{code}")
             if code in UNIGNORABLE:
                 raise self.fail(f"{key}.{code}", f"{code} ({CODES[code].title}) cannot be ignored")
-            if not isinstance(reason, str) or not reason.strip():
+            if not isinstance(reason, str):
+                raise self.fail(
+                    f"{key}.{code}", f"expected a string (the reason), got {_shown(reason)}"
+                )
+            if not reason.strip():
                 raise self.fail(f"{key}.{code}", "ignoring a code needs a written reason")
             out[code] = reason.strip()
         return out
@@ -278,43 +330,57 @@ class _Keys:
 def parse_config(table: dict[str, Any], path: Path, prefix: str = "") -> CheckConfig:
     """Validate a configuration table; relative paths are taken from ``path``'s folder."""
     keys = _Keys(path, prefix)
+    if not prefix and isinstance(table.get("tool"), dict) and "dspark-ckpt" in table["tool"]:
+        raise keys.fail(
+            "tool",
+            f"unknown key; {path.name} takes the keys at top level (without the "
+            f"[{TOOL_TABLE}] table, which is for {PYPROJECT})",
+        )
     keys.unknown(table, GLOBAL_KEYS, "")
     profiles = keys.profiles(table.get("profiles", DEFAULT_PROFILE), "profiles")
     wae = keys.warnings_as_errors(table.get("warnings-as-errors", False), "warnings-as-errors")
     ignore = keys.ignore(table.get("ignore", {}), "ignore")
     verify = keys.boolean(table.get("verify", False), "verify")
-    raw_pairs = table.get("pairs")
+    if "pairs" not in table:
+        raise keys.fail("pairs", "missing: add a [[pairs]] table per drafter")
+    raw_pairs = table["pairs"]
     if not isinstance(raw_pairs, list) or not raw_pairs:
-        raise keys.fail("pairs", "must be a non-empty array of tables ([[pairs]])")
+        raise keys.fail(
+            "pairs",
+            "must be a non-empty array of tables ([[pairs]]), got "
+            + ("an empty array" if raw_pairs == [] else _shown(raw_pairs)),
+        )
     base = path.parent
     pairs, names = [], {}
     for i, raw in enumerate(raw_pairs):
         at = f"pairs[{i}]"
         if not isinstance(raw, dict):
-            raise keys.fail(at, "must be a table with drafter and target")
+            raise keys.fail(at, f"must be a table with drafter and target, got {_shown(raw)}")
         keys.unknown(raw, PAIR_KEYS, at + ".")
         if "drafter" not in raw:
             raise keys.fail(at + ".drafter", "missing")
         drafter = keys.string(raw["drafter"], at + ".drafter")
         drafter_path = base / drafter
-        if not drafter_path.exists():
-            raise keys.fail(at + ".drafter", f"{drafter_path}: no such file or directory")
+        keys.existing(drafter_path, at + ".drafter")
         target = vocab = None
         if ("target" in raw) == ("target-vocab-size" in raw):
             raise keys.fail(at + ".target", "give exactly one of target and target-vocab-size")
         if "target" in raw:
-            target = str(base / keys.string(raw["target"], at + ".target"))
-            if not Path(target).exists():
-                raise keys.fail(at + ".target", f"{target}: no such file or directory")
+            target_path = base / keys.string(raw["target"], at + ".target")
+            keys.existing(target_path, at + ".target")
+            target = str(target_path)
         else:
             vocab = raw["target-vocab-size"]
-            if not isinstance(vocab, int) or isinstance(vocab, bool) or vocab < 1:
+            if not isinstance(vocab, int) or isinstance(vocab, bool) or not 1 <= vocab <= MAX_VOCAB:
                 raise keys.fail(
-                    at + ".target-vocab-size", f"must be a positive integer, got {vocab!r}"
+                    at + ".target-vocab-size",
+                    f"must be an integer in [1, {MAX_VOCAB}], got {_shown(vocab)}",
                 )
         name = keys.string(raw.get("name", drafter), at + ".name")
         if name in names:
-            raise keys.fail(at + ".name", f"duplicate pair name {name!r} (also {names[name]})")
+            raise keys.fail(
+                at + ".name", f"duplicate pair name {_shown(name)} (also {names[name]})"
+            )
         names[name] = at
         pair_wae = (
             keys.warnings_as_errors(raw["warnings-as-errors"], at + ".warnings-as-errors")

@@ -299,7 +299,7 @@ def check_cmd(
     """The pre-deploy gate: every drafter/target pair of the configuration, one exit code."""
     from dspark_ckpt.check import load_config, run_check
     from dspark_ckpt.progress import DelayedProgress
-    from dspark_ckpt.render import check_obj, check_summary, print_check
+    from dspark_ckpt.render import check_error_lines, check_obj, check_summary, print_check
 
     try:
         cfg = load_config(config)
@@ -307,6 +307,8 @@ def check_cmd(
             "checking", len(cfg.pairs), stderr(), enabled=show_progress(fmt, quiet)
         ) as bar:
             result = run_check(cfg, on_pair=lambda pair: bar.advance(pair.name))
+        for line in check_error_lines(result):
+            print(line, file=sys.stderr)
         emit(
             fmt,
             output,

@@ -506,6 +506,19 @@ def check_summary(result: CheckResult) -> Text:
     return Text(f"all {n} check run(s) passed", style="bold green")
 
 
+def check_error_lines(result: CheckResult) -> list[str]:
+    """``error_lines`` of every run, each once (a pair unreadable under many profiles)."""
+    return list(
+        dict.fromkeys(line for r in result.runs if r.report for line in error_lines(r.report))
+    )
+
+
+def _detail(f: Finding) -> str:
+    """A finding in the check table's detail column: its code, with the problem when an
+    input is unreadable (nothing else says why the run failed)."""
+    return f"{f.code} {f.file}: {f.message}" if f.code == UNREADABLE else f.code
+
+
 def print_check(result: CheckResult, console: Console) -> None:
     """One summary table: a row per pair and profile."""
     table = Table(show_header=True, header_style="bold", expand=False, pad_edge=False)
@@ -514,7 +527,7 @@ def print_check(result: CheckResult, console: Console) -> None:
     table.add_column("detail", overflow="fold")
     for run in result.runs:
         warnings = [f for f in run.findings if f.severity == WARNING]
-        detail = run.failure or ", ".join(dict.fromkeys(f.code for f in run.errors + warnings))
+        detail = run.failure or ", ".join(dict.fromkeys(map(_detail, run.errors + warnings)))
         table.add_row(
             run.name,
             run.profile,

@@ -229,7 +229,7 @@ BAD = [
     ),
     (
         "[[pairs]]\ndrafter = 'ckpt/equal'\ntarget-vocab-size = 0\n",
-        "pairs[0].target-vocab-size: must be a positive integer, got 0",
+        "pairs[0].target-vocab-size: must be an integer in [1, 2147483647], got 0",
     ),
     (
         "[[pairs]]\ndrafter = 'ckpt/equal'\ntarget-vocab-size = 100\nprofiles = ['vllm', 'trt']\n",
@@ -341,3 +341,158 @@ def test_profiles_all_expands_to_every_profile(repo):
     r = cli("check", "--format", "json")
     assert [run["profile"] for run in r.json["runs"]] == list(PROFILES)
     assert r.exit_code == 1  # the padded drafter fails vllm-legacy (no lm_head/d2t rule met)
+
+
+# Every key, given values of the wrong type: one line naming the exact key, exit 2, nothing
+# on stdout, no traceback (cli() runs with catch_exceptions=False: one would fail the test).
+WRONG = [
+    "5",
+    "1.5",
+    "true",
+    "'x'",
+    "1979-05-27",
+    "[]",
+    "[1]",
+    "[['vllm']]",
+    "[{ a = 1 }]",
+    "{ a = 1 }",
+    "{ DSC401 = 5 }",
+    "{ DSC401 = ['why'] }",
+    "99999999999",
+]
+RIGHT = {  # values among WRONG that are valid for the key
+    "verify": {"true"},
+    "warnings-as-errors": {"true", "[]"},
+    "name": {"'x'"},
+    "target-vocab-size": {"5"},
+}
+GLOBAL = ["profiles", "warnings-as-errors", "ignore", "verify", "pairs"]
+PAIR = ["name", "drafter", "target", "target-vocab-size", *GLOBAL[:-1]]
+WRONG_TYPES = [
+    (where, key, value)
+    for where, keys in (("", GLOBAL), ("pairs[0].", PAIR))
+    for key in keys
+    for value in WRONG
+    if value not in RIGHT.get(key, ())
+]
+
+
+@pytest.mark.parametrize("table", ["", "tool.dspark-ckpt."])
+@pytest.mark.parametrize(("where", "key", "value"), WRONG_TYPES)
+def test_wrong_types_name_the_key_and_exit_2(repo, table, where, key, value):
+    pair = {"drafter": "'ckpt/equal'", "target-vocab-size": "100"}
+    if key == "target":
+        del pair["target-vocab-size"]
+    pair[key] = value
+    lines = [f"{key} = {value}"] if not where else []
+    if key != "pairs" or where:
+        lines += [
+            f"[[{table}pairs]]",
+            *(f"{k} = {v}" for k, v in pair.items() if where or k != key),
+        ]
+    if table:
+        (repo / "pyproject.toml").write_text(f"[{table[:-1]}]\n" + "\n".join(lines) + "\n")
+    else:
+        (repo / "dspark-ckpt.toml").write_text("\n".join(lines) + "\n")
+    r = cli("check")
+    assert r.exit_code == 2, r.stdout
+    assert r.stdout == ""
+    [line] = r.stderr.splitlines()
+    file = "pyproject.toml" if table else "dspark-ckpt.toml"
+    assert line.startswith(f"dspark-ckpt: error: {file}: {table}{where}{key}"), line
+    assert line[len(f"dspark-ckpt: error: {file}: {table}{where}{key}")] in ":[.", line
+
+
+@pytest.mark.parametrize(
+    ("toml", "expected"),
+    [
+        (
+            "[tool.dspark-ckpt]\nprofiles = [['vllm']]\n",
+            "tool.dspark-ckpt.profiles[0]: expected a string, got an array",
+        ),
+        (
+            "[tool.dspark-ckpt]\nwarnings-as-errors = [['DSC401']]\n",
+            "tool.dspark-ckpt.warnings-as-errors[0]: expected a string (a finding code), "
+            "got an array",
+        ),
+        (
+            "[tool.dspark-ckpt]\nignore = { DSC401 = 5 }\n",
+            "tool.dspark-ckpt.ignore.DSC401: expected a string (the reason), got 5",
+        ),
+        (
+            "[tool.dspark-ckpt]\n[[tool.dspark-ckpt.pairs]]\ndrafter = 'ckpt/equal'\n"
+            "target-vocab-size = 100\nname = 1979-05-27\n",
+            "tool.dspark-ckpt.pairs[0].name: expected a string, got a date (1979-05-27)",
+        ),
+        ("tool = 5\n", "tool: must be a table, got 5"),
+        ("[tool]\ndspark-ckpt = [1]\n", "tool.dspark-ckpt: must be a table, got an array"),
+    ],
+)
+def test_wrong_types_in_pyproject_exact_messages(repo, toml, expected):
+    if toml.startswith("[tool.dspark-ckpt]") and "pairs" not in toml:  # with a valid pair
+        toml += "[[tool.dspark-ckpt.pairs]]\ndrafter = 'ckpt/equal'\ntarget-vocab-size = 100\n"
+    (repo / "pyproject.toml").write_text(toml)
+    for args in ((), ("--config", "pyproject.toml")):  # found, and named
+        r = cli_subprocess("check", *args, cwd=repo)
+        assert (r.returncode, r.stdout) == (2, ""), r.stderr
+        assert "Traceback" not in r.stderr
+        assert r.stderr == f"dspark-ckpt: error: pyproject.toml: {expected}\n"
+
+
+def test_unreadable_drafter_says_why_in_the_table_and_on_stderr(repo):
+    (repo / "ckpt/broken").mkdir()
+    (repo / "ckpt/broken/config.json").write_text('{"vocab_size": 100}')
+    (repo / "ckpt/broken/model.safetensors").write_bytes(b"\x00" * 3)
+    (repo / "dspark-ckpt.toml").write_text(
+        "profiles = ['vllm', 'vllm-legacy']\n"
+        "[[pairs]]\nname = 'broken'\ndrafter = 'ckpt/broken'\ntarget-vocab-size = 100\n"
+    )
+    problem = (
+        f"{Path('ckpt/broken/model.safetensors')}: file is 3 bytes; "
+        "a safetensors file starts with an 8-byte header length"
+    )
+    for fmt in ("table", "json", "junit"):
+        r = cli("check", "--format", fmt)
+        assert r.exit_code == 1
+        assert r.stderr == f"dspark-ckpt: error: {problem}\n"  # once, not once per profile
+    r = cli("check", env={"COLUMNS": "400"})
+    rows = [[c.strip() for c in ln.strip("│").split("│")] for ln in r.stdout.splitlines()]
+    details = [row[-1] for row in rows if row[0] == "broken"]
+    assert details == [f"DSC001 {problem}"] * 2
+
+
+def test_target_vocab_size_is_bounded_where_it_is_configured(repo):
+    (repo / "dspark-ckpt.toml").write_text(
+        "[[pairs]]\ndrafter = 'ckpt/equal'\ntarget = 'ckpt/targets/small'\n"
+        "[[pairs]]\ndrafter = 'ckpt/padded'\ntarget-vocab-size = 99999999999\n"
+    )
+    r = cli("check")
+    assert (r.exit_code, r.stdout) == (2, "")  # refused before the first pair runs
+    assert r.stderr == (
+        "dspark-ckpt: error: dspark-ckpt.toml: pairs[1].target-vocab-size: "
+        "must be an integer in [1, 2147483647], got 99999999999\n"
+    )
+
+
+def test_config_that_is_a_directory(repo):
+    (repo / "ci").mkdir()
+    r = cli("check", "--config", "ci")
+    assert (r.exit_code, r.stdout) == (2, "")
+    assert r.stderr == (
+        "dspark-ckpt: error: ci: is a directory; --config takes a dspark-ckpt.toml or "
+        "pyproject.toml\n"
+    )
+
+
+@pytest.mark.parametrize("name", ["dspark-ckpt.toml", "ci.toml"])
+def test_tool_table_outside_pyproject_gets_a_hint(repo, name):
+    (repo / name).write_text(
+        "[tool.dspark-ckpt]\nprofiles = ['vllm']\n"
+        "[[tool.dspark-ckpt.pairs]]\ndrafter = 'ckpt/equal'\ntarget-vocab-size = 100\n"
+    )
+    r = cli("check", "--config", name)
+    assert (r.exit_code, r.stdout) == (2, "")
+    assert r.stderr == (
+        f"dspark-ckpt: error: {name}: tool: unknown key; {name} takes the keys at top "
+        "level (without the [tool.dspark-ckpt] table, which is for pyproject.toml)\n"
+    )
