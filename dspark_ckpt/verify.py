@@ -105,6 +105,7 @@ class VerifyReport:
     masked_rows: int  # rows the applied mask forbids
     illegal_rows: int  # rows whose target id lies outside [0, Vt)
     hidden_tokens: int  # rows the mask forbids although their target id is a real token
+    leaked_rows: int  # rows the mask lets through although their target id is illegal
     random_tokens: int
     adversarial_tokens: int
     seed: int
@@ -121,9 +122,15 @@ class VerifyReport:
 
     @property
     def ok(self) -> bool:
-        """With the mask, no sampled id leaves ``[0, Vt)`` in any mode, and the mask hides
-        no real token (a mask from another checkpoint would cost acceptance silently)."""
-        return self.hidden_tokens == 0 and all(m.masked_illegal == 0 for m in self.modes.values())
+        """The mask forbids every illegal row (from its values alone, whatever the logits:
+        a NaN or rarely chosen row must not pass by luck) and hides no real token (a mask
+        from another checkpoint would cost acceptance silently); and with it no sampled id
+        leaves ``[0, Vt)`` in any mode."""
+        return (
+            self.leaked_rows == 0
+            and self.hidden_tokens == 0
+            and all(m.masked_illegal == 0 for m in self.modes.values())
+        )
 
     @property
     def bandwidth_gbs(self) -> float | None:
@@ -298,8 +305,19 @@ def _sync(device: str) -> None:
         torch.cuda.synchronize()
 
 
+def _better(v, best):
+    """Where a later candidate ``v`` beats the running ``best`` as torch's argmax decides
+    on the whole row: NaN is larger than every number (the first NaN wins), and on a tie
+    the earlier index stays. ``v > best`` alone never takes a NaN, so a NaN row would hide
+    its whole chunk."""
+    import torch
+
+    return (v > best) | (torch.isnan(v) & ~torch.isnan(best))
+
+
 class _Running:
-    """The best candidates so far per token, for one path (unmasked or masked)."""
+    """The best candidates so far per token, for one path (unmasked or masked): the ids
+    ``torch.argmax`` and ``torch.topk`` pick on the full row, NaN and +inf included."""
 
     def __init__(self, n: int, k: int, device: str):
         import torch
@@ -316,16 +334,16 @@ class _Running:
     def update(self, b: slice, logits, noise, offset: int) -> None:
         import torch
 
-        v, i = logits.max(dim=1)
-        better = v > self.greedy_val[b]
+        v, i = logits.max(dim=1)  # the first NaN, else the first maximum, as argmax
+        better = _better(v, self.greedy_val[b])
         self.greedy_val[b] = torch.where(better, v, self.greedy_val[b])
         self.greedy_idx[b] = torch.where(better, i + offset, self.greedy_idx[b])
         v, i = (logits + noise).max(dim=1)
-        better = v > self.gumbel_val[b]
+        better = _better(v, self.gumbel_val[b])
         self.gumbel_val[b] = torch.where(better, v, self.gumbel_val[b])
         self.gumbel_idx[b] = torch.where(better, i + offset, self.gumbel_idx[b])
         k = min(self.k, logits.shape[1])
-        v, i = logits.topk(k, dim=1)
+        v, i = logits.topk(k, dim=1)  # topk ranks NaN above +inf, as on the full row
         vals = torch.cat([self.topk_val[b], v], dim=1)
         idx = torch.cat([self.topk_idx[b], i + offset], dim=1)
         vals, pick = vals.topk(self.k, dim=1)
@@ -333,10 +351,13 @@ class _Running:
         self.topk_idx[b] = idx.gather(1, pick)
 
     def samples(self) -> dict[str, Any]:
-        """Draft ids per mode; top-k keeps only finite candidates (a -inf one is never drawn)."""
+        """Draft ids per mode; top-k keeps every candidate but -inf ones (never drawn): a
+        NaN candidate is kept, since a sampler over NaN probabilities can return it."""
+        import torch
+
         return {
             "greedy": self.greedy_idx,
-            "topk": self.topk_idx[self.topk_val > float("-inf")],
+            "topk": self.topk_idx[~torch.isneginf(self.topk_val)],
             "gumbel": self.gumbel_idx,
         }
 
@@ -505,6 +526,7 @@ def verify_checkpoint(
         masked_rows=int((~mask).sum()),
         illegal_rows=int((~truth).sum()),
         hidden_tokens=int((truth & ~mask).sum()),
+        leaked_rows=int((~truth & mask).sum()),
         random_tokens=tokens,
         adversarial_tokens=int(adv_rows.numel()),
         seed=seed,

@@ -31,7 +31,12 @@ def test_padded_unmasked_samples_illegal_ids_and_the_mask_removes_them():
     assert out["schema"] == "dspark-ckpt/verify/v1"
     assert out["ok"] is True
     assert (out["device"], out["dtype"], out["classification"]) == ("cpu", "float32", "padded")
-    assert out["mask"] == {"source": "computed", "masked_rows": 28, "hidden_tokens": 0}
+    assert out["mask"] == {
+        "source": "computed",
+        "masked_rows": 28,
+        "hidden_tokens": 0,
+        "leaked_rows": 0,
+    }
     assert out["random_tokens"] == 48 and out["adversarial_tokens"] == 28
     assert out["tokens"] == 76 and out["markov"] is True and out["topk"] == 8
     for mode in MODES:
@@ -161,7 +166,12 @@ def test_mask_file_bool_and_bias_are_applied(tmp_path):
     for path in (as_mask, as_bias):
         r = verify(PADDED, "--target", SMALL, "--mask", path)
         assert r.exit_code == 0, r.stderr
-        assert r.json["mask"] == {"source": str(path), "masked_rows": 28, "hidden_tokens": 0}
+        assert r.json["mask"] == {
+            "source": str(path),
+            "masked_rows": 28,
+            "hidden_tokens": 0,
+            "leaked_rows": 0,
+        }
 
 
 def test_a_mask_that_lets_padded_rows_through_fails(tmp_path):
@@ -385,3 +395,110 @@ def test_a_mask_that_hides_real_tokens_fails(tmp_path, keep):
     out = json.loads(r.stdout)
     assert out["ok"] is False and out["mask"]["hidden_tokens"] == 100 - keep
     assert all(m["masked_illegal"] == 0 for m in out["modes"].values())
+
+
+# --- NaN and +inf logits, masks judged by their values -----------------------------------
+
+
+def test_running_argmax_and_topk_agree_with_torch_on_the_full_row():
+    """The chunked running best picks what torch.argmax / torch.topk pick on the unchunked
+    logits: NaN counts as the largest value, then +inf; a NaN in a chunk never hides it."""
+    from dspark_ckpt.verify import _Running
+
+    gen = torch.Generator().manual_seed(3)
+    n, v, k = 40, 50, 4
+    logits = torch.randn(n, v, generator=gen)
+    nan, inf = float("nan"), float("inf")
+    logits[0, 45] = nan  # a NaN in the last chunk, after larger numbers
+    logits[1, 3], logits[1, 30] = inf, nan  # NaN beats an earlier +inf
+    logits[2, 10], logits[2, 40] = nan, nan  # the first NaN wins
+    logits[3, 20], logits[3, 22] = inf, inf  # the first +inf wins
+    logits[4, 7], logits[4, 49] = nan, inf
+    logits[5, :] = nan
+    logits[6, 12:20] = nan  # more NaNs than k
+    logits[7, 48] = -inf
+    noise = torch.randn(n, v, generator=gen)
+    for chunk in (7, 8192):
+        run = _Running(n, k, "cpu")
+        for start in range(0, v, chunk):
+            cols = slice(start, start + chunk)
+            run.update(slice(0, n), logits[:, cols], noise[:, cols], start)
+        assert torch.equal(run.greedy_idx, logits.argmax(dim=1)), chunk
+        assert torch.equal(run.gumbel_idx, (logits + noise).argmax(dim=1)), chunk
+        top = logits.topk(k, dim=1)
+        torch.testing.assert_close(run.topk_val, top.values, equal_nan=True)
+        # the same values at the chosen ids; among ties torch.topk's order is unspecified
+        torch.testing.assert_close(logits.gather(1, run.topk_idx), top.values, equal_nan=True)
+        assert all(len(set(row.tolist())) == k for row in run.topk_idx)
+        plain = [r for r in range(n) if torch.isfinite(top.values[r]).all() and r > 7]
+        for r in plain:
+            assert set(run.topk_idx[r].tolist()) == set(top.indices[r].tolist())
+        assert 45 in run.samples()["topk"].tolist()  # a NaN candidate is counted
+
+
+def nan_padded_drafter(root):
+    """The reviewer's repro: a padded drafter whose padded lm_head rows are NaN."""
+    w = np.random.default_rng(0).standard_normal((128, 8), dtype=np.float32)
+    w[VT:] = np.nan
+    return synth.drafter(
+        root, vocab=128, draft=128, tensors={"lm_head.weight": T("F32", (128, 8), w)}
+    )
+
+
+def test_nan_padded_rows_are_sampled_unmasked_and_a_leaky_mask_fails(tmp_path):
+    d = nan_padded_drafter(tmp_path / "nanpad")
+    computed = verify(d, "--target", SMALL)
+    assert computed.exit_code == 0, computed.stderr
+    for mode in MODES:  # torch picks a NaN row: so must the count
+        assert computed.json["modes"][mode]["unmasked_illegal"] > 0, mode
+        assert computed.json["modes"][mode]["masked_illegal"] == 0, mode
+    leaky = write_mask(tmp_path / "leaky.safetensors", MASK_TENSOR, "BOOL", np.ones(128, bool))
+    r = verify(d, "--target", SMALL, "--mask", leaky)
+    assert r.exit_code == 1
+    out = r.json
+    assert out["ok"] is False and out["illegal_rows"] == 28
+    assert out["mask"]["masked_rows"] == 0 and out["mask"]["leaked_rows"] == 28
+    assert all(out["modes"][m]["masked_illegal"] > 0 for m in MODES)
+
+
+def unreachable_padding_drafter(root):
+    """Padded rows that no sampler reaches: the Markov bias pushes every real row up by
+    ~1000 and every padded row down by as much, far beyond any Gumbel noise."""
+    rng = np.random.default_rng(2)
+    w1 = np.zeros((128, 4), np.float32)
+    w1[:, 0] = 1.0
+    w2 = np.zeros((128, 4), np.float32)
+    w2[:VT, 0], w2[VT:, 0] = 1000.0, -1000.0
+    return synth.drafter(
+        root,
+        vocab=128,
+        draft=128,
+        tensors={
+            "lm_head.weight": T("F32", (128, 8), rng.standard_normal((128, 8), np.float32)),
+            "markov_head.markov_w1.weight": T("F32", (128, 4), w1),
+            "markov_head.markov_w2.weight": T("F32", (128, 4), w2),
+        },
+        config={"markov_rank": 4},
+    )
+
+
+@pytest.mark.parametrize("leak", [1, 28])
+def test_a_mask_that_leaves_illegal_rows_sampleable_fails_from_its_values(tmp_path, leak):
+    """No sampled id leaves the vocab, but the mask would let one: FAIL all the same."""
+    d = unreachable_padding_drafter(tmp_path / "d")
+    values = sampleable_mask(128, VT)
+    values[VT : VT + leak] = True
+    path = write_mask(tmp_path / "leaky.safetensors", MASK_TENSOR, "BOOL", values)
+    r = verify(d, "--target", SMALL, "--mask", path)
+    assert r.exit_code == 1, r.stderr
+    out = r.json
+    assert all(out["modes"][m]["unmasked_illegal"] == 0 for m in MODES)
+    assert all(out["modes"][m]["masked_illegal"] == 0 for m in MODES)
+    assert out["ok"] is False and out["mask"]["leaked_rows"] == leak
+    table = cli("verify", d, "--target", SMALL, "--mask", path, "--tokens", "8")
+    assert table.exit_code == 1
+    text = " ".join(table.stdout.split())
+    assert f"it lets {leak} illegal row(s) through" in text
+    assert f"FAIL: the mask lets {leak} row(s) outside [0, Vt) be sampled" in text
+    # the mask fix writes passes the same drafter
+    assert verify(d, "--target", SMALL).exit_code == 0
