@@ -323,6 +323,11 @@ def check_cmd(
     raise typer.Exit(EXIT_OK if result.ok else EXIT_FAIL)
 
 
+# verify's --tokens and --seed bounds (verify.MAX_TOKENS, verify.MAX_SEED; not imported
+# here, so that parsing a command never loads verify's dependencies)
+VERIFY_MAX_TOKENS, VERIFY_MAX_SEED = 1 << 16, 2**63 - 1
+
+
 class Device(str, Enum):
     auto = "auto"
     cuda = "cuda"
@@ -340,21 +345,43 @@ def verify_cmd(
     ] = None,
     device: Annotated[Device, typer.Option("--device", help="Where to compute.")] = Device.auto,
     tokens: Annotated[
-        int, typer.Option("--tokens", help="Random hidden states (as many again aim at padding).")
+        int,
+        typer.Option(
+            "--tokens",
+            min=1,
+            max=VERIFY_MAX_TOKENS,
+            help="Random hidden states (as many again aim at padding).",
+        ),
     ] = 512,
-    seed: Annotated[int, typer.Option("--seed", help="Seed for hidden states and sampling.")] = 0,
+    seed: Annotated[
+        int,
+        typer.Option(
+            "--seed", min=0, max=VERIFY_MAX_SEED, help="Seed for hidden states and sampling."
+        ),
+    ] = 0,
     markov: Annotated[
         bool, typer.Option("--markov/--no-markov", help="Add the Markov bias where present.")
     ] = True,
     fmt: PlainFormatOpt = PlainFormat.table,
+    quiet: QuietOpt = False,
 ) -> None:
     """Sample from the drafter's real head (greedy, top-k, Gumbel) and count the ids that
     leave the target vocab, without and with the padded-row mask. Needs torch."""
-    from dspark_ckpt.render import VERIFY_SCHEMA, print_verify, to_json, verify_obj
+    from dspark_ckpt.render import (
+        VERIFY_SCHEMA,
+        print_verify,
+        to_json,
+        verify_obj,
+        verify_summary,
+    )
     from dspark_ckpt.verify import verify_checkpoint
 
+    def log(msg: str) -> None:
+        if not quiet:
+            print(f"dspark-ckpt: {msg}", file=sys.stderr)
+
     try:
-        with header_progress(show_progress(fmt)):
+        with header_progress(show_progress(fmt, quiet)):
             tgt = resolve_target(target, target_vocab_size)
         report = verify_checkpoint(
             drafter,
@@ -364,7 +391,7 @@ def verify_cmd(
             tokens=tokens,
             seed=seed,
             markov=markov,
-            progress=lambda msg: print(f"dspark-ckpt: {msg}", file=sys.stderr),
+            progress=log,
         )
     except UsageError as err:
         fail_usage(str(err))
@@ -372,6 +399,8 @@ def verify_cmd(
         fail_input(err, VERIFY_SCHEMA if fmt is PlainFormat.json else None)
     if fmt is PlainFormat.json:
         print(to_json(verify_obj(report)))
+    elif quiet:
+        stdout().print(verify_summary(report))
     else:
         print_verify(report, stdout())
     raise typer.Exit(EXIT_OK if report.ok else EXIT_FAIL)

@@ -580,6 +580,7 @@ def verify_obj(r) -> dict[str, Any]:
             "source": r.mask_source,
             "masked_rows": r.masked_rows,
             "hidden_tokens": r.hidden_tokens,
+            "leaked_rows": r.leaked_rows,
         },
         "illegal_rows": r.illegal_rows,
         "modes": {
@@ -608,6 +609,21 @@ def _count(n: int | None) -> Text:
     return Text(str(n), style="bold red" if n else "green")
 
 
+def verify_summary(r) -> Text:
+    """The verdict line (all that ``verify -q`` prints in the table format)."""
+    risk = sum(m.unmasked_illegal for m in r.modes.values())
+    leaks = r.leaked_rows or any(m.masked_illegal for m in r.modes.values())
+    if not leaks:
+        why = ": with the mask no sampled id leaves [0, Vt)"
+    elif r.leaked_rows:
+        why = f": the mask lets {r.leaked_rows} row(s) outside [0, Vt) be sampled"
+    else:
+        why = ": with the mask, sampled ids still leave [0, Vt)"
+    hidden = f"; it hides {r.hidden_tokens} real token(s)" if r.hidden_tokens else ""
+    unmasked = f"without the mask {risk} sampled id(s) left it" if risk else "none left it unmasked"
+    return Text.assemble(_verdict(r.ok), why, hidden, "; ", unmasked)
+
+
 def print_verify(r, console: Console) -> None:
     t, d = r.target, r.drafter
     head = Table.grid(padding=(0, 2))
@@ -632,7 +648,12 @@ def print_verify(r, console: Console) -> None:
         if r.hidden_tokens
         else ""
     )
-    head.add_row("mask", f"{r.mask_source}: {r.masked_rows} row(s) set to -inf{hidden}")
+    leaked = (
+        f"; it lets {r.leaked_rows} illegal row(s) through (those rows can be sampled)"
+        if r.leaked_rows
+        else ""
+    )
+    head.add_row("mask", f"{r.mask_source}: {r.masked_rows} row(s) set to -inf{leaked}{hidden}")
     head.add_row(
         "tokens",
         f"{r.tokens} ({r.random_tokens} random, {r.adversarial_tokens} aimed at illegal rows), "
@@ -666,16 +687,7 @@ def print_verify(r, console: Console) -> None:
             _count(m.masked_illegal),
         )
     console.print(table)
-    risk = sum(m.unmasked_illegal for m in r.modes.values())
-    console.print(
-        Text.assemble(
-            _verdict(r.ok),
-            ": with the mask no sampled id leaves [0, Vt)"
-            if r.ok
-            else ": with the mask, sampled ids still leave [0, Vt)",
-            f"; without it {risk} did" if risk else "; none did without it either",
-        )
-    )
+    console.print(verify_summary(r))
     console.print(VERIFY_PROVES["computed" if r.mask_source == "computed" else "file"], style="dim")
 
 

@@ -30,8 +30,9 @@ from dspark_ckpt import hub
 from dspark_ckpt.checkpoint import Checkpoint, Target, drafter_config, open_checkpoint
 from dspark_ckpt.config import NESTED_DRAFTER_KEYS, DrafterConfig
 from dspark_ckpt.errors import CheckpointError, UsageError
+from dspark_ckpt.fix import _check_d2t as check_d2t
 from dspark_ckpt.mask import BIAS_TENSOR, MASK_TENSOR, sampleable_mask, target_ids
-from dspark_ckpt.rules import LM_HEAD, MARKOV_W1, MARKOV_W2, classify, read_d2t
+from dspark_ckpt.rules import D2T, LM_HEAD, MARKOV_W1, MARKOV_W2, classify, read_d2t
 from dspark_ckpt.safetensors_io import TensorInfo, read_array, read_header
 
 INSTALL_HINT = "verify needs torch: pip install 'dspark-ckpt[verify]'"
@@ -41,6 +42,10 @@ TOPK_KEY = "dspark_draft_topk"
 VOCAB_CHUNK = 8192  # head rows per logits block
 BATCH_CHUNK = 256  # hidden states per logits block
 ADV_CHUNK = 64  # padded rows per Markov adversary block ([chunk, V] scores)
+HIDDEN_BLOCK = 256  # random hidden states drawn per seed (independent of the batch chunk)
+ROW_CHUNK = 4096  # illegal head rows per norm block when choosing the adversarial rows
+MAX_TOKENS = 1 << 16  # --tokens: the per-token state is small, but runs grow linearly
+MAX_SEED = 2**63 - 1  # --seed: torch's manual_seed range, non-negative
 COMPUTE_DTYPES = ("float32", "bfloat16", "float16")  # others are computed in float32
 # the stored dtypes verify computes with, as torch names them; one this torch lacks is
 # refused (F4 and F6 are packed: torch cannot even copy them, let alone multiply)
@@ -105,6 +110,7 @@ class VerifyReport:
     masked_rows: int  # rows the applied mask forbids
     illegal_rows: int  # rows whose target id lies outside [0, Vt)
     hidden_tokens: int  # rows the mask forbids although their target id is a real token
+    leaked_rows: int  # rows the mask lets through although their target id is illegal
     random_tokens: int
     adversarial_tokens: int
     seed: int
@@ -121,9 +127,15 @@ class VerifyReport:
 
     @property
     def ok(self) -> bool:
-        """With the mask, no sampled id leaves ``[0, Vt)`` in any mode, and the mask hides
-        no real token (a mask from another checkpoint would cost acceptance silently)."""
-        return self.hidden_tokens == 0 and all(m.masked_illegal == 0 for m in self.modes.values())
+        """The mask forbids every illegal row (from its values alone, whatever the logits:
+        a NaN or rarely chosen row must not pass by luck) and hides no real token (a mask
+        from another checkpoint would cost acceptance silently); and with it no sampled id
+        leaves ``[0, Vt)`` in any mode."""
+        return (
+            self.leaked_rows == 0
+            and self.hidden_tokens == 0
+            and all(m.masked_illegal == 0 for m in self.modes.values())
+        )
 
     @property
     def bandwidth_gbs(self) -> float | None:
@@ -216,17 +228,24 @@ def head_info(ckpt: Checkpoint, cfg: DrafterConfig, target: Target) -> tuple[Ten
 
 def read_mask_file(path: str | Path, vd: int) -> np.ndarray:
     """The mask ``fix --emit-mask`` writes: ``draft_vocab_mask`` bool ``[Vd]``, or
-    ``draft_vocab_bias`` float32 ``[Vd]`` of 0 / -inf. Anything else is refused."""
+    ``draft_vocab_bias`` float32 ``[Vd]`` of 0 / -inf, and nothing else in the file.
+    Anything else is refused."""
     p = Path(path)
     if not p.exists():
         raise UsageError(f"{path}: no such file or directory")
     tensors = read_header(p).tensors
-    if MASK_TENSOR in tensors:
-        info, want = tensors[MASK_TENSOR], "BOOL"
-    elif BIAS_TENSOR in tensors:
-        info, want = tensors[BIAS_TENSOR], "F32"
-    else:
+    found = [name for name in (MASK_TENSOR, BIAS_TENSOR) if name in tensors]
+    if not found:
         raise CheckpointError(p, f"holds no {MASK_TENSOR!r} or {BIAS_TENSOR!r} tensor")
+    if len(tensors) != 1:  # which one a runtime applies would be a guess
+        names = ", ".join(repr(name) for name in sorted(tensors)[:4])
+        names += ", ..." if len(tensors) > 4 else ""
+        raise CheckpointError(
+            p,
+            f"holds {len(tensors)} tensors ({names}); a mask file holds exactly one, "
+            f"{MASK_TENSOR!r} or {BIAS_TENSOR!r}",
+        )
+    info, want = tensors[found[0]], "BOOL" if found[0] == MASK_TENSOR else "F32"
     if info.dtype != want or info.shape != (vd,):
         raise CheckpointError(
             p,
@@ -262,20 +281,64 @@ def _rms_normalise(x):
     return x / x.float().pow(2).mean(dim=-1, keepdim=True).sqrt().clamp_min(1e-12).to(x.dtype)
 
 
-def hidden_states(head, illegal_rows, tokens: int, gen, device: str):
-    """``tokens`` seeded random hidden states, then one aligned with each of up to ``tokens``
-    illegal head rows (largest norms first): the rows an unmasked sampler is most likely
-    to pick."""
-    import torch
+def block_seed(seed: int, block: int) -> int:
+    """The seed of one block of random hidden states: ``seed`` and the block index mixed
+    (numpy's ``SeedSequence``), a 64-bit value ``manual_seed`` takes."""
+    return int(np.random.SeedSequence([seed, block]).generate_state(1, np.uint64)[0])
 
-    h = head.shape[1]
-    rand = torch.randn(tokens, h, generator=gen, device=device, dtype=torch.float32)
-    rows = illegal_rows
-    if rows.numel() > tokens:
-        norms = head[rows].float().norm(dim=1)
-        rows = rows[norms.argsort(descending=True)[:tokens]]
-    adv = head[rows].float() if rows.numel() else torch.empty(0, h, device=device)
-    return _rms_normalise(torch.cat([rand, adv])), rows
+
+class HiddenStates:
+    """``tokens`` seeded random hidden states, then one aligned with each of up to
+    ``tokens`` illegal head rows (largest norms first): the rows an unmasked sampler is
+    most likely to pick.
+
+    Never held whole: ``chunk(b0, b1)`` builds rows ``[b0, b1)`` when a logits block needs
+    them. Random rows come in blocks of ``HIDDEN_BLOCK``, each from its own seed, so a row's
+    values depend on the seed alone, not on the batch chunking."""
+
+    def __init__(self, head, illegal_rows, tokens: int, seed: int, device: str):
+        import torch
+
+        self.head, self.tokens, self.seed, self.device = head, tokens, seed, device
+        rows = illegal_rows
+        if rows.numel() > tokens:
+            norms = torch.cat(
+                [
+                    head[rows[i : i + ROW_CHUNK]].float().norm(dim=1)
+                    for i in range(0, rows.numel(), ROW_CHUNK)
+                ]
+            )
+            rows = rows[norms.argsort(descending=True)[:tokens]]
+        self.adv_rows = rows
+        self.n = tokens + int(rows.numel())
+        self._gen = torch.Generator(device=device)
+
+    def _random(self, b0: int, b1: int):
+        import torch
+
+        h = self.head.shape[1]
+        blocks = []
+        for j in range(b0 // HIDDEN_BLOCK, (b1 - 1) // HIDDEN_BLOCK + 1):
+            self._gen.manual_seed(block_seed(self.seed, j))
+            blocks.append(
+                torch.randn(
+                    HIDDEN_BLOCK, h, generator=self._gen, device=self.device, dtype=torch.float32
+                )
+            )
+        first = (b0 // HIDDEN_BLOCK) * HIDDEN_BLOCK
+        return torch.cat(blocks)[b0 - first : b1 - first]
+
+    def chunk(self, b0: int, b1: int):
+        """Rows ``[b0, b1)``, float32, RMS 1."""
+        import torch
+
+        parts = []
+        if b0 < self.tokens:
+            parts.append(self._random(b0, min(b1, self.tokens)))
+        if b1 > self.tokens:
+            rows = self.adv_rows[max(b0, self.tokens) - self.tokens : b1 - self.tokens]
+            parts.append(self.head[rows].float())
+        return _rms_normalise(torch.cat(parts))
 
 
 def previous_tokens(w1, w2, adv_rows, random_tokens: int, prev_vocab: int, gen, device: str):
@@ -298,8 +361,19 @@ def _sync(device: str) -> None:
         torch.cuda.synchronize()
 
 
+def _better(v, best):
+    """Where a later candidate ``v`` beats the running ``best`` as torch's argmax decides
+    on the whole row: NaN is larger than every number (the first NaN wins), and on a tie
+    the earlier index stays. ``v > best`` alone never takes a NaN, so a NaN row would hide
+    its whole chunk."""
+    import torch
+
+    return (v > best) | (torch.isnan(v) & ~torch.isnan(best))
+
+
 class _Running:
-    """The best candidates so far per token, for one path (unmasked or masked)."""
+    """The best candidates so far per token, for one path (unmasked or masked): the ids
+    ``torch.argmax`` and ``torch.topk`` pick on the full row, NaN and +inf included."""
 
     def __init__(self, n: int, k: int, device: str):
         import torch
@@ -316,16 +390,16 @@ class _Running:
     def update(self, b: slice, logits, noise, offset: int) -> None:
         import torch
 
-        v, i = logits.max(dim=1)
-        better = v > self.greedy_val[b]
+        v, i = logits.max(dim=1)  # the first NaN, else the first maximum, as argmax
+        better = _better(v, self.greedy_val[b])
         self.greedy_val[b] = torch.where(better, v, self.greedy_val[b])
         self.greedy_idx[b] = torch.where(better, i + offset, self.greedy_idx[b])
         v, i = (logits + noise).max(dim=1)
-        better = v > self.gumbel_val[b]
+        better = _better(v, self.gumbel_val[b])
         self.gumbel_val[b] = torch.where(better, v, self.gumbel_val[b])
         self.gumbel_idx[b] = torch.where(better, i + offset, self.gumbel_idx[b])
         k = min(self.k, logits.shape[1])
-        v, i = logits.topk(k, dim=1)
+        v, i = logits.topk(k, dim=1)  # topk ranks NaN above +inf, as on the full row
         vals = torch.cat([self.topk_val[b], v], dim=1)
         idx = torch.cat([self.topk_idx[b], i + offset], dim=1)
         vals, pick = vals.topk(self.k, dim=1)
@@ -333,26 +407,29 @@ class _Running:
         self.topk_idx[b] = idx.gather(1, pick)
 
     def samples(self) -> dict[str, Any]:
-        """Draft ids per mode; top-k keeps only finite candidates (a -inf one is never drawn)."""
+        """Draft ids per mode; top-k keeps every candidate but -inf ones (never drawn): a
+        NaN candidate is kept, since a sampler over NaN probabilities can return it."""
+        import torch
+
         return {
             "greedy": self.greedy_idx,
-            "topk": self.topk_idx[self.topk_val > float("-inf")],
+            "topk": self.topk_idx[~torch.isneginf(self.topk_val)],
             "gumbel": self.gumbel_idx,
         }
 
 
 def sample_streaming(
-    head, hidden, bias_src, w2, mask, gen, *, k: int, compute, device: str, chunks: tuple[int, int]
+    head, hidden, w1, prev, w2, mask, gen, *, k: int, compute, device: str, chunks: tuple[int, int]
 ):
     """Stream over vocab chunks, then batch chunks; return (unmasked, masked) runners and the
-    time spent on logits and on sampling."""
+    time spent on logits and on sampling. ``hidden`` (a ``HiddenStates``) and the Markov
+    rows ``w1[prev]`` are built per block, so memory is bounded by the chunks."""
     import torch
 
-    n = hidden.shape[0]
+    n = hidden.n
     vocab_chunk, batch_chunk = chunks
     paths = (_Running(n, k, device), _Running(n, k, device))
     t_logits = t_sample = 0.0
-    h = hidden.to(compute)
     for start in range(0, head.shape[0], vocab_chunk):
         stop = min(start + vocab_chunk, head.shape[0])
         w = head[start:stop].to(compute)
@@ -360,11 +437,13 @@ def sample_streaming(
         forbid = ~mask[start:stop]
         for b0 in range(0, n, batch_chunk):
             b = slice(b0, min(b0 + batch_chunk, n))
+            h = hidden.chunk(b.start, b.stop).to(compute)
+            bias_src = w1[prev[b]].to(compute) if w2c is not None else None
             _sync(device)
             t0 = time.perf_counter()
-            logits = h[b] @ w.T
+            logits = h @ w.T
             if w2c is not None:
-                logits = logits + bias_src[b] @ w2c.T
+                logits = logits + bias_src @ w2c.T
             logits = logits.float()
             _sync(device)
             t1 = time.perf_counter()
@@ -414,8 +493,10 @@ def verify_checkpoint(
     for bad arguments (including torch missing).
     """
     say = progress or (lambda msg: None)
-    if tokens < 1:
-        raise UsageError(f"--tokens must be a positive integer, got {tokens}")
+    if not 1 <= tokens <= MAX_TOKENS:
+        raise UsageError(f"--tokens must be in [1, {MAX_TOKENS}], got {tokens}")
+    if not 0 <= seed <= MAX_SEED:
+        raise UsageError(f"--seed must be in [0, {MAX_SEED}], got {seed}")
     # headers first: a bad checkpoint is refused before torch (seconds to import) loads
     ckpt = open_checkpoint(source)
     cfg = drafter_config(ckpt)
@@ -424,6 +505,9 @@ def verify_checkpoint(
     vd, vt, et = cfg.draft_vocab_size, target.vocab_size, target.embedding_rows
     info, head_source = head_info(ckpt, cfg, target)
     d2t = read_d2t(ckpt, vd)
+    if d2t is not None:  # the rule fix --emit-mask refuses a broken d2t by, not a copy
+        where = str(ckpt.find(D2T).path)
+        check_d2t(d2t, vt, where, "--emit-mask builds no mask on it, and verify checks none")
     truth = sampleable_mask(vd, vt, d2t)
     mask = truth if mask_path is None else read_mask_file(mask_path, vd)
     w1_info, w2_info = ckpt.find(MARKOV_W1), ckpt.find(MARKOV_W2)
@@ -464,16 +548,16 @@ def verify_checkpoint(
     gen = torch.Generator(device=dev)
     gen.manual_seed(seed)
     illegal_rows = torch.from_numpy(np.flatnonzero(~truth)).to(dev)
-    hidden, adv_rows = hidden_states(head, illegal_rows, tokens, gen, dev)
-    bias_src = None
+    hidden = HiddenStates(head, illegal_rows, tokens, seed, dev)
+    adv_rows = hidden.adv_rows
+    prev = None
     if use_markov:
         prev = previous_tokens(w1, w2, adv_rows, tokens, min(cfg.vocab_size, vt), gen, dev)
-        bias_src = w1[prev].to(compute)
     k = topk_from_config(cfg)
-    say(f"sampling {hidden.shape[0]} hidden states: greedy, top-{k}, gumbel; unmasked and masked")
+    say(f"sampling {hidden.n} hidden states: greedy, top-{k}, gumbel; unmasked and masked")
     mask_t = torch.from_numpy(mask).to(dev)
     paths, t_logits, t_sample = sample_streaming(
-        head, hidden, bias_src, w2, mask_t, gen, k=k, compute=compute, device=dev, chunks=chunks
+        head, hidden, w1, prev, w2, mask_t, gen, k=k, compute=compute, device=dev, chunks=chunks
     )
     tid = torch.from_numpy(target_ids(vd, d2t)).to(dev)
     modes: dict[str, ModeCounts] = {}
@@ -505,6 +589,7 @@ def verify_checkpoint(
         masked_rows=int((~mask).sum()),
         illegal_rows=int((~truth).sum()),
         hidden_tokens=int((truth & ~mask).sum()),
+        leaked_rows=int((~truth & mask).sum()),
         random_tokens=tokens,
         adversarial_tokens=int(adv_rows.numel()),
         seed=seed,

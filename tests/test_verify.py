@@ -31,7 +31,12 @@ def test_padded_unmasked_samples_illegal_ids_and_the_mask_removes_them():
     assert out["schema"] == "dspark-ckpt/verify/v1"
     assert out["ok"] is True
     assert (out["device"], out["dtype"], out["classification"]) == ("cpu", "float32", "padded")
-    assert out["mask"] == {"source": "computed", "masked_rows": 28, "hidden_tokens": 0}
+    assert out["mask"] == {
+        "source": "computed",
+        "masked_rows": 28,
+        "hidden_tokens": 0,
+        "leaked_rows": 0,
+    }
     assert out["random_tokens"] == 48 and out["adversarial_tokens"] == 28
     assert out["tokens"] == 76 and out["markov"] is True and out["topk"] == 8
     for mode in MODES:
@@ -74,7 +79,7 @@ def test_pruned_drafter_maps_through_d2t():
 
 def arange_d2t_drafter(root):
     """Vd 64 < Vt 100 with the 'arange identity' bug: draft id i -> 2i, so ids >= 50 leave
-    the vocab. Only d2t makes them illegal: through the identity all 64 are legal."""
+    the vocab (DSC301). Only d2t makes them illegal: through the identity all 64 are legal."""
     rng = np.random.default_rng(0)
     w = rng.standard_normal((64, 8), dtype=np.float32)
     w[50:] *= 6.0
@@ -86,15 +91,62 @@ def arange_d2t_drafter(root):
     )
 
 
-def test_wrong_d2t_is_caught_through_the_mapping(tmp_path):
-    d = arange_d2t_drafter(tmp_path / "arange")
+def folded_d2t_drafter(root):
+    """A padded drafter whose d2t folds the padded rows onto ids 0..27: d2t[100:] = -100,
+    in range but not injective (DSC302)."""
+    d2t = np.zeros(128, dtype=np.int64)
+    d2t[VT:] = -VT
+    return synth.drafter(
+        root,
+        vocab=128,
+        draft=128,
+        tensors={"lm_head.weight": synth.head(128, 8, 0), "d2t": T("I64", (128,), d2t)},
+    )
+
+
+@pytest.mark.parametrize(
+    ("build", "code"), [(arange_d2t_drafter, "DSC301"), (folded_d2t_drafter, "DSC302")]
+)
+def test_a_broken_d2t_is_refused_as_fix_refuses_it(tmp_path, build, code):
+    """fix --emit-mask builds no mask on a broken d2t; verify, which claims to apply what
+    fix writes, checks none either: exit 1, one line naming the d2t's file."""
+    d = build(tmp_path / "d")
+    fixed = cli("fix", d, "--target", SMALL, "--mask-path", tmp_path / "m.safetensors")
+    assert fixed.exit_code == 1 and code in fixed.stderr
+    assert not (tmp_path / "m.safetensors").exists()
+    r = verify(d, "--target", SMALL)
+    assert r.exit_code == 1, r.stderr
+    assert "Traceback" not in r.stderr and "loading" not in r.stderr
+    [err] = [line for line in r.stderr.splitlines() if "error" in line]
+    assert str(d / "model.safetensors") in err and code in err, err
+    assert "fix --emit-mask builds no mask on it, and verify checks none" in err
+    out = json.loads(r.stdout)
+    assert out["ok"] is False and out["error"]["file"] == str(d / "model.safetensors")
+    table = cli("verify", d, "--target", SMALL, "--tokens", "8", "--device", "cpu")
+    assert table.exit_code == 1 and table.stdout == ""
+
+
+def test_a_legal_d2t_is_applied_through_the_mapping(tmp_path):
+    """A padded drafter with a legal non-trivial d2t (real rows reversed, padding kept):
+    ids go through d2t, and only the padded rows are illegal."""
+    d2t = np.zeros(128, dtype=np.int64)
+    d2t[:VT] = VT - 1 - 2 * np.arange(VT)  # draft id i -> target id 99 - i
+    d = synth.drafter(
+        tmp_path / "reversed",
+        vocab=128,
+        draft=128,
+        tensors={
+            "lm_head.weight": synth.head(128, 8, 0, padded_from=VT),
+            "d2t": T("I64", (128,), d2t),
+        },
+    )
     out = verify(d, "--target", SMALL).json
-    assert out["illegal_rows"] == 14 and out["mask"]["masked_rows"] == 14
+    assert out["ok"] is True and out["d2t"] is True
+    assert out["illegal_rows"] == 28 and out["mask"]["masked_rows"] == 28
     for mode in MODES:
         assert out["modes"][mode]["unmasked_illegal"] > 0
         assert out["modes"][mode]["masked_illegal"] == 0
-    # target id 2 * 63 = 126 < Et 128 but >= Et 112 for the tight target
-    tight = verify(d, "--target", FIXTURES / "targets/tight").json
+    tight = verify(d, "--target", FIXTURES / "targets/tight").json  # Et 112
     assert tight["modes"]["greedy"]["unmasked_out_of_bounds"] > 0
 
 
@@ -161,7 +213,12 @@ def test_mask_file_bool_and_bias_are_applied(tmp_path):
     for path in (as_mask, as_bias):
         r = verify(PADDED, "--target", SMALL, "--mask", path)
         assert r.exit_code == 0, r.stderr
-        assert r.json["mask"] == {"source": str(path), "masked_rows": 28, "hidden_tokens": 0}
+        assert r.json["mask"] == {
+            "source": str(path),
+            "masked_rows": 28,
+            "hidden_tokens": 0,
+            "leaked_rows": 0,
+        }
 
 
 def test_a_mask_that_lets_padded_rows_through_fails(tmp_path):
@@ -385,3 +442,213 @@ def test_a_mask_that_hides_real_tokens_fails(tmp_path, keep):
     out = json.loads(r.stdout)
     assert out["ok"] is False and out["mask"]["hidden_tokens"] == 100 - keep
     assert all(m["masked_illegal"] == 0 for m in out["modes"].values())
+
+
+# --- NaN and +inf logits, masks judged by their values -----------------------------------
+
+
+def test_running_argmax_and_topk_agree_with_torch_on_the_full_row():
+    """The chunked running best picks what torch.argmax / torch.topk pick on the unchunked
+    logits: NaN counts as the largest value, then +inf; a NaN in a chunk never hides it."""
+    from dspark_ckpt.verify import _Running
+
+    gen = torch.Generator().manual_seed(3)
+    n, v, k = 40, 50, 4
+    logits = torch.randn(n, v, generator=gen)
+    nan, inf = float("nan"), float("inf")
+    logits[0, 45] = nan  # a NaN in the last chunk, after larger numbers
+    logits[1, 3], logits[1, 30] = inf, nan  # NaN beats an earlier +inf
+    logits[2, 10], logits[2, 40] = nan, nan  # the first NaN wins
+    logits[3, 20], logits[3, 22] = inf, inf  # the first +inf wins
+    logits[4, 7], logits[4, 49] = nan, inf
+    logits[5, :] = nan
+    logits[6, 12:20] = nan  # more NaNs than k
+    logits[7, 48] = -inf
+    noise = torch.randn(n, v, generator=gen)
+    for chunk in (7, 8192):
+        run = _Running(n, k, "cpu")
+        for start in range(0, v, chunk):
+            cols = slice(start, start + chunk)
+            run.update(slice(0, n), logits[:, cols], noise[:, cols], start)
+        assert torch.equal(run.greedy_idx, logits.argmax(dim=1)), chunk
+        assert torch.equal(run.gumbel_idx, (logits + noise).argmax(dim=1)), chunk
+        top = logits.topk(k, dim=1)
+        torch.testing.assert_close(run.topk_val, top.values, equal_nan=True)
+        # the same values at the chosen ids; among ties torch.topk's order is unspecified
+        torch.testing.assert_close(logits.gather(1, run.topk_idx), top.values, equal_nan=True)
+        assert all(len(set(row.tolist())) == k for row in run.topk_idx)
+        plain = [r for r in range(n) if torch.isfinite(top.values[r]).all() and r > 7]
+        for r in plain:
+            assert set(run.topk_idx[r].tolist()) == set(top.indices[r].tolist())
+        assert 45 in run.samples()["topk"].tolist()  # a NaN candidate is counted
+
+
+def nan_padded_drafter(root):
+    """The reviewer's repro: a padded drafter whose padded lm_head rows are NaN."""
+    w = np.random.default_rng(0).standard_normal((128, 8), dtype=np.float32)
+    w[VT:] = np.nan
+    return synth.drafter(
+        root, vocab=128, draft=128, tensors={"lm_head.weight": T("F32", (128, 8), w)}
+    )
+
+
+def test_nan_padded_rows_are_sampled_unmasked_and_a_leaky_mask_fails(tmp_path):
+    d = nan_padded_drafter(tmp_path / "nanpad")
+    computed = verify(d, "--target", SMALL)
+    assert computed.exit_code == 0, computed.stderr
+    for mode in MODES:  # torch picks a NaN row: so must the count
+        assert computed.json["modes"][mode]["unmasked_illegal"] > 0, mode
+        assert computed.json["modes"][mode]["masked_illegal"] == 0, mode
+    leaky = write_mask(tmp_path / "leaky.safetensors", MASK_TENSOR, "BOOL", np.ones(128, bool))
+    r = verify(d, "--target", SMALL, "--mask", leaky)
+    assert r.exit_code == 1
+    out = r.json
+    assert out["ok"] is False and out["illegal_rows"] == 28
+    assert out["mask"]["masked_rows"] == 0 and out["mask"]["leaked_rows"] == 28
+    assert all(out["modes"][m]["masked_illegal"] > 0 for m in MODES)
+
+
+def unreachable_padding_drafter(root):
+    """Padded rows that no sampler reaches: the Markov bias pushes every real row up by
+    ~1000 and every padded row down by as much, far beyond any Gumbel noise."""
+    rng = np.random.default_rng(2)
+    w1 = np.zeros((128, 4), np.float32)
+    w1[:, 0] = 1.0
+    w2 = np.zeros((128, 4), np.float32)
+    w2[:VT, 0], w2[VT:, 0] = 1000.0, -1000.0
+    return synth.drafter(
+        root,
+        vocab=128,
+        draft=128,
+        tensors={
+            "lm_head.weight": T("F32", (128, 8), rng.standard_normal((128, 8), np.float32)),
+            "markov_head.markov_w1.weight": T("F32", (128, 4), w1),
+            "markov_head.markov_w2.weight": T("F32", (128, 4), w2),
+        },
+        config={"markov_rank": 4},
+    )
+
+
+@pytest.mark.parametrize("leak", [1, 28])
+def test_a_mask_that_leaves_illegal_rows_sampleable_fails_from_its_values(tmp_path, leak):
+    """No sampled id leaves the vocab, but the mask would let one: FAIL all the same."""
+    d = unreachable_padding_drafter(tmp_path / "d")
+    values = sampleable_mask(128, VT)
+    values[VT : VT + leak] = True
+    path = write_mask(tmp_path / "leaky.safetensors", MASK_TENSOR, "BOOL", values)
+    r = verify(d, "--target", SMALL, "--mask", path)
+    assert r.exit_code == 1, r.stderr
+    out = r.json
+    assert all(out["modes"][m]["unmasked_illegal"] == 0 for m in MODES)
+    assert all(out["modes"][m]["masked_illegal"] == 0 for m in MODES)
+    assert out["ok"] is False and out["mask"]["leaked_rows"] == leak
+    table = cli("verify", d, "--target", SMALL, "--mask", path, "--tokens", "8")
+    assert table.exit_code == 1
+    text = " ".join(table.stdout.split())
+    assert f"it lets {leak} illegal row(s) through" in text
+    assert f"FAIL: the mask lets {leak} row(s) outside [0, Vt) be sampled" in text
+    # the mask fix writes passes the same drafter
+    assert verify(d, "--target", SMALL).exit_code == 0
+
+
+# --- bounded options, bounded memory -------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [
+        ("--seed", "99999999999999999999"),
+        ("--seed", "-99999999999999999999"),
+        ("--seed", "-1"),
+        ("--seed", str(2**63)),
+        ("--tokens", "99999999999999999999"),
+        ("--tokens", "1000000000"),
+        ("--tokens", "65537"),
+        ("--tokens", "0"),
+        ("--tokens", "-5"),
+    ],
+)
+def test_out_of_range_seed_and_tokens_are_usage_errors(option, value):
+    r = cli_subprocess("verify", PADDED, "--target", SMALL, "--device", "cpu", option, value)
+    assert r.returncode == 2, r.stderr
+    assert r.stdout == "" and "Traceback" not in r.stderr
+    [err] = [line for line in r.stderr.splitlines() if "rror" in line]
+    assert option in err, r.stderr
+
+
+def test_the_largest_seed_and_the_bounds_are_the_librarys():
+    from dspark_ckpt import cli as cli_module
+    from dspark_ckpt import verify as verify_module
+    from dspark_ckpt.errors import UsageError
+
+    assert cli_module.VERIFY_MAX_TOKENS == verify_module.MAX_TOKENS == 65536
+    assert cli_module.VERIFY_MAX_SEED == verify_module.MAX_SEED == 2**63 - 1
+    r = verify(PADDED, "--target", SMALL, "--seed", str(2**63 - 1))
+    assert r.exit_code == 0, r.stderr
+    assert r.json["seed"] == 2**63 - 1
+    target = load_target(SMALL)
+    for kwargs in ({"tokens": 10**9}, {"seed": -1}, {"seed": 2**64}):
+        with pytest.raises(UsageError):
+            verify_checkpoint(str(PADDED), target, device="cpu", **kwargs)
+
+
+def test_hidden_states_are_built_per_chunk_and_depend_on_the_seed_alone():
+    """Rows [b0, b1) are the same whichever chunks ask for them; the seed decides them."""
+    from dspark_ckpt.verify import HIDDEN_BLOCK, HiddenStates
+
+    head = torch.randn(128, 8, generator=torch.Generator().manual_seed(0))
+    illegal = torch.arange(VT, 128)
+    tokens = HIDDEN_BLOCK + 40  # two random blocks, then 28 adversarial rows
+    a = HiddenStates(head, illegal, tokens, 7, "cpu")
+    whole = a.chunk(0, a.n)
+    assert whole.shape == (tokens + 28, 8) and a.n == tokens + 28
+    for step in (5, 64, 300):
+        parts = [a.chunk(b, min(b + step, a.n)) for b in range(0, a.n, step)]
+        assert torch.equal(torch.cat(parts), whole), step
+    assert torch.equal(HiddenStates(head, illegal, tokens, 7, "cpu").chunk(0, a.n), whole)
+    assert not torch.equal(HiddenStates(head, illegal, tokens, 8, "cpu").chunk(0, a.n), whole)
+    # no attribute holds all tokens x H: only the head and the adversarial row ids
+    held = [t for t in vars(a).values() if isinstance(t, torch.Tensor)]
+    assert all(t is head or t.dim() == 1 for t in held)
+    rms = whole.pow(2).mean(dim=1).sqrt()
+    torch.testing.assert_close(rms, torch.ones_like(rms))
+
+
+# --- mask files hold exactly one mask tensor ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        {BIAS_TENSOR: T("F32", (128,), np.where(sampleable_mask(128, VT), 0.0, -np.inf))},
+        {"unrelated.weight": T("F32", (2,), np.zeros(2))},
+    ],
+)
+@pytest.mark.parametrize("first", [MASK_TENSOR, "other"])
+def test_a_mask_file_with_more_than_one_tensor_is_refused(tmp_path, extra, first):
+    tensors = {MASK_TENSOR: T("BOOL", (128,), sampleable_mask(128, VT)), **extra}
+    if first == "other":
+        tensors = dict(reversed(tensors.items()))
+    path = synth.write_safetensors(tmp_path / "two.safetensors", tensors)
+    r = verify(PADDED, "--target", SMALL, "--mask", path)
+    assert r.exit_code == 1
+    assert json.loads(r.stdout)["error"]["file"] == str(path)
+    [err] = [line for line in r.stderr.splitlines() if "error" in line]
+    assert str(path) in err and "holds 2 tensors" in err and "exactly one" in err, err
+    assert "Traceback" not in r.stderr and "loading" not in r.stderr
+
+
+# --- -q/--quiet ------------------------------------------------------------------------------
+
+
+def test_quiet_prints_no_progress_and_only_the_verdict():
+    r = cli("verify", PADDED, "--target", SMALL, "--tokens", "8", "--device", "cpu", "-q")
+    assert r.exit_code == 0 and r.stderr == ""
+    [line] = r.stdout.splitlines()
+    assert line.startswith("PASS: with the mask no sampled id leaves [0, Vt)")
+    j = cli("verify", PADDED, "--target", SMALL, *FAST, "--quiet")
+    assert j.exit_code == 0 and j.stderr == "" and j.json["ok"] is True
+    loud = cli("verify", PADDED, "--target", SMALL, *FAST)
+    assert "loading lm_head.weight" in loud.stderr
+    bad = cli("verify", PADDED, "--target", SMALL, "--mask", ROOT / "README.md", "-q")
+    assert bad.exit_code == 1 and "README.md" in bad.stderr  # errors still say why
