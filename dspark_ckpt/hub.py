@@ -121,9 +121,11 @@ def _hub_errors(ref: HubRef):
     except errors.DisabledRepoError:
         raise UsageError(f"{ref.source}: Hub repository {ref.repo_id} is disabled") from None
     except (errors.LocalEntryNotFoundError, errors.OfflineModeIsEnabled):
+        commits = sorted(p.name for p in _repo_cache(ref).glob("snapshots/*"))
+        cached = f"; cached at commit(s): {', '.join(commits)}" if commits else ""
         raise UsageError(
             f"{where}{ref.named} is not in the local Hub cache ({constants.HF_HUB_CACHE}) "
-            "and HF_HUB_OFFLINE is set"
+            f"and HF_HUB_OFFLINE is set{cached}"
         ) from None
     except errors.HfHubHTTPError as e:
         status = e.response.status_code if e.response is not None else "?"
@@ -264,12 +266,30 @@ def _offline() -> bool:
     return constants.HF_HUB_OFFLINE  # every 1.x and 2.x (is_offline_mode() came in 1.3)
 
 
+def _repo_cache(ref: HubRef) -> Path:
+    """The folder of ``ref``'s repository in the local Hub cache."""
+    from huggingface_hub import constants
+
+    return Path(constants.HF_HUB_CACHE) / ("models--" + ref.repo_id.replace("/", "--"))
+
+
 def _snapshot(ref: HubRef) -> Path:
     """The cached snapshot folder of ``ref`` (offline mode)."""
     from huggingface_hub import snapshot_download
 
     with _hub_errors(ref):
         return Path(snapshot_download(ref.repo_id, revision=ref.revision, local_files_only=True))
+
+
+def _uncached_weights(snap: Path) -> list[str]:
+    """The weight files a cached snapshot lacks (an online run only range-reads them)."""
+    if (snap / INDEX).exists():
+        try:
+            wanted = set(read_index(snap / INDEX).values())
+        except CheckpointError:
+            return []  # a broken index: the checkpoint reader reports it
+        return sorted(n for n in wanted if not (snap / n).exists())
+    return [] if any(snap.glob("*.safetensors")) else ["*.safetensors"]
 
 
 def _remote_checkpoint(ref: HubRef, *, need_config: bool, weights: bool = True) -> Checkpoint:
@@ -321,6 +341,13 @@ def load_hub_checkpoint(ref: HubRef, *, need_config: bool = True) -> Checkpoint:
     _quiet()
     if _offline():
         snap = _snapshot(ref)
+        missing = _uncached_weights(snap)
+        if missing:
+            raise UsageError(
+                f"{ref.source}: the local Hub cache holds {ref.named} at {snap.name} without "
+                f"its weights ({', '.join(missing[:3])}) and HF_HUB_OFFLINE is set: download "
+                f"them (hf download {ref.repo_id}) or run online"
+            )
         ckpt = load_checkpoint(snap, link_root=snap.parent.parent, need_config=need_config)
         ckpt.source = ref.source
         return ckpt

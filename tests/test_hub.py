@@ -281,6 +281,27 @@ def test_offline_reads_the_cache_only(tmp_path):
     assert "HF_HUB_OFFLINE" in r.stderr and r.stderr.count("\n") == 1
 
 
+def test_offline_after_an_online_run_says_what_the_cache_lacks(tmp_path):
+    """An online inspect caches configs under their commit and only range-reads weights:
+    offline, that is an incomplete cache (usage error), never a broken checkpoint."""
+    repos = {"org/padded": repo_from_dir(FIXTURES / "padded"), "org/small": repo_from_dir(TARGET)}
+    with HubServer(repos) as hub:
+        r, _ = inspect_json("org/padded", "--target", "org/small", env=hub_env(tmp_path, hub.url))
+    assert r.returncode == 0, r.stderr
+    env = hub_env(tmp_path, closed_port(), HF_HUB_OFFLINE="1")
+    commit, small = repos["org/padded"].commit, repos["org/small"].commit
+    r = cli_subprocess("inspect", "org/padded", "--target", "org/small", env=env)
+    assert r.returncode == 2 and r.stdout == "" and r.stderr.count("\n") == 1
+    assert "org/small is not in the local Hub cache" in r.stderr
+    assert r.stderr.rstrip().endswith(f"cached at commit(s): {small}")
+    r = cli_subprocess("inspect", "org/padded", "--target", f"org/small@{small}", env=env)
+    assert r.returncode == 2 and r.stderr.rstrip().endswith(f"cached at commit(s): {commit}")
+    r = cli_subprocess("inspect", f"org/padded@{commit}", "--target", f"org/small@{small}", env=env)
+    assert r.returncode == 2 and r.stdout == "" and r.stderr.count("\n") == 1
+    assert f"holds org/padded@{commit} at {commit} without its weights" in r.stderr
+    assert "hf download org/padded" in r.stderr
+
+
 # --- fix and verify read Hub repositories too ----------------------------------------
 
 
