@@ -59,6 +59,10 @@ class Checkpoint:
                 return info
         return None
 
+    def aliases(self, name: str) -> list[str]:
+        """Every name under which the checkpoint holds ``name`` (its prefixed forms)."""
+        return [prefix + name for prefix in NAME_PREFIXES if prefix + name in self.tensors]
+
     def read(self, info: TensorInfo):
         """The values of a small mapping tensor (``d2t``, ``t2d``) as a numpy array."""
         check_readable(info)  # before a fetch, which may download the bytes

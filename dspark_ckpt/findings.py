@@ -156,6 +156,17 @@ CODES: dict[str, Code] = {
             "set the mask token id to a draft id",
         ),
         Code(
+            "DSC209",
+            ERROR,
+            "tensor stored under several names",
+            "Runtimes look tensors up after stripping a wrapper prefix (model., "
+            "language_model.model., ...). Two copies of one tensor under different prefixes "
+            "(d2t and model.d2t) load into one parameter in an order that depends on the "
+            "runtime and the file order, or fail as an unexpected name: the checkpoint does "
+            "not say which one is the drafter's.",
+            "keep one copy of each tensor, under the name the runtime expects",
+        ),
+        Code(
             "DSC301",
             ERROR,
             "d2t maps to ids outside the target vocab",

@@ -86,6 +86,10 @@ class Facts:
         return self.Vt < self.V
 
 
+# the tensors the rules read, each looked up under its prefixed forms (Checkpoint.find)
+ROLE_TENSORS = (LM_HEAD, EMBED, D2T, T2D, MARKOV_W1, MARKOV_W2)
+
+
 def gather(ckpt: Checkpoint, cfg: DrafterConfig, target: Target) -> Facts:
     return Facts(
         cfg,
@@ -354,10 +358,30 @@ def _rank(f: Facts) -> int | None:
 def common_findings(f: Facts) -> list[Finding]:
     out: list[Finding] = []
     out += _config_info(f)
+    out += _alias_rules(f)
     out += _shape_rules(f)
     out += _padding_rules(f)
     out += _d2t_rules(f)
     out += _t2d_alone_rules(f)
+    return out
+
+
+def _alias_rules(f: Facts) -> list[Finding]:
+    """One tensor under several names (``d2t`` and ``model.d2t``): only the first is checked,
+    and which one a runtime loads depends on how it maps names."""
+    out = []
+    for role in ROLE_TENSORS:
+        names = f.ckpt.aliases(role)
+        if len(names) > 1:
+            first = f.ckpt.tensors[names[0]]
+            out.append(
+                _f(
+                    "DSC209",
+                    f"{role} is stored under {len(names)} names ({', '.join(names)}): only "
+                    f"{names[0]} is checked, and a runtime may load any of them",
+                    first,
+                )
+            )
     return out
 
 

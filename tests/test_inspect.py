@@ -225,6 +225,7 @@ CASES = {
         draft=4, tensors={"lm_head.weight": head(4, 8, 1), "d2t": T("F32", (4,), np.zeros(4))}
     ),
     "DSC208": dict(config={"dflash_config": {"mask_token_id": 100}}),
+    "DSC209": dict(draft=4, tensors={**_pruned([0, 1, 2, 3]), "model.d2t": _d2t([0, 0, 0, 0])}),
     "DSC301": dict(draft=4, tensors=_pruned([0, 1, 2, 200])),
     "DSC302": dict(draft=4, tensors=_pruned([5, 4, 3, 2])),
     "DSC303": dict(draft=4, tensors=_pruned([0, 1, 2, 3], t2d=_t2d([0, 2, 4, 7]))),
@@ -244,6 +245,15 @@ def test_every_finding_code(tmp_path, code):
     assert f["message"] and f["severity"] in ("error", "warning", "info")
     assert rc == (1 if any(x["severity"] == "error" for x in rep["findings"]) else 0)
     assert rep["ok"] is (rc == 0)
+
+
+def test_a_tensor_under_two_names_is_named_and_only_once(tmp_path):
+    path = _variant(tmp_path, **CASES["DSC209"])
+    _, rep = inspect_json(path)
+    (f,) = [f for f in rep["findings"] if f["code"] == "DSC209"]
+    assert f["tensor"] == "d2t" and "(d2t, model.d2t)" in f["message"]
+    _, clean = inspect_json(_variant(tmp_path / "one", draft=4, tensors=_pruned([0, 1, 2, 3])))
+    assert "DSC209" not in codes(clean)
 
 
 def test_dsc001_unreadable_checkpoint_is_one_json_object(tmp_path):
