@@ -143,13 +143,15 @@ def unreadable(
     err: CheckpointError,
     checkpoint: Checkpoint | None = None,
 ) -> Report:
-    """The report for a checkpoint that could not be read: one DSC001 error."""
+    """The report for a checkpoint (or its target) that could not be read: one DSC001
+    error, and the drafter's config where it can be read."""
     finding = Finding(UNREADABLE, err.message, file=err.path)
     selected, _ = select_profiles(profile, None)
     return Report(
         selected[0],
         source,
         target,
+        drafter=_config_alone(source, checkpoint),
         checkpoint=checkpoint,
         findings=[finding],
         verdicts=dict.fromkeys(PROFILES, False),
@@ -189,9 +191,7 @@ def inspect_checkpoint(
         selected, evaluated = select_profiles(profile, family)
         result = evaluate_profiles(gather(ckpt, cfg, target), selected, evaluated)
     except CheckpointError as err:
-        report = unreadable(source, target, profile, err, ckpt)
-        report.drafter = _config_alone(source, ckpt)  # whatever could be read
-        return report
+        return unreadable(source, target, profile, err, ckpt)
     return Report(
         selected[0],
         source,

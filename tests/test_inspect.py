@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -486,6 +487,16 @@ def test_every_declared_mask_token_is_checked(tmp_path):
     assert (
         found[0]["message"] == "dflash_config.mask_token_id 200 is outside the draft vocab [0, 100)"
     )
+
+
+def test_unreadable_target_weights_still_report_the_drafter(tmp_path):
+    target = tmp_path / "target"
+    shutil.copytree(FIXTURES / "targets/small", target)
+    (target / "lm_head.safetensors").write_bytes(b"garbage!")
+    rc, rep = inspect_json(FIXTURES / "padded", "--target", target)
+    assert rc == 1 and [f["code"] for f in rep["findings"]] == ["DSC001"]
+    assert rep["findings"][0]["file"] == str(target / "lm_head.safetensors")
+    assert rep["drafter"]["vocab_size"] == 128 and rep["drafter"]["markov_rank"] == 4
 
 
 def test_missing_d2t_hint_on_a_padded_drafter_names_the_trade_off():
