@@ -102,9 +102,12 @@ TargetVocabOpt = Annotated[
     typer.Option("--target-vocab-size", metavar="N", help="The target's logical vocab size Vt."),
 ]
 ProfileOpt = Annotated[
-    str,
+    str | None,
     typer.Option(
-        "--profile", metavar="NAME", help="Runtime profile whose rules decide the exit code."
+        "--profile",
+        metavar="NAME",
+        help="Runtime profile whose rules decide the exit code. Default: the detected "
+        "drafter family's (`dspark-ckpt profiles` lists them).",
     ),
 ]
 ProfilesOpt = Annotated[
@@ -411,7 +414,7 @@ def fix_cmd(
         bool, typer.Option("--in-place", help="Patch the source checkpoint itself (needs --force).")
     ] = False,
     force: Annotated[bool, typer.Option("--force", help="Overwrite existing files.")] = False,
-    profile: ProfileOpt = "vllm",
+    profile: ProfileOpt = None,
     fmt: PlainFormatOpt = PlainFormat.table,
 ) -> None:
     """Emit the padded-row mask and the d2t a drafter needs: side files, a patched copy or in place."""

@@ -38,9 +38,9 @@ from dspark_ckpt.findings import ERROR, get_code
 from dspark_ckpt.inspect import Report, inspect_checkpoint
 from dspark_ckpt.mask import BIAS_TENSOR, MASK_MEANING, MASK_TENSOR, sampleable_mask
 from dspark_ckpt.profiles import (
-    DEFAULT_PROFILE,
     PROFILES,
     applicable_profiles,
+    default_profile,
     detect_family,
     get_profile,
 )
@@ -77,7 +77,7 @@ class FixRequest:
     out: Path | None = None  # a patched copy of the checkpoint
     in_place: bool = False  # patch the checkpoint itself
     force: bool = False
-    profile: str = DEFAULT_PROFILE
+    profile: str | None = None  # None: the drafter family's default, as for inspect
 
     @property
     def mode(self) -> str:
@@ -568,7 +568,8 @@ def run_fix(source: str, target: Target, req: FixRequest) -> FixResult:
     """Plan, check the planned result, then write it atomically, read it back and
     inspect it again before the transaction ends. Raises ``CheckpointError`` (refused,
     unreadable) or ``UsageError``: in both cases nothing is written."""
-    get_profile(req.profile)
+    if req.profile is not None:
+        get_profile(req.profile)
     if req.mask_style not in MASK_STYLES:
         raise UsageError(f"unknown --mask-style {req.mask_style!r}; choose from bool, additive")
     if req.mask_path is None and not req.emit_d2t:
@@ -581,6 +582,7 @@ def run_fix(source: str, target: Target, req: FixRequest) -> FixResult:
     if req.mode == OUT:
         ckpt = hub.download_weights(ckpt)  # the copy links or copies local weight files
     cfg = drafter_config(ckpt)
+    req = replace(req, profile=req.profile or default_profile(detect_family(cfg)))
     before = inspect_checkpoint(source, target, req.profile, checkpoint=ckpt)
     plan = plan_fix(ckpt, cfg, target, req)
     root, files, d2t_file, notes = _result_files(ckpt, cfg, plan, req)

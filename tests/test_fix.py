@@ -412,6 +412,32 @@ def test_padded_d2t_in_the_checkpoint_follows_the_profile(tmp_path, cwd):
     assert any(n.startswith("this change makes vllm") and "FAIL" in n for n in out["notes"])
 
 
+def test_default_profile_is_the_family_default_as_for_inspect(tmp_path, cwd):
+    """An EAGLE-3 drafter is judged by vllm-eagle3 unless --profile says otherwise, as
+    inspect does: a padded EAGLE-3 drafter may take d2t (its loader always has the
+    parameter), which the DSpark vllm profile would refuse (DSC105)."""
+    src = synth.drafter(
+        tmp_path / "eagle",
+        vocab=100,
+        draft=128,
+        tensors={"lm_head.weight": synth.head(128, 8, 1)},
+        config={"architectures": ["LlamaForCausalLMEagle3"], "model_type": "llama"},
+    )
+    assert cli("inspect", src, "--target", SMALL, "--format", "json").json["profile"] == (
+        "vllm-eagle3"
+    )
+    code, out = fix_json(src, "--target", SMALL, "--emit-d2t", "--out", tmp_path / "o")
+    assert code == 0 and out["profile"] == "vllm-eagle3" and out["verdicts_after"]["vllm-eagle3"]
+    # a DSpark drafter still gets vllm; an explicit --profile still decides
+    code, out = fix_json(FIXTURES / "padded", "--target", SMALL, "--emit-mask")
+    assert code == 0 and out["profile"] == "vllm"
+    r = cli(
+        "fix", src, "--target", SMALL, "--emit-d2t", "--out", tmp_path / "p", "--profile", "vllm"
+    )
+    assert r.exit_code == 1 and "fail vllm" in r.stderr and "DSC105" in r.stderr
+    assert not (tmp_path / "p").exists()
+
+
 # --- --out into a folder holding another checkpoint -------------------------------------
 
 
@@ -533,11 +559,13 @@ def test_shard_linking_out_of_the_checkpoint_is_refused(tmp_path, cwd):
         (("--emit-mask", "--out", "o", "--in-place", "--force"), "at most one of"),
         (("--emit-d2t", "--d2t-path", "x.safetensors", "--out", "o"), "side file"),
         (("--emit-mask", "--profile", "nope"), "unknown profile"),
+        (("--emit-mask", "--profile", "all"), "unknown profile 'all'; choose from vllm,"),
     ],
 )
 def test_usage_errors(cwd, args, message):
     r = cli("fix", FIXTURES / "padded", "--target", SMALL, *args)
     assert r.exit_code == 2 and message in r.stderr
+    assert "'all'" not in r.stderr.split("choose from")[-1]  # fix takes one profile
     assert list(cwd.iterdir()) == []
 
 
