@@ -91,8 +91,8 @@ class Transaction:
         if not folder.parent.is_dir():
             raise UsageError(f"{folder.parent}: no such directory")
         step("mkdir", folder)
+        self.made_dirs.append(folder)  # before it exists: a signal cannot orphan it
         folder.mkdir()
-        self.made_dirs.append(folder)
 
     def _claim(self, dest: Path) -> Path:
         check_destination(dest, self.force)
@@ -104,8 +104,8 @@ class Transaction:
         """Stage ``data`` as the new content of ``dest``."""
         temp = self._claim(dest)
         step("temp", temp)
+        self.staged.append(_Staged(dest, temp))  # before it exists: a signal cannot orphan it
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-        self.staged.append(_Staged(dest, temp))
         try:
             step("write", temp)
             view = memoryview(data)
@@ -121,13 +121,12 @@ class Transaction:
         streamed copy (never loaded into memory)."""
         temp = self._claim(dest)
         step("link", temp)
+        self.staged.append(_Staged(dest, temp))  # before it exists: a signal cannot orphan it
         try:
             os.link(os.path.realpath(src), temp)
-            self.staged.append(_Staged(dest, temp))
             return
         except OSError:
             pass
-        self.staged.append(_Staged(dest, temp))
         step("write", temp)
         shutil.copyfile(os.path.realpath(src), temp)
         step("fsync", temp)
@@ -153,8 +152,10 @@ class Transaction:
                     step("backup", s.backup)
                     os.link(s.dest, s.backup)
                 step("replace", s.dest)
-                os.replace(s.temp, s.dest)
+                # marked first: rolling back a replace that did not happen is harmless
+                # (the backup is the same file), missing one that did is not
                 s.committed = True
+                os.replace(s.temp, s.dest)
             for folder in self._folders():
                 fsync_dir(folder)
             if check is not None:

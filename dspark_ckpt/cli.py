@@ -8,6 +8,7 @@ errors to stderr. Bad input never shows a traceback.
 from __future__ import annotations
 
 import io
+import signal
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -472,9 +473,24 @@ def root(
     pass
 
 
+class Terminated(BaseException):
+    """SIGTERM, raised like KeyboardInterrupt so that a transaction in progress rolls back."""
+
+
+def _on_sigterm(signum, frame) -> NoReturn:
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second one must not cut the rollback
+    raise Terminated
+
+
 def main() -> None:
+    """The entry point: SIGINT and SIGTERM both roll back a write in progress, then exit
+    128 + the signal number."""
+    signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         app()
     except KeyboardInterrupt:
         print("dspark-ckpt: interrupted", file=sys.stderr)
-        sys.exit(130)
+        sys.exit(128 + signal.SIGINT)
+    except Terminated:
+        print("dspark-ckpt: terminated", file=sys.stderr)
+        sys.exit(128 + signal.SIGTERM)

@@ -10,8 +10,10 @@ import hashlib
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -658,6 +660,66 @@ def test_a_failure_at_any_step_leaves_nothing_behind(tmp_path, cwd, monkeypatch,
         assert r.exit_code == 1, (step, name, r.stderr)
         assert f"injected failure at {step}" in r.stderr and "Traceback" not in r.stderr
         assert digest(watch) == untouched, f"partial output after a failure at {step} {name}"
+
+
+# --- a signal mid-write rolls back ----------------------------------------------------
+
+BLOCK_AT = """
+import sys, time, runpy
+from pathlib import Path
+from dspark_ckpt import atomic
+step, name, mark = sys.argv[1:4]
+def block(s, path):
+    if s == step and Path(path).name.startswith((name, '.' + name)):
+        Path(mark).write_text('')
+        time.sleep(60)
+atomic.fault = block
+sys.argv = ['dspark-ckpt', *sys.argv[4:]]
+runpy.run_module('dspark_ckpt', run_name='__main__')
+"""
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+@pytest.mark.parametrize(
+    "mode, step, name",
+    [
+        ("out", "write", NEW_SHARD),  # a temp file half written, nothing in place
+        ("out", "replace", "model.safetensors.index.json"),  # all but the index in place
+        ("in-place", "write", NEW_SHARD),
+        ("in-place", "replace", "model.safetensors.index.json"),  # config.json replaced
+        ("in-place", "reinspect", "src"),  # everything in place, backups held
+    ],
+)
+def test_a_signal_mid_write_rolls_back(tmp_path, signum, mode, step, name):
+    """SIGTERM (a service manager, a CI timeout) rolls back like Ctrl-C: no temp file,
+    no partial copy, replaced files restored; exit 128 + the signal number."""
+    src = tmp_path / "src"
+    synth.drafter(src, vocab=128, draft=None, tensors={"lm_head.weight": synth.head(128, 8, 1)})
+    where = ["--out", tmp_path / "o"] if mode == "out" else ["--in-place", "--force"]
+    args = ["fix", src, "--target", SMALL, "--emit-d2t", *where, *LEGACY]
+    untouched = digest(tmp_path)
+    mark = tmp_path.parent / f"{tmp_path.name}.blocked"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", BLOCK_AT, step, name, mark, *map(str, args)],
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        for _ in range(300):
+            if mark.exists() or proc.poll() is not None:
+                break
+            time.sleep(0.1)
+        assert mark.exists(), proc.communicate()
+        proc.send_signal(signum)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 128 + signum, err
+    # Ctrl-C is Typer's own (exit 130, silent); SIGTERM ours
+    assert err == ("dspark-ckpt: terminated\n" if signum == signal.SIGTERM else "")
+    assert digest(tmp_path) == untouched
 
 
 # --- no torch, a real process --------------------------------------------------------
