@@ -6,7 +6,9 @@ A ``Transaction`` stages each file as a temporary file in its destination folder
 makes the others visible (an index) last. Any failure, at any step, rolls back: new
 files are removed, replaced ones restored from a hard-linked backup, folders the
 transaction made are removed. Destinations that are symlinks are refused, and an
-existing file is replaced only with ``force``.
+existing file is replaced only with ``force``. A filesystem error while writing
+(read-only folder, disk full) is a ``WriteError`` naming the destination, never the
+temporary file; the transaction rolls back as for any failure.
 
 ``commit(check=...)`` runs a last check after everything is in place and before the
 backups are dropped: if it fails, the transaction rolls back like any other step.
@@ -21,11 +23,11 @@ import contextlib
 import os
 import secrets
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from dspark_ckpt.errors import UsageError
+from dspark_ckpt.errors import UsageError, WriteError
 
 # test seam: called as fault(step, path) before every step; raise to inject a failure
 fault: Callable[[str, Path], None] | None = None
@@ -39,6 +41,15 @@ def step(name: str, path: Path) -> None:
 
 def _temp_name(dest: Path, kind: str = "tmp") -> Path:
     return dest.parent / f".{dest.name}.{secrets.token_hex(6)}.{kind}"
+
+
+@contextlib.contextmanager
+def writing(dest: Path) -> Iterator[None]:
+    """An ``OSError`` inside becomes a ``WriteError`` naming ``dest``."""
+    try:
+        yield
+    except OSError as e:
+        raise WriteError(dest, e.strerror or str(e)) from None
 
 
 def fsync_dir(folder: Path) -> None:
@@ -90,9 +101,10 @@ class Transaction:
             return
         if not folder.parent.is_dir():
             raise UsageError(f"{folder.parent}: no such directory")
-        step("mkdir", folder)
         self.made_dirs.append(folder)  # before it exists: a signal cannot orphan it
-        folder.mkdir()
+        with writing(folder):
+            step("mkdir", folder)
+            folder.mkdir()
 
     def _claim(self, dest: Path) -> Path:
         check_destination(dest, self.force)
@@ -103,38 +115,40 @@ class Transaction:
     def add_bytes(self, dest: Path, data: bytes) -> None:
         """Stage ``data`` as the new content of ``dest``."""
         temp = self._claim(dest)
-        step("temp", temp)
         self.staged.append(_Staged(dest, temp))  # before it exists: a signal cannot orphan it
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-        try:
-            step("write", temp)
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            step("fsync", temp)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        with writing(dest):
+            step("temp", temp)
+            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            try:
+                step("write", temp)
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view) :]
+                step("fsync", temp)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
 
     def add_copy(self, dest: Path, src: Path) -> None:
         """Stage ``src`` as ``dest``: a hard link where the filesystem allows, else a
         streamed copy (never loaded into memory)."""
         temp = self._claim(dest)
-        step("link", temp)
         self.staged.append(_Staged(dest, temp))  # before it exists: a signal cannot orphan it
-        try:
-            os.link(os.path.realpath(src), temp)
-            return
-        except OSError:
-            pass
-        step("write", temp)
-        shutil.copyfile(os.path.realpath(src), temp)
-        step("fsync", temp)
-        fd = os.open(temp, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        with writing(dest):
+            step("link", temp)
+            try:
+                os.link(os.path.realpath(src), temp)
+                return
+            except OSError:
+                pass
+            step("write", temp)
+            shutil.copyfile(os.path.realpath(src), temp)
+            step("fsync", temp)
+            fd = os.open(temp, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
 
     # -- commit and rollback ---------------------------------------------------
 
@@ -142,22 +156,11 @@ class Transaction:
         """Put every staged file in place, then run ``check``; any failure rolls back."""
         try:
             for s in self.staged:
-                if s.dest.exists() and os.path.samefile(s.temp, s.dest):
-                    # rename() between two links to one file does nothing: drop the temp
-                    s.temp.unlink()
-                    s.same = s.committed = True
-                    continue
-                if s.dest.exists():
-                    s.backup = _temp_name(s.dest, "bak")
-                    step("backup", s.backup)
-                    os.link(s.dest, s.backup)
-                step("replace", s.dest)
-                # marked first: rolling back a replace that did not happen is harmless
-                # (the backup is the same file), missing one that did is not
-                s.committed = True
-                os.replace(s.temp, s.dest)
+                with writing(s.dest):
+                    self._put(s)
             for folder in self._folders():
-                fsync_dir(folder)
+                with writing(folder):
+                    fsync_dir(folder)
             if check is not None:
                 check()
         except BaseException:
@@ -169,6 +172,23 @@ class Transaction:
                     s.backup.unlink()
         self.staged = []
         self.made_dirs = []
+
+    def _put(self, s: _Staged) -> None:
+        """Put one staged file in place, keeping a hard-linked backup of the old one."""
+        if s.dest.exists() and os.path.samefile(s.temp, s.dest):
+            # rename() between two links to one file does nothing: drop the temp
+            s.temp.unlink()
+            s.same = s.committed = True
+            return
+        if s.dest.exists():
+            s.backup = _temp_name(s.dest, "bak")
+            step("backup", s.backup)
+            os.link(s.dest, s.backup)
+        step("replace", s.dest)
+        # marked first: rolling back a replace that did not happen is harmless (the
+        # backup is the same file), missing one that did is not
+        s.committed = True
+        os.replace(s.temp, s.dest)
 
     def _folders(self) -> list[Path]:
         folders = [p.parent for p in self.made_dirs] + [s.dest.parent for s in self.staged]
@@ -215,10 +235,7 @@ def write_atomic(path: str | Path, data: bytes | str, *, overwrite: bool = True)
     unless ``overwrite``. Used for ``-o/--output``."""
     path = Path(path)
     raw = data.encode("utf-8") if isinstance(data, str) else data
-    try:
-        with Transaction(force=overwrite) as tx:
-            tx.add_bytes(path, raw)
-            tx.commit()
-    except OSError as e:
-        raise UsageError(f"{path}: cannot write: {e.strerror}") from None
+    with Transaction(force=overwrite) as tx:
+        tx.add_bytes(path, raw)
+        tx.commit()
     return path

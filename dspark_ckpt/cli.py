@@ -1,7 +1,8 @@
 """The command line: parse, call the library, render, map to an exit code.
 
 Exit codes: 0 deployable (no error finding), 1 not deployable (including an
-unreadable checkpoint), 2 usage error. Machine output goes to stdout; logs and
+unreadable checkpoint), 2 usage error (including an output that cannot be written).
+Machine output goes to stdout; logs and
 errors to stderr. Bad input never shows a traceback.
 """
 
@@ -20,7 +21,7 @@ import typer
 from rich.console import Console
 
 from dspark_ckpt import __version__
-from dspark_ckpt.errors import CheckpointError, UsageError
+from dspark_ckpt.errors import CheckpointError, UsageError, WriteError
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 
@@ -73,6 +74,17 @@ def fail_input(err: CheckpointError, schema: str | None = None) -> NoReturn:
     if schema is not None:
         print(to_json(error_obj(schema, err)))
     raise typer.Exit(EXIT_FAIL)
+
+
+def fail_write(err: WriteError, schema: str | None = None) -> NoReturn:
+    """An output that cannot be written: one line naming it, exit 2 as for every problem
+    with where a command was asked to write; with ``schema`` also the JSON object."""
+    from dspark_ckpt.render import error_obj, one_line, to_json
+
+    print(one_line(f"dspark-ckpt: error: {err}"), file=sys.stderr)
+    if schema is not None:
+        print(to_json(error_obj(schema, err)))
+    raise typer.Exit(EXIT_USAGE)
 
 
 def fail_usage(message: str) -> NoReturn:
@@ -444,13 +456,14 @@ def fix_cmd(
         )
         with header_progress(show_progress(fmt)):
             result = run_fix(drafter, resolve_target(target, target_vocab_size), req)
+    except WriteError as err:
+        fail_write(err, schema)
     except UsageError as err:
         fail_usage(str(err))
     except CheckpointError as err:
         fail_input(err, schema)
-    except OSError as err:
-        where = f"{err.filename}: " if err.filename else ""
-        fail_input(CheckpointError(None, f"{where}{err.strerror or err}; nothing written"), schema)
+    except OSError as err:  # reading: writes raise WriteError
+        fail_input(CheckpointError(err.filename, f"{err.strerror or err}; nothing written"), schema)
     if fmt is PlainFormat.json:
         print(to_json(fix_obj(result)))
     else:

@@ -6,6 +6,7 @@ with a byte-for-byte check that the committed fixtures are unchanged.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -618,6 +619,9 @@ SCENARIOS = {
 }
 
 
+CHECKS = ("verify", "read_back", "reinspect")  # fix's own checks; every other step writes
+
+
 @pytest.mark.parametrize("mode", SCENARIOS)
 def test_a_failure_at_any_step_leaves_nothing_behind(tmp_path, cwd, monkeypatch, mode):
     def setup(t: Path):
@@ -657,9 +661,53 @@ def test_a_failure_at_any_step_leaves_nothing_behind(tmp_path, cwd, monkeypatch,
         monkeypatch.setattr(atomic, "fault", fail_at(n))
         r = cli(*args)
         monkeypatch.setattr(atomic, "fault", None)
-        assert r.exit_code == 1, (step, name, r.stderr)
+        # a write that fails is exit 2 naming its destination; a failed check exit 1
+        assert r.exit_code == (1 if step in CHECKS else 2), (step, name, r.stderr)
         assert f"injected failure at {step}" in r.stderr and "Traceback" not in r.stderr
+        assert r.stderr.count("\n") == 1 and not r.stderr.split(": ")[2].endswith((".tmp", ".bak"))
         assert digest(watch) == untouched, f"partial output after a failure at {step} {name}"
+
+
+# --- an output that cannot be written -------------------------------------------------
+
+
+@pytest.mark.parametrize("errnum", [errno.ENOSPC, errno.EACCES, errno.EROFS])
+def test_a_write_error_names_the_destination(tmp_path, cwd, monkeypatch, errnum):
+    """Disk full, a read-only folder: one line naming the file the user asked for (never
+    the temporary file the error came from), exit 2 as for `inspect -o`, error.file set."""
+
+    def fault(step, path):  # the OS error as it comes, naming the temporary file
+        if step == "write":
+            raise OSError(errnum, os.strerror(errnum), str(path))
+
+    monkeypatch.setattr(atomic, "fault", fault)
+    why = f"cannot write: {os.strerror(errnum)}; nothing written"
+    runs = [
+        ("draft_vocab_mask.safetensors", ["--emit-mask"]),
+        (str(tmp_path / "o" / NEW_SHARD), ["--emit-d2t", "--out", tmp_path / "o", *LEGACY]),
+    ]
+    for dest, args in runs:
+        r = cli("fix", FIXTURES / "padded", "--target", SMALL, *args, "--format", "json")
+        assert r.exit_code == 2
+        assert r.stderr == f"dspark-ckpt: error: {dest}: {why}\n"
+        assert r.json["error"] == {"file": dest, "message": why}
+    r = cli("inspect", FIXTURES / "padded", "--target", SMALL, "-o", "report.txt")
+    assert r.exit_code == 2 and r.stderr == f"dspark-ckpt: error: report.txt: {why}\n"
+    assert list(cwd.iterdir()) == [] and not (tmp_path / "o").exists()
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only folders")
+def test_a_read_only_folder_is_named(tmp_path, cwd):
+    cwd.chmod(0o555)
+    try:
+        r = cli("fix", FIXTURES / "padded", "--target", SMALL, "--emit-mask")
+    finally:
+        cwd.chmod(0o755)
+    assert r.exit_code == 2
+    assert r.stderr == (
+        "dspark-ckpt: error: draft_vocab_mask.safetensors: cannot write: Permission denied; "
+        "nothing written\n"
+    )
 
 
 # --- a signal mid-write rolls back ----------------------------------------------------
