@@ -129,18 +129,20 @@ class Transaction:
             finally:
                 os.close(fd)
 
-    def add_copy(self, dest: Path, src: Path) -> None:
-        """Stage ``src`` as ``dest``: a hard link where the filesystem allows, else a
-        streamed copy (never loaded into memory)."""
+    def add_copy(self, dest: Path, src: Path, *, link: bool = False) -> None:
+        """Stage ``src`` as ``dest``: a streamed copy (never loaded into memory); with
+        ``link`` a hard link where the filesystem allows (one file: an edit of either
+        edits both, so only for files nobody edits, like weight shards)."""
         temp = self._claim(dest)
         self.staged.append(_Staged(dest, temp))  # before it exists: a signal cannot orphan it
         with writing(dest):
-            step("link", temp)
-            try:
-                os.link(os.path.realpath(src), temp)
-                return
-            except OSError:
-                pass
+            if link:
+                step("link", temp)
+                try:
+                    os.link(os.path.realpath(src), temp)
+                    return
+                except OSError:
+                    pass
             step("write", temp)
             shutil.copyfile(os.path.realpath(src), temp)
             step("fsync", temp)

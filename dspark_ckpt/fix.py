@@ -9,7 +9,8 @@ Then one ``atomic.Transaction`` writes them, reads them back and inspects the re
 again before it ends: any failure rolls everything back.
 
 Never imports torch and reads no tensor data except ``d2t`` and ``t2d``: unchanged
-shards are hard-linked or copied as bytes, never loaded.
+shards are hard-linked or copied as bytes, never loaded; every other file is copied
+(a hard link would make an edit of the copy an edit of the source).
 """
 
 from __future__ import annotations
@@ -341,6 +342,7 @@ class _File:
     dest: Path
     data: bytes | None = None
     src: Path | None = None
+    link: bool = False  # a weight shard: hard-linked where the filesystem allows
     # for a safetensors file fix makes: what its bytes must parse back to
     tensors: dict[str, np.ndarray] | None = None
     metadata: dict[str, str] | None = None
@@ -368,7 +370,7 @@ def _checkpoint_files(
 
     files: list[_File] = []
     if req.mode == OUT:
-        files += [_File(root / f.name, src=f) for f in ckpt.files]
+        files += [_File(root / f.name, src=f, link=True) for f in ckpt.files]
         files += [_File(root / p.name, src=p) for p in _other_files(ckpt)]
     if added:
         files.append(_new_safetensors(root / NEW_SHARD, added, _vocab_metadata(plan)))
@@ -614,7 +616,7 @@ def run_fix(source: str, target: Target, req: FixRequest) -> FixResult:
             tx.make_dir(root)
         for f in files:
             if f.src is not None:
-                tx.add_copy(f.dest, f.src)
+                tx.add_copy(f.dest, f.src, link=f.link)
             else:
                 tx.add_bytes(f.dest, f.data)
         tx.commit(check=check_written)

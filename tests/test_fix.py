@@ -834,7 +834,8 @@ def test_d2t_injective_and_sorted_rules(tmp_path, offsets, codes):
 
 def test_out_copies_the_rest_of_the_checkpoint_folder(tmp_path, monkeypatch):
     """A patched copy is the whole checkpoint: tokenizer and generation config come along
-    (hard-linked), never a link out of the checkpoint, a subfolder or a stray shard."""
+    (copied: editing the copy never edits the source), never a link out of the
+    checkpoint, a subfolder or a stray shard."""
     src = tmp_path / "src"
     shutil.copytree(FIXTURES / "padded", src)
     (src / "tokenizer.json").write_text('{"version": "1.0"}')
@@ -853,8 +854,22 @@ def test_out_copies_the_rest_of_the_checkpoint_folder(tmp_path, monkeypatch):
         "model.safetensors",
         "tokenizer.json",
     ]
-    assert (out / "tokenizer.json").stat().st_ino == (src / "tokenizer.json").stat().st_ino
     assert (out / "generation_config.json").read_text() == '{"do_sample": false}'
+    assert (out / "tokenizer.json").read_text() == '{"version": "1.0"}'
+    for name in ("tokenizer.json", "generation_config.json", "config.json"):
+        assert not (out / name).samefile(src / name)
+    (out / "generation_config.json").write_text('{"do_sample": true}')
+    assert (src / "generation_config.json").read_text() == '{"do_sample": false}'
+    assert (out / "model.safetensors").samefile(src / "model.safetensors")  # weights: linked
+
+
+def test_out_copies_an_unchanged_index_and_links_only_shards(tmp_path, cwd):
+    src = copy_fixture("sharded", tmp_path)
+    r = cli("fix", src, "--target", SMALL, "--emit-mask", "--out", tmp_path / "o")
+    assert r.exit_code == 0, r.stderr
+    for p in src.iterdir():
+        linked = (tmp_path / "o" / p.name).samefile(p)
+        assert linked == p.name.endswith(".safetensors"), p.name
 
 
 def test_out_keeps_draft_vocab_size_missing_where_sglang_reads_its_absence(tmp_path, monkeypatch):
