@@ -53,6 +53,7 @@ from dspark_ckpt.rules import (
     T2D,
     classify,
     d2t_value_findings,
+    own_map_findings,
     read_d2t,
 )
 from dspark_ckpt.safetensors_io import parse_header, read_json_file
@@ -146,12 +147,28 @@ def _derive_from_t2d(ckpt: Checkpoint, vd: int, vt: int) -> np.ndarray | None:
     return (selected - np.arange(vd)).astype(np.int64)
 
 
-def _check_d2t(
-    d2t: np.ndarray, vt: int, where: str, refusal: str = "does not write a broken d2t"
-) -> None:
+def _check_d2t(d2t: np.ndarray, vt: int, where: str) -> None:
     errors = [f for f in d2t_value_findings(d2t, vt) if f.severity == ERROR]
     if errors:
-        raise CheckpointError(where, f"{errors[0].code}: {errors[0].message}; fix {refusal}")
+        raise CheckpointError(
+            where, f"{errors[0].code}: {errors[0].message}; fix does not write a broken d2t"
+        )
+
+
+# a warning for inspect (vLLM skips t2d), but with d2t and t2d at odds nobody can say
+# which map the drafter was trained with: fix builds nothing on it
+DISAGREEING_T2D = "DSC303"
+
+
+def _refuse_a_broken_own_map(ckpt: Checkpoint, cfg: DrafterConfig, target: Target) -> None:
+    """A mask or a d2t is never built on a checkpoint's own broken map: a d2t that fails
+    inspect's checks (DSC301, DSC302) or that its t2d contradicts (DSC303)."""
+    for f in own_map_findings(ckpt, cfg, target):
+        if f.severity == ERROR or f.code == DISAGREEING_T2D:
+            raise CheckpointError(
+                f.file or ckpt.root,
+                f"{f.code}: {f.message}; fix builds nothing on a broken d2t (re-export it)",
+            )
 
 
 def plan_fix(ckpt: Checkpoint, cfg: DrafterConfig, target: Target, req: FixRequest) -> Plan:
@@ -159,9 +176,16 @@ def plan_fix(ckpt: Checkpoint, cfg: DrafterConfig, target: Target, req: FixReque
     vd, vt = cfg.draft_vocab_size, target.vocab_size
     cls = classify(vd, vt)
     existing = read_d2t(ckpt, vd)
-    if existing is not None:  # a mask or a d2t is never built on top of a broken map
-        _check_d2t(existing, vt, str(ckpt.find(D2T).path), "builds nothing on a broken d2t")
+    if existing is not None:
+        _refuse_a_broken_own_map(ckpt, cfg, target)
     derived = _derive_from_t2d(ckpt, vd, vt) if cls == PRUNED and existing is None else None
+    if cls == PRUNED and existing is None and derived is None:
+        raise CheckpointError(
+            ckpt.root,
+            f"pruned drafter (Vd {vd} < Vt {vt}) has neither d2t nor t2d: no correct "
+            "mapping can be invented, and without one nothing says which draft ids are "
+            "legal; re-export d2t from the ids the trainer selected",
+        )
     notes: list[str] = []
 
     d2t = origin = None
@@ -170,14 +194,8 @@ def plan_fix(ckpt: Checkpoint, cfg: DrafterConfig, target: Target, req: FixReque
             d2t, origin = np.zeros(vd, dtype=np.int64), "identity (all zeros)"
         elif existing is not None:
             d2t, origin = existing, "the checkpoint's own"
-        elif derived is not None:
-            d2t, origin = derived, "derived from t2d"
         else:
-            raise CheckpointError(
-                ckpt.root,
-                f"pruned drafter (Vd {vd} < Vt {vt}) has neither d2t nor t2d: no correct "
-                "mapping can be invented; re-export d2t from the ids the trainer selected",
-            )
+            d2t, origin = derived, "derived from t2d"
         _check_d2t(d2t, vt, str(ckpt.root))
         notes.append(f"d2t: {origin}")
 

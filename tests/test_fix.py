@@ -234,13 +234,43 @@ def test_d2t_derived_from_t2d(tmp_path, cwd):
     assert code == 0
 
 
-def test_pruned_drafter_without_mapping_is_refused(cwd):
+@pytest.mark.parametrize("emit", [["--emit-d2t", "--emit-mask"], ["--emit-mask"], ["--emit-d2t"]])
+def test_pruned_drafter_without_mapping_is_refused(cwd, emit):
+    """No d2t, no t2d: no map can be invented, and no mask either (nothing says which
+    draft ids are legal: an all-True mask would claim every one is)."""
     src = FIXTURES / "vllm-table/v100-d40-lm_head"
-    r = cli("fix", src, "--target-vocab-size", "100", "--emit-d2t", "--emit-mask")
+    r = cli("fix", src, "--target-vocab-size", "100", *emit)
     assert r.exit_code == 1
     assert "no correct mapping can be invented" in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
     assert r.stdout == "" and list(cwd.iterdir()) == []
+
+
+@pytest.mark.parametrize("emit", [["--emit-mask"], ["--emit-d2t"], ["--emit-d2t", "--out", "o"]])
+def test_a_d2t_its_t2d_contradicts_is_refused(tmp_path, cwd, emit):
+    """d2t and t2d select other target ids (inspect's DSC303): which map the drafter was
+    trained with is unknown, so fix builds nothing on either."""
+    d2t, _ = synth.sorted_mapping(synth.VT, 32, seed=0)
+    _, other = synth.sorted_mapping(synth.VT, 32, seed=1)
+    synth.drafter(
+        tmp_path / "p",
+        vocab=100,
+        draft=32,
+        tensors={
+            "lm_head.weight": synth.head(32, 8, 1),
+            "d2t": synth.T("I64", (32,), d2t),
+            "t2d": synth.T("BOOL", (100,), other),
+        },
+    )
+    found = cli("inspect", tmp_path / "p", "--target", SMALL, "--format", "json").json
+    assert [f["code"] for f in found["findings"]] == ["DSC303"]
+    r = cli("fix", tmp_path / "p", "--target", SMALL, *emit)
+    assert r.exit_code == 1 and r.stdout == ""
+    assert r.stderr == (
+        f"dspark-ckpt: error: {tmp_path / 'p' / 'model.safetensors'}: DSC303: t2d selects "
+        "other target ids than d2t maps to; fix builds nothing on a broken d2t (re-export it)\n"
+    )
+    assert list(cwd.iterdir()) == []
 
 
 def test_t2d_that_selects_the_wrong_count_is_refused(tmp_path, cwd):
