@@ -6,7 +6,7 @@ A ``Transaction`` stages each file as a temporary file in its destination folder
 makes the others visible (an index) last. Any failure, at any step, rolls back: new
 files are removed, replaced ones restored from a hard-linked backup, folders the
 transaction made are removed. Destinations that are symlinks are refused, and an
-existing file is replaced only with ``force``. A filesystem error while writing
+existing file is replaced only with ``force``, keeping its mode bits. A filesystem error while writing
 (read-only folder, disk full) is a ``WriteError`` naming the destination, never the
 temporary file; the transaction rolls back as for any failure.
 
@@ -23,6 +23,7 @@ import contextlib
 import os
 import secrets
 import shutil
+import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -78,6 +79,7 @@ class _Staged:
     temp: Path
     backup: Path | None = None
     committed: bool = False
+    linked: bool = False  # the temp is a hard link to the source: its mode is the source's
     same: bool = False  # the temp is a hard link to the very file at dest: nothing to replace
 
 
@@ -140,6 +142,7 @@ class Transaction:
                 step("link", temp)
                 try:
                     os.link(os.path.realpath(src), temp)
+                    self.staged[-1].linked = True
                     return
                 except OSError:
                     pass
@@ -186,6 +189,8 @@ class Transaction:
             s.backup = _temp_name(s.dest, "bak")
             step("backup", s.backup)
             os.link(s.dest, s.backup)
+            if not s.linked:  # the replaced file's mode bits (a 0444 index stays 0444)
+                os.chmod(s.temp, stat.S_IMODE(os.stat(s.dest).st_mode))
         step("replace", s.dest)
         # marked first: rolling back a replace that did not happen is harmless (the
         # backup is the same file), missing one that did is not

@@ -190,10 +190,10 @@ def plan_fix(ckpt: Checkpoint, cfg: DrafterConfig, target: Target, req: FixReque
 
     d2t = origin = None
     if req.emit_d2t:
-        if cls != PRUNED:
-            d2t, origin = np.zeros(vd, dtype=np.int64), "identity (all zeros)"
-        elif existing is not None:
+        if existing is not None:  # checked above: kept, whatever the class
             d2t, origin = existing, "the checkpoint's own"
+        elif cls != PRUNED:
+            d2t, origin = np.zeros(vd, dtype=np.int64), "identity (all zeros)"
         else:
             d2t, origin = derived, "derived from t2d"
         _check_d2t(d2t, vt, str(ckpt.root))
@@ -213,6 +213,10 @@ def plan_fix(ckpt: Checkpoint, cfg: DrafterConfig, target: Target, req: FixReque
             notes.append(
                 f"{int((~mask).sum())} of {vd} draft ids are False (padded rows): set their "
                 "logits to -inf before argmax, top-k and sampling"
+            )
+            notes.append(
+                f"the mask is a side file ({req.mask_path}) that the serving code must apply: "
+                "DSC401 stays in the findings, as inspect cannot see side files"
             )
     return Plan(cls, vd, vt, mask, d2t, origin, notes)
 

@@ -132,6 +132,12 @@ def test_mask_of_a_padded_drafter(cwd):
         == vllm_pair(out["verdicts_after"])
         == {"vllm": True, "vllm-legacy": False}
     )
+    # the checkpoint is unchanged: DSC401 stays, and fix says why
+    assert "DSC401" in [f["code"] for f in out["findings_after"]]
+    assert (
+        "the mask is a side file (draft_vocab_mask.safetensors) that the serving code must "
+        "apply: DSC401 stays in the findings, as inspect cannot see side files"
+    ) in out["notes"]
 
 
 def test_mask_loads_in_torch(cwd):
@@ -215,6 +221,24 @@ def test_identity_d2t_for_a_padded_drafter(cwd):
     assert any("passes vllm-legacy and fails vllm" in n for n in out["notes"])
     assert code == 1 and not out["ok"]
     assert [f["code"] for f in out["findings_after"] if f["severity"] == "error"] == ["DSC105"]
+
+
+def test_a_padded_drafter_keeps_its_own_zero_d2t(tmp_path, cwd):
+    src = synth.drafter(
+        tmp_path / "p",
+        vocab=100,
+        draft=128,
+        tensors={
+            "lm_head.weight": synth.head(128, 8, 1),
+            "d2t": synth.T("I64", (128,), np.zeros(128, dtype=np.int64)),
+        },
+    )
+    code, out = fix_json(src, "--target", SMALL, "--emit-d2t", *LEGACY)
+    assert code == 0 and out["d2t_origin"] == "the checkpoint's own"
+    assert meta(cwd / "d2t.safetensors")["d2t_origin"] == "the checkpoint's own"
+    code, out = fix_json(src, "--target", SMALL, "--emit-d2t", "--in-place", "--force", *LEGACY)
+    assert code == 0 and out["files"] == []
+    assert any("already holds this d2t" in n for n in out["notes"])
 
 
 def test_identity_d2t_exit_code_follows_the_profile(cwd):
@@ -534,6 +558,27 @@ def test_in_place_then_again_is_the_same(tmp_path, cwd):
     assert second.json["written"] == [] and second.json["files"] == []
     assert second.json["verdicts_after"] == first.json["verdicts_after"]
     assert digest(src) == after_first
+
+
+def test_in_place_keeps_the_mode_of_the_files_it_replaces(tmp_path, cwd):
+    src = copy_fixture("sharded", tmp_path)
+    config = json.loads((src / "config.json").read_text())
+    del config["draft_vocab_size"]  # so that config.json is replaced too
+    (src / "config.json").write_text(json.dumps(config))
+    (src / "config.json").chmod(0o640)
+    (src / "model.safetensors.index.json").chmod(0o444)
+    args = ("fix", src, "--target", SMALL, "--emit-d2t", "--in-place", "--force", *LEGACY)
+    r = cli(*args, "--format", "json")
+    assert r.exit_code == 0, r.stderr
+    assert {"config.json", "model.safetensors.index.json"} <= {
+        Path(f).name for f in r.json["files"]
+    }
+
+    def mode(name):
+        return (src / name).stat().st_mode & 0o777
+
+    assert (mode("config.json"), mode("model.safetensors.index.json")) == (0o640, 0o444)
+    assert mode(NEW_SHARD) == 0o644
 
 
 # --- never overwrite, never through a link -------------------------------------------
