@@ -322,22 +322,34 @@ def _is_checkpoint_file(name: str) -> bool:
     return name == CONFIG or name.endswith((".safetensors", ".safetensors.index.json"))
 
 
-def _other_files(ckpt: Checkpoint) -> list[Path]:
+def _other_files(ckpt: Checkpoint) -> tuple[list[Path], list[str]]:
     """The rest of the checkpoint folder that ``--out`` copies as it is (tokenizer,
     generation config, README): its top-level regular files that are no weights, index or
     config, and no link leading out of the checkpoint (a Hub snapshot's links into its
-    repo's blobs count as inside)."""
+    repo's blobs count as inside). Also what it leaves out, named for a note: stray
+    weights, hidden files, links out, folders, anything not a regular file."""
     if not isinstance(ckpt.root, Path) or not ckpt.root.is_dir():
-        return []
+        return [], []
     jail = os.path.realpath(ckpt.link_root or ckpt.root)
-    return sorted(
-        p
-        for p in ckpt.root.iterdir()
-        if not _is_checkpoint_file(p.name)
-        and not p.name.startswith(".")
-        and p.is_file()
-        and Path(os.path.realpath(p)).is_relative_to(jail)
-    )
+    copied, left = [], []
+    used = {p.name for p in ckpt.files} | {CONFIG, INDEX}
+    used |= {ckpt.index_path.name} if ckpt.index_path else set()
+    for p in sorted(ckpt.root.iterdir()):
+        if p.name in used:
+            continue
+        if _is_checkpoint_file(p.name):
+            left.append(f"{p.name} (weights the checkpoint does not use)")
+        elif p.name.startswith("."):
+            left.append(f"{p.name} (hidden)")
+        elif not Path(os.path.realpath(p)).is_relative_to(jail):
+            left.append(f"{p.name} (a link out of the checkpoint)")
+        elif p.is_dir():
+            left.append(f"{p.name}/ (a folder)")
+        elif not p.is_file():
+            left.append(f"{p.name} (not a regular file)")
+        else:
+            copied.append(p)
+    return copied, left
 
 
 def _refuse_stale_files(out: Path, files: list[_File]) -> None:
@@ -393,7 +405,10 @@ def _checkpoint_files(
     files: list[_File] = []
     if req.mode == OUT:
         files += [_File(root / f.name, src=f, link=True) for f in ckpt.files]
-        files += [_File(root / p.name, src=p) for p in _other_files(ckpt)]
+        others, left = _other_files(ckpt)
+        files += [_File(root / p.name, src=p) for p in others]
+        if left:
+            notes.append(f"not copied to {root}: {', '.join(left)}")
     if added:
         files.append(_new_safetensors(root / NEW_SHARD, added, _vocab_metadata(plan)))
     config = _config_bytes(ckpt, cfg)

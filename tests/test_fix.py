@@ -919,14 +919,39 @@ def test_out_copies_the_rest_of_the_checkpoint_folder(tmp_path, monkeypatch):
     outside = tmp_path / "secret.txt"
     outside.write_text("not part of the checkpoint")
     (src / "link-out.txt").symlink_to(outside)
+    (src / ".gitattributes").write_text("*.safetensors filter=lfs")
+    (src / "stray.safetensors").write_bytes((src / "model.safetensors").read_bytes())
+    (src / "model.safetensors.index.json").write_text(
+        json.dumps(
+            {"weight_map": dict.fromkeys(load_file(src / "model.safetensors"), "model.safetensors")}
+        )
+    )
     monkeypatch.chdir(tmp_path)
     r = cli("fix", src, "--target-vocab-size", "100", "--emit-mask", "--out", "out")
     assert r.exit_code == 0, r.stderr
+    # what was left out is said, not dropped silently
+    notes = cli(
+        "fix",
+        src,
+        "--target-vocab-size",
+        "100",
+        "--emit-mask",
+        "--force",
+        "--out",
+        "out2",
+        "--format",
+        "json",
+    ).json["notes"]
+    assert (
+        "not copied to out2: .gitattributes (hidden), link-out.txt (a link out of the "
+        "checkpoint), notes/ (a folder), stray.safetensors (weights the checkpoint does not use)"
+    ) in notes
     out = tmp_path / "out"
     assert sorted(p.name for p in out.iterdir()) == [
         "config.json",
         "generation_config.json",
         "model.safetensors",
+        "model.safetensors.index.json",
         "tokenizer.json",
     ]
     assert (out / "generation_config.json").read_text() == '{"do_sample": false}'
@@ -945,6 +970,26 @@ def test_out_copies_an_unchanged_index_and_links_only_shards(tmp_path, cwd):
     for p in src.iterdir():
         linked = (tmp_path / "o" / p.name).samefile(p)
         assert linked == p.name.endswith(".safetensors"), p.name
+
+
+def test_a_hub_cache_snapshot_path_is_refused_with_the_repo_id_to_use(tmp_path, cwd):
+    """A snapshot's files link into ../../blobs: refused as a local folder (a link out of
+    the checkpoint), with the way that works: the repo id, offline from this cache."""
+    repo = tmp_path / "hub" / "models--acme--drafter"
+    snap = repo / "snapshots" / "abc123"
+    snap.mkdir(parents=True)
+    (repo / "blobs").mkdir()
+    for f in (FIXTURES / "padded").iterdir():
+        shutil.copy(f, repo / "blobs" / f.name)
+        (snap / f.name).symlink_to(Path("../../blobs") / f.name)
+    r = cli("fix", snap, "--target", SMALL, "--emit-mask", "--out", tmp_path / "o")
+    assert r.exit_code == 1 and r.stderr.count("\n") == 1
+    assert "symlink leading out of the checkpoint" in r.stderr
+    assert (
+        f"pass the repo id acme/drafter instead (HF_HUB_OFFLINE=1 HF_HUB_CACHE={tmp_path / 'hub'} "
+        "reads it from this cache offline)"
+    ) in r.stderr
+    assert not (tmp_path / "o").exists() and list(cwd.iterdir()) == []
 
 
 def test_out_keeps_draft_vocab_size_missing_where_sglang_reads_its_absence(tmp_path, monkeypatch):
