@@ -6,7 +6,9 @@ A ``Transaction`` stages each file as a temporary file in its destination folder
 makes the others visible (an index) last. Any failure, at any step, rolls back: new
 files are removed, replaced ones restored from a hard-linked backup, folders the
 transaction made are removed. Destinations that are symlinks are refused, and an
-existing file is replaced only with ``force``.
+existing file is replaced only with ``force``, keeping its mode bits. A filesystem error while writing
+(read-only folder, disk full) is a ``WriteError`` naming the destination, never the
+temporary file; the transaction rolls back as for any failure.
 
 ``commit(check=...)`` runs a last check after everything is in place and before the
 backups are dropped: if it fails, the transaction rolls back like any other step.
@@ -21,11 +23,12 @@ import contextlib
 import os
 import secrets
 import shutil
-from collections.abc import Callable
+import stat
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from dspark_ckpt.errors import UsageError
+from dspark_ckpt.errors import UsageError, WriteError
 
 # test seam: called as fault(step, path) before every step; raise to inject a failure
 fault: Callable[[str, Path], None] | None = None
@@ -39,6 +42,15 @@ def step(name: str, path: Path) -> None:
 
 def _temp_name(dest: Path, kind: str = "tmp") -> Path:
     return dest.parent / f".{dest.name}.{secrets.token_hex(6)}.{kind}"
+
+
+@contextlib.contextmanager
+def writing(dest: Path) -> Iterator[None]:
+    """An ``OSError`` inside becomes a ``WriteError`` naming ``dest``."""
+    try:
+        yield
+    except OSError as e:
+        raise WriteError(dest, e.strerror or str(e)) from None
 
 
 def fsync_dir(folder: Path) -> None:
@@ -67,6 +79,7 @@ class _Staged:
     temp: Path
     backup: Path | None = None
     committed: bool = False
+    linked: bool = False  # the temp is a hard link to the source: its mode is the source's
     same: bool = False  # the temp is a hard link to the very file at dest: nothing to replace
 
 
@@ -90,9 +103,10 @@ class Transaction:
             return
         if not folder.parent.is_dir():
             raise UsageError(f"{folder.parent}: no such directory")
-        step("mkdir", folder)
-        folder.mkdir()
-        self.made_dirs.append(folder)
+        self.made_dirs.append(folder)  # before it exists: a signal cannot orphan it
+        with writing(folder):
+            step("mkdir", folder)
+            folder.mkdir()
 
     def _claim(self, dest: Path) -> Path:
         check_destination(dest, self.force)
@@ -103,39 +117,43 @@ class Transaction:
     def add_bytes(self, dest: Path, data: bytes) -> None:
         """Stage ``data`` as the new content of ``dest``."""
         temp = self._claim(dest)
-        step("temp", temp)
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-        self.staged.append(_Staged(dest, temp))
-        try:
-            step("write", temp)
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            step("fsync", temp)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        self.staged.append(_Staged(dest, temp))  # before it exists: a signal cannot orphan it
+        with writing(dest):
+            step("temp", temp)
+            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            try:
+                step("write", temp)
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view) :]
+                step("fsync", temp)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
 
-    def add_copy(self, dest: Path, src: Path) -> None:
-        """Stage ``src`` as ``dest``: a hard link where the filesystem allows, else a
-        streamed copy (never loaded into memory)."""
+    def add_copy(self, dest: Path, src: Path, *, link: bool = False) -> None:
+        """Stage ``src`` as ``dest``: a streamed copy (never loaded into memory); with
+        ``link`` a hard link where the filesystem allows (one file: an edit of either
+        edits both, so only for files nobody edits, like weight shards)."""
         temp = self._claim(dest)
-        step("link", temp)
-        try:
-            os.link(os.path.realpath(src), temp)
-            self.staged.append(_Staged(dest, temp))
-            return
-        except OSError:
-            pass
-        self.staged.append(_Staged(dest, temp))
-        step("write", temp)
-        shutil.copyfile(os.path.realpath(src), temp)
-        step("fsync", temp)
-        fd = os.open(temp, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        self.staged.append(_Staged(dest, temp))  # before it exists: a signal cannot orphan it
+        with writing(dest):
+            if link:
+                step("link", temp)
+                try:
+                    os.link(os.path.realpath(src), temp)
+                    self.staged[-1].linked = True
+                    return
+                except OSError:
+                    pass
+            step("write", temp)
+            shutil.copyfile(os.path.realpath(src), temp)
+            step("fsync", temp)
+            fd = os.open(temp, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
 
     # -- commit and rollback ---------------------------------------------------
 
@@ -143,20 +161,11 @@ class Transaction:
         """Put every staged file in place, then run ``check``; any failure rolls back."""
         try:
             for s in self.staged:
-                if s.dest.exists() and os.path.samefile(s.temp, s.dest):
-                    # rename() between two links to one file does nothing: drop the temp
-                    s.temp.unlink()
-                    s.same = s.committed = True
-                    continue
-                if s.dest.exists():
-                    s.backup = _temp_name(s.dest, "bak")
-                    step("backup", s.backup)
-                    os.link(s.dest, s.backup)
-                step("replace", s.dest)
-                os.replace(s.temp, s.dest)
-                s.committed = True
+                with writing(s.dest):
+                    self._put(s)
             for folder in self._folders():
-                fsync_dir(folder)
+                with writing(folder):
+                    fsync_dir(folder)
             if check is not None:
                 check()
         except BaseException:
@@ -168,6 +177,25 @@ class Transaction:
                     s.backup.unlink()
         self.staged = []
         self.made_dirs = []
+
+    def _put(self, s: _Staged) -> None:
+        """Put one staged file in place, keeping a hard-linked backup of the old one."""
+        if s.dest.exists() and os.path.samefile(s.temp, s.dest):
+            # rename() between two links to one file does nothing: drop the temp
+            s.temp.unlink()
+            s.same = s.committed = True
+            return
+        if s.dest.exists():
+            s.backup = _temp_name(s.dest, "bak")
+            step("backup", s.backup)
+            os.link(s.dest, s.backup)
+            if not s.linked:  # the replaced file's mode bits (a 0444 index stays 0444)
+                os.chmod(s.temp, stat.S_IMODE(os.stat(s.dest).st_mode))
+        step("replace", s.dest)
+        # marked first: rolling back a replace that did not happen is harmless (the
+        # backup is the same file), missing one that did is not
+        s.committed = True
+        os.replace(s.temp, s.dest)
 
     def _folders(self) -> list[Path]:
         folders = [p.parent for p in self.made_dirs] + [s.dest.parent for s in self.staged]
@@ -214,10 +242,7 @@ def write_atomic(path: str | Path, data: bytes | str, *, overwrite: bool = True)
     unless ``overwrite``. Used for ``-o/--output``."""
     path = Path(path)
     raw = data.encode("utf-8") if isinstance(data, str) else data
-    try:
-        with Transaction(force=overwrite) as tx:
-            tx.add_bytes(path, raw)
-            tx.commit()
-    except OSError as e:
-        raise UsageError(f"{path}: cannot write: {e.strerror}") from None
+    with Transaction(force=overwrite) as tx:
+        tx.add_bytes(path, raw)
+        tx.commit()
     return path

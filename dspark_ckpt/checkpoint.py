@@ -69,11 +69,27 @@ class Checkpoint:
         return read_array(info, self.fetch(info))
 
 
+def _hub_cache_repo(root: Path) -> str | None:
+    """``org/name`` when ``root`` is a snapshot of a Hugging Face cache
+    (``models--org--name/snapshots/REV``), whose files link into ``../../blobs``."""
+    parts = Path(root).parts
+    if len(parts) >= 3 and parts[-2] == "snapshots" and parts[-3].startswith("models--"):
+        return "/".join(parts[-3].split("--")[1:])
+    return None
+
+
 def _inside(path: Path, root: Path) -> Path:
     """``path`` resolved, refusing a symlink that leads out of ``root``."""
     real = Path(os.path.realpath(path))
     if not real.is_relative_to(Path(os.path.realpath(root))):
-        raise CheckpointError(path, f"is a symlink leading out of the checkpoint (to {real})")
+        hint = ""
+        if (repo := _hub_cache_repo(root)) is not None:
+            cache = Path(root).parents[2]
+            hint = (
+                f"; this is a Hugging Face cache snapshot: pass the repo id {repo} instead "
+                f"(HF_HUB_OFFLINE=1 HF_HUB_CACHE={cache} reads it from this cache offline)"
+            )
+        raise CheckpointError(path, f"is a symlink leading out of the checkpoint (to {real}){hint}")
     return path
 
 

@@ -1,7 +1,8 @@
 """The command line: parse, call the library, render, map to an exit code.
 
 Exit codes: 0 deployable (no error finding), 1 not deployable (including an
-unreadable checkpoint), 2 usage error. Machine output goes to stdout; logs and
+unreadable checkpoint), 2 usage error (including an output that cannot be written).
+Machine output goes to stdout; logs and
 errors to stderr. Bad input never shows a traceback.
 """
 
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import io
 import os
+import signal
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -20,7 +22,7 @@ import typer
 from rich.console import Console
 
 from dspark_ckpt import __version__
-from dspark_ckpt.errors import CheckpointError, UsageError
+from dspark_ckpt.errors import CheckpointError, UsageError, WriteError
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 
@@ -82,6 +84,17 @@ def fail_input(err: CheckpointError, schema: str | None = None) -> NoReturn:
     raise typer.Exit(EXIT_FAIL)
 
 
+def fail_write(err: WriteError, schema: str | None = None) -> NoReturn:
+    """An output that cannot be written: one line naming it, exit 2 as for every problem
+    with where a command was asked to write; with ``schema`` also the JSON object."""
+    from dspark_ckpt.render import error_obj, one_line, to_json
+
+    print(one_line(f"dspark-ckpt: error: {err}"), file=sys.stderr)
+    if schema is not None:
+        print(to_json(error_obj(schema, err)))
+    raise typer.Exit(EXIT_USAGE)
+
+
 def fail_usage(message: str) -> NoReturn:
     from dspark_ckpt.render import one_line
 
@@ -110,9 +123,12 @@ TargetVocabOpt = Annotated[
     typer.Option("--target-vocab-size", metavar="N", help="The target's logical vocab size Vt."),
 ]
 ProfileOpt = Annotated[
-    str,
+    str | None,
     typer.Option(
-        "--profile", metavar="NAME", help="Runtime profile whose rules decide the exit code."
+        "--profile",
+        metavar="NAME",
+        help="Runtime profile whose rules decide the exit code. Default: the detected "
+        "drafter family's (`dspark-ckpt profiles` lists them).",
     ),
 ]
 ProfilesOpt = Annotated[
@@ -450,7 +466,7 @@ def fix_cmd(
         bool, typer.Option("--in-place", help="Patch the source checkpoint itself (needs --force).")
     ] = False,
     force: Annotated[bool, typer.Option("--force", help="Overwrite existing files.")] = False,
-    profile: ProfileOpt = "vllm",
+    profile: ProfileOpt = None,
     fmt: PlainFormatOpt = PlainFormat.table,
 ) -> None:
     """Emit the padded-row mask and the d2t a drafter needs: side files, a patched copy or in place."""
@@ -479,13 +495,14 @@ def fix_cmd(
         )
         with header_progress(show_progress(fmt)):
             result = run_fix(drafter, resolve_target(target, target_vocab_size), req)
+    except WriteError as err:
+        fail_write(err, schema)
     except UsageError as err:
         fail_usage(str(err))
     except CheckpointError as err:
         fail_input(err, schema)
-    except OSError as err:
-        where = f"{err.filename}: " if err.filename else ""
-        fail_input(CheckpointError(None, f"{where}{err.strerror or err}; nothing written"), schema)
+    except OSError as err:  # reading: writes raise WriteError
+        fail_input(CheckpointError(err.filename, f"{err.strerror or err}; nothing written"), schema)
     if fmt is PlainFormat.json:
         print(to_json(fix_obj(result)))
     else:
@@ -508,9 +525,24 @@ def root(
     pass
 
 
+class Terminated(BaseException):
+    """SIGTERM, raised like KeyboardInterrupt so that a transaction in progress rolls back."""
+
+
+def _on_sigterm(signum, frame) -> NoReturn:
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second one must not cut the rollback
+    raise Terminated
+
+
 def main() -> None:
+    """The entry point: SIGINT and SIGTERM both roll back a write in progress, then exit
+    128 + the signal number."""
+    signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         app()
     except KeyboardInterrupt:
         print("dspark-ckpt: interrupted", file=sys.stderr)
-        sys.exit(130)
+        sys.exit(128 + signal.SIGINT)
+    except Terminated:
+        print("dspark-ckpt: terminated", file=sys.stderr)
+        sys.exit(128 + signal.SIGTERM)

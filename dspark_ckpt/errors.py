@@ -3,7 +3,8 @@
 Every problem with an input becomes one of these, with a one-line message that
 names the file. Nothing else is meant to escape: the CLI turns a
 ``CheckpointError`` into an error finding (exit 1) and a ``UsageError`` into a
-one-line message (exit 2).
+one-line message (exit 2). A ``WriteError`` (an output that cannot be written) is a
+``UsageError`` that names its destination.
 """
 
 from __future__ import annotations
@@ -25,3 +26,13 @@ class CheckpointError(Exception):
 
 class UsageError(Exception):
     """The command was called wrongly: bad arguments, a missing path, an unresolvable target."""
+
+
+class WriteError(UsageError):
+    """An output file or folder cannot be written (read-only, disk full): names the
+    destination the user asked for, never an internal temporary file."""
+
+    def __init__(self, path: str | Path, reason: str) -> None:
+        self.path = str(path)
+        self.message = f"cannot write: {reason}; nothing written"
+        super().__init__(f"{self.path}: {self.message}")

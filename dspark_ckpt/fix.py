@@ -9,7 +9,8 @@ Then one ``atomic.Transaction`` writes them, reads them back and inspects the re
 again before it ends: any failure rolls everything back.
 
 Never imports torch and reads no tensor data except ``d2t`` and ``t2d``: unchanged
-shards are hard-linked or copied as bytes, never loaded.
+shards are hard-linked or copied as bytes, never loaded; every other file is copied
+(a hard link would make an edit of the copy an edit of the source).
 """
 
 from __future__ import annotations
@@ -38,9 +39,9 @@ from dspark_ckpt.findings import ERROR, get_code
 from dspark_ckpt.inspect import Report, inspect_checkpoint
 from dspark_ckpt.mask import BIAS_TENSOR, MASK_MEANING, MASK_TENSOR, sampleable_mask
 from dspark_ckpt.profiles import (
-    DEFAULT_PROFILE,
     PROFILES,
     applicable_profiles,
+    default_profile,
     detect_family,
     get_profile,
 )
@@ -52,6 +53,7 @@ from dspark_ckpt.rules import (
     T2D,
     classify,
     d2t_value_findings,
+    own_map_findings,
     read_d2t,
 )
 from dspark_ckpt.safetensors_io import parse_header, read_json_file
@@ -77,7 +79,7 @@ class FixRequest:
     out: Path | None = None  # a patched copy of the checkpoint
     in_place: bool = False  # patch the checkpoint itself
     force: bool = False
-    profile: str = DEFAULT_PROFILE
+    profile: str | None = None  # None: the drafter family's default, as for inspect
 
     @property
     def mode(self) -> str:
@@ -145,12 +147,31 @@ def _derive_from_t2d(ckpt: Checkpoint, vd: int, vt: int) -> np.ndarray | None:
     return (selected - np.arange(vd)).astype(np.int64)
 
 
-def _check_d2t(
-    d2t: np.ndarray, vt: int, where: str, refusal: str = "does not write a broken d2t"
-) -> None:
+def _check_d2t(d2t: np.ndarray, vt: int, where: str) -> None:
     errors = [f for f in d2t_value_findings(d2t, vt) if f.severity == ERROR]
     if errors:
-        raise CheckpointError(where, f"{errors[0].code}: {errors[0].message}; fix {refusal}")
+        raise CheckpointError(
+            where, f"{errors[0].code}: {errors[0].message}; fix does not write a broken d2t"
+        )
+
+
+# a warning for inspect (vLLM skips t2d), but with d2t and t2d at odds nobody can say
+# which map the drafter was trained with: fix builds nothing on it
+DISAGREEING_T2D = "DSC303"
+
+
+def refuse_a_broken_own_map(
+    ckpt: Checkpoint,
+    cfg: DrafterConfig,
+    target: Target,
+    consequence: str = "fix builds nothing on a broken d2t (re-export it)",
+) -> None:
+    """A mask or a d2t is never built on a checkpoint's own broken map: a d2t that fails
+    inspect's checks (DSC301, DSC302) or that its t2d contradicts (DSC303). ``verify``,
+    which applies the mask fix would write, refuses the same checkpoints."""
+    for f in own_map_findings(ckpt, cfg, target):
+        if f.severity == ERROR or f.code == DISAGREEING_T2D:
+            raise CheckpointError(f.file or ckpt.root, f"{f.code}: {f.message}; {consequence}")
 
 
 def plan_fix(ckpt: Checkpoint, cfg: DrafterConfig, target: Target, req: FixRequest) -> Plan:
@@ -158,25 +179,26 @@ def plan_fix(ckpt: Checkpoint, cfg: DrafterConfig, target: Target, req: FixReque
     vd, vt = cfg.draft_vocab_size, target.vocab_size
     cls = classify(vd, vt)
     existing = read_d2t(ckpt, vd)
-    if existing is not None:  # a mask or a d2t is never built on top of a broken map
-        _check_d2t(existing, vt, str(ckpt.find(D2T).path), "builds nothing on a broken d2t")
+    if existing is not None:
+        refuse_a_broken_own_map(ckpt, cfg, target)
     derived = _derive_from_t2d(ckpt, vd, vt) if cls == PRUNED and existing is None else None
+    if cls == PRUNED and existing is None and derived is None:
+        raise CheckpointError(
+            ckpt.root,
+            f"pruned drafter (Vd {vd} < Vt {vt}) has neither d2t nor t2d: no correct "
+            "mapping can be invented, and without one nothing says which draft ids are "
+            "legal; re-export d2t from the ids the trainer selected",
+        )
     notes: list[str] = []
 
     d2t = origin = None
     if req.emit_d2t:
-        if cls != PRUNED:
-            d2t, origin = np.zeros(vd, dtype=np.int64), "identity (all zeros)"
-        elif existing is not None:
+        if existing is not None:  # checked above: kept, whatever the class
             d2t, origin = existing, "the checkpoint's own"
-        elif derived is not None:
-            d2t, origin = derived, "derived from t2d"
+        elif cls != PRUNED:
+            d2t, origin = np.zeros(vd, dtype=np.int64), "identity (all zeros)"
         else:
-            raise CheckpointError(
-                ckpt.root,
-                f"pruned drafter (Vd {vd} < Vt {vt}) has neither d2t nor t2d: no correct "
-                "mapping can be invented; re-export d2t from the ids the trainer selected",
-            )
+            d2t, origin = derived, "derived from t2d"
         _check_d2t(d2t, vt, str(ckpt.root))
         notes.append(f"d2t: {origin}")
 
@@ -194,6 +216,10 @@ def plan_fix(ckpt: Checkpoint, cfg: DrafterConfig, target: Target, req: FixReque
             notes.append(
                 f"{int((~mask).sum())} of {vd} draft ids are False (padded rows): set their "
                 "logits to -inf before argmax, top-k and sampling"
+            )
+            notes.append(
+                f"the mask is a side file ({req.mask_path}) that the serving code must apply: "
+                "DSC401 stays in the findings, as inspect cannot see side files"
             )
     return Plan(cls, vd, vt, mask, d2t, origin, notes)
 
@@ -299,22 +325,34 @@ def _is_checkpoint_file(name: str) -> bool:
     return name == CONFIG or name.endswith((".safetensors", ".safetensors.index.json"))
 
 
-def _other_files(ckpt: Checkpoint) -> list[Path]:
+def _other_files(ckpt: Checkpoint) -> tuple[list[Path], list[str]]:
     """The rest of the checkpoint folder that ``--out`` copies as it is (tokenizer,
     generation config, README): its top-level regular files that are no weights, index or
     config, and no link leading out of the checkpoint (a Hub snapshot's links into its
-    repo's blobs count as inside)."""
+    repo's blobs count as inside). Also what it leaves out, named for a note: stray
+    weights, hidden files, links out, folders, anything not a regular file."""
     if not isinstance(ckpt.root, Path) or not ckpt.root.is_dir():
-        return []
+        return [], []
     jail = os.path.realpath(ckpt.link_root or ckpt.root)
-    return sorted(
-        p
-        for p in ckpt.root.iterdir()
-        if not _is_checkpoint_file(p.name)
-        and not p.name.startswith(".")
-        and p.is_file()
-        and Path(os.path.realpath(p)).is_relative_to(jail)
-    )
+    copied, left = [], []
+    used = {p.name for p in ckpt.files} | {CONFIG, INDEX}
+    used |= {ckpt.index_path.name} if ckpt.index_path else set()
+    for p in sorted(ckpt.root.iterdir()):
+        if p.name in used:
+            continue
+        if _is_checkpoint_file(p.name):
+            left.append(f"{p.name} (weights the checkpoint does not use)")
+        elif p.name.startswith("."):
+            left.append(f"{p.name} (hidden)")
+        elif not Path(os.path.realpath(p)).is_relative_to(jail):
+            left.append(f"{p.name} (a link out of the checkpoint)")
+        elif p.is_dir():
+            left.append(f"{p.name}/ (a folder)")
+        elif not p.is_file():
+            left.append(f"{p.name} (not a regular file)")
+        else:
+            copied.append(p)
+    return copied, left
 
 
 def _refuse_stale_files(out: Path, files: list[_File]) -> None:
@@ -341,6 +379,7 @@ class _File:
     dest: Path
     data: bytes | None = None
     src: Path | None = None
+    link: bool = False  # a weight shard: hard-linked where the filesystem allows
     # for a safetensors file fix makes: what its bytes must parse back to
     tensors: dict[str, np.ndarray] | None = None
     metadata: dict[str, str] | None = None
@@ -368,8 +407,11 @@ def _checkpoint_files(
 
     files: list[_File] = []
     if req.mode == OUT:
-        files += [_File(root / f.name, src=f) for f in ckpt.files]
-        files += [_File(root / p.name, src=p) for p in _other_files(ckpt)]
+        files += [_File(root / f.name, src=f, link=True) for f in ckpt.files]
+        others, left = _other_files(ckpt)
+        files += [_File(root / p.name, src=p) for p in others]
+        if left:
+            notes.append(f"not copied to {root}: {', '.join(left)}")
     if added:
         files.append(_new_safetensors(root / NEW_SHARD, added, _vocab_metadata(plan)))
     config = _config_bytes(ckpt, cfg)
@@ -568,7 +610,8 @@ def run_fix(source: str, target: Target, req: FixRequest) -> FixResult:
     """Plan, check the planned result, then write it atomically, read it back and
     inspect it again before the transaction ends. Raises ``CheckpointError`` (refused,
     unreadable) or ``UsageError``: in both cases nothing is written."""
-    get_profile(req.profile)
+    if req.profile is not None:
+        get_profile(req.profile)
     if req.mask_style not in MASK_STYLES:
         raise UsageError(f"unknown --mask-style {req.mask_style!r}; choose from bool, additive")
     if req.mask_path is None and not req.emit_d2t:
@@ -581,6 +624,7 @@ def run_fix(source: str, target: Target, req: FixRequest) -> FixResult:
     if req.mode == OUT:
         ckpt = hub.download_weights(ckpt)  # the copy links or copies local weight files
     cfg = drafter_config(ckpt)
+    req = replace(req, profile=req.profile or default_profile(detect_family(cfg)))
     before = inspect_checkpoint(source, target, req.profile, checkpoint=ckpt)
     plan = plan_fix(ckpt, cfg, target, req)
     root, files, d2t_file, notes = _result_files(ckpt, cfg, plan, req)
@@ -612,7 +656,7 @@ def run_fix(source: str, target: Target, req: FixRequest) -> FixResult:
             tx.make_dir(root)
         for f in files:
             if f.src is not None:
-                tx.add_copy(f.dest, f.src)
+                tx.add_copy(f.dest, f.src, link=f.link)
             else:
                 tx.add_bytes(f.dest, f.data)
         tx.commit(check=check_written)

@@ -17,9 +17,9 @@ from dspark_ckpt.findings import ERROR, SEVERITY_ORDER, Finding
 from dspark_ckpt.profiles import (
     BASE_PROFILES,
     DEFAULT_PROFILE,
-    FAMILY_DEFAULT,
     PROFILES,
     applicable_profiles,
+    default_profile,
     detect_family,
     get_profile,
 )
@@ -127,7 +127,7 @@ def select_profiles(
     """(selected, evaluated) profile names. ``None`` selects the family's default; the
     evaluated ones are the base profiles, the family's and the selected, in table order."""
     if profile is None:
-        selected = [FAMILY_DEFAULT.get(family, DEFAULT_PROFILE)]
+        selected = [default_profile(family)]
     else:
         selected = [profile] if isinstance(profile, str) else list(profile)
         for name in selected:

@@ -209,13 +209,19 @@ def applicable_profiles(family: str | None) -> list[str]:
     return [n for n, p in PROFILES.items() if family is None or p.family == family]
 
 
-def get_profile(name: str) -> Profile:
+def default_profile(family: str | None) -> str:
+    """The profile that decides when --profile is not given: the family's primary one."""
+    return FAMILY_DEFAULT.get(family, DEFAULT_PROFILE)
+
+
+def get_profile(name: str, *, all_ok: bool = False) -> Profile:
+    """The profile called ``name``; ``all_ok``: the command also takes 'all' (the
+    message offers it only then)."""
     try:
         return PROFILES[name]
     except KeyError:
-        raise UsageError(
-            f"unknown profile {name!r}; choose from {', '.join(PROFILES)} or 'all'"
-        ) from None
+        choices = ", ".join(PROFILES) + (" or 'all'" if all_ok else "")
+        raise UsageError(f"unknown profile {name!r}; choose from {choices}") from None
 
 
 def parse_profiles(values: list[str] | None) -> list[str] | None:
@@ -228,7 +234,7 @@ def parse_profiles(values: list[str] | None) -> list[str] | None:
         for name in (v.strip() for v in value.split(",")):
             if not name:
                 raise UsageError(f"empty profile name in --profile {value!r}")
-            for n in PROFILES if name == "all" else [get_profile(name).name]:
+            for n in PROFILES if name == "all" else [get_profile(name, all_ok=True).name]:
                 if n not in names:
                     names.append(n)
     return names

@@ -493,6 +493,12 @@ def _padding_rules(f: Facts) -> list[Finding]:
     return out
 
 
+def own_map_findings(ckpt: Checkpoint, cfg: DrafterConfig, target: Target) -> list[Finding]:
+    """inspect's findings on a checkpoint's own ``d2t`` and its ``t2d`` (DSC206,
+    DSC301 to DSC304): ``fix`` builds nothing on a map they find broken."""
+    return _d2t_rules(gather(ckpt, cfg, target))
+
+
 def _d2t_rules(f: Facts) -> list[Finding]:
     d2t = f.d2t
     if d2t is None:

@@ -30,9 +30,9 @@ from dspark_ckpt import hub
 from dspark_ckpt.checkpoint import Checkpoint, Target, drafter_config, open_checkpoint
 from dspark_ckpt.config import NESTED_DRAFTER_KEYS, DrafterConfig
 from dspark_ckpt.errors import CheckpointError, UsageError
-from dspark_ckpt.fix import _check_d2t as check_d2t
+from dspark_ckpt.fix import refuse_a_broken_own_map
 from dspark_ckpt.mask import BIAS_TENSOR, MASK_TENSOR, sampleable_mask, target_ids
-from dspark_ckpt.rules import D2T, LM_HEAD, MARKOV_W1, MARKOV_W2, classify, read_d2t
+from dspark_ckpt.rules import LM_HEAD, MARKOV_W1, MARKOV_W2, classify, read_d2t
 from dspark_ckpt.safetensors_io import TensorInfo, read_array, read_header
 
 INSTALL_HINT = "verify needs torch: pip install 'dspark-ckpt[verify]'"
@@ -506,8 +506,9 @@ def verify_checkpoint(
     info, head_source = head_info(ckpt, cfg, target)
     d2t = read_d2t(ckpt, vd)
     if d2t is not None:  # the rule fix --emit-mask refuses a broken d2t by, not a copy
-        where = str(ckpt.find(D2T).path)
-        check_d2t(d2t, vt, where, "--emit-mask builds no mask on it, and verify checks none")
+        refuse_a_broken_own_map(
+            ckpt, cfg, target, "fix --emit-mask builds no mask on it, and verify checks none"
+        )
     truth = sampleable_mask(vd, vt, d2t)
     mask = truth if mask_path is None else read_mask_file(mask_path, vd)
     w1_info, w2_info = ckpt.find(MARKOV_W1), ckpt.find(MARKOV_W2)

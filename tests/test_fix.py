@@ -6,12 +6,15 @@ with a byte-for-byte check that the committed fixtures are unchanged.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -129,6 +132,12 @@ def test_mask_of_a_padded_drafter(cwd):
         == vllm_pair(out["verdicts_after"])
         == {"vllm": True, "vllm-legacy": False}
     )
+    # the checkpoint is unchanged: DSC401 stays, and fix says why
+    assert "DSC401" in [f["code"] for f in out["findings_after"]]
+    assert (
+        "the mask is a side file (draft_vocab_mask.safetensors) that the serving code must "
+        "apply: DSC401 stays in the findings, as inspect cannot see side files"
+    ) in out["notes"]
 
 
 def test_mask_loads_in_torch(cwd):
@@ -214,6 +223,24 @@ def test_identity_d2t_for_a_padded_drafter(cwd):
     assert [f["code"] for f in out["findings_after"] if f["severity"] == "error"] == ["DSC105"]
 
 
+def test_a_padded_drafter_keeps_its_own_zero_d2t(tmp_path, cwd):
+    src = synth.drafter(
+        tmp_path / "p",
+        vocab=100,
+        draft=128,
+        tensors={
+            "lm_head.weight": synth.head(128, 8, 1),
+            "d2t": synth.T("I64", (128,), np.zeros(128, dtype=np.int64)),
+        },
+    )
+    code, out = fix_json(src, "--target", SMALL, "--emit-d2t", *LEGACY)
+    assert code == 0 and out["d2t_origin"] == "the checkpoint's own"
+    assert meta(cwd / "d2t.safetensors")["d2t_origin"] == "the checkpoint's own"
+    code, out = fix_json(src, "--target", SMALL, "--emit-d2t", "--in-place", "--force", *LEGACY)
+    assert code == 0 and out["files"] == []
+    assert any("already holds this d2t" in n for n in out["notes"])
+
+
 def test_identity_d2t_exit_code_follows_the_profile(cwd):
     r = cli("fix", FIXTURES / "padded", "--target", SMALL, "--emit-d2t", "--profile", "vllm-legacy")
     assert r.exit_code == 0
@@ -231,13 +258,43 @@ def test_d2t_derived_from_t2d(tmp_path, cwd):
     assert code == 0
 
 
-def test_pruned_drafter_without_mapping_is_refused(cwd):
+@pytest.mark.parametrize("emit", [["--emit-d2t", "--emit-mask"], ["--emit-mask"], ["--emit-d2t"]])
+def test_pruned_drafter_without_mapping_is_refused(cwd, emit):
+    """No d2t, no t2d: no map can be invented, and no mask either (nothing says which
+    draft ids are legal: an all-True mask would claim every one is)."""
     src = FIXTURES / "vllm-table/v100-d40-lm_head"
-    r = cli("fix", src, "--target-vocab-size", "100", "--emit-d2t", "--emit-mask")
+    r = cli("fix", src, "--target-vocab-size", "100", *emit)
     assert r.exit_code == 1
     assert "no correct mapping can be invented" in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
     assert r.stdout == "" and list(cwd.iterdir()) == []
+
+
+@pytest.mark.parametrize("emit", [["--emit-mask"], ["--emit-d2t"], ["--emit-d2t", "--out", "o"]])
+def test_a_d2t_its_t2d_contradicts_is_refused(tmp_path, cwd, emit):
+    """d2t and t2d select other target ids (inspect's DSC303): which map the drafter was
+    trained with is unknown, so fix builds nothing on either."""
+    d2t, _ = synth.sorted_mapping(synth.VT, 32, seed=0)
+    _, other = synth.sorted_mapping(synth.VT, 32, seed=1)
+    synth.drafter(
+        tmp_path / "p",
+        vocab=100,
+        draft=32,
+        tensors={
+            "lm_head.weight": synth.head(32, 8, 1),
+            "d2t": synth.T("I64", (32,), d2t),
+            "t2d": synth.T("BOOL", (100,), other),
+        },
+    )
+    found = cli("inspect", tmp_path / "p", "--target", SMALL, "--format", "json").json
+    assert [f["code"] for f in found["findings"]] == ["DSC303"]
+    r = cli("fix", tmp_path / "p", "--target", SMALL, *emit)
+    assert r.exit_code == 1 and r.stdout == ""
+    assert r.stderr == (
+        f"dspark-ckpt: error: {tmp_path / 'p' / 'model.safetensors'}: DSC303: t2d selects "
+        "other target ids than d2t maps to; fix builds nothing on a broken d2t (re-export it)\n"
+    )
+    assert list(cwd.iterdir()) == []
 
 
 def test_t2d_that_selects_the_wrong_count_is_refused(tmp_path, cwd):
@@ -412,6 +469,32 @@ def test_padded_d2t_in_the_checkpoint_follows_the_profile(tmp_path, cwd):
     assert any(n.startswith("this change makes vllm") and "FAIL" in n for n in out["notes"])
 
 
+def test_default_profile_is_the_family_default_as_for_inspect(tmp_path, cwd):
+    """An EAGLE-3 drafter is judged by vllm-eagle3 unless --profile says otherwise, as
+    inspect does: a padded EAGLE-3 drafter may take d2t (its loader always has the
+    parameter), which the DSpark vllm profile would refuse (DSC105)."""
+    src = synth.drafter(
+        tmp_path / "eagle",
+        vocab=100,
+        draft=128,
+        tensors={"lm_head.weight": synth.head(128, 8, 1)},
+        config={"architectures": ["LlamaForCausalLMEagle3"], "model_type": "llama"},
+    )
+    assert cli("inspect", src, "--target", SMALL, "--format", "json").json["profile"] == (
+        "vllm-eagle3"
+    )
+    code, out = fix_json(src, "--target", SMALL, "--emit-d2t", "--out", tmp_path / "o")
+    assert code == 0 and out["profile"] == "vllm-eagle3" and out["verdicts_after"]["vllm-eagle3"]
+    # a DSpark drafter still gets vllm; an explicit --profile still decides
+    code, out = fix_json(FIXTURES / "padded", "--target", SMALL, "--emit-mask")
+    assert code == 0 and out["profile"] == "vllm"
+    r = cli(
+        "fix", src, "--target", SMALL, "--emit-d2t", "--out", tmp_path / "p", "--profile", "vllm"
+    )
+    assert r.exit_code == 1 and "fail vllm" in r.stderr and "DSC105" in r.stderr
+    assert not (tmp_path / "p").exists()
+
+
 # --- --out into a folder holding another checkpoint -------------------------------------
 
 
@@ -477,6 +560,27 @@ def test_in_place_then_again_is_the_same(tmp_path, cwd):
     assert digest(src) == after_first
 
 
+def test_in_place_keeps_the_mode_of_the_files_it_replaces(tmp_path, cwd):
+    src = copy_fixture("sharded", tmp_path)
+    config = json.loads((src / "config.json").read_text())
+    del config["draft_vocab_size"]  # so that config.json is replaced too
+    (src / "config.json").write_text(json.dumps(config))
+    (src / "config.json").chmod(0o640)
+    (src / "model.safetensors.index.json").chmod(0o444)
+    args = ("fix", src, "--target", SMALL, "--emit-d2t", "--in-place", "--force", *LEGACY)
+    r = cli(*args, "--format", "json")
+    assert r.exit_code == 0, r.stderr
+    assert {"config.json", "model.safetensors.index.json"} <= {
+        Path(f).name for f in r.json["files"]
+    }
+
+    def mode(name):
+        return (src / name).stat().st_mode & 0o777
+
+    assert (mode("config.json"), mode("model.safetensors.index.json")) == (0o640, 0o444)
+    assert mode(NEW_SHARD) == 0o644
+
+
 # --- never overwrite, never through a link -------------------------------------------
 
 
@@ -533,11 +637,13 @@ def test_shard_linking_out_of_the_checkpoint_is_refused(tmp_path, cwd):
         (("--emit-mask", "--out", "o", "--in-place", "--force"), "at most one of"),
         (("--emit-d2t", "--d2t-path", "x.safetensors", "--out", "o"), "side file"),
         (("--emit-mask", "--profile", "nope"), "unknown profile"),
+        (("--emit-mask", "--profile", "all"), "unknown profile 'all'; choose from vllm,"),
     ],
 )
 def test_usage_errors(cwd, args, message):
     r = cli("fix", FIXTURES / "padded", "--target", SMALL, *args)
     assert r.exit_code == 2 and message in r.stderr
+    assert "'all'" not in r.stderr.split("choose from")[-1]  # fix takes one profile
     assert list(cwd.iterdir()) == []
 
 
@@ -588,6 +694,9 @@ SCENARIOS = {
 }
 
 
+CHECKS = ("verify", "read_back", "reinspect")  # fix's own checks; every other step writes
+
+
 @pytest.mark.parametrize("mode", SCENARIOS)
 def test_a_failure_at_any_step_leaves_nothing_behind(tmp_path, cwd, monkeypatch, mode):
     def setup(t: Path):
@@ -627,9 +736,99 @@ def test_a_failure_at_any_step_leaves_nothing_behind(tmp_path, cwd, monkeypatch,
         monkeypatch.setattr(atomic, "fault", fail_at(n))
         r = cli(*args)
         monkeypatch.setattr(atomic, "fault", None)
-        assert r.exit_code == 1, (step, name, r.stderr)
+        # a write that fails is exit 2 naming its destination; a failed check exit 1
+        assert r.exit_code == (1 if step in CHECKS else 2), (step, name, r.stderr)
         assert f"injected failure at {step}" in r.stderr and "Traceback" not in r.stderr
+        assert r.stderr.count("\n") == 1 and not r.stderr.split(": ")[2].endswith((".tmp", ".bak"))
         assert digest(watch) == untouched, f"partial output after a failure at {step} {name}"
+
+
+# --- an output that cannot be written -------------------------------------------------
+
+
+@pytest.mark.parametrize("errnum", [errno.ENOSPC, errno.EACCES, errno.EROFS])
+def test_a_write_error_names_the_destination(tmp_path, cwd, monkeypatch, errnum):
+    """Disk full, a read-only folder: one line naming the file the user asked for (never
+    the temporary file the error came from), exit 2 as for `inspect -o`, error.file set."""
+
+    def fault(step, path):  # the OS error as it comes, naming the temporary file
+        if step == "write":
+            raise OSError(errnum, os.strerror(errnum), str(path))
+
+    monkeypatch.setattr(atomic, "fault", fault)
+    why = f"cannot write: {os.strerror(errnum)}; nothing written"
+    runs = [
+        ("draft_vocab_mask.safetensors", ["--emit-mask"]),
+        (str(tmp_path / "o" / NEW_SHARD), ["--emit-d2t", "--out", tmp_path / "o", *LEGACY]),
+    ]
+    for dest, args in runs:
+        r = cli("fix", FIXTURES / "padded", "--target", SMALL, *args, "--format", "json")
+        assert r.exit_code == 2
+        assert r.stderr == f"dspark-ckpt: error: {dest}: {why}\n"
+        assert r.json["error"] == {"file": dest, "message": why}
+    r = cli("inspect", FIXTURES / "padded", "--target", SMALL, "-o", "report.txt")
+    assert r.exit_code == 2 and r.stderr == f"dspark-ckpt: error: report.txt: {why}\n"
+    assert list(cwd.iterdir()) == [] and not (tmp_path / "o").exists()
+
+
+# --- a signal mid-write rolls back ----------------------------------------------------
+
+BLOCK_AT = """
+import sys, time, runpy
+from pathlib import Path
+from dspark_ckpt import atomic
+step, name, mark = sys.argv[1:4]
+def block(s, path):
+    if s == step and Path(path).name.startswith((name, '.' + name)):
+        Path(mark).write_text('')
+        time.sleep(60)
+atomic.fault = block
+sys.argv = ['dspark-ckpt', *sys.argv[4:]]
+runpy.run_module('dspark_ckpt', run_name='__main__')
+"""
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+@pytest.mark.parametrize(
+    "mode, step, name",
+    [
+        ("out", "write", NEW_SHARD),  # a temp file half written, nothing in place
+        ("out", "replace", "model.safetensors.index.json"),  # all but the index in place
+        ("in-place", "write", NEW_SHARD),
+        ("in-place", "replace", "model.safetensors.index.json"),  # config.json replaced
+        ("in-place", "reinspect", "src"),  # everything in place, backups held
+    ],
+)
+def test_a_signal_mid_write_rolls_back(tmp_path, signum, mode, step, name):
+    """SIGTERM (a service manager, a CI timeout) rolls back like Ctrl-C: no temp file,
+    no partial copy, replaced files restored; exit 128 + the signal number."""
+    src = tmp_path / "src"
+    synth.drafter(src, vocab=128, draft=None, tensors={"lm_head.weight": synth.head(128, 8, 1)})
+    where = ["--out", tmp_path / "o"] if mode == "out" else ["--in-place", "--force"]
+    args = ["fix", src, "--target", SMALL, "--emit-d2t", *where, *LEGACY]
+    untouched = digest(tmp_path)
+    mark = tmp_path.parent / f"{tmp_path.name}.blocked"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", BLOCK_AT, step, name, mark, *map(str, args)],
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        for _ in range(300):
+            if mark.exists() or proc.poll() is not None:
+                break
+            time.sleep(0.1)
+        assert mark.exists(), proc.communicate()
+        proc.send_signal(signum)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 128 + signum, err
+    # Ctrl-C is Typer's own (exit 130, silent); SIGTERM ours
+    assert err == ("dspark-ckpt: terminated\n" if signum == signal.SIGTERM else "")
+    assert digest(tmp_path) == untouched
 
 
 # --- no torch, a real process --------------------------------------------------------
@@ -696,7 +895,8 @@ def test_d2t_injective_and_sorted_rules(tmp_path, offsets, codes):
 
 def test_out_copies_the_rest_of_the_checkpoint_folder(tmp_path, monkeypatch):
     """A patched copy is the whole checkpoint: tokenizer and generation config come along
-    (hard-linked), never a link out of the checkpoint, a subfolder or a stray shard."""
+    (copied: editing the copy never edits the source), never a link out of the
+    checkpoint, a subfolder or a stray shard."""
     src = tmp_path / "src"
     shutil.copytree(FIXTURES / "padded", src)
     (src / "tokenizer.json").write_text('{"version": "1.0"}')
@@ -705,18 +905,77 @@ def test_out_copies_the_rest_of_the_checkpoint_folder(tmp_path, monkeypatch):
     outside = tmp_path / "secret.txt"
     outside.write_text("not part of the checkpoint")
     (src / "link-out.txt").symlink_to(outside)
+    (src / ".gitattributes").write_text("*.safetensors filter=lfs")
+    (src / "stray.safetensors").write_bytes((src / "model.safetensors").read_bytes())
+    (src / "model.safetensors.index.json").write_text(
+        json.dumps(
+            {"weight_map": dict.fromkeys(load_file(src / "model.safetensors"), "model.safetensors")}
+        )
+    )
     monkeypatch.chdir(tmp_path)
     r = cli("fix", src, "--target-vocab-size", "100", "--emit-mask", "--out", "out")
     assert r.exit_code == 0, r.stderr
+    # what was left out is said, not dropped silently
+    notes = cli(
+        "fix",
+        src,
+        "--target-vocab-size",
+        "100",
+        "--emit-mask",
+        "--force",
+        "--out",
+        "out2",
+        "--format",
+        "json",
+    ).json["notes"]
+    assert (
+        "not copied to out2: .gitattributes (hidden), link-out.txt (a link out of the "
+        "checkpoint), notes/ (a folder), stray.safetensors (weights the checkpoint does not use)"
+    ) in notes
     out = tmp_path / "out"
     assert sorted(p.name for p in out.iterdir()) == [
         "config.json",
         "generation_config.json",
         "model.safetensors",
+        "model.safetensors.index.json",
         "tokenizer.json",
     ]
-    assert (out / "tokenizer.json").stat().st_ino == (src / "tokenizer.json").stat().st_ino
     assert (out / "generation_config.json").read_text() == '{"do_sample": false}'
+    assert (out / "tokenizer.json").read_text() == '{"version": "1.0"}'
+    for name in ("tokenizer.json", "generation_config.json", "config.json"):
+        assert not (out / name).samefile(src / name)
+    (out / "generation_config.json").write_text('{"do_sample": true}')
+    assert (src / "generation_config.json").read_text() == '{"do_sample": false}'
+    assert (out / "model.safetensors").samefile(src / "model.safetensors")  # weights: linked
+
+
+def test_out_copies_an_unchanged_index_and_links_only_shards(tmp_path, cwd):
+    src = copy_fixture("sharded", tmp_path)
+    r = cli("fix", src, "--target", SMALL, "--emit-mask", "--out", tmp_path / "o")
+    assert r.exit_code == 0, r.stderr
+    for p in src.iterdir():
+        linked = (tmp_path / "o" / p.name).samefile(p)
+        assert linked == p.name.endswith(".safetensors"), p.name
+
+
+def test_a_hub_cache_snapshot_path_is_refused_with_the_repo_id_to_use(tmp_path, cwd):
+    """A snapshot's files link into ../../blobs: refused as a local folder (a link out of
+    the checkpoint), with the way that works: the repo id, offline from this cache."""
+    repo = tmp_path / "hub" / "models--acme--drafter"
+    snap = repo / "snapshots" / "abc123"
+    snap.mkdir(parents=True)
+    (repo / "blobs").mkdir()
+    for f in (FIXTURES / "padded").iterdir():
+        shutil.copy(f, repo / "blobs" / f.name)
+        (snap / f.name).symlink_to(Path("../../blobs") / f.name)
+    r = cli("fix", snap, "--target", SMALL, "--emit-mask", "--out", tmp_path / "o")
+    assert r.exit_code == 1 and r.stderr.count("\n") == 1
+    assert "symlink leading out of the checkpoint" in r.stderr
+    assert (
+        f"pass the repo id acme/drafter instead (HF_HUB_OFFLINE=1 HF_HUB_CACHE={tmp_path / 'hub'} "
+        "reads it from this cache offline)"
+    ) in r.stderr
+    assert not (tmp_path / "o").exists() and list(cwd.iterdir()) == []
 
 
 def test_out_keeps_draft_vocab_size_missing_where_sglang_reads_its_absence(tmp_path, monkeypatch):
