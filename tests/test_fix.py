@@ -86,6 +86,27 @@ def pruned_t2d_only(root: Path) -> tuple[Path, np.ndarray]:
     return root, d2t
 
 
+def padded_with_d2t(root: Path, offsets, vocab: int = 128) -> Path:
+    """A padded drafter (Vd 128 against the small target's Vt 100) shipping ``offsets`` as
+    its d2t."""
+    return synth.drafter(
+        root,
+        vocab=vocab,
+        draft=128,
+        tensors={
+            "lm_head.weight": synth.head(128, 8, 1),
+            "d2t": synth.T("I64", (128,), np.asarray(offsets, dtype=np.int64)),
+        },
+    )
+
+
+def pruned_32(root: Path, **tensors) -> Path:
+    """A pruned drafter (Vd 32 against the small target's Vt 100) with its head and
+    ``tensors`` (d2t, t2d)."""
+    head = {"lm_head.weight": synth.head(32, 8, 1)}
+    return synth.drafter(root, vocab=100, draft=32, tensors={**head, **tensors})
+
+
 def meta(path: Path) -> dict[str, str]:
     with safe_open(str(path), framework="np") as f:
         return f.metadata()
@@ -224,15 +245,7 @@ def test_identity_d2t_for_a_padded_drafter(cwd):
 
 
 def test_a_padded_drafter_keeps_its_own_zero_d2t(tmp_path, cwd):
-    src = synth.drafter(
-        tmp_path / "p",
-        vocab=100,
-        draft=128,
-        tensors={
-            "lm_head.weight": synth.head(128, 8, 1),
-            "d2t": synth.T("I64", (128,), np.zeros(128, dtype=np.int64)),
-        },
-    )
+    src = padded_with_d2t(tmp_path / "p", np.zeros(128), vocab=100)
     code, out = fix_json(src, "--target", SMALL, "--emit-d2t", *LEGACY)
     assert code == 0 and out["d2t_origin"] == "the checkpoint's own"
     assert meta(cwd / "d2t.safetensors")["d2t_origin"] == "the checkpoint's own"
@@ -276,16 +289,7 @@ def test_a_d2t_its_t2d_contradicts_is_refused(tmp_path, cwd, emit):
     trained with is unknown, so fix builds nothing on either."""
     d2t, _ = synth.sorted_mapping(synth.VT, 32, seed=0)
     _, other = synth.sorted_mapping(synth.VT, 32, seed=1)
-    synth.drafter(
-        tmp_path / "p",
-        vocab=100,
-        draft=32,
-        tensors={
-            "lm_head.weight": synth.head(32, 8, 1),
-            "d2t": synth.T("I64", (32,), d2t),
-            "t2d": synth.T("BOOL", (100,), other),
-        },
-    )
+    pruned_32(tmp_path / "p", d2t=synth.T("I64", (32,), d2t), t2d=synth.T("BOOL", (100,), other))
     found = cli("inspect", tmp_path / "p", "--target", SMALL, "--format", "json").json
     assert [f["code"] for f in found["findings"]] == ["DSC303"]
     r = cli("fix", tmp_path / "p", "--target", SMALL, *emit)
@@ -300,12 +304,7 @@ def test_a_d2t_its_t2d_contradicts_is_refused(tmp_path, cwd, emit):
 def test_t2d_that_selects_the_wrong_count_is_refused(tmp_path, cwd):
     t2d = np.zeros(100, dtype=bool)
     t2d[:33] = True  # 33 selected, Vd 32
-    synth.drafter(
-        tmp_path / "p",
-        vocab=100,
-        draft=32,
-        tensors={"lm_head.weight": synth.head(32, 8, 1), "t2d": synth.T("BOOL", (100,), t2d)},
-    )
+    pruned_32(tmp_path / "p", t2d=synth.T("BOOL", (100,), t2d))
     r = cli("fix", tmp_path / "p", "--target", SMALL, "--emit-d2t")
     assert r.exit_code == 1 and "t2d selects 33 target ids but Vd is 32" in r.stderr
     assert list(cwd.iterdir()) == []
@@ -316,15 +315,7 @@ def test_t2d_that_selects_the_wrong_count_is_refused(tmp_path, cwd):
 )
 def test_a_d2t_that_is_not_i64_vd_is_one_rule(tmp_path, cwd, dtype, shape):
     """rules.read_d2t is the one reader: fix refuses with inspect's own DSC206 message."""
-    synth.drafter(
-        tmp_path / "p",
-        vocab=100,
-        draft=32,
-        tensors={
-            "lm_head.weight": synth.head(32, 8, 1),
-            "d2t": synth.T(dtype, shape, np.zeros(shape)),
-        },
-    )
+    pruned_32(tmp_path / "p", d2t=synth.T(dtype, shape, np.zeros(shape)))
     found = cli("inspect", tmp_path / "p", "--target", SMALL, "--format", "json").json
     [dsc206] = [f for f in found["findings"] if f["code"] == "DSC206"]
     with pytest.raises(CheckpointError) as err:
@@ -860,15 +851,7 @@ def test_fix_runs_without_importing_torch(tmp_path):
     [(np.zeros(128, dtype=np.int64), []), (np.arange(128, dtype=np.int64), ["DSC301"])],
 )
 def test_identity_padding_rows_are_not_a_d2t_error(tmp_path, offsets, codes):
-    synth.drafter(
-        tmp_path / "d",
-        vocab=128,
-        draft=128,
-        tensors={
-            "lm_head.weight": synth.head(128, 8, 1),
-            "d2t": synth.T("I64", (128,), offsets),
-        },
-    )
+    padded_with_d2t(tmp_path / "d", offsets)
     r = cli(
         "inspect", tmp_path / "d", "--target", SMALL, "--profile", "vllm-legacy", "--format", "json"
     )
@@ -1040,15 +1023,7 @@ def test_side_files_are_refused_inside_a_checkpoint_folder(tmp_path, monkeypatch
 def test_nothing_is_built_on_a_broken_d2t(tmp_path, monkeypatch, emit):
     """A padded drafter whose own d2t has the arange bug: no mask built from that map,
     no identity written beside it, in any mode; the one-line error says why."""
-    d = synth.drafter(
-        tmp_path / "arange",
-        vocab=128,
-        draft=128,
-        tensors={
-            "lm_head.weight": synth.head(128, 8, 1),
-            "d2t": synth.T("I64", (128,), np.arange(128, dtype=np.int64)),
-        },
-    )
+    d = padded_with_d2t(tmp_path / "arange", np.arange(128))
     monkeypatch.chdir(tmp_path)
     before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
     r = cli("fix", d, "--target-vocab-size", "100", *emit, "--profile", "vllm-legacy")
