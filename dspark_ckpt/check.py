@@ -462,8 +462,8 @@ def check_pair(pair: Pair, cfg: CheckConfig) -> list[CheckRun]:
 
 
 def run_verify(pair: Pair, target: Target) -> CheckRun:
-    """``verify`` on the pair, as its own run: it fails when, with the padded-row mask, a
-    sampled id leaves the target vocab, or when the head cannot be read."""
+    """``verify`` on the pair, as its own run: it fails where ``verify`` fails (its
+    ``problems``), or when the head cannot be read."""
     from dspark_ckpt.verify import verify_checkpoint
 
     try:
@@ -471,8 +471,7 @@ def run_verify(pair: Pair, target: Target) -> CheckRun:
     except (CheckpointError, UsageError) as err:
         failure = f"verify: {err}"
     else:
-        bad = {m: c.masked_illegal for m, c in report.modes.items() if c.masked_illegal}
-        failure = f"verify: masked sampling left [0, Vt) ({bad})" if bad else None
+        failure = f"verify: {'; '.join(report.problems)}" if report.problems else None
     return CheckRun(pair.name, "verify", None, [], failure=failure)
 
 

@@ -126,16 +126,24 @@ class VerifyReport:
         return self.random_tokens + self.adversarial_tokens
 
     @property
+    def problems(self) -> list[str]:
+        """Why the run fails, if it does. It passes when the mask forbids every illegal row
+        (from its values alone, whatever the logits: a NaN or rarely chosen row must not
+        pass by luck), hides no real token (a mask from another checkpoint would cost
+        acceptance silently), and with it no sampled id leaves ``[0, Vt)`` in any mode."""
+        out = []
+        if self.leaked_rows:
+            out.append(f"the mask lets {self.leaked_rows} row(s) outside [0, Vt) be sampled")
+        if self.hidden_tokens:
+            out.append(f"the mask hides {self.hidden_tokens} real token(s)")
+        left = {m: c.masked_illegal for m, c in self.modes.items() if c.masked_illegal}
+        if left:
+            out.append(f"with the mask, sampled ids left [0, Vt) ({left})")
+        return out
+
+    @property
     def ok(self) -> bool:
-        """The mask forbids every illegal row (from its values alone, whatever the logits:
-        a NaN or rarely chosen row must not pass by luck) and hides no real token (a mask
-        from another checkpoint would cost acceptance silently); and with it no sampled id
-        leaves ``[0, Vt)`` in any mode."""
-        return (
-            self.leaked_rows == 0
-            and self.hidden_tokens == 0
-            and all(m.masked_illegal == 0 for m in self.modes.values())
-        )
+        return not self.problems
 
     @property
     def bandwidth_gbs(self) -> float | None:
