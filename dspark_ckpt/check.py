@@ -25,7 +25,7 @@ from dspark_ckpt.config import MAX_VOCAB
 from dspark_ckpt.errors import CheckpointError, UsageError
 from dspark_ckpt.findings import CODES, ERROR, WARNING, Finding
 from dspark_ckpt.inspect import Report, inspect_checkpoint, unreadable
-from dspark_ckpt.profiles import DEFAULT_PROFILE, PROFILES
+from dspark_ckpt.profiles import PROFILES
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -140,7 +140,7 @@ class Pair:
     drafter: str  # resolved against the config file's folder
     target: str | None
     target_vocab_size: int | None
-    profiles: tuple[str, ...]
+    profiles: tuple[str | None, ...]  # None: the drafter family's default profile
     policy: Policy
     verify: bool
 
@@ -337,7 +337,8 @@ def parse_config(table: dict[str, Any], path: Path, prefix: str = "") -> CheckCo
             f"[{TOOL_TABLE}] table, which is for {PYPROJECT})",
         )
     keys.unknown(table, GLOBAL_KEYS, "")
-    profiles = keys.profiles(table.get("profiles", DEFAULT_PROFILE), "profiles")
+    # no profiles: each drafter's family default, as for inspect and fix
+    profiles = keys.profiles(table["profiles"], "profiles") if "profiles" in table else (None,)
     wae = keys.warnings_as_errors(table.get("warnings-as-errors", False), "warnings-as-errors")
     ignore = keys.ignore(table.get("ignore", {}), "ignore")
     verify = keys.boolean(table.get("verify", False), "verify")

@@ -146,16 +146,19 @@ def unreadable(
     """The report for a checkpoint (or its target) that could not be read: one DSC001
     error, and the drafter's config where it can be read."""
     finding = Finding(UNREADABLE, err.message, file=err.path)
-    selected, _ = select_profiles(profile, None)
+    drafter = _config_alone(source, checkpoint)
+    family = detect_family(drafter) if drafter else None
+    selected, _ = select_profiles(profile, family)
     return Report(
         selected[0],
         source,
         target,
-        drafter=_config_alone(source, checkpoint),
+        drafter=drafter,
         checkpoint=checkpoint,
         findings=[finding],
         verdicts=dict.fromkeys(PROFILES, False),
         profiles=selected,
+        family=family,
     )
 
 

@@ -79,6 +79,25 @@ def test_mixed_pairs_all_pass_under_vllm(repo):
     assert padded["findings"][0]["file"] == str(Path("ckpt/padded/model.safetensors"))
 
 
+def test_without_profiles_each_pair_gets_its_family_default(repo):
+    """As inspect and fix: an EAGLE-3 drafter is judged by vllm-eagle3, a DSpark one by
+    vllm; also when the target cannot be read."""
+    (repo / "ckpt/broken-target").mkdir()
+    shutil.copy(repo / "ckpt/targets/small/config.json", repo / "ckpt/broken-target")
+    (repo / "ckpt/broken-target/model.safetensors").write_bytes(b"garbage!")
+    (repo / "dspark-ckpt.toml").write_text(
+        '[[pairs]]\nname = "e3"\ndrafter = "ckpt/pruned-eagle3"\ntarget = "ckpt/targets/small"\n'
+        '[[pairs]]\nname = "ds"\ndrafter = "ckpt/padded"\ntarget = "ckpt/targets/small"\n'
+        '[[pairs]]\nname = "e3-bad"\ndrafter = "ckpt/pruned-eagle3"\ntarget = "ckpt/broken-target"\n'
+    )
+    r = cli("check", "--format", "json")
+    assert summary(r) == {
+        ("e3", "vllm-eagle3"): True,
+        ("ds", "vllm"): True,
+        ("e3-bad", "vllm-eagle3"): False,
+    }
+
+
 def test_a_failing_pair_fails_the_gate(repo):
     pyproject(repo, padded='profiles = ["vllm", "vllm-legacy"]')
     r = cli("check", "--format", "json")
