@@ -22,7 +22,7 @@ from typing import Any
 
 from dspark_ckpt.checkpoint import Target, open_checkpoint, open_target, target_from_vocab_size
 from dspark_ckpt.config import MAX_VOCAB
-from dspark_ckpt.errors import CheckpointError, UsageError
+from dspark_ckpt.errors import CheckpointError, TargetError, UsageError
 from dspark_ckpt.findings import CODES, ERROR, WARNING, Finding
 from dspark_ckpt.inspect import Report, inspect_checkpoint, unreadable
 from dspark_ckpt.profiles import PROFILES
@@ -432,6 +432,8 @@ def _target(pair: Pair, cfg: CheckConfig) -> Target:
         return target_from_vocab_size(pair.target_vocab_size)
     try:
         return open_target(pair.target)
+    except TargetError as e:  # its files are broken, not the configuration: the pair fails
+        raise e.cause from None
     except UsageError as e:
         raise ConfigError(cfg.path, cfg.table + pair.key + ".target", str(e)) from None
 

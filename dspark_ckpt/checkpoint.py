@@ -20,7 +20,7 @@ from dspark_ckpt.config import (
     parse_drafter_config,
     resolve_target_vocab,
 )
-from dspark_ckpt.errors import CheckpointError, UsageError
+from dspark_ckpt.errors import CheckpointError, TargetError, UsageError
 from dspark_ckpt.safetensors_io import (
     TensorInfo,
     check_readable,
@@ -312,7 +312,7 @@ def load_target(source: str | Path, *, link_root: Path | None = None) -> Target:
             _inside(config_path, link_root) if link_root else config_path, "config"
         )
     except CheckpointError as e:
-        raise UsageError(f"target {e}") from None
+        raise TargetError(e) from None
     ckpt = None
     has_weights = any((root / n).exists() for n in (SINGLE, INDEX)) or any(
         p.suffix == ".safetensors" for p in root.iterdir()
@@ -327,7 +327,7 @@ def target_from(source: str, cfg: Any, config_path: Path, ckpt: Checkpoint | Non
     try:
         vt, key = resolve_target_vocab(cfg, config_path)
     except CheckpointError as e:
-        raise UsageError(f"target {e}") from None
+        raise TargetError(e) from None
     found = embedding_rows(ckpt) if ckpt else None
     return Target(
         source,

@@ -36,3 +36,13 @@ class WriteError(UsageError):
         self.path = str(path)
         self.message = f"cannot write: {reason}; nothing written"
         super().__init__(f"{self.path}: {self.message}")
+
+
+class TargetError(UsageError):
+    """The target's config cannot give its vocab size (malformed, no vocab_size): a usage
+    error for ``inspect``, whose --target names it; ``check`` fails that pair's runs with
+    the ``CheckpointError`` it carries, as for unreadable target weights."""
+
+    def __init__(self, cause: CheckpointError) -> None:
+        self.cause = cause
+        super().__init__(f"target {cause}")

@@ -37,7 +37,7 @@ from dspark_ckpt.checkpoint import (
     read_index,
     target_from,
 )
-from dspark_ckpt.errors import CheckpointError, UsageError
+from dspark_ckpt.errors import CheckpointError, TargetError, UsageError
 from dspark_ckpt.safetensors_io import (
     SafetensorsHeader,
     TensorInfo,
@@ -364,7 +364,7 @@ def load_hub_target(ref: HubRef) -> Target:
         ckpt = _remote_checkpoint(ref, need_config=True, weights=False)
     except CheckpointError as e:
         if e.path and e.path.endswith("/" + CONFIG):  # as for a local target: a usage error
-            raise UsageError(f"target {e}") from None
+            raise TargetError(e) from None
         raise
     return target_from(ref.source, ckpt.config, ckpt.config_path, ckpt if ckpt.files else None)
 
