@@ -309,7 +309,10 @@ def _gh_prop(s: str) -> str:
 
 
 def _with_hint(f: Finding) -> str:
-    return f"{f.message} (fix: {f.fix_hint})" if f.fix_hint else f.message
+    """A finding's one-line text for CI formats: which runtime's rule found it (none for a
+    check every runtime shares), the message and the hint."""
+    text = f"[{f.profile}] {f.message}" if f.profile else f.message
+    return f"{text} (fix: {f.fix_hint})" if f.fix_hint else text
 
 
 def github_lines(runs: list[CheckRun]) -> list[str]:
@@ -432,13 +435,21 @@ def sarif_obj(runs: list[CheckRun]) -> dict[str, Any]:
         }
         for c in CODES.values()
     ]
-    results, notes = [], []
+    results: dict[str, dict[str, Any]] = {}  # a finding common to several profiles: once
+    notes = []
     for run in runs:
-        results += [_sarif_result(f, run, index) for f in run.findings]
-        for f, why in run.ignored:
-            res = _sarif_result(f, run, index)
-            res["suppressions"] = [{"kind": "external", "justification": why}]
-            results.append(res)
+        found = [(_sarif_result(f, run, index), None) for f in run.findings]
+        found += [(_sarif_result(f, run, index), why) for f, why in run.ignored]
+        for res, why in found:
+            if why is not None:
+                res["suppressions"] = [{"kind": "external", "justification": why}]
+            same = {k: v for k, v in res.items() if k != "properties"}
+            key = json.dumps([run.name, same], sort_keys=True)
+            if key in results:
+                results[key]["properties"]["profiles"].append(run.profile)
+            else:
+                res["properties"]["profiles"] = [run.profile]
+                results[key] = res
         if run.failure:
             notes.append({"level": "error", "message": {"text": f"{run.title}: {run.failure}"}})
     return {
@@ -453,7 +464,7 @@ def sarif_obj(runs: list[CheckRun]) -> dict[str, Any]:
                         "toolExecutionNotifications": notes,
                     }
                 ],
-                "results": results,
+                "results": list(results.values()),
             }
         ],
     }

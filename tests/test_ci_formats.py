@@ -298,13 +298,16 @@ def test_several_profiles_each_get_their_own_run():
     failed = {case.get("name"): case.find("failure") is not None for case in junit.iter("testcase")}
     assert failed == {"vllm": False, "vllm-legacy": True}
     sarif = cli("inspect", *args, "--format", "sarif").json
-    blamed = {(r["ruleId"], r["properties"]["profile"]) for r in sarif["runs"][0]["results"]}
-    assert blamed == {("DSC401", "vllm"), ("DSC401", "vllm-legacy"), ("DSC103", "vllm-legacy")}
+    blamed = [(r["ruleId"], r["properties"]["profiles"]) for r in sarif["runs"][0]["results"]]
+    assert blamed == [("DSC401", ["vllm", "vllm-legacy"]), ("DSC103", ["vllm-legacy"])]
+    (dsc103,) = [r for r in sarif["runs"][0]["results"] if r["ruleId"] == "DSC103"]
+    assert dsc103["message"]["text"].startswith("[vllm-legacy] no d2t mapping")
     gh = cli("inspect", *args, "--format", "github").stdout.splitlines()
     assert [line.split("::")[1] for line in gh] == [
         f"warning file={PADDED / 'model.safetensors'},title=DSC401",
         f"error file={PADDED / 'config.json'},title=DSC103",
     ]  # a finding common to both profiles is annotated once
+    assert gh[1].split("::")[2].startswith("[vllm-legacy] no d2t mapping")  # whose rule
 
 
 def test_github_paths_are_relative_to_the_workspace():
