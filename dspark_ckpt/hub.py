@@ -122,10 +122,15 @@ def _hub_errors(ref: HubRef):
         raise UsageError(f"{ref.source}: Hub repository {ref.repo_id} is disabled") from None
     except (errors.LocalEntryNotFoundError, errors.OfflineModeIsEnabled):
         commits = sorted(p.name for p in _repo_cache(ref).glob("snapshots/*"))
-        cached = f"; cached at commit(s): {', '.join(commits)}" if commits else ""
+        if commits:  # cached by commit (an online inspect), with no ref for this name
+            raise UsageError(
+                f"{where}the local Hub cache ({constants.HF_HUB_CACHE}) cannot resolve "
+                f"{ref.named} offline (HF_HUB_OFFLINE is set); it holds {ref.repo_id} at "
+                f"commit(s) {', '.join(commits)}: name one ({ref.repo_id}@{commits[0]})"
+            ) from None
         raise UsageError(
             f"{where}{ref.named} is not in the local Hub cache ({constants.HF_HUB_CACHE}) "
-            f"and HF_HUB_OFFLINE is set{cached}"
+            "and HF_HUB_OFFLINE is set"
         ) from None
     except errors.HfHubHTTPError as e:
         status = e.response.status_code if e.response is not None else "?"
@@ -133,8 +138,10 @@ def _hub_errors(ref: HubRef):
             f"{ref.source}: the Hub at {constants.ENDPOINT} answered HTTP {status}"
         ) from None
     except httpx.HTTPError as e:
+        cached = " (it is in the local Hub cache: set HF_HUB_OFFLINE=1 to use that)"
         raise UsageError(
             f"{where}cannot reach the Hub at {constants.ENDPOINT}: {type(e).__name__}"
+            + (cached if _repo_cache(ref).is_dir() else "")
         ) from None
 
 

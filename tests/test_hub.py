@@ -292,10 +292,14 @@ def test_offline_after_an_online_run_says_what_the_cache_lacks(tmp_path):
     commit, small = repos["org/padded"].commit, repos["org/small"].commit
     r = cli_subprocess("inspect", "org/padded", "--target", "org/small", env=env)
     assert r.returncode == 2 and r.stdout == "" and r.stderr.count("\n") == 1
-    assert "org/small is not in the local Hub cache" in r.stderr
-    assert r.stderr.rstrip().endswith(f"cached at commit(s): {small}")
+    assert "cannot resolve org/small offline (HF_HUB_OFFLINE is set)" in r.stderr
+    assert r.stderr.rstrip().endswith(f"at commit(s) {small}: name one (org/small@{small})")
     r = cli_subprocess("inspect", "org/padded", "--target", f"org/small@{small}", env=env)
-    assert r.returncode == 2 and r.stderr.rstrip().endswith(f"cached at commit(s): {commit}")
+    assert r.returncode == 2 and r.stderr.rstrip().endswith(f"(org/padded@{commit})")
+    online = {**env, "HF_HUB_OFFLINE": "0"}  # the endpoint is a closed port
+    r = cli_subprocess("inspect", "org/padded", "--target", "org/small", env=online)
+    assert r.returncode == 2 and "cannot reach the Hub" in r.stderr
+    assert r.stderr.rstrip().endswith("set HF_HUB_OFFLINE=1 to use that)")
     r = cli_subprocess("inspect", f"org/padded@{commit}", "--target", f"org/small@{small}", env=env)
     assert r.returncode == 2 and r.stdout == "" and r.stderr.count("\n") == 1
     assert f"holds org/padded@{commit} at {commit} without its weights" in r.stderr
