@@ -30,9 +30,8 @@ from dspark_ckpt import hub
 from dspark_ckpt.checkpoint import Checkpoint, Target, drafter_config, open_checkpoint
 from dspark_ckpt.config import NESTED_DRAFTER_KEYS, DrafterConfig
 from dspark_ckpt.errors import CheckpointError, UsageError
-from dspark_ckpt.fix import refuse_a_broken_own_map
 from dspark_ckpt.mask import BIAS_TENSOR, MASK_TENSOR, sampleable_mask, target_ids
-from dspark_ckpt.rules import LM_HEAD, MARKOV_W1, MARKOV_W2, classify, read_d2t
+from dspark_ckpt.rules import D2T, LM_HEAD, MARKOV_W1, MARKOV_W2, classify, draft_map
 from dspark_ckpt.safetensors_io import TensorInfo, read_array, read_header
 
 INSTALL_HINT = "verify needs torch: pip install 'dspark-ckpt[verify]'"
@@ -504,11 +503,7 @@ def verify_checkpoint(
     dev = resolve_device(device)
     vd, vt, et = cfg.draft_vocab_size, target.vocab_size, target.embedding_rows
     info, head_source = head_info(ckpt, cfg, target)
-    d2t = read_d2t(ckpt, vd)
-    if d2t is not None:  # the rule fix --emit-mask refuses a broken d2t by, not a copy
-        refuse_a_broken_own_map(
-            ckpt, cfg, target, "fix --emit-mask builds no mask on it, and verify checks none"
-        )
+    d2t = draft_map(ckpt, cfg, target)  # the map fix --emit-mask builds its mask on
     truth = sampleable_mask(vd, vt, d2t)
     mask = truth if mask_path is None else read_mask_file(mask_path, vd)
     w1_info, w2_info = ckpt.find(MARKOV_W1), ckpt.find(MARKOV_W2)
@@ -571,8 +566,8 @@ def verify_checkpoint(
     notes = []
     if head_source == "target":
         notes.append(f"equal drafter: sampled from the target's {info.name} ({head_path})")
-    if vd < vt and d2t is None:
-        notes.append("pruned drafter without d2t: ids mapped as the identity (all-zero d2t)")
+    if d2t is not None and ckpt.find(D2T) is None:
+        notes.append("no d2t: ids mapped through the d2t derived from t2d (fix --emit-d2t)")
     return VerifyReport(
         drafter_source=source,
         target=target,
