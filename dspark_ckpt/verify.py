@@ -9,7 +9,7 @@ runtimes do (greedy argmax, top-k, Gumbel-max), maps ids through ``d2t``, and co
 the ids outside ``[0, Vt)`` (illegal) and outside ``[0, Et)`` (out of bounds), first
 without the padded-row mask and then with it.
 
-The work streams over vocab chunks (outer) and batch chunks (inner), keeping only a
+The work streams over batch chunks (outer) and vocab chunks (inner), keeping only a
 running best per token, so an Inkling-sized head needs the head itself plus a few
 hundred MB. torch is imported lazily, only here: ``inspect`` and ``fix`` never need it.
 """
@@ -420,24 +420,25 @@ class _Running:
 def sample_streaming(
     head, hidden, w1, prev, w2, mask, gen, *, k: int, compute, device: str, chunks: tuple[int, int]
 ):
-    """Stream over vocab chunks, then batch chunks; return (unmasked, masked) runners and the
-    time spent on logits and on sampling. ``hidden`` (a ``HiddenStates``) and the Markov
-    rows ``w1[prev]`` are built per block, so memory is bounded by the chunks."""
+    """Stream over batch chunks, then vocab chunks; return (unmasked, masked) runners and the
+    time spent on logits and on sampling. Each batch chunk's hidden states (a
+    ``HiddenStates`` chunk) and Markov rows ``w1[prev]`` are built once, then every vocab
+    chunk of the head is scored against them: memory is one batch chunk of inputs plus one
+    logits block. Gumbel noise is drawn from ``gen`` per block, in that order."""
     import torch
 
     n = hidden.n
     vocab_chunk, batch_chunk = chunks
     paths = (_Running(n, k, device), _Running(n, k, device))
     t_logits = t_sample = 0.0
-    for start in range(0, head.shape[0], vocab_chunk):
-        stop = min(start + vocab_chunk, head.shape[0])
-        w = head[start:stop].to(compute)
-        w2c = w2[start:stop].to(compute) if w2 is not None else None
-        forbid = ~mask[start:stop]
-        for b0 in range(0, n, batch_chunk):
-            b = slice(b0, min(b0 + batch_chunk, n))
-            h = hidden.chunk(b.start, b.stop).to(compute)
-            bias_src = w1[prev[b]].to(compute) if w2c is not None else None
+    for b0 in range(0, n, batch_chunk):
+        b = slice(b0, min(b0 + batch_chunk, n))
+        h = hidden.chunk(b.start, b.stop).to(compute)
+        bias_src = w1[prev[b]].to(compute) if w2 is not None else None
+        for start in range(0, head.shape[0], vocab_chunk):
+            stop = min(start + vocab_chunk, head.shape[0])
+            w = head[start:stop].to(compute)  # a view unless the head is F8 or F64
+            w2c = w2[start:stop].to(compute) if w2 is not None else None
             _sync(device)
             t0 = time.perf_counter()
             logits = h @ w.T
@@ -449,6 +450,7 @@ def sample_streaming(
             # Gumbel(0, 1) = -log(E), E ~ Exp(1): argmax(logits + noise) samples softmax
             noise = torch.empty_like(logits).exponential_(generator=gen).log_().neg_()
             paths[0].update(b, logits, noise, start)
+            forbid = ~mask[start:stop]
             paths[1].update(b, logits.masked_fill(forbid, float("-inf")), noise, start)
             _sync(device)
             t_logits += t1 - t0

@@ -726,3 +726,31 @@ def test_a_valid_d2t_beside_a_t2d_of_another_dtype_is_verified(tmp_path):
     r = verify(d, "--target", SMALL)
     assert r.exit_code == 0, r.stderr
     assert r.json["d2t"] is True and r.json["notes"] == []
+
+
+# --- streaming: batch chunks outer, vocab chunks inner ----------------------------------
+
+
+def test_fixed_seed_counts_are_those_recorded_before_the_loops_were_swapped():
+    """Counts recorded (tokens 40, seed 5) with the vocab-chunk loop outside the batch-chunk
+    loop, before the inputs of a batch chunk were built once instead of once per vocab chunk."""
+    out = cli("verify", PADDED, "--target", SMALL, "--tokens", "40", "--seed", "5",
+              "--device", "cpu", "--format", "json").json  # fmt: skip
+    got = {m: [v[k] for k in ("unmasked_illegal", "masked_illegal", "sampled")]
+           for m, v in out["modes"].items()}  # fmt: skip
+    assert got == {"greedy": [68, 0, 68], "topk": [517, 0, 544], "gumbel": [68, 0, 68]}
+
+
+def test_each_batch_chunk_is_built_once(monkeypatch):
+    """A batch chunk's hidden states (seeded randn, RMS norm, head rows) are built once and
+    scored against every vocab chunk, not rebuilt per vocab chunk."""
+    from dspark_ckpt import verify as v
+
+    built = []
+    chunk = v.HiddenStates.chunk
+    monkeypatch.setattr(
+        v.HiddenStates, "chunk", lambda self, b0, b1: built.append((b0, b1)) or chunk(self, b0, b1)
+    )
+    target = load_target(SMALL)
+    tiny = verify_checkpoint(str(PADDED), target, device="cpu", tokens=40, chunks=(7, 5))
+    assert tiny.tokens == 68 and built == [(b, min(b + 5, 68)) for b in range(0, 68, 5)]
