@@ -45,17 +45,7 @@ from dspark_ckpt.profiles import (
     detect_family,
     get_profile,
 )
-from dspark_ckpt.rules import (
-    D2T,
-    EQUAL,
-    PADDED,
-    PRUNED,
-    T2D,
-    classify,
-    d2t_value_findings,
-    own_map_findings,
-    read_d2t,
-)
+from dspark_ckpt.rules import D2T, EQUAL, PADDED, classify, draft_map
 from dspark_ckpt.safetensors_io import parse_header, read_json_file
 
 MASK_FILE = "draft_vocab_mask.safetensors"
@@ -130,81 +120,26 @@ class FixResult:
 # --- planning --------------------------------------------------------------------
 
 
-def _derive_from_t2d(ckpt: Checkpoint, vd: int, vt: int) -> np.ndarray | None:
-    """``d2t[i] = nonzero(t2d)[i] - i``, after checking ``t2d.sum() == Vd``."""
-    info = ckpt.find(T2D)
-    if info is None:
-        return None
-    if info.dtype != "BOOL" or info.shape != (vt,):
-        raise CheckpointError(
-            info.path, f"t2d is {info.dtype} {list(info.shape)}, not BOOL [{vt}]: cannot derive d2t"
-        )
-    selected = np.flatnonzero(ckpt.read(info))
-    if selected.size != vd:
-        raise CheckpointError(
-            info.path, f"t2d selects {selected.size} target ids but Vd is {vd}: cannot derive d2t"
-        )
-    return (selected - np.arange(vd)).astype(np.int64)
-
-
-def _check_d2t(d2t: np.ndarray, vt: int, where: str) -> None:
-    errors = [f for f in d2t_value_findings(d2t, vt) if f.severity == ERROR]
-    if errors:
-        raise CheckpointError(
-            where, f"{errors[0].code}: {errors[0].message}; fix does not write a broken d2t"
-        )
-
-
-# a warning for inspect (vLLM skips t2d), but with d2t and t2d at odds nobody can say
-# which map the drafter was trained with: fix builds nothing on it
-DISAGREEING_T2D = "DSC303"
-
-
-def refuse_a_broken_own_map(
-    ckpt: Checkpoint,
-    cfg: DrafterConfig,
-    target: Target,
-    consequence: str = "fix builds nothing on a broken d2t (re-export it)",
-) -> None:
-    """A mask or a d2t is never built on a checkpoint's own broken map: a d2t that fails
-    inspect's checks (DSC301, DSC302) or that its t2d contradicts (DSC303). ``verify``,
-    which applies the mask fix would write, refuses the same checkpoints."""
-    for f in own_map_findings(ckpt, cfg, target):
-        if f.severity == ERROR or f.code == DISAGREEING_T2D:
-            raise CheckpointError(f.file or ckpt.root, f"{f.code}: {f.message}; {consequence}")
-
-
 def plan_fix(ckpt: Checkpoint, cfg: DrafterConfig, target: Target, req: FixRequest) -> Plan:
-    """The mask and d2t this checkpoint needs, or a ``CheckpointError`` saying why not."""
+    """The mask and d2t this checkpoint needs, or a ``CheckpointError`` saying why not
+    (``rules.draft_map``: the map verify applies the mask through, or its refusal)."""
     vd, vt = cfg.draft_vocab_size, target.vocab_size
     cls = classify(vd, vt)
-    existing = read_d2t(ckpt, vd)
-    if existing is not None:
-        refuse_a_broken_own_map(ckpt, cfg, target)
-    derived = _derive_from_t2d(ckpt, vd, vt) if cls == PRUNED and existing is None else None
-    if cls == PRUNED and existing is None and derived is None:
-        raise CheckpointError(
-            ckpt.root,
-            f"pruned drafter (Vd {vd} < Vt {vt}) has neither d2t nor t2d: no correct "
-            "mapping can be invented, and without one nothing says which draft ids are "
-            "legal; re-export d2t from the ids the trainer selected",
-        )
+    mapping = draft_map(ckpt, cfg, target)
     notes: list[str] = []
 
     d2t = origin = None
     if req.emit_d2t:
-        if existing is not None:  # checked above: kept, whatever the class
-            d2t, origin = existing, "the checkpoint's own"
-        elif cls != PRUNED:
+        if ckpt.find(D2T) is not None:  # checked by draft_map: kept, whatever the class
+            d2t, origin = mapping, "the checkpoint's own"
+        elif mapping is not None:
+            d2t, origin = mapping, "derived from t2d"
+        else:  # equal or padded: valid by construction (padded rows keep offset 0)
             d2t, origin = np.zeros(vd, dtype=np.int64), "identity (all zeros)"
-        else:
-            d2t, origin = derived, "derived from t2d"
-        _check_d2t(d2t, vt, str(ckpt.root))
         notes.append(f"d2t: {origin}")
 
     mask = None
     if req.mask_path is not None:
-        mapping = existing if existing is not None else derived
         mask = sampleable_mask(vd, vt, mapping)
         if mask.all():
             how = " (checked through d2t)" if mapping is not None else ""
@@ -396,14 +331,11 @@ def _checkpoint_files(
     index apart: it goes in last."""
     notes: list[str] = []
     added: dict[str, np.ndarray] = {}
-    if plan.d2t is not None:
-        existing = ckpt.find(D2T)
-        if existing is None:
-            added[D2T] = plan.d2t
-        elif np.array_equal(ckpt.read(existing), plan.d2t):
-            notes.append(f"the checkpoint already holds this d2t ({existing.path.name}): unchanged")
-        else:  # read_d2t / plan_fix refuse this already; kept as a guard
-            raise CheckpointError(existing.path, "holds another d2t; fix does not replace it")
+    own = ckpt.find(D2T)
+    if plan.d2t is not None and own is None:
+        added[D2T] = plan.d2t
+    elif plan.d2t is not None:  # plan.d2t is the checkpoint's own (plan_fix)
+        notes.append(f"the checkpoint already holds this d2t ({own.path.name}): unchanged")
 
     files: list[_File] = []
     if req.mode == OUT:

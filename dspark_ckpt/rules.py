@@ -15,7 +15,7 @@ from functools import cached_property
 from dspark_ckpt.checkpoint import Checkpoint, Target
 from dspark_ckpt.config import SPECULATORS_DEFAULT_DRAFT_VOCAB, DrafterConfig
 from dspark_ckpt.errors import CheckpointError
-from dspark_ckpt.findings import Finding
+from dspark_ckpt.findings import ERROR, Finding
 from dspark_ckpt.profiles import Profile
 from dspark_ckpt.safetensors_io import TensorInfo
 
@@ -239,12 +239,12 @@ def _missing_d2t_rule(f: Facts, p: Profile) -> list[Finding]:
             f"`dspark-ckpt fix --emit-d2t` writes the identity d2t (all zeros) {p.name} "
             "needs; profiles that create no d2t parameter here then refuse it (DSC105)"
         )
-    elif f.t2d is not None and f.t2d_selected is not None and f.t2d_selected.size == f.Vd:
+    elif (problem := t2d_problem(f)) is None:
         hint = "`dspark-ckpt fix --emit-d2t` derives d2t from the t2d this checkpoint has"
     else:
         hint = (
-            "ship the d2t the drafter was trained with: no correct mapping can be derived "
-            "from this checkpoint, so `dspark-ckpt fix --emit-d2t` refuses"
+            f"ship the d2t the drafter was trained with: {problem}, so "
+            "`dspark-ckpt fix --emit-d2t` refuses"
         )
     return [
         _f(
@@ -387,20 +387,10 @@ def _alias_rules(f: Facts) -> list[Finding]:
 
 def _t2d_alone_rules(f: Facts) -> list[Finding]:
     """``t2d`` without ``d2t``: the map fix would derive from it must be possible."""
-    t2d = f.t2d
-    if t2d is None or f.d2t is not None:
+    if f.t2d is None or f.d2t is not None:
         return []
-    if f.t2d_selected is None:
-        return [_f("DSC303", f"t2d is {t2d.dtype} {list(t2d.shape)}; expected BOOL [{f.Vt}]", t2d)]
-    if f.t2d_selected.size != f.Vd:
-        return [
-            _f(
-                "DSC303",
-                f"t2d selects {f.t2d_selected.size} target ids; Vd is {f.Vd}: no d2t can be "
-                "derived from it",
-                t2d,
-            )
-        ]
+    if (problem := t2d_problem(f)) is not None:
+        return [_f("DSC303", problem, f.t2d)]
     return []
 
 
@@ -493,26 +483,18 @@ def _padding_rules(f: Facts) -> list[Finding]:
     return out
 
 
-def own_map_findings(ckpt: Checkpoint, cfg: DrafterConfig, target: Target) -> list[Finding]:
-    """inspect's findings on a checkpoint's own ``d2t`` and its ``t2d`` (DSC206,
-    DSC301 to DSC304): ``fix`` builds nothing on a map they find broken."""
-    return _d2t_rules(gather(ckpt, cfg, target))
-
-
 def _d2t_rules(f: Facts) -> list[Finding]:
     d2t = f.d2t
     if d2t is None:
         return []
     if (problem := d2t_layout_problem(d2t, f.Vd)) is not None:
         return [_f("DSC206", problem, d2t)]
-    t2d = f.t2d
-    if t2d is not None and (t2d.dtype != "BOOL" or t2d.shape != (f.Vt,)):
-        bad_t2d = [
-            _f("DSC303", f"t2d is {t2d.dtype} {list(t2d.shape)}; expected BOOL [{f.Vt}]", t2d)
-        ]
-        return d2t_value_findings(f.ckpt.read(d2t), f.Vt, info=d2t) + bad_t2d
-    t2d_values = f.ckpt.read(t2d) if t2d is not None else None
-    return d2t_value_findings(f.ckpt.read(d2t), f.Vt, t2d_values, info=d2t, t2d_info=t2d)
+    offsets = f.ckpt.read(d2t)
+    out = d2t_value_findings(offsets, f.Vt, info=d2t)
+    if f.t2d is not None and (problem := t2d_layout_problem(f.t2d, f.Vt)) is not None:
+        # vLLM skips t2d: a warning, and nothing to compare d2t with
+        out.append(_f("DSC303", problem, f.t2d))
+    return out + _t2d_disagreement(f, offsets)
 
 
 def d2t_layout_problem(info: TensorInfo, vd: int) -> str | None:
@@ -521,6 +503,79 @@ def d2t_layout_problem(info: TensorInfo, vd: int) -> str | None:
     if info.dtype != "I64" or info.shape != (vd,):
         return f"d2t is {info.dtype} {list(info.shape)}; expected I64 [{vd}] (draft_vocab_size)"
     return None
+
+
+def t2d_layout_problem(info: TensorInfo, vt: int) -> str | None:
+    """A ``t2d`` is ``BOOL [Vt]``: what is wrong with ``info``, or None."""
+    if info.dtype != "BOOL" or info.shape != (vt,):
+        return f"t2d is {info.dtype} {list(info.shape)}; expected BOOL [{vt}]"
+    return None
+
+
+def t2d_problem(f: Facts) -> str | None:
+    """The one answer to "can d2t be derived from t2d?" (``fix``, DSC303 on a lone
+    ``t2d``, DSC103's hint): a ``BOOL [Vt]`` t2d that selects exactly ``Vd`` target ids.
+    Why not, or None."""
+    if f.t2d is None:
+        return "the checkpoint has no t2d to derive d2t from"
+    if (problem := t2d_layout_problem(f.t2d, f.Vt)) is not None:
+        return f"{problem}: no d2t can be derived from it"
+    if f.t2d_selected.size != f.Vd:
+        return (
+            f"t2d selects {f.t2d_selected.size} target ids; Vd is {f.Vd}: no d2t can be "
+            "derived from it"
+        )
+    return None
+
+
+def _derived_d2t(f: Facts):
+    """``d2t[i] = nonzero(t2d)[i] - i`` of a t2d ``t2d_problem`` accepts: sorted, in
+    ``[0, Vt)`` and injective by construction."""
+    import numpy as np
+
+    return (f.t2d_selected - np.arange(f.Vd)).astype(np.int64)
+
+
+# what fix and verify say when they refuse a broken own map
+BROKEN_MAP = "fix builds no mask or d2t on it and verify checks none (re-export d2t)"
+
+
+def draft_map(ckpt: Checkpoint, cfg: DrafterConfig, target: Target):
+    """The ``d2t`` a padded-row mask is built on and ``verify`` maps ids through: the one
+    decision for ``fix`` and ``verify``. An int64 ``[Vd]`` numpy array, or None for the
+    identity (an equal or padded drafter without ``d2t``).
+
+    The checkpoint's own ``d2t``, checked; else, for a pruned drafter, the ``d2t``
+    derived from its ``t2d``. Raises ``CheckpointError`` when no map can be trusted:
+
+    * an own ``d2t`` that is not ``I64 [Vd]`` (DSC206), maps outside ``[0, Vt)``
+      (DSC301), is not injective (DSC302), or whose ``BOOL [Vt]`` t2d selects other
+      target ids (DSC303: which map was trained is unknown). A ``t2d`` of another dtype
+      or shape is no disagreement (vLLM skips it): inspect warns, the ``d2t`` is used;
+    * a pruned drafter without ``d2t`` whose ``t2d`` is missing or not derivable
+      (``t2d_problem``): nothing says which draft ids are legal.
+    """
+    f = gather(ckpt, cfg, target)
+    own = read_d2t(ckpt, f.Vd)
+    if own is not None:
+        broken = [x for x in d2t_value_findings(own, f.Vt, info=f.d2t) if x.severity == ERROR]
+        broken += _t2d_disagreement(f, own)
+        if broken:
+            x = broken[0]
+            raise CheckpointError(x.file or ckpt.root, f"{x.code}: {x.message}; {BROKEN_MAP}")
+        return own
+    if f.classification != PRUNED:
+        return None
+    if f.t2d is None:
+        raise CheckpointError(
+            ckpt.root,
+            f"pruned drafter (Vd {f.Vd} < Vt {f.Vt}) has neither d2t nor t2d: no correct "
+            "mapping can be invented, and without one nothing says which draft ids are "
+            "legal; re-export d2t from the ids the trainer selected",
+        )
+    if (problem := t2d_problem(f)) is not None:
+        raise CheckpointError(f.t2d.path, f"DSC303: {problem}")
+    return _derived_d2t(f)
 
 
 def read_d2t(ckpt: Checkpoint, vd: int):
@@ -535,17 +590,10 @@ def read_d2t(ckpt: Checkpoint, vd: int):
     return ckpt.read(info)
 
 
-def d2t_value_findings(
-    offsets,
-    vt: int,
-    t2d=None,
-    *,
-    info: TensorInfo | None = None,
-    t2d_info: TensorInfo | None = None,
-) -> list[Finding]:
+def d2t_value_findings(offsets, vt: int, *, info: TensorInfo | None = None) -> list[Finding]:
     """The value rules of an int64 ``[Vd]`` d2t (and its ``t2d`` values, when given).
 
-    Shared by ``inspect`` and by ``fix``, which checks every d2t before writing it.
+    Shared by ``inspect`` and by ``draft_map``, which refuses a map with an error here.
     Padded rows ``[Vt, Vd)`` that keep the identity (offset 0) are padding, not a
     mapping error: DSC401 reports them and the padded-row mask covers them.
     """
@@ -595,8 +643,6 @@ def d2t_value_findings(
                     tensor=None if info else D2T,
                 )
             )
-    if t2d is not None:
-        out += _t2d_rule(t2d, ids, vd, t2d_info)
     return out
 
 
@@ -606,26 +652,20 @@ def _is_arange(offsets) -> bool:
     return offsets.size > 1 and bool(np.array_equal(offsets, np.arange(offsets.size)))
 
 
-def _t2d_rule(t2d, ids, vd: int, info: TensorInfo | None) -> list[Finding]:
+def _t2d_disagreement(f: Facts, offsets) -> list[Finding]:
+    """A ``BOOL [Vt]`` t2d whose values contradict the ``d2t`` (DSC303): it must select
+    exactly the ``Vd`` target ids d2t maps to. [] without t2d, or for a t2d of another
+    layout (vLLM skips it; ``_d2t_rules`` warns about it): nothing to compare."""
     import numpy as np
 
-    selected = np.flatnonzero(t2d)
+    from dspark_ckpt.mask import target_ids
+
+    selected = f.t2d_selected
+    if selected is None:
+        return []
+    vd = offsets.shape[0]
     if selected.size != vd:
-        return [
-            _f(
-                "DSC303",
-                f"t2d selects {selected.size} target ids; Vd is {vd}",
-                info,
-                tensor=None if info else T2D,
-            )
-        ]
-    if not np.array_equal(selected, np.sort(ids)):
-        return [
-            _f(
-                "DSC303",
-                "t2d selects other target ids than d2t maps to",
-                info,
-                tensor=None if info else T2D,
-            )
-        ]
+        return [_f("DSC303", f"t2d selects {selected.size} target ids; Vd is {vd}", f.t2d)]
+    if not np.array_equal(selected, np.sort(target_ids(vd, offsets))):
+        return [_f("DSC303", "t2d selects other target ids than d2t maps to", f.t2d)]
     return []

@@ -9,7 +9,7 @@ runtimes do (greedy argmax, top-k, Gumbel-max), maps ids through ``d2t``, and co
 the ids outside ``[0, Vt)`` (illegal) and outside ``[0, Et)`` (out of bounds), first
 without the padded-row mask and then with it.
 
-The work streams over vocab chunks (outer) and batch chunks (inner), keeping only a
+The work streams over batch chunks (outer) and vocab chunks (inner), keeping only a
 running best per token, so an Inkling-sized head needs the head itself plus a few
 hundred MB. torch is imported lazily, only here: ``inspect`` and ``fix`` never need it.
 """
@@ -30,9 +30,8 @@ from dspark_ckpt import hub
 from dspark_ckpt.checkpoint import Checkpoint, Target, drafter_config, open_checkpoint
 from dspark_ckpt.config import NESTED_DRAFTER_KEYS, DrafterConfig
 from dspark_ckpt.errors import CheckpointError, UsageError
-from dspark_ckpt.fix import refuse_a_broken_own_map
 from dspark_ckpt.mask import BIAS_TENSOR, MASK_TENSOR, sampleable_mask, target_ids
-from dspark_ckpt.rules import LM_HEAD, MARKOV_W1, MARKOV_W2, classify, read_d2t
+from dspark_ckpt.rules import D2T, LM_HEAD, MARKOV_W1, MARKOV_W2, classify, draft_map
 from dspark_ckpt.safetensors_io import TensorInfo, read_array, read_header
 
 INSTALL_HINT = "verify needs torch: pip install 'dspark-ckpt[verify]'"
@@ -429,24 +428,25 @@ class _Running:
 def sample_streaming(
     head, hidden, w1, prev, w2, mask, gen, *, k: int, compute, device: str, chunks: tuple[int, int]
 ):
-    """Stream over vocab chunks, then batch chunks; return (unmasked, masked) runners and the
-    time spent on logits and on sampling. ``hidden`` (a ``HiddenStates``) and the Markov
-    rows ``w1[prev]`` are built per block, so memory is bounded by the chunks."""
+    """Stream over batch chunks, then vocab chunks; return (unmasked, masked) runners and the
+    time spent on logits and on sampling. Each batch chunk's hidden states (a
+    ``HiddenStates`` chunk) and Markov rows ``w1[prev]`` are built once, then every vocab
+    chunk of the head is scored against them: memory is one batch chunk of inputs plus one
+    logits block. Gumbel noise is drawn from ``gen`` per block, in that order."""
     import torch
 
     n = hidden.n
     vocab_chunk, batch_chunk = chunks
     paths = (_Running(n, k, device), _Running(n, k, device))
     t_logits = t_sample = 0.0
-    for start in range(0, head.shape[0], vocab_chunk):
-        stop = min(start + vocab_chunk, head.shape[0])
-        w = head[start:stop].to(compute)
-        w2c = w2[start:stop].to(compute) if w2 is not None else None
-        forbid = ~mask[start:stop]
-        for b0 in range(0, n, batch_chunk):
-            b = slice(b0, min(b0 + batch_chunk, n))
-            h = hidden.chunk(b.start, b.stop).to(compute)
-            bias_src = w1[prev[b]].to(compute) if w2c is not None else None
+    for b0 in range(0, n, batch_chunk):
+        b = slice(b0, min(b0 + batch_chunk, n))
+        h = hidden.chunk(b.start, b.stop).to(compute)
+        bias_src = w1[prev[b]].to(compute) if w2 is not None else None
+        for start in range(0, head.shape[0], vocab_chunk):
+            stop = min(start + vocab_chunk, head.shape[0])
+            w = head[start:stop].to(compute)  # a view unless the head is F8 or F64
+            w2c = w2[start:stop].to(compute) if w2 is not None else None
             _sync(device)
             t0 = time.perf_counter()
             logits = h @ w.T
@@ -458,6 +458,7 @@ def sample_streaming(
             # Gumbel(0, 1) = -log(E), E ~ Exp(1): argmax(logits + noise) samples softmax
             noise = torch.empty_like(logits).exponential_(generator=gen).log_().neg_()
             paths[0].update(b, logits, noise, start)
+            forbid = ~mask[start:stop]
             paths[1].update(b, logits.masked_fill(forbid, float("-inf")), noise, start)
             _sync(device)
             t_logits += t1 - t0
@@ -512,11 +513,7 @@ def verify_checkpoint(
     dev = resolve_device(device)
     vd, vt, et = cfg.draft_vocab_size, target.vocab_size, target.embedding_rows
     info, head_source = head_info(ckpt, cfg, target)
-    d2t = read_d2t(ckpt, vd)
-    if d2t is not None:  # the rule fix --emit-mask refuses a broken d2t by, not a copy
-        refuse_a_broken_own_map(
-            ckpt, cfg, target, "fix --emit-mask builds no mask on it, and verify checks none"
-        )
+    d2t = draft_map(ckpt, cfg, target)  # the map fix --emit-mask builds its mask on
     truth = sampleable_mask(vd, vt, d2t)
     mask = truth if mask_path is None else read_mask_file(mask_path, vd)
     w1_info, w2_info = ckpt.find(MARKOV_W1), ckpt.find(MARKOV_W2)
@@ -579,8 +576,8 @@ def verify_checkpoint(
     notes = []
     if head_source == "target":
         notes.append(f"equal drafter: sampled from the target's {info.name} ({head_path})")
-    if vd < vt and d2t is None:
-        notes.append("pruned drafter without d2t: ids mapped as the identity (all-zero d2t)")
+    if d2t is not None and ckpt.find(D2T) is None:
+        notes.append("no d2t: ids mapped through the d2t derived from t2d (fix --emit-d2t)")
     return VerifyReport(
         drafter_source=source,
         target=target,

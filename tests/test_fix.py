@@ -29,7 +29,7 @@ from dspark_ckpt.checkpoint import load_checkpoint
 from dspark_ckpt.errors import CheckpointError
 from dspark_ckpt.fix import NEW_SHARD
 from dspark_ckpt.mask import BIAS_TENSOR, MASK_MEANING, MASK_TENSOR
-from dspark_ckpt.rules import read_d2t
+from dspark_ckpt.rules import BROKEN_MAP, read_d2t
 
 SMALL = FIXTURES / "targets/small"
 LEGACY = ("--profile", "vllm-legacy")  # a padded drafter with d2t is meant for this loader
@@ -222,9 +222,7 @@ def test_pruned_mask_is_checked_through_d2t(tmp_path, cwd):
     assert any("(checked through d2t)" in n for n in out["notes"])
     # and fix never passes that d2t on
     r = cli("fix", tmp_path / "bad", "--target", SMALL, "--emit-d2t", "--d2t-path", "x.safetensors")
-    assert (
-        r.exit_code == 1 and "DSC301" in r.stderr and "builds nothing on a broken d2t" in r.stderr
-    )
+    assert r.exit_code == 1 and "DSC301" in r.stderr and BROKEN_MAP in r.stderr
     assert not (cwd / "x.safetensors").exists()
 
 
@@ -296,7 +294,7 @@ def test_a_d2t_its_t2d_contradicts_is_refused(tmp_path, cwd, emit):
     assert r.exit_code == 1 and r.stdout == ""
     assert r.stderr == (
         f"dspark-ckpt: error: {tmp_path / 'p' / 'model.safetensors'}: DSC303: t2d selects "
-        "other target ids than d2t maps to; fix builds nothing on a broken d2t (re-export it)\n"
+        f"other target ids than d2t maps to; {BROKEN_MAP}\n"
     )
     assert list(cwd.iterdir()) == []
 
@@ -306,7 +304,10 @@ def test_t2d_that_selects_the_wrong_count_is_refused(tmp_path, cwd):
     t2d[:33] = True  # 33 selected, Vd 32
     pruned_32(tmp_path / "p", t2d=synth.T("BOOL", (100,), t2d))
     r = cli("fix", tmp_path / "p", "--target", SMALL, "--emit-d2t")
-    assert r.exit_code == 1 and "t2d selects 33 target ids but Vd is 32" in r.stderr
+    assert r.exit_code == 1 and r.stderr == (
+        f"dspark-ckpt: error: {tmp_path / 'p' / 'model.safetensors'}: DSC303: t2d selects 33 "
+        "target ids; Vd is 32: no d2t can be derived from it\n"
+    )
     assert list(cwd.iterdir()) == []
 
 
@@ -1028,7 +1029,7 @@ def test_nothing_is_built_on_a_broken_d2t(tmp_path, monkeypatch, emit):
     before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
     r = cli("fix", d, "--target-vocab-size", "100", *emit, "--profile", "vllm-legacy")
     assert r.exit_code == 1
-    assert "DSC301" in r.stderr and "builds nothing on a broken d2t" in r.stderr
+    assert "DSC301" in r.stderr and BROKEN_MAP in r.stderr
     assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before
 
 
@@ -1037,3 +1038,51 @@ def test_side_file_in_a_missing_folder_is_a_usage_error(cwd):
     assert r.exit_code == 2
     assert r.stderr == "dspark-ckpt: error: nodir/m.st: no such directory nodir\n"
     assert list(cwd.iterdir()) == []
+
+
+# --- one rule for "can d2t be derived from t2d?" (rules.t2d_problem) ---------------------
+
+
+@pytest.mark.parametrize(
+    ("dtype", "shape", "selected", "problem"),
+    [
+        ("U8", (100,), 32, "t2d is U8 [100]; expected BOOL [100]: no d2t can be derived from it"),
+        ("BOOL", (99,), 32, "t2d is BOOL [99]; expected BOOL [100]: no d2t can be derived from it"),
+        ("BOOL", (100,), 35, "t2d selects 35 target ids; Vd is 32: no d2t can be derived from it"),
+    ],
+)
+def test_a_t2d_no_d2t_can_be_derived_from_says_so_alike(
+    tmp_path, cwd, dtype, shape, selected, problem
+):
+    """inspect's DSC303, DSC103's hint and fix's refusal are one rule, with one message."""
+    t2d = np.zeros(shape, dtype=bool)
+    t2d.reshape(-1)[:selected] = True
+    pruned_32(tmp_path / "p", t2d=synth.T(dtype, shape, t2d))
+    found = cli("inspect", tmp_path / "p", "--target", SMALL, "--format", "json").json
+    by_code = {f["code"]: f for f in found["findings"]}
+    assert by_code["DSC303"]["message"] == problem
+    assert problem in by_code["DSC103"]["hint"] and "refuses" in by_code["DSC103"]["hint"]
+    for emit in ("--emit-mask", "--emit-d2t"):
+        r = cli("fix", tmp_path / "p", "--target", SMALL, emit)
+        assert r.exit_code == 1
+        assert r.stderr == f"dspark-ckpt: error: {by_code['DSC303']['file']}: DSC303: {problem}\n"
+    assert list(cwd.iterdir()) == []
+
+
+@pytest.mark.parametrize("emit", [["--emit-mask"], ["--emit-d2t"], ["--emit-d2t", "--out", "o"]])
+def test_a_valid_d2t_beside_a_t2d_of_another_layout_is_used(tmp_path, cwd, emit):
+    """A t2d that is not BOOL [Vt] (vLLM skips t2d) does not contradict the d2t: inspect
+    warns (DSC303), and fix builds on the d2t; only a t2d whose values disagree is refused."""
+    d2t, t2d = synth.sorted_mapping(synth.VT, 32, seed=0)
+    src = pruned_32(tmp_path / "p", d2t=synth.T("I64", (32,), d2t), t2d=synth.T("U8", (100,), t2d))
+    found = cli("inspect", src, "--target", SMALL, "--format", "json").json["findings"]
+    assert [(f["code"], f["message"]) for f in found] == [
+        ("DSC303", "t2d is U8 [100]; expected BOOL [100]")
+    ]
+    code, out = fix_json(src, "--target", SMALL, *emit)
+    assert code == 0 and out["ok"] is True
+    if "--emit-d2t" in emit:
+        assert out["d2t_origin"] == "the checkpoint's own"
+    if "--out" in emit:
+        assert any("already holds this d2t" in n for n in out["notes"])
+        assert not (cwd / "o" / NEW_SHARD).exists()

@@ -13,6 +13,7 @@ from synth import VT, T
 
 from dspark_ckpt.checkpoint import load_target
 from dspark_ckpt.mask import BIAS_TENSOR, MASK_TENSOR, sampleable_mask
+from dspark_ckpt.rules import BROKEN_MAP
 from dspark_ckpt.verify import verify_checkpoint
 
 PADDED, SMALL = FIXTURES / "padded", FIXTURES / "targets/small"
@@ -119,7 +120,7 @@ def test_a_broken_d2t_is_refused_as_fix_refuses_it(tmp_path, build, code):
     assert "Traceback" not in r.stderr and "loading" not in r.stderr
     [err] = [line for line in r.stderr.splitlines() if "error" in line]
     assert str(d / "model.safetensors") in err and code in err, err
-    assert "fix --emit-mask builds no mask on it, and verify checks none" in err
+    assert BROKEN_MAP in err and fixed.stderr.endswith(err.split(": error: ", 1)[1] + "\n")
     out = json.loads(r.stdout)
     assert out["ok"] is False and out["error"]["file"] == str(d / "model.safetensors")
     table = cli("verify", d, "--target", SMALL, "--tokens", "8", "--device", "cpu")
@@ -652,3 +653,104 @@ def test_quiet_prints_no_progress_and_only_the_verdict():
     assert "loading lm_head.weight" in loud.stderr
     bad = cli("verify", PADDED, "--target", SMALL, "--mask", ROOT / "README.md", "-q")
     assert bad.exit_code == 1 and "README.md" in bad.stderr  # errors still say why
+
+
+# --- one map for fix and verify (rules.draft_map) ---------------------------------------
+
+
+def test_a_pruned_drafter_without_any_map_is_refused_as_fix_refuses_it(tmp_path):
+    """No d2t, no t2d: fix --emit-mask builds no mask (nothing says which draft ids are
+    legal), so verify, which applies what fix writes, refuses too: the same one line."""
+    src = FIXTURES / "vllm-table/v100-d40-lm_head"
+    fixed = cli("fix", src, "--target-vocab-size", "100", "--mask-path", tmp_path / "m")
+    r = verify(src, "--target-vocab-size", "100")
+    assert fixed.exit_code == r.exit_code == 1
+    assert "nothing says which draft ids are legal" in fixed.stderr
+    assert r.stderr.splitlines()[-1] == fixed.stderr.strip()
+    assert r.json == {
+        "schema": "dspark-ckpt/verify/v1",
+        "ok": False,
+        "error": {"file": str(src), "message": fixed.stderr.split(f"{src}: ", 1)[1].strip()},
+    }
+
+
+def pruned_t2d_drafter(root, t2d_dtype="BOOL"):
+    """A pruned drafter (Vd 32, Vt 100) with t2d and no d2t; the d2t it implies."""
+    d2t, t2d = synth.sorted_mapping(VT, 32, seed=5)
+    synth.drafter(
+        root,
+        vocab=VT,
+        draft=32,
+        tensors={"lm_head.weight": synth.head(32, 8, 1), "t2d": T(t2d_dtype, (VT,), t2d)},
+    )
+    return root, d2t
+
+
+def test_a_pruned_drafter_with_t2d_only_is_verified_through_the_derived_d2t(tmp_path):
+    """fix --emit-mask builds its mask through the d2t derived from t2d; verify maps the
+    sampled ids through that same d2t, not the identity, and passes the mask fix wrote."""
+    d, _ = pruned_t2d_drafter(tmp_path / "d")
+    mask = tmp_path / "m.safetensors"
+    side = ("--mask-path", mask, "--d2t-path", tmp_path / "d2t.safetensors")
+    fixed = cli("fix", d, "--target", SMALL, *side, "--format", "json").json
+    assert fixed["ok"] is True and fixed["d2t_origin"] == "derived from t2d"
+    for args in ((), ("--mask", mask)):
+        r = verify(d, "--target", SMALL, *args)
+        assert r.exit_code == 0, r.stderr
+        assert r.json["d2t"] is True and r.json["illegal_rows"] == 0
+        assert any("derived from t2d" in n for n in r.json["notes"])
+
+
+def test_a_pruned_drafter_whose_t2d_cannot_give_a_d2t_is_refused_as_fix_refuses_it(tmp_path):
+    d, _ = pruned_t2d_drafter(tmp_path / "d", t2d_dtype="U8")
+    fixed = cli("fix", d, "--target", SMALL, "--mask-path", tmp_path / "m")
+    r = verify(d, "--target", SMALL)
+    assert fixed.exit_code == r.exit_code == 1
+    assert r.stderr.splitlines()[-1] == fixed.stderr.strip()
+    assert "DSC303: t2d is U8 [100]; expected BOOL [100]: no d2t can be derived" in r.stderr
+
+
+def test_a_valid_d2t_beside_a_t2d_of_another_dtype_is_verified(tmp_path):
+    """vLLM skips t2d: a U8 t2d next to a valid d2t is inspect's warning (DSC303), no
+    disagreement between two maps, so neither fix nor verify refuses the d2t."""
+    d2t, t2d = synth.sorted_mapping(VT, 32, seed=5)
+    tensors = {
+        "lm_head.weight": synth.head(32, 8, 1),
+        "d2t": T("I64", (32,), d2t),
+        "t2d": T("U8", (VT,), t2d),
+    }
+    d = synth.drafter(tmp_path / "d", vocab=VT, draft=32, tensors=tensors)
+    found = cli("inspect", d, "--target", SMALL, "--format", "json").json["findings"]
+    assert [(f["code"], f["severity"]) for f in found] == [("DSC303", "warning")]
+    assert cli("fix", d, "--target", SMALL, "--mask-path", tmp_path / "m").exit_code == 0
+    r = verify(d, "--target", SMALL)
+    assert r.exit_code == 0, r.stderr
+    assert r.json["d2t"] is True and r.json["notes"] == []
+
+
+# --- streaming: batch chunks outer, vocab chunks inner ----------------------------------
+
+
+def test_fixed_seed_counts_are_those_recorded_before_the_loops_were_swapped():
+    """Counts recorded (tokens 40, seed 5) with the vocab-chunk loop outside the batch-chunk
+    loop, before the inputs of a batch chunk were built once instead of once per vocab chunk."""
+    out = cli("verify", PADDED, "--target", SMALL, "--tokens", "40", "--seed", "5",
+              "--device", "cpu", "--format", "json").json  # fmt: skip
+    got = {m: [v[k] for k in ("unmasked_illegal", "masked_illegal", "sampled")]
+           for m, v in out["modes"].items()}  # fmt: skip
+    assert got == {"greedy": [68, 0, 68], "topk": [517, 0, 544], "gumbel": [68, 0, 68]}
+
+
+def test_each_batch_chunk_is_built_once(monkeypatch):
+    """A batch chunk's hidden states (seeded randn, RMS norm, head rows) are built once and
+    scored against every vocab chunk, not rebuilt per vocab chunk."""
+    from dspark_ckpt import verify as v
+
+    built = []
+    chunk = v.HiddenStates.chunk
+    monkeypatch.setattr(
+        v.HiddenStates, "chunk", lambda self, b0, b1: built.append((b0, b1)) or chunk(self, b0, b1)
+    )
+    target = load_target(SMALL)
+    tiny = verify_checkpoint(str(PADDED), target, device="cpu", tokens=40, chunks=(7, 5))
+    assert tiny.tokens == 68 and built == [(b, min(b + 5, 68)) for b in range(0, 68, 5)]
