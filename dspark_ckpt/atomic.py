@@ -63,14 +63,17 @@ def fsync_dir(folder: Path) -> None:
 
 
 def check_destination(dest: Path, force: bool) -> None:
-    """Refuse a symlink always, and an existing file without ``force``."""
-    if dest.is_symlink():
-        raise UsageError(f"{dest}: is a symlink; refusing to write through it")
-    if dest.exists():
-        if not dest.is_file():
-            raise UsageError(f"{dest}: exists and is not a regular file")
-        if not force:
-            raise UsageError(f"{dest}: exists; pass --force to overwrite it")
+    """Refuse a symlink always, and an existing file without ``force``. A destination
+    that cannot even be looked at (a folder on the way the user may not search) is a
+    ``WriteError`` naming it, as for any write."""
+    with writing(dest):
+        if dest.is_symlink():
+            raise UsageError(f"{dest}: is a symlink; refusing to write through it")
+        if dest.exists():
+            if not dest.is_file():
+                raise UsageError(f"{dest}: exists and is not a regular file")
+            if not force:
+                raise UsageError(f"{dest}: exists; pass --force to overwrite it")
 
 
 @dataclass
@@ -95,14 +98,15 @@ class Transaction:
 
     def make_dir(self, folder: Path) -> None:
         """Create ``folder`` (its parent must exist); removed again on rollback."""
-        if folder.is_symlink():
-            raise UsageError(f"{folder}: is a symlink; refusing to write through it")
-        if folder.exists():
-            if not folder.is_dir():
-                raise UsageError(f"{folder}: exists and is not a directory")
-            return
-        if not folder.parent.is_dir():
-            raise UsageError(f"{folder.parent}: no such directory")
+        with writing(folder):
+            if folder.is_symlink():
+                raise UsageError(f"{folder}: is a symlink; refusing to write through it")
+            if folder.exists():
+                if not folder.is_dir():
+                    raise UsageError(f"{folder}: exists and is not a directory")
+                return
+            if not folder.parent.is_dir():
+                raise UsageError(f"{folder.parent}: no such directory")
         self.made_dirs.append(folder)  # before it exists: a signal cannot orphan it
         with writing(folder):
             step("mkdir", folder)

@@ -762,6 +762,64 @@ def test_a_write_error_names_the_destination(tmp_path, cwd, monkeypatch, errnum)
     assert list(cwd.iterdir()) == [] and not (tmp_path / "o").exists()
 
 
+def as_a_user(*args, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """The CLI as a real process that file permissions apply to: under root, without the
+    capabilities that bypass them (setpriv drops them from the bounding set)."""
+    drop = []
+    if os.geteuid() == 0:
+        assert shutil.which("setpriv"), "as root, permission tests need setpriv (util-linux)"
+        drop = ["setpriv", "--bounding-set", "-dac_override,-dac_read_search", "--"]
+    return subprocess.run(
+        [*drop, sys.executable, "-m", "dspark_ckpt", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+
+
+@pytest.fixture
+def locked(tmp_path):
+    """A folder nobody may read or search (mode 0); reopened for the cleanup."""
+    folder = tmp_path / "locked"
+    folder.mkdir(mode=0)
+    folder.chmod(0)
+    yield folder
+    folder.chmod(0o700)
+
+
+@pytest.mark.parametrize(
+    "args, dest",
+    [
+        (["inspect", FIXTURES / "padded", "--target", SMALL, "-o", "{L}/x.json"], "{L}/x.json"),
+        (["fix", FIXTURES / "padded", "--target", SMALL, "--emit-d2t", "--out", "{L}/o"], "{L}/o"),
+        (
+            ["fix", FIXTURES / "padded", "--target", SMALL, "--mask-path", "{L}/m.safetensors"],
+            "{L}/m.safetensors",
+        ),
+    ],
+)
+def test_a_destination_that_cannot_be_looked_at_is_a_write_error(locked, args, dest):
+    """A destination in a folder the user may not search: exit 2, one line naming it, as
+    for any output that cannot be written (not a traceback, not an unreadable input)."""
+    r = as_a_user(*(str(a).replace("{L}", str(locked)) for a in args), cwd=locked.parent)
+    dest = dest.replace("{L}", str(locked))
+    why = f"cannot write: {os.strerror(errno.EACCES)}; nothing written"
+    assert (r.returncode, r.stderr) == (2, f"dspark-ckpt: error: {dest}: {why}\n")
+
+
+def test_an_out_folder_that_cannot_be_listed_is_a_write_error(tmp_path):
+    out = tmp_path / "o"
+    out.mkdir(mode=0o300)  # may write and search, not list: stale files cannot be looked for
+    out.chmod(0o300)
+    r = as_a_user("fix", FIXTURES / "padded", "--target", SMALL, "--emit-d2t", "--out", out)
+    out.chmod(0o700)
+    why = f"cannot write: {os.strerror(errno.EACCES)}; nothing written"
+    assert (r.returncode, r.stderr) == (2, f"dspark-ckpt: error: {out}: {why}\n")
+    assert list(out.iterdir()) == []
+
+
 # --- a signal mid-write rolls back ----------------------------------------------------
 
 BLOCK_AT = """
