@@ -8,7 +8,8 @@ files are removed, replaced ones restored from a hard-linked backup, folders the
 transaction made are removed. Destinations that are symlinks are refused, and an
 existing file is replaced only with ``force``, keeping its mode bits. A filesystem error while writing
 (read-only folder, disk full) is a ``WriteError`` naming the destination, never the
-temporary file; the transaction rolls back as for any failure.
+temporary file (a source file to copy that cannot be read is a ``CheckpointError``
+naming it); the transaction rolls back as for any failure.
 
 ``commit(check=...)`` runs a last check after everything is in place and before the
 backups are dropped: if it fails, the transaction rolls back like any other step.
@@ -22,13 +23,12 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
-import shutil
 import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from dspark_ckpt.errors import UsageError, WriteError
+from dspark_ckpt.errors import CheckpointError, UsageError, WriteError
 
 # test seam: called as fault(step, path) before every step; raise to inject a failure
 fault: Callable[[str, Path], None] | None = None
@@ -51,6 +51,17 @@ def writing(dest: Path) -> Iterator[None]:
         yield
     except OSError as e:
         raise WriteError(dest, e.strerror or str(e)) from None
+
+
+COPY_CHUNK = 1 << 20
+
+
+def _read(source, src: Path) -> bytes:
+    """The next chunk of a file being copied; a read error names the source."""
+    try:
+        return source.read(COPY_CHUNK)
+    except OSError as e:
+        raise CheckpointError(src, f"{e.strerror or e}; nothing written") from None
 
 
 def fsync_dir(folder: Path) -> None:
@@ -138,26 +149,32 @@ class Transaction:
     def add_copy(self, dest: Path, src: Path, *, link: bool = False) -> None:
         """Stage ``src`` as ``dest``: a streamed copy (never loaded into memory); with
         ``link`` a hard link where the filesystem allows (one file: an edit of either
-        edits both, so only for files nobody edits, like weight shards)."""
+        edits both, so only for files nobody edits, like weight shards). A source that
+        cannot be read is a ``CheckpointError`` naming it; only the writing is ``dest``'s."""
         temp = self._claim(dest)
         self.staged.append(_Staged(dest, temp))  # before it exists: a signal cannot orphan it
-        with writing(dest):
-            if link:
+        real = os.path.realpath(src)
+        if link:
+            with writing(dest):
                 step("link", temp)
-                try:
-                    os.link(os.path.realpath(src), temp)
-                    self.staged[-1].linked = True
-                    return
-                except OSError:
-                    pass
-            step("write", temp)
-            shutil.copyfile(os.path.realpath(src), temp)
-            step("fsync", temp)
-            fd = os.open(temp, os.O_RDONLY)
             try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)
+                os.link(real, temp)
+                self.staged[-1].linked = True
+                return
+            except OSError:
+                pass
+        try:
+            source = open(real, "rb")  # noqa: SIM115 - closed below
+        except OSError as e:
+            raise CheckpointError(src, f"{e.strerror or e}; nothing written") from None
+        with source, writing(dest):
+            step("write", temp)
+            with open(temp, "xb") as out:
+                while chunk := _read(source, src):
+                    out.write(chunk)
+                step("fsync", temp)
+                out.flush()
+                os.fsync(out.fileno())
 
     # -- commit and rollback ---------------------------------------------------
 

@@ -820,6 +820,21 @@ def test_an_out_folder_that_cannot_be_listed_is_a_write_error(tmp_path):
     assert list(out.iterdir()) == []
 
 
+def test_an_unreadable_file_to_copy_is_an_unreadable_input(tmp_path):
+    """--out copies the tokenizer: one it may not read is the checkpoint's problem (exit 1,
+    naming it), not the destination's; nothing is left of the copy."""
+    src = copy_fixture("padded", tmp_path)
+    tokenizer = src / "tokenizer.json"
+    tokenizer.write_text("{}")
+    tokenizer.chmod(0)
+    out = tmp_path / "o"
+    r = as_a_user("fix", src, "--target", SMALL, "--emit-d2t", "--out", out, *LEGACY)
+    tokenizer.chmod(0o600)
+    why = f"{os.strerror(errno.EACCES)}; nothing written"
+    assert (r.returncode, r.stderr) == (1, f"dspark-ckpt: error: {tokenizer}: {why}\n")
+    assert not out.exists()
+
+
 # --- a signal mid-write rolls back ----------------------------------------------------
 
 BLOCK_AT = """
