@@ -11,6 +11,9 @@ existing file is replaced only with ``force``, keeping its mode bits. A filesyst
 temporary file (a source file to copy that cannot be read is a ``CheckpointError``
 naming it); the transaction rolls back as for any failure.
 
+A rollback runs to its end: SIGINT and SIGTERM arriving meanwhile are held and
+delivered after it (``signals_held``).
+
 ``commit(check=...)`` runs a last check after everything is in place and before the
 backups are dropped: if it fails, the transaction rolls back like any other step.
 
@@ -23,7 +26,9 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import signal
 import stat
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +43,31 @@ def step(name: str, path: Path) -> None:
     """Mark one step of a write (the failure-injection seam)."""
     if fault is not None:
         fault(name, path)
+
+
+HELD_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+@contextlib.contextmanager
+def signals_held() -> Iterator[None]:
+    """SIGINT and SIGTERM arriving inside are held, then delivered to their handlers as
+    the block ends, so that no handler's exception cuts it short (a rollback half done
+    leaves temporary files and unrestored destinations). Held by a handler that only
+    records them, not by ``pthread_sigmask``: a signal blocked in the main thread is
+    taken by another thread (numpy's), and the main thread still runs its handler. Only
+    the main thread can set handlers; elsewhere nothing is held."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held: list[int] = []
+    before = {signum: signal.signal(signum, lambda n, _: held.append(n)) for signum in HELD_SIGNALS}
+    try:
+        yield
+    finally:
+        for signum, handler in before.items():
+            signal.signal(signum, signal.SIG_DFL if handler is None else handler)
+        for signum in dict.fromkeys(held):
+            signal.raise_signal(signum)
 
 
 def _temp_name(dest: Path, kind: str = "tmp") -> Path:
@@ -223,9 +253,15 @@ class Transaction:
         return list(dict.fromkeys(folders))
 
     def rollback(self) -> None:
-        """Undo everything staged or committed so far; never raises."""
+        """Undo everything staged or committed so far; never raises. SIGINT and SIGTERM
+        wait until it is done (``signals_held``), then stop the program as usual."""
+        with signals_held():
+            self._undo()
+
+    def _undo(self) -> None:
         for s in reversed(self.staged):
             with contextlib.suppress(OSError):
+                step("rollback", s.dest)
                 if s.same:
                     continue
                 if s.committed and s.backup is not None:
@@ -238,6 +274,7 @@ class Transaction:
                         leftover.unlink()
         for folder in reversed(self.made_dirs):
             with contextlib.suppress(OSError):
+                step("rollback", folder)
                 folder.rmdir()
         for folder in self._folders():
             with contextlib.suppress(OSError):

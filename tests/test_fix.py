@@ -895,6 +895,53 @@ def test_a_signal_mid_write_rolls_back(tmp_path, signum, mode, step, name):
     assert digest(tmp_path) == untouched
 
 
+SIGNAL_IN_ROLLBACK = """
+import os, sys, runpy
+from pathlib import Path
+from dspark_ckpt import atomic
+step, name, first, then = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+def fault(s, path):
+    if s == step and Path(path).name.startswith((name, '.' + name)):
+        if first == 'error':
+            raise OSError(5, 'injected failure', str(path))
+        os.kill(os.getpid(), int(first))
+    elif s == 'rollback':
+        os.kill(os.getpid(), then)  # at every step of the rollback
+atomic.fault = fault
+sys.argv = ['dspark-ckpt', *sys.argv[5:]]
+runpy.run_module('dspark_ckpt', run_name='__main__')
+"""
+
+
+@pytest.mark.parametrize("then", [signal.SIGTERM, signal.SIGINT])
+@pytest.mark.parametrize("first", ["error", signal.SIGTERM, signal.SIGINT])
+@pytest.mark.parametrize(
+    "step, name",
+    [
+        ("write", NEW_SHARD),  # staged: temp files to remove
+        ("reinspect", "src"),  # committed: replaced files to restore from their backups
+    ],
+)
+def test_a_signal_during_a_rollback_waits_for_its_end(tmp_path, step, name, first, then):
+    """A rollback (after a write error, a failed check or a signal) runs to its end
+    whatever signals arrive meanwhile: nothing is left, the source is as it was; then
+    the signal stops the program as usual (exit 128 + its number)."""
+    src = tmp_path / "src"
+    synth.drafter(src, vocab=128, draft=None, tensors={"lm_head.weight": synth.head(128, 8, 1)})
+    untouched = digest(tmp_path)
+    args = ["fix", src, "--target", SMALL, "--emit-d2t", "--in-place", "--force", *LEGACY]
+    r = subprocess.run(
+        [sys.executable, "-c", SIGNAL_IN_ROLLBACK, step, name, str(first), str(then), *args],
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert r.returncode == 128 + then, r.stderr
+    assert "Traceback" not in r.stderr
+    assert digest(tmp_path) == untouched
+
+
 # --- no torch, a real process --------------------------------------------------------
 
 
