@@ -8,7 +8,11 @@ files are removed, replaced ones restored from a hard-linked backup, folders the
 transaction made are removed. Destinations that are symlinks are refused, and an
 existing file is replaced only with ``force``, keeping its mode bits. A filesystem error while writing
 (read-only folder, disk full) is a ``WriteError`` naming the destination, never the
-temporary file; the transaction rolls back as for any failure.
+temporary file (a source file to copy that cannot be read is a ``CheckpointError``
+naming it); the transaction rolls back as for any failure.
+
+A rollback runs to its end: SIGINT and SIGTERM arriving meanwhile are held and
+delivered after it (``signals_held``).
 
 ``commit(check=...)`` runs a last check after everything is in place and before the
 backups are dropped: if it fails, the transaction rolls back like any other step.
@@ -22,13 +26,14 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
-import shutil
+import signal
 import stat
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from dspark_ckpt.errors import UsageError, WriteError
+from dspark_ckpt.errors import CheckpointError, UsageError, WriteError
 
 # test seam: called as fault(step, path) before every step; raise to inject a failure
 fault: Callable[[str, Path], None] | None = None
@@ -38,6 +43,31 @@ def step(name: str, path: Path) -> None:
     """Mark one step of a write (the failure-injection seam)."""
     if fault is not None:
         fault(name, path)
+
+
+HELD_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+@contextlib.contextmanager
+def signals_held() -> Iterator[None]:
+    """SIGINT and SIGTERM arriving inside are held, then delivered to their handlers as
+    the block ends, so that no handler's exception cuts it short (a rollback half done
+    leaves temporary files and unrestored destinations). Held by a handler that only
+    records them, not by ``pthread_sigmask``: a signal blocked in the main thread is
+    taken by another thread (numpy's), and the main thread still runs its handler. Only
+    the main thread can set handlers; elsewhere nothing is held."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held: list[int] = []
+    before = {signum: signal.signal(signum, lambda n, _: held.append(n)) for signum in HELD_SIGNALS}
+    try:
+        yield
+    finally:
+        for signum, handler in before.items():
+            signal.signal(signum, signal.SIG_DFL if handler is None else handler)
+        for signum in dict.fromkeys(held):
+            signal.raise_signal(signum)
 
 
 def _temp_name(dest: Path, kind: str = "tmp") -> Path:
@@ -53,6 +83,17 @@ def writing(dest: Path) -> Iterator[None]:
         raise WriteError(dest, e.strerror or str(e)) from None
 
 
+COPY_CHUNK = 1 << 20
+
+
+def _read(source, src: Path) -> bytes:
+    """The next chunk of a file being copied; a read error names the source."""
+    try:
+        return source.read(COPY_CHUNK)
+    except OSError as e:
+        raise CheckpointError(src, f"{e.strerror or e}; nothing written") from None
+
+
 def fsync_dir(folder: Path) -> None:
     step("fsync_dir", folder)
     fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
@@ -63,14 +104,17 @@ def fsync_dir(folder: Path) -> None:
 
 
 def check_destination(dest: Path, force: bool) -> None:
-    """Refuse a symlink always, and an existing file without ``force``."""
-    if dest.is_symlink():
-        raise UsageError(f"{dest}: is a symlink; refusing to write through it")
-    if dest.exists():
-        if not dest.is_file():
-            raise UsageError(f"{dest}: exists and is not a regular file")
-        if not force:
-            raise UsageError(f"{dest}: exists; pass --force to overwrite it")
+    """Refuse a symlink always, and an existing file without ``force``. A destination
+    that cannot even be looked at (a folder on the way the user may not search) is a
+    ``WriteError`` naming it, as for any write."""
+    with writing(dest):
+        if dest.is_symlink():
+            raise UsageError(f"{dest}: is a symlink; refusing to write through it")
+        if dest.exists():
+            if not dest.is_file():
+                raise UsageError(f"{dest}: exists and is not a regular file")
+            if not force:
+                raise UsageError(f"{dest}: exists; pass --force to overwrite it")
 
 
 @dataclass
@@ -95,14 +139,15 @@ class Transaction:
 
     def make_dir(self, folder: Path) -> None:
         """Create ``folder`` (its parent must exist); removed again on rollback."""
-        if folder.is_symlink():
-            raise UsageError(f"{folder}: is a symlink; refusing to write through it")
-        if folder.exists():
-            if not folder.is_dir():
-                raise UsageError(f"{folder}: exists and is not a directory")
-            return
-        if not folder.parent.is_dir():
-            raise UsageError(f"{folder.parent}: no such directory")
+        with writing(folder):
+            if folder.is_symlink():
+                raise UsageError(f"{folder}: is a symlink; refusing to write through it")
+            if folder.exists():
+                if not folder.is_dir():
+                    raise UsageError(f"{folder}: exists and is not a directory")
+                return
+            if not folder.parent.is_dir():
+                raise UsageError(f"{folder.parent}: no such directory")
         self.made_dirs.append(folder)  # before it exists: a signal cannot orphan it
         with writing(folder):
             step("mkdir", folder)
@@ -134,26 +179,32 @@ class Transaction:
     def add_copy(self, dest: Path, src: Path, *, link: bool = False) -> None:
         """Stage ``src`` as ``dest``: a streamed copy (never loaded into memory); with
         ``link`` a hard link where the filesystem allows (one file: an edit of either
-        edits both, so only for files nobody edits, like weight shards)."""
+        edits both, so only for files nobody edits, like weight shards). A source that
+        cannot be read is a ``CheckpointError`` naming it; only the writing is ``dest``'s."""
         temp = self._claim(dest)
         self.staged.append(_Staged(dest, temp))  # before it exists: a signal cannot orphan it
-        with writing(dest):
-            if link:
+        real = os.path.realpath(src)
+        if link:
+            with writing(dest):
                 step("link", temp)
-                try:
-                    os.link(os.path.realpath(src), temp)
-                    self.staged[-1].linked = True
-                    return
-                except OSError:
-                    pass
-            step("write", temp)
-            shutil.copyfile(os.path.realpath(src), temp)
-            step("fsync", temp)
-            fd = os.open(temp, os.O_RDONLY)
             try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)
+                os.link(real, temp)
+                self.staged[-1].linked = True
+                return
+            except OSError:
+                pass
+        try:
+            source = open(real, "rb")  # noqa: SIM115 - closed below
+        except OSError as e:
+            raise CheckpointError(src, f"{e.strerror or e}; nothing written") from None
+        with source, writing(dest):
+            step("write", temp)
+            with open(temp, "xb") as out:
+                while chunk := _read(source, src):
+                    out.write(chunk)
+                step("fsync", temp)
+                out.flush()
+                os.fsync(out.fileno())
 
     # -- commit and rollback ---------------------------------------------------
 
@@ -202,9 +253,15 @@ class Transaction:
         return list(dict.fromkeys(folders))
 
     def rollback(self) -> None:
-        """Undo everything staged or committed so far; never raises."""
+        """Undo everything staged or committed so far; never raises. SIGINT and SIGTERM
+        wait until it is done (``signals_held``), then stop the program as usual."""
+        with signals_held():
+            self._undo()
+
+    def _undo(self) -> None:
         for s in reversed(self.staged):
             with contextlib.suppress(OSError):
+                step("rollback", s.dest)
                 if s.same:
                     continue
                 if s.committed and s.backup is not None:
@@ -217,6 +274,7 @@ class Transaction:
                         leftover.unlink()
         for folder in reversed(self.made_dirs):
             with contextlib.suppress(OSError):
+                step("rollback", folder)
                 folder.rmdir()
         for folder in self._folders():
             with contextlib.suppress(OSError):

@@ -525,24 +525,28 @@ def root(
     pass
 
 
-class Terminated(BaseException):
-    """SIGTERM, raised like KeyboardInterrupt so that a transaction in progress rolls back."""
+class Interrupted(BaseException):
+    """SIGINT or SIGTERM, raised where the program is so that a write in progress rolls
+    back (a ``BaseException``: no ``except Exception`` swallows it, and Typer, which turns
+    a ``KeyboardInterrupt`` into a silent exit 130 itself, lets it through)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
 
 
-def _on_sigterm(signum, frame) -> NoReturn:
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second one must not cut the rollback
-    raise Terminated
+def _on_signal(signum, frame) -> NoReturn:
+    raise Interrupted(signum)
 
 
 def main() -> None:
-    """The entry point: SIGINT and SIGTERM both roll back a write in progress, then exit
-    128 + the signal number."""
-    signal.signal(signal.SIGTERM, _on_sigterm)
+    """The entry point: SIGINT (Ctrl-C) and SIGTERM alike roll back a write in progress,
+    say so on stderr and exit 128 + the signal number."""
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, _on_signal)
     try:
         app()
-    except KeyboardInterrupt:
-        print("dspark-ckpt: interrupted", file=sys.stderr)
-        sys.exit(128 + signal.SIGINT)
-    except Terminated:
-        print("dspark-ckpt: terminated", file=sys.stderr)
-        sys.exit(128 + signal.SIGTERM)
+    except Interrupted as stop:
+        what = "interrupted" if stop.signum == signal.SIGINT else "terminated"
+        print(f"dspark-ckpt: {what}", file=sys.stderr)
+        sys.exit(128 + stop.signum)

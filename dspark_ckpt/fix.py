@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from dspark_ckpt import hub
-from dspark_ckpt.atomic import Transaction, check_destination, step
+from dspark_ckpt.atomic import Transaction, check_destination, step, writing
 from dspark_ckpt.checkpoint import (
     CONFIG,
     INDEX,
@@ -251,8 +251,9 @@ def _destination_root(ckpt: Checkpoint, req: FixRequest) -> Path:
         raise UsageError(
             f"{out}: is the source checkpoint or inside it; use --in-place --force to patch it"
         )
-    if out.is_symlink():
-        raise UsageError(f"{out}: is a symlink; refusing to write through it")
+    with writing(out):  # a folder on the way the user may not search: cannot write
+        if out.is_symlink():
+            raise UsageError(f"{out}: is a symlink; refusing to write through it")
     return out
 
 
@@ -292,14 +293,16 @@ def _other_files(ckpt: Checkpoint) -> tuple[list[Path], list[str]]:
 
 def _refuse_stale_files(out: Path, files: list[_File]) -> None:
     """An --out folder may hold only checkpoint files this run writes itself: a stale
-    index or shard of another checkpoint would win over (or mix with) the new one."""
-    if not out.is_dir():
-        return
-    real_out = os.path.realpath(out)
-    ours = {f.dest.name for f in files if os.path.realpath(f.dest.parent) == real_out}
-    stale = sorted(
-        p.name for p in out.iterdir() if _is_checkpoint_file(p.name) and p.name not in ours
-    )
+    index or shard of another checkpoint would win over (or mix with) the new one. A
+    folder that cannot be listed is a ``WriteError`` naming it."""
+    with writing(out):
+        if not out.is_dir():
+            return
+        real_out = os.path.realpath(out)
+        ours = {f.dest.name for f in files if os.path.realpath(f.dest.parent) == real_out}
+        stale = sorted(
+            p.name for p in out.iterdir() if _is_checkpoint_file(p.name) and p.name not in ours
+        )
     if stale:
         raise UsageError(
             f"{out}: holds {', '.join(stale)}, which this run would not write (left from "
@@ -500,8 +503,9 @@ def _side_path(path: str | Path, *checkpoints: Checkpoint | Path) -> Path:
                 f"{path}: inside the checkpoint folder {folder}, where it would be loaded as "
                 "weights; write side files elsewhere"
             )
-    if not path.parent.is_dir():
-        raise UsageError(f"{path}: no such directory {path.parent}")
+    with writing(path):  # a folder on the way the user may not search: cannot write
+        if not path.parent.is_dir():
+            raise UsageError(f"{path}: no such directory {path.parent}")
     return path
 
 

@@ -763,6 +763,79 @@ def test_a_write_error_names_the_destination(tmp_path, cwd, monkeypatch, errnum)
     assert list(cwd.iterdir()) == [] and not (tmp_path / "o").exists()
 
 
+def as_a_user(*args, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """The CLI as a real process that file permissions apply to: under root, without the
+    capabilities that bypass them (setpriv drops them from the bounding set)."""
+    drop = []
+    if os.geteuid() == 0:
+        assert shutil.which("setpriv"), "as root, permission tests need setpriv (util-linux)"
+        drop = ["setpriv", "--bounding-set", "-dac_override,-dac_read_search", "--"]
+    return subprocess.run(
+        [*drop, sys.executable, "-m", "dspark_ckpt", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+
+
+@pytest.fixture
+def locked(tmp_path):
+    """A folder nobody may read or search (mode 0); reopened for the cleanup."""
+    folder = tmp_path / "locked"
+    folder.mkdir(mode=0)
+    folder.chmod(0)
+    yield folder
+    folder.chmod(0o700)
+
+
+@pytest.mark.parametrize(
+    "args, dest",
+    [
+        (["inspect", FIXTURES / "padded", "--target", SMALL, "-o", "{L}/x.json"], "{L}/x.json"),
+        (["fix", FIXTURES / "padded", "--target", SMALL, "--emit-d2t", "--out", "{L}/o"], "{L}/o"),
+        (
+            ["fix", FIXTURES / "padded", "--target", SMALL, "--mask-path", "{L}/m.safetensors"],
+            "{L}/m.safetensors",
+        ),
+    ],
+)
+def test_a_destination_that_cannot_be_looked_at_is_a_write_error(locked, args, dest):
+    """A destination in a folder the user may not search: exit 2, one line naming it, as
+    for any output that cannot be written (not a traceback, not an unreadable input)."""
+    r = as_a_user(*(str(a).replace("{L}", str(locked)) for a in args), cwd=locked.parent)
+    dest = dest.replace("{L}", str(locked))
+    why = f"cannot write: {os.strerror(errno.EACCES)}; nothing written"
+    assert (r.returncode, r.stderr) == (2, f"dspark-ckpt: error: {dest}: {why}\n")
+
+
+def test_an_out_folder_that_cannot_be_listed_is_a_write_error(tmp_path):
+    out = tmp_path / "o"
+    out.mkdir(mode=0o300)  # may write and search, not list: stale files cannot be looked for
+    out.chmod(0o300)
+    r = as_a_user("fix", FIXTURES / "padded", "--target", SMALL, "--emit-d2t", "--out", out)
+    out.chmod(0o700)
+    why = f"cannot write: {os.strerror(errno.EACCES)}; nothing written"
+    assert (r.returncode, r.stderr) == (2, f"dspark-ckpt: error: {out}: {why}\n")
+    assert list(out.iterdir()) == []
+
+
+def test_an_unreadable_file_to_copy_is_an_unreadable_input(tmp_path):
+    """--out copies the tokenizer: one it may not read is the checkpoint's problem (exit 1,
+    naming it), not the destination's; nothing is left of the copy."""
+    src = copy_fixture("padded", tmp_path)
+    tokenizer = src / "tokenizer.json"
+    tokenizer.write_text("{}")
+    tokenizer.chmod(0)
+    out = tmp_path / "o"
+    r = as_a_user("fix", src, "--target", SMALL, "--emit-d2t", "--out", out, *LEGACY)
+    tokenizer.chmod(0o600)
+    why = f"{os.strerror(errno.EACCES)}; nothing written"
+    assert (r.returncode, r.stderr) == (1, f"dspark-ckpt: error: {tokenizer}: {why}\n")
+    assert not out.exists()
+
+
 # --- a signal mid-write rolls back ----------------------------------------------------
 
 BLOCK_AT = """
@@ -780,6 +853,9 @@ runpy.run_module('dspark_ckpt', run_name='__main__')
 """
 
 
+SAYS = {signal.SIGINT: "dspark-ckpt: interrupted\n", signal.SIGTERM: "dspark-ckpt: terminated\n"}
+
+
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
 @pytest.mark.parametrize(
     "mode, step, name",
@@ -793,7 +869,8 @@ runpy.run_module('dspark_ckpt', run_name='__main__')
 )
 def test_a_signal_mid_write_rolls_back(tmp_path, signum, mode, step, name):
     """SIGTERM (a service manager, a CI timeout) rolls back like Ctrl-C: no temp file,
-    no partial copy, replaced files restored; exit 128 + the signal number."""
+    no partial copy, replaced files restored; one line on stderr; exit 128 + the signal
+    number."""
     src = tmp_path / "src"
     synth.drafter(src, vocab=128, draft=None, tensors={"lm_head.weight": synth.head(128, 8, 1)})
     where = ["--out", tmp_path / "o"] if mode == "out" else ["--in-place", "--force"]
@@ -818,8 +895,53 @@ def test_a_signal_mid_write_rolls_back(tmp_path, signum, mode, step, name):
     finally:
         proc.kill()
     assert proc.returncode == 128 + signum, err
-    # Ctrl-C is Typer's own (exit 130, silent); SIGTERM ours
-    assert err == ("dspark-ckpt: terminated\n" if signum == signal.SIGTERM else "")
+    assert err == SAYS[signum]
+    assert digest(tmp_path) == untouched
+
+
+SIGNAL_IN_ROLLBACK = """
+import os, sys, runpy
+from pathlib import Path
+from dspark_ckpt import atomic
+step, name, first, then = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+def fault(s, path):
+    if s == step and Path(path).name.startswith((name, '.' + name)):
+        if first == 'error':
+            raise OSError(5, 'injected failure', str(path))
+        os.kill(os.getpid(), int(first))
+    elif s == 'rollback':
+        os.kill(os.getpid(), then)  # at every step of the rollback
+atomic.fault = fault
+sys.argv = ['dspark-ckpt', *sys.argv[5:]]
+runpy.run_module('dspark_ckpt', run_name='__main__')
+"""
+
+
+@pytest.mark.parametrize("then", [signal.SIGTERM, signal.SIGINT])
+@pytest.mark.parametrize("first", ["error", signal.SIGTERM, signal.SIGINT])
+@pytest.mark.parametrize(
+    "step, name",
+    [
+        ("write", NEW_SHARD),  # staged: temp files to remove
+        ("reinspect", "src"),  # committed: replaced files to restore from their backups
+    ],
+)
+def test_a_signal_during_a_rollback_waits_for_its_end(tmp_path, step, name, first, then):
+    """A rollback (after a write error, a failed check or a signal) runs to its end
+    whatever signals arrive meanwhile: nothing is left, the source is as it was; then
+    the signal stops the program as usual (exit 128 + its number)."""
+    src = tmp_path / "src"
+    synth.drafter(src, vocab=128, draft=None, tensors={"lm_head.weight": synth.head(128, 8, 1)})
+    untouched = digest(tmp_path)
+    args = ["fix", src, "--target", SMALL, "--emit-d2t", "--in-place", "--force", *LEGACY]
+    r = subprocess.run(
+        [sys.executable, "-c", SIGNAL_IN_ROLLBACK, step, name, str(first), str(then), *args],
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert (r.returncode, r.stderr) == (128 + then, SAYS[then])
     assert digest(tmp_path) == untouched
 
 
