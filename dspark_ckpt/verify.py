@@ -234,9 +234,9 @@ def head_info(ckpt: Checkpoint, cfg: DrafterConfig, target: Target) -> tuple[Ten
 
 
 def read_mask_file(path: str | Path, vd: int) -> np.ndarray:
-    """The mask ``fix --emit-mask`` writes: ``draft_vocab_mask`` bool ``[Vd]``, or
-    ``draft_vocab_bias`` float32 ``[Vd]`` of 0 / -inf, and nothing else in the file.
-    Anything else is refused."""
+    """The mask ``fix --emit-mask`` writes, as stored: ``draft_vocab_mask`` bool ``[Vd]``
+    (True = may be sampled), or ``draft_vocab_bias`` float32 ``[Vd]`` of 0 / -inf (added to
+    the logits), and nothing else in the file. Anything else is refused."""
     p = Path(path)
     if not p.exists():
         raise UsageError(f"{path}: no such file or directory")
@@ -264,7 +264,7 @@ def read_mask_file(path: str | Path, vd: int) -> np.ndarray:
     bias = load_tensor(info, "cpu").numpy()
     if not np.all((bias == 0) | (bias == -np.inf)):
         raise CheckpointError(p, f"{BIAS_TENSOR} holds values other than 0 and -inf")
-    return bias == 0
+    return bias
 
 
 def topk_from_config(cfg: DrafterConfig) -> int:
@@ -432,12 +432,17 @@ def sample_streaming(
     time spent on logits and on sampling. Each batch chunk's hidden states (a
     ``HiddenStates`` chunk) and Markov rows ``w1[prev]`` are built once, then every vocab
     chunk of the head is scored against them: memory is one batch chunk of inputs plus one
-    logits block. Gumbel noise is drawn from ``gen`` per block, in that order."""
+    logits block. Gumbel noise is drawn from ``gen`` per block, in that order.
+
+    ``mask`` is applied as a runtime applies it: a bool mask sets the forbidden logits to
+    -inf; a float bias is added (so a NaN or +inf logit stays NaN, and is sampled). Also
+    returned: which rows of the head (or of ``markov_w2``) hold a NaN or inf weight."""
     import torch
 
     n = hidden.n
     vocab_chunk, batch_chunk = chunks
     paths = (_Running(n, k, device), _Running(n, k, device))
+    nonfinite = torch.zeros(head.shape[0], dtype=torch.bool, device=device)
     t_logits = t_sample = 0.0
     for b0 in range(0, n, batch_chunk):
         b = slice(b0, min(b0 + batch_chunk, n))
@@ -458,12 +463,20 @@ def sample_streaming(
             # Gumbel(0, 1) = -log(E), E ~ Exp(1): argmax(logits + noise) samples softmax
             noise = torch.empty_like(logits).exponential_(generator=gen).log_().neg_()
             paths[0].update(b, logits, noise, start)
-            forbid = ~mask[start:stop]
-            paths[1].update(b, logits.masked_fill(forbid, float("-inf")), noise, start)
+            part = mask[start:stop]
+            if part.dtype == torch.bool:
+                masked = logits.masked_fill(~part, float("-inf"))
+            else:
+                masked = logits + part
+            paths[1].update(b, masked, noise, start)
+            if b0 == 0:  # the head's own rows, once: a NaN/inf weight (or Markov row)
+                nonfinite[start:stop] = ~torch.isfinite(w).all(dim=1)
+                if w2c is not None:
+                    nonfinite[start:stop] |= ~torch.isfinite(w2c).all(dim=1)
             _sync(device)
             t_logits += t1 - t0
             t_sample += time.perf_counter() - t1
-    return paths, t_logits, t_sample
+    return paths, nonfinite, t_logits, t_sample
 
 
 def _count(ids, tid, vt: int, et: int | None) -> tuple[int, int | None]:
@@ -515,7 +528,8 @@ def verify_checkpoint(
     info, head_source = head_info(ckpt, cfg, target)
     d2t = draft_map(ckpt, cfg, target)  # the map fix --emit-mask builds its mask on
     truth = sampleable_mask(vd, vt, d2t)
-    mask = truth if mask_path is None else read_mask_file(mask_path, vd)
+    shipped = None if mask_path is None else read_mask_file(mask_path, vd)
+    mask = truth if shipped is None else shipped if shipped.dtype == bool else shipped == 0
     w1_info, w2_info = ckpt.find(MARKOV_W1), ckpt.find(MARKOV_W2)
     if (w1_info is None) != (w2_info is None):
         missing = MARKOV_W2 if w2_info is None else MARKOV_W1
@@ -561,8 +575,8 @@ def verify_checkpoint(
         prev = previous_tokens(w1, w2, adv_rows, tokens, min(cfg.vocab_size, vt), gen, dev)
     k = topk_from_config(cfg)
     say(f"sampling {hidden.n} hidden states: greedy, top-{k}, gumbel; unmasked and masked")
-    mask_t = torch.from_numpy(mask).to(dev)
-    paths, t_logits, t_sample = sample_streaming(
+    mask_t = torch.from_numpy(truth if shipped is None else shipped).to(dev)
+    paths, nonfinite, t_logits, t_sample = sample_streaming(
         head, hidden, w1, prev, w2, mask_t, gen, k=k, compute=compute, device=dev, chunks=chunks
     )
     tid = torch.from_numpy(target_ids(vd, d2t)).to(dev)
@@ -578,6 +592,11 @@ def verify_checkpoint(
         notes.append(f"equal drafter: sampled from the target's {info.name} ({head_path})")
     if d2t is not None and ckpt.find(D2T) is None:
         notes.append("no d2t: ids mapped through the d2t derived from t2d (fix --emit-d2t)")
+    if bad := int(nonfinite.sum()):
+        notes.append(
+            f"{bad} row(s) of the head hold NaN or inf weights: an uninitialised or corrupt "
+            "head; their logits are NaN or inf, which an added -inf bias does not mask"
+        )
     return VerifyReport(
         drafter_source=source,
         target=target,

@@ -509,6 +509,26 @@ def test_nan_padded_rows_are_sampled_unmasked_and_a_leaky_mask_fails(tmp_path):
     assert all(out["modes"][m]["masked_illegal"] > 0 for m in MODES)
 
 
+def test_a_bias_file_is_added_as_runtimes_add_it(tmp_path):
+    """NaN + (-inf) is NaN, which argmax picks: on a head with NaN padded rows a correct
+    bias file still leaks, while the bool mask (masked_fill) does not. Both runs note the
+    non-finite rows; a finite head gets no such note."""
+    d = nan_padded_drafter(tmp_path / "nanpad")
+    good = sampleable_mask(128, VT)
+    as_mask = write_mask(tmp_path / "mask.safetensors", MASK_TENSOR, "BOOL", good)
+    bias = np.where(good, 0.0, -np.inf).astype(np.float32)
+    as_bias = write_mask(tmp_path / "bias.safetensors", BIAS_TENSOR, "F32", bias)
+    masked = verify(d, "--target", SMALL, "--mask", as_mask)
+    assert masked.exit_code == 0 and masked.json["mask"]["leaked_rows"] == 0
+    added = verify(d, "--target", SMALL, "--mask", as_bias)
+    assert added.exit_code == 1 and added.json["mask"]["leaked_rows"] == 0
+    assert all(added.json["modes"][m]["masked_illegal"] > 0 for m in MODES)
+    for r in (masked, added):
+        assert any(n.startswith("28 row(s) of the head hold NaN or inf") for n in r.json["notes"])
+    clean = verify(PADDED, "--target", SMALL, "--mask", as_bias)
+    assert clean.exit_code == 0 and not any("NaN" in n for n in clean.json["notes"])
+
+
 def unreachable_padding_drafter(root):
     """Padded rows that no sampler reaches: the Markov bias pushes every real row up by
     ~1000 and every padded row down by as much, far beyond any Gumbel noise."""
