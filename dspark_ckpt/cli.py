@@ -22,6 +22,7 @@ import typer
 from rich.console import Console
 
 from dspark_ckpt import __version__
+from dspark_ckpt.config import MAX_SEED, MAX_TOKENS
 from dspark_ckpt.errors import CheckpointError, UsageError, WriteError
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
@@ -339,11 +340,6 @@ def check_cmd(
     raise typer.Exit(EXIT_OK if result.ok else EXIT_FAIL)
 
 
-# verify's --tokens and --seed bounds (verify.MAX_TOKENS, verify.MAX_SEED; not imported
-# here, so that parsing a command never loads verify's dependencies)
-VERIFY_MAX_TOKENS, VERIFY_MAX_SEED = 1 << 16, 2**63 - 1
-
-
 class Device(str, Enum):
     auto = "auto"
     cuda = "cuda"
@@ -365,15 +361,13 @@ def verify_cmd(
         typer.Option(
             "--tokens",
             min=1,
-            max=VERIFY_MAX_TOKENS,
+            max=MAX_TOKENS,
             help="Random hidden states (as many again aim at padding).",
         ),
     ] = 512,
     seed: Annotated[
         int,
-        typer.Option(
-            "--seed", min=0, max=VERIFY_MAX_SEED, help="Seed for hidden states and sampling."
-        ),
+        typer.Option("--seed", min=0, max=MAX_SEED, help="Seed for hidden states and sampling."),
     ] = 0,
     markov: Annotated[
         bool, typer.Option("--markov/--no-markov", help="Add the Markov bias where present.")

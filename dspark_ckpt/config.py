@@ -13,6 +13,9 @@ from typing import Any
 from dspark_ckpt.errors import CheckpointError
 
 MAX_VOCAB = 2**31 - 1  # token ids are int32 in every runtime
+# verify's bounds, here so the CLI can state them without importing verify (numpy, torch)
+MAX_TOKENS = 1 << 16  # --tokens: the per-token state is small, but runs grow linearly
+MAX_SEED = 2**63 - 1  # --seed: torch's manual_seed range, non-negative
 MAX_DIM = 2**20
 
 # where a drafter config may nest its family-specific settings

@@ -28,7 +28,7 @@ import numpy as np
 
 from dspark_ckpt import hub
 from dspark_ckpt.checkpoint import Checkpoint, Target, drafter_config, open_checkpoint
-from dspark_ckpt.config import NESTED_DRAFTER_KEYS, DrafterConfig
+from dspark_ckpt.config import MAX_SEED, MAX_TOKENS, NESTED_DRAFTER_KEYS, DrafterConfig
 from dspark_ckpt.errors import CheckpointError, UsageError
 from dspark_ckpt.mask import BIAS_TENSOR, MASK_TENSOR, sampleable_mask, target_ids
 from dspark_ckpt.rules import D2T, LM_HEAD, MARKOV_W1, MARKOV_W2, classify, draft_map
@@ -43,8 +43,6 @@ BATCH_CHUNK = 256  # hidden states per logits block
 ADV_CHUNK = 64  # padded rows per Markov adversary block ([chunk, V] scores)
 HIDDEN_BLOCK = 256  # random hidden states drawn per seed (independent of the batch chunk)
 ROW_CHUNK = 4096  # illegal head rows per norm block when choosing the adversarial rows
-MAX_TOKENS = 1 << 16  # --tokens: the per-token state is small, but runs grow linearly
-MAX_SEED = 2**63 - 1  # --seed: torch's manual_seed range, non-negative
 COMPUTE_DTYPES = ("float32", "bfloat16", "float16")  # others are computed in float32
 # the stored dtypes verify computes with, as torch names them; one this torch lacks is
 # refused (F4 and F6 are packed: torch cannot even copy them, let alone multiply)

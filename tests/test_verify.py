@@ -598,12 +598,11 @@ def test_out_of_range_seed_and_tokens_are_usage_errors(option, value):
 
 
 def test_the_largest_seed_and_the_bounds_are_the_librarys():
-    from dspark_ckpt import cli as cli_module
-    from dspark_ckpt import verify as verify_module
+    from dspark_ckpt.config import MAX_SEED, MAX_TOKENS
     from dspark_ckpt.errors import UsageError
 
-    assert cli_module.VERIFY_MAX_TOKENS == verify_module.MAX_TOKENS == 65536
-    assert cli_module.VERIFY_MAX_SEED == verify_module.MAX_SEED == 2**63 - 1
+    assert (MAX_TOKENS, MAX_SEED) == (65536, 2**63 - 1)  # one definition, CLI and library
+    assert verify(PADDED, "--target", SMALL, "--tokens", str(MAX_TOKENS + 1)).exit_code == 2
     r = verify(PADDED, "--target", SMALL, "--seed", str(2**63 - 1))
     assert r.exit_code == 0, r.stderr
     assert r.json["seed"] == 2**63 - 1
