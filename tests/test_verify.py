@@ -602,7 +602,8 @@ def test_the_largest_seed_and_the_bounds_are_the_librarys():
     from dspark_ckpt.errors import UsageError
 
     assert (MAX_TOKENS, MAX_SEED) == (65536, 2**63 - 1)  # one definition, CLI and library
-    assert verify(PADDED, "--target", SMALL, "--tokens", str(MAX_TOKENS + 1)).exit_code == 2
+    too_many = cli("verify", PADDED, "--target", SMALL, "--tokens", str(MAX_TOKENS + 1))
+    assert too_many.exit_code == 2 and "65536" in too_many.stderr
     r = verify(PADDED, "--target", SMALL, "--seed", str(2**63 - 1))
     assert r.exit_code == 0, r.stderr
     assert r.json["seed"] == 2**63 - 1
