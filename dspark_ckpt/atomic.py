@@ -240,8 +240,11 @@ class Transaction:
             s.backup = _temp_name(s.dest, "bak")
             step("backup", s.backup)
             os.link(s.dest, s.backup)
-            if not s.linked:  # the replaced file's mode bits (a 0444 index stays 0444)
-                os.chmod(s.temp, stat.S_IMODE(os.stat(s.dest).st_mode))
+            if not s.linked:  # the replaced file's owner and mode (a 0444 index stays 0444)
+                st = os.stat(s.dest)
+                if os.geteuid() == 0 and (st.st_uid, st.st_gid) != (0, 0):
+                    os.chown(s.temp, st.st_uid, st.st_gid)  # root fixing a user's checkpoint
+                os.chmod(s.temp, stat.S_IMODE(st.st_mode))
         step("replace", s.dest)
         # marked first: rolling back a replace that did not happen is harmless (the
         # backup is the same file), missing one that did is not

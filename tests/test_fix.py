@@ -552,13 +552,18 @@ def test_in_place_then_again_is_the_same(tmp_path, cwd):
     assert digest(src) == after_first
 
 
-def test_in_place_keeps_the_mode_of_the_files_it_replaces(tmp_path, cwd):
+def test_in_place_keeps_the_mode_and_owner_of_the_files_it_replaces(tmp_path, cwd):
+    """Run as root (a container fixing a mounted checkpoint), replaced files keep their
+    user's ownership; as anyone else they stay that user's anyway."""
     src = copy_fixture("sharded", tmp_path)
     config = json.loads((src / "config.json").read_text())
     del config["draft_vocab_size"]  # so that config.json is replaced too
     (src / "config.json").write_text(json.dumps(config))
     (src / "config.json").chmod(0o640)
     (src / "model.safetensors.index.json").chmod(0o444)
+    owner = (1000, 1001) if os.geteuid() == 0 else (os.getuid(), os.getgid())
+    for name in ("config.json", "model.safetensors.index.json"):
+        os.chown(src / name, *owner)
     args = ("fix", src, "--target", SMALL, "--emit-d2t", "--in-place", "--force", *LEGACY)
     r = cli(*args, "--format", "json")
     assert r.exit_code == 0, r.stderr
@@ -571,6 +576,9 @@ def test_in_place_keeps_the_mode_of_the_files_it_replaces(tmp_path, cwd):
 
     assert (mode("config.json"), mode("model.safetensors.index.json")) == (0o640, 0o444)
     assert mode(NEW_SHARD) == 0o644
+    for name in ("config.json", "model.safetensors.index.json"):
+        st = (src / name).stat()
+        assert (st.st_uid, st.st_gid) == owner, name
 
 
 # --- never overwrite, never through a link -------------------------------------------
