@@ -243,7 +243,11 @@ class Transaction:
             if not s.linked:  # the replaced file's owner and mode (a 0444 index stays 0444)
                 st = os.stat(s.dest)
                 if os.geteuid() == 0 and (st.st_uid, st.st_gid) != (0, 0):
-                    os.chown(s.temp, st.st_uid, st.st_gid)  # root fixing a user's checkpoint
+                    # root fixing a user's checkpoint; best effort: a user namespace, a
+                    # root-squashed NFS or a vfat mount may not allow it, and the fix is
+                    # worth more than the owner
+                    with contextlib.suppress(OSError):
+                        os.chown(s.temp, st.st_uid, st.st_gid)
                 os.chmod(s.temp, stat.S_IMODE(st.st_mode))
         step("replace", s.dest)
         # marked first: rolling back a replace that did not happen is harmless (the

@@ -24,7 +24,8 @@ from dspark_ckpt.checkpoint import Target, open_checkpoint, open_target, target_
 from dspark_ckpt.config import MAX_VOCAB
 from dspark_ckpt.errors import CheckpointError, TargetError, UsageError
 from dspark_ckpt.findings import CODES, ERROR, WARNING, Finding
-from dspark_ckpt.inspect import Report, inspect_checkpoint, unreadable
+from dspark_ckpt.hub import PREFIX as HUB_PREFIX
+from dspark_ckpt.inspect import Report, inspect_checkpoint, unreadable, unreadable_target
 from dspark_ckpt.profiles import PROFILES
 
 if sys.version_info >= (3, 11):
@@ -258,6 +259,15 @@ class _Keys:
             raise self.fail(key, f"must be a non-empty string, got {_shown(value)}")
         return value
 
+    def location(self, value: Any, base: Path, key: str) -> str:
+        """A drafter or target: ``hf://org/name[@rev]`` as written, else a path taken from
+        the configuration's folder, which must exist."""
+        text = self.string(value, key)
+        if text.startswith(HUB_PREFIX):
+            return text
+        self.existing(base / text, key)
+        return str(base / text)
+
     def existing(self, path: Path, key: str) -> None:
         try:
             found = path.exists()
@@ -361,15 +371,12 @@ def parse_config(table: dict[str, Any], path: Path, prefix: str = "") -> CheckCo
         if "drafter" not in raw:
             raise keys.fail(at + ".drafter", "missing")
         drafter = keys.string(raw["drafter"], at + ".drafter")
-        drafter_path = base / drafter
-        keys.existing(drafter_path, at + ".drafter")
+        drafter_at = keys.location(drafter, base, at + ".drafter")
         target = vocab = None
         if ("target" in raw) == ("target-vocab-size" in raw):
             raise keys.fail(at + ".target", "give exactly one of target and target-vocab-size")
         if "target" in raw:
-            target_path = base / keys.string(raw["target"], at + ".target")
-            keys.existing(target_path, at + ".target")
-            target = str(target_path)
+            target = keys.location(raw["target"], base, at + ".target")
         else:
             vocab = raw["target-vocab-size"]
             if not isinstance(vocab, int) or isinstance(vocab, bool) or not 1 <= vocab <= MAX_VOCAB:
@@ -399,7 +406,7 @@ def parse_config(table: dict[str, Any], path: Path, prefix: str = "") -> CheckCo
             Pair(
                 at,
                 name,
-                str(drafter_path),
+                drafter_at,
                 target,
                 vocab,
                 keys.profiles(raw["profiles"], at + ".profiles") if "profiles" in raw else profiles,
@@ -444,8 +451,11 @@ def check_pair(pair: Pair, cfg: CheckConfig) -> list[CheckRun]:
     try:
         target = _target(pair, cfg)
         ckpt = open_checkpoint(pair.drafter)
-    except CheckpointError as err:  # unreadable target weights or drafter
-        reports = [unreadable(pair.drafter, None, p, err) for p in pair.profiles]
+    except CheckpointError as err:  # unreadable target files or drafter
+        if target is None:
+            reports = [unreadable_target(pair.drafter, p, err) for p in pair.profiles]
+        else:
+            reports = [unreadable(pair.drafter, None, p, err) for p in pair.profiles]
     except UsageError as err:
         if isinstance(err, ConfigError):
             raise

@@ -241,7 +241,7 @@ def inspect_cmd(
 ) -> None:
     """Classify a drafter against its target and check every tensor and invariant."""
     from dspark_ckpt.check import run_of_report
-    from dspark_ckpt.inspect import inspect_checkpoint, unreadable
+    from dspark_ckpt.inspect import inspect_checkpoint, unreadable_target
     from dspark_ckpt.profiles import parse_profiles
     from dspark_ckpt.render import error_lines, inspect_obj, inspect_summary, print_inspect
 
@@ -251,7 +251,7 @@ def inspect_cmd(
             try:
                 tgt = resolve_target(target, target_vocab_size)
             except CheckpointError as err:  # the target's weights are unreadable
-                report = unreadable(drafter, None, profile, err)
+                report = unreadable_target(drafter, profile, err)
             else:
                 report = inspect_checkpoint(drafter, tgt, profile)
         for line in error_lines(report):

@@ -138,11 +138,23 @@ def _hub_errors(ref: HubRef):
             f"{ref.source}: the Hub at {constants.ENDPOINT} answered HTTP {status}"
         ) from None
     except httpx.HTTPError as e:
-        cached = " (it is in the local Hub cache: set HF_HUB_OFFLINE=1 to use that)"
         raise UsageError(
             f"{where}cannot reach the Hub at {constants.ENDPOINT}: {type(e).__name__}"
-            + (cached if _repo_cache(ref).is_dir() else "")
+            + _offline_hint(ref)
         ) from None
+
+
+def _offline_hint(ref: HubRef) -> str:
+    """What the local cache offers when the Hub cannot be reached."""
+    repo = _repo_cache(ref)
+    if not repo.is_dir():
+        return ""
+    ref_file = repo / "refs" / (ref.revision or "main")
+    commit = ref_file.read_text().strip() if ref_file.is_file() else ref.revision
+    snap = repo / "snapshots" / (commit or "")
+    if commit and snap.is_dir() and not _uncached_weights(snap):
+        return " (the local Hub cache holds it: set HF_HUB_OFFLINE=1 to use that)"
+    return f" (the local Hub cache holds only part of it: hf download {ref.repo_id} online)"
 
 
 def _httpx():

@@ -162,6 +162,17 @@ def unreadable(
     )
 
 
+def unreadable_target(source: str, profile: str | list[str] | None, err: CheckpointError) -> Report:
+    """The report when the target's files could not be read: the drafter is still opened
+    (header-only, best effort), so that its sizes and family, and so its default profile,
+    are the same as with a healthy target."""
+    try:
+        ckpt = open_checkpoint(source)
+    except (CheckpointError, UsageError):
+        ckpt = None
+    return unreadable(source, None, profile, err, ckpt)
+
+
 def _config_alone(source: str, ckpt: Checkpoint | None) -> DrafterConfig | None:
     """The drafter's config when its weights could not be read (a local checkpoint), so
     that a report on an unreadable checkpoint still gives the sizes; None if that fails."""

@@ -552,6 +552,26 @@ def test_in_place_then_again_is_the_same(tmp_path, cwd):
     assert digest(src) == after_first
 
 
+def test_in_place_where_the_owner_cannot_be_kept_still_fixes(tmp_path, cwd, monkeypatch):
+    """A user namespace or a vfat mount refuses chown: the fix is done all the same."""
+
+    def refuse(*args):
+        raise OSError(errno.EINVAL, "Invalid argument")
+
+    src = copy_fixture("sharded", tmp_path)
+    (src / "model.safetensors.index.json").chmod(0o444)
+    if os.geteuid() == 0:  # a user's file (as any other user, it already is one)
+        os.chown(src / "model.safetensors.index.json", 1000, 1000)
+    calls = []
+    monkeypatch.setattr(os, "chown", lambda *a: calls.append(a) or refuse())
+    monkeypatch.setattr(os, "geteuid", lambda: 0)  # the owner-keeping path, as root
+    args = ("fix", src, "--target", SMALL, "--emit-d2t", "--in-place", "--force", *LEGACY)
+    r = cli(*args)
+    assert r.exit_code == 0, r.stderr
+    assert (src / "model.safetensors.index.json").stat().st_mode & 0o777 == 0o444
+    assert calls  # the chown was tried, and refused
+
+
 def test_in_place_keeps_the_mode_and_owner_of_the_files_it_replaces(tmp_path, cwd):
     """Run as root (a container fixing a mounted checkpoint), replaced files keep their
     user's ownership; as anyone else they stay that user's anyway."""

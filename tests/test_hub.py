@@ -266,6 +266,10 @@ def test_offline_reads_the_cache_only(tmp_path):
     assert r.returncode == 0, r.stderr
     same_verdict(out, local_json(FIXTURES / "pruned-eagle3"))
     assert out["target"]["source"] == "hf://org/small"
+    online = {**env, "HF_HUB_OFFLINE": "0"}  # a closed port: the cache is all there is
+    r = cli_subprocess("inspect", "org/eagle", "--target", "org/small", env=online)
+    assert r.returncode == 2
+    assert r.stderr.rstrip().endswith("holds it: set HF_HUB_OFFLINE=1 to use that)")
 
     r, out = inspect_json(f"org/sharded@{sharded.commit}", "--target", "org/small@main", env=env)
     assert r.returncode == 0, r.stderr
@@ -279,6 +283,25 @@ def test_offline_reads_the_cache_only(tmp_path):
     assert r.returncode == 2
     assert "org/uncached is not in the local Hub cache" in r.stderr
     assert "HF_HUB_OFFLINE" in r.stderr and r.stderr.count("\n") == 1
+
+
+def test_a_broken_target_keeps_a_hub_drafters_family_profile(tmp_path):
+    """The target fails, the drafter (on the Hub) is still read: an EAGLE-3 drafter's run
+    stays vllm-eagle3, in inspect and in check, as with a healthy target."""
+    build_cache(tmp_path / "hf-cache", "org/eagle", repo_from_dir(FIXTURES / "pruned-eagle3"))
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "config.json").write_text((TARGET / "config.json").read_text())
+    (broken / "model.safetensors").write_bytes(b"garbage!")
+    env = hub_env(tmp_path, closed_port(), HF_HUB_OFFLINE="1")
+    r, out = inspect_json("org/eagle", "--target", broken, env=env)
+    assert r.returncode == 1 and out["profile"] == "vllm-eagle3" and out["family"] == "eagle3"
+    (tmp_path / "dspark-ckpt.toml").write_text(
+        '[[pairs]]\ndrafter = "hf://org/eagle"\ntarget = "broken"\n'
+    )
+    r = cli_subprocess("check", "--format", "json", env=env, cwd=tmp_path)
+    assert r.returncode == 1, r.stderr
+    assert [run["profile"] for run in json.loads(r.stdout)["runs"]] == ["vllm-eagle3"]
 
 
 def test_offline_after_an_online_run_says_what_the_cache_lacks(tmp_path):
@@ -299,7 +322,7 @@ def test_offline_after_an_online_run_says_what_the_cache_lacks(tmp_path):
     online = {**env, "HF_HUB_OFFLINE": "0"}  # the endpoint is a closed port
     r = cli_subprocess("inspect", "org/padded", "--target", "org/small", env=online)
     assert r.returncode == 2 and "cannot reach the Hub" in r.stderr
-    assert r.stderr.rstrip().endswith("set HF_HUB_OFFLINE=1 to use that)")
+    assert r.stderr.rstrip().endswith("holds only part of it: hf download org/small online)")
     r = cli_subprocess("inspect", f"org/padded@{commit}", "--target", f"org/small@{small}", env=env)
     assert r.returncode == 2 and r.stdout == "" and r.stderr.count("\n") == 1
     assert f"holds org/padded@{commit} at {commit} without its weights" in r.stderr

@@ -529,6 +529,22 @@ def test_a_bias_file_is_added_as_runtimes_add_it(tmp_path):
     assert clean.exit_code == 0 and not any("NaN" in n for n in clean.json["notes"])
 
 
+def test_large_finite_weights_are_not_called_non_finite(tmp_path):
+    """An F16 row of 64 x 2000.0 sums past F16's max: finite all the same, no note."""
+    w = np.random.default_rng(0).standard_normal((128, 64)).astype(np.float16)
+    w[0] = 2000.0
+    d = synth.drafter(
+        tmp_path / "big",
+        vocab=128,
+        draft=128,
+        hidden=64,
+        tensors={"lm_head.weight": T("F16", (128, 64), w)},
+    )
+    r = verify(d, "--target", SMALL)
+    assert r.exit_code == 0, r.stderr
+    assert not any("NaN or inf" in n for n in r.json["notes"])
+
+
 def unreachable_padding_drafter(root):
     """Padded rows that no sampler reaches: the Markov bias pushes every real row up by
     ~1000 and every padded row down by as much, far beyond any Gumbel noise."""
