@@ -59,13 +59,17 @@ def test_action_check_step(project):
     action = yaml.safe_load((ROOT / "action.yml").read_text())
     assert action["runs"]["using"] == "composite"
     [step] = [s for s in action["runs"]["steps"] if s.get("name") == "dspark-ckpt check"]
-    r = subprocess.run(
-        ["bash", "-eo", "pipefail", "-c", step["run"]],
-        cwd=project,
-        env=env(CONFIG="", SARIF="out.sarif", JUNIT="out.xml"),
-        capture_output=True,
-        text=True,
-    )
+
+    def run_step(**inputs):  # the step's script, as the runner runs it
+        return subprocess.run(
+            ["bash", "-eo", "pipefail", "-c", step["run"]],
+            cwd=project,
+            env=env(CONFIG="", **inputs),
+            capture_output=True,
+            text=True,
+        )
+
+    r = run_step(SARIF="out.sarif", JUNIT="out.xml")
     assert r.returncode == 1, r.stderr
     annotations = [ln.split("::")[1] for ln in r.stdout.splitlines() if ln.startswith("::")]
     assert annotations == [
@@ -79,12 +83,6 @@ def test_action_check_step(project):
     assert ET.parse(project / "out.xml").getroot().get("failures") == "1"
 
     (project / "pyproject.toml").write_text("[tool.dspark-ckpt]\npairs = 3\n")
-    r = subprocess.run(
-        ["bash", "-eo", "pipefail", "-c", step["run"]],
-        cwd=project,
-        env=env(CONFIG="", SARIF="", JUNIT=""),
-        capture_output=True,
-        text=True,
-    )
+    r = run_step(SARIF="", JUNIT="")
     assert r.returncode == 2
     assert r.stderr.count("tool.dspark-ckpt.pairs: must be a non-empty array") == 1
