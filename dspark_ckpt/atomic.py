@@ -103,13 +103,19 @@ def fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-def check_destination(dest: Path, force: bool) -> None:
-    """Refuse a symlink always, and an existing file without ``force``. A destination
-    that cannot even be looked at (a folder on the way the user may not search) is a
+def refuse_symlink(path: Path) -> None:
+    """Nothing is ever written through a symlink (it could lead anywhere). A path that
+    cannot even be looked at (a folder on the way the user may not search) is a
     ``WriteError`` naming it, as for any write."""
+    with writing(path):
+        if path.is_symlink():
+            raise UsageError(f"{path}: is a symlink; refusing to write through it")
+
+
+def check_destination(dest: Path, force: bool) -> None:
+    """Refuse a symlink always, and an existing file without ``force``."""
+    refuse_symlink(dest)
     with writing(dest):
-        if dest.is_symlink():
-            raise UsageError(f"{dest}: is a symlink; refusing to write through it")
         if dest.exists():
             if not dest.is_file():
                 raise UsageError(f"{dest}: exists and is not a regular file")
@@ -139,9 +145,8 @@ class Transaction:
 
     def make_dir(self, folder: Path) -> None:
         """Create ``folder`` (its parent must exist); removed again on rollback."""
+        refuse_symlink(folder)
         with writing(folder):
-            if folder.is_symlink():
-                raise UsageError(f"{folder}: is a symlink; refusing to write through it")
             if folder.exists():
                 if not folder.is_dir():
                     raise UsageError(f"{folder}: exists and is not a directory")

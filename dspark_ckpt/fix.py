@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from dspark_ckpt import hub
-from dspark_ckpt.atomic import Transaction, check_destination, step, writing
+from dspark_ckpt.atomic import Transaction, check_destination, refuse_symlink, step, writing
 from dspark_ckpt.checkpoint import (
     CONFIG,
     INDEX,
@@ -251,9 +251,7 @@ def _destination_root(ckpt: Checkpoint, req: FixRequest) -> Path:
         raise UsageError(
             f"{out}: is the source checkpoint or inside it; use --in-place --force to patch it"
         )
-    with writing(out):  # a folder on the way the user may not search: cannot write
-        if out.is_symlink():
-            raise UsageError(f"{out}: is a symlink; refusing to write through it")
+    refuse_symlink(out)
     return out
 
 
