@@ -623,16 +623,9 @@ def _count(n: int | None) -> Text:
 def verify_summary(r) -> Text:
     """The verdict line (all that ``verify -q`` prints in the table format)."""
     risk = sum(m.unmasked_illegal for m in r.modes.values())
-    leaks = r.leaked_rows or any(m.masked_illegal for m in r.modes.values())
-    if not leaks:
-        why = ": with the mask no sampled id leaves [0, Vt)"
-    elif r.leaked_rows:
-        why = f": the mask lets {r.leaked_rows} row(s) outside [0, Vt) be sampled"
-    else:
-        why = ": with the mask, sampled ids still leave [0, Vt)"
-    hidden = f"; it hides {r.hidden_tokens} real token(s)" if r.hidden_tokens else ""
+    why = "; ".join(r.problems) or "with the mask no sampled id leaves [0, Vt)"
     unmasked = f"without the mask {risk} sampled id(s) left it" if risk else "none left it unmasked"
-    return Text.assemble(_verdict(r.ok), why, hidden, "; ", unmasked)
+    return Text.assemble(_verdict(r.ok), ": ", why, "; ", unmasked)
 
 
 def print_verify(r, console: Console) -> None:
