@@ -406,14 +406,6 @@ def test_inkling_sized_padded_drafter(tmp_path):
     assert rep["verdicts"]["vllm"] is True and rep["verdicts"]["vllm-legacy"] is False
 
 
-def test_readme_documents_every_finding_code():
-    from dspark_ckpt.findings import CODES
-
-    readme = (FIXTURES.parent / "README.md").read_text(encoding="utf-8")
-    for code in CODES.values():
-        assert f"| `{code.code}` | {code.severity} |" in readme, code.code
-
-
 def test_committed_fixtures_match_the_generator(tmp_path):
     from synth import build_committed
 
