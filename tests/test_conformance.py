@@ -1,0 +1,207 @@
+"""Conformance: real drafters (the SpecForge configs of fixtures/real-configs, with the
+tensors SpecForge writes, header-true and sparse) against the targets they were trained
+for, under every profile of their family, through the real CLI.
+
+Each expectation is derived from /work/shared/CONTRACT.md (copied rules quoted in the
+``why`` of each row): what the runtime release the profile mirrors does with exactly this
+checkpoint. A row is (drafter, profile, deployable, error codes that must be among the
+findings, why).
+"""
+
+from __future__ import annotations
+
+import pytest
+from conformance import TARGET_OF, build_real, build_target, real_config_names
+from conftest import cli, cli_subprocess
+
+EAGLE3_PRUNED = [
+    "specforge-llama3.1-8b-eagle3",
+    "specforge-qwen3-8b-eagle3",
+    "specforge-gpt-oss-20b-eagle3",
+    "specforge-gpt-oss-120b-eagle3",
+]
+LONGCAT = "specforge-longcat-flash-eagle3"
+DFLASH = "specforge-qwen3-8b-dflash"
+QWEN_DSPARK = "specforge-qwen3-8b-dspark"
+INKLING = "specforge-inkling-dspark"
+
+# (drafter variant, profile, deployable, error codes among the findings, why: CONTRACT.md)
+EXPECTED = [
+    *[
+        row
+        for name in EAGLE3_PRUNED
+        for row in [
+            (
+                name,
+                "vllm-eagle3",
+                True,
+                (),
+                "pruned, ships lm_head [Vd, H] and d2t: "
+                "'draft_id_to_target_id exists only when Vd != Vt' (it does here) and "
+                "compute_logits scatters into a V-wide row at arange(Vd) + d2t, all < V = Vt",
+            ),
+            (
+                name,
+                "sglang-eagle3",
+                True,
+                (),
+                "SGLang: 'd2t becomes hot_token_id'; the "
+                "LlamaForCausalLMEagle3 config format is the one it reads; draft_vocab_size set "
+                "and lm_head shipped (no DSC601)",
+            ),
+        ]
+    ],
+    (
+        LONGCAT,
+        "sglang-eagle3",
+        True,
+        (),
+        "SGLang: hot_token_id = d2t + arange, the identity for a zero d2t",
+    ),
+    # SpecForge's SGLang export without d2t (a pruned drafter that lost its map)
+    (
+        ("specforge-qwen3-8b-eagle3", ("d2t",)),
+        "vllm-eagle3",
+        False,
+        ("DSC103",),
+        "vLLM EAGLE-3: 'a missing d2t stays all zeros': draft id i is proposed as target id i "
+        "(Gaps: 'absent, so a runtime silently maps draft id i to target id i')",
+    ),
+    (
+        DFLASH,
+        "vllm-dflash",
+        True,
+        (),
+        "Vd = V = Vt (no draft_vocab_size), no lm_head: shared "
+        "from the target; mask id 151669 read from dflash_config.mask_token_id and in [0, V); "
+        "fc [H, 5H] for the 5 nested target_layer_ids",
+    ),
+    (
+        ("serving", QWEN_DSPARK),
+        "vllm",
+        True,
+        (),
+        "keys at the top level; Vd = V = Vt: no "
+        "lm_head, d2t or embed_tokens required (rules 1-3), markov_w2 [Vd, r] = [V, r]; "
+        "mask id in [0, V)",
+    ),
+    (
+        ("serving", QWEN_DSPARK),
+        "vllm-legacy",
+        True,
+        (),
+        "Vd == Vt: not reduced under the legacy != rule either",
+    ),
+    (
+        ("serving", QWEN_DSPARK),
+        "trtllm-dspark",
+        True,
+        (),
+        "TensorRT-LLM: top-level "
+        "target_layer_ids and markov_rank, the confidence head configured, no d2t/t2d/"
+        "mask_embedding, Markov [V, r], V = the target's logit width (151936)",
+    ),
+    (
+        INKLING,
+        "vllm-legacy",
+        False,
+        ("DSC101", "DSC102", "DSC103"),
+        "before #55133 rules 2-4 used Vd != Vt: a padded drafter needs lm_head and d2t",
+    ),
+    (
+        ("serving", INKLING),
+        "vllm",
+        False,
+        ("DSC101", "DSC104"),
+        "rule 1 and the padded head without lm_head, whatever the config keys",
+    ),
+    (
+        ("serving", INKLING),
+        "trtllm-dspark",
+        True,
+        (),
+        "TensorRT-LLM: V 201024 equals the "
+        "target's logit width (its head's rows, Et 201024); strict load finds every name",
+    ),
+]
+
+
+def _variant(key) -> tuple[str, dict]:
+    """(real config name, build_real keyword arguments) of an EXPECTED drafter key."""
+    if isinstance(key, str):
+        return key, {}
+    if key[0] == "serving":
+        return key[1], {"serving": True}
+    return key[0], {"drop": key[1]}
+
+
+def _id(row) -> str:
+    name, kw = _variant(row[0])
+    extra = "-serving" if kw.get("serving") else "".join(f"-no-{d}" for d in kw.get("drop", ()))
+    return f"{name.removeprefix('specforge-')}{extra}@{row[1]}"
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """Every drafter variant of EXPECTED and every target, built once (sparse)."""
+    out = tmp_path_factory.mktemp("real")
+    targets = {t: build_target(t, out / "targets") for t in set(TARGET_OF.values())}
+    drafters = {}
+    for row in EXPECTED:
+        name, kw = _variant(row[0])
+        if row[0] not in drafters:
+            drafters[row[0]] = (build_real(name, out, **kw), targets[TARGET_OF[name]])
+    return drafters
+
+
+def errors_under(report: dict, profile: str) -> set[str]:
+    """The error codes of the findings that count under ``profile`` (common + its own)."""
+    return {
+        f["code"]
+        for f in report["findings"]
+        if f["severity"] == "error" and f.get("profile") in (None, profile)
+    }
+
+
+def test_every_real_config_is_covered():
+    """Each real config (and each of its family's profiles) has an expectation."""
+    covered = {_variant(row[0])[0] for row in EXPECTED}
+    assert covered == set(real_config_names())
+    assert set(TARGET_OF) == set(real_config_names())
+
+
+@pytest.mark.parametrize("row", EXPECTED, ids=_id)
+def test_real_drafter_verdict(built, row):
+    key, profile, deployable, codes, why = row
+    drafter, target = built[key]
+    r = cli("inspect", drafter, "--target", target, "--profile", profile, "--format", "json")
+    assert r.exit_code == (0 if deployable else 1), (why, r.stdout[-3000:], r.stderr)
+    report = r.json
+    found = errors_under(report, profile)
+    assert report["ok"] is deployable, (why, found)
+    if deployable:
+        assert not found, (why, found)
+    else:
+        assert set(codes) <= found, (why, found)
+
+
+def test_real_checkpoints_are_valid_safetensors(built):
+    """The sparse builds are what the safetensors library itself reads: header-true,
+    every tensor at its offsets, d2t/t2d with their values."""
+    from safetensors import safe_open
+
+    drafter, _ = built["specforge-qwen3-8b-eagle3"]
+    with safe_open(drafter / "model.safetensors", framework="numpy") as f:
+        d2t = f.get_tensor("d2t")
+        t2d = f.get_tensor("t2d")
+        assert f.get_slice("fc.weight").get_shape() == [4096, 12288]
+    assert d2t.shape == (32000,) and t2d.sum() == 32000
+    assert (t2d.nonzero()[0] == d2t + range(32000)).all()
+
+
+def test_real_drafter_through_the_process(built):
+    """One pair through ``python -m dspark_ckpt`` as a real process: the same verdict."""
+    drafter, target = built[("serving", INKLING)]
+    p = cli_subprocess("inspect", drafter, "--target", target, "--profile", "vllm")
+    assert p.returncode == 1, p.stdout + p.stderr
+    assert "DSC101" in p.stdout
