@@ -70,8 +70,16 @@ def signals_held() -> Iterator[None]:
             signal.raise_signal(signum)
 
 
+NAME_MAX = 255  # bytes in one file name: Linux's ext4, xfs, btrfs, tmpfs; macOS's APFS
+
+
 def _temp_name(dest: Path, kind: str = "tmp") -> Path:
-    return dest.parent / f".{dest.name}.{secrets.token_hex(6)}.{kind}"
+    """A fresh name beside ``dest``: ``.NAME.RANDOM.KIND``, NAME cut (in bytes) so that
+    the whole fits in ``NAME_MAX`` where ``dest``'s own name does (it adds 18 bytes)."""
+    suffix = f".{secrets.token_hex(6)}.{kind}"
+    keep = NAME_MAX - 1 - len(suffix)
+    name = os.fsdecode(os.fsencode(dest.name)[:keep])
+    return dest.parent / f".{name}{suffix}"
 
 
 @contextlib.contextmanager
@@ -92,6 +100,27 @@ def _read(source, src: Path) -> bytes:
         return source.read(COPY_CHUNK)
     except OSError as e:
         raise CheckpointError(src, f"{e.strerror or e}; nothing written") from None
+
+
+NOT_REGULAR = "is no longer a regular file (replaced while this command ran?)"
+
+
+def _open_source(src: Path, real: str):
+    """``src`` opened to be copied, refusing anything but a regular file: opened without
+    blocking (a FIFO put in its place would block ``open`` for ever), then the opened
+    descriptor is checked, not the path (which can change in between)."""
+    try:
+        fd = os.open(real, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as e:
+        raise CheckpointError(src, f"{e.strerror or e}; nothing written") from None
+    try:
+        is_file = stat.S_ISREG(os.fstat(fd).st_mode)
+    except OSError:
+        is_file = False
+    if not is_file:
+        os.close(fd)
+        raise CheckpointError(src, f"{NOT_REGULAR}; nothing written")
+    return os.fdopen(fd, "rb")
 
 
 def fsync_dir(folder: Path) -> None:
@@ -139,6 +168,7 @@ class Transaction:
     def __init__(self, *, force: bool = False) -> None:
         self.force = force
         self.staged: list[_Staged] = []
+        self.claimed: set[Path] = set()  # every dest staged: a set, or staging n files is n**2
         self.made_dirs: list[Path] = []
 
     # -- staging ---------------------------------------------------------------
@@ -160,8 +190,9 @@ class Transaction:
 
     def _claim(self, dest: Path) -> Path:
         check_destination(dest, self.force)
-        if any(s.dest == dest for s in self.staged):
+        if dest in self.claimed:
             raise UsageError(f"{dest}: written twice by one command")
+        self.claimed.add(dest)
         return _temp_name(dest)
 
     def add_bytes(self, dest: Path, data: bytes) -> None:
@@ -194,15 +225,17 @@ class Transaction:
                 step("link", temp)
             try:
                 os.link(real, temp)
-                self.staged[-1].linked = True
-                return
+                linked = True
             except OSError:
-                pass
-        try:
-            source = open(real, "rb")  # noqa: SIM115 - closed below
-        except OSError as e:
-            raise CheckpointError(src, f"{e.strerror or e}; nothing written") from None
-        with source, writing(dest):
+                linked = False
+            if linked:  # whatever ``real`` is now (replaced by a FIFO?): the link is of it
+                self.staged[-1].linked = True
+                with writing(dest):
+                    is_file = stat.S_ISREG(os.lstat(temp).st_mode)
+                if not is_file:
+                    raise CheckpointError(src, f"{NOT_REGULAR}; nothing written")
+                return
+        with _open_source(src, real) as source, writing(dest):
             step("write", temp)
             with open(temp, "xb") as out:
                 while chunk := _read(source, src):

@@ -36,7 +36,7 @@ from dspark_ckpt.checkpoint import (
 from dspark_ckpt.config import DrafterConfig
 from dspark_ckpt.errors import CheckpointError, UsageError
 from dspark_ckpt.findings import ERROR, get_code
-from dspark_ckpt.inspect import Report, inspect_checkpoint
+from dspark_ckpt.inspect import UNREADABLE, Report, inspect_checkpoint
 from dspark_ckpt.mask import BIAS_TENSOR, MASK_MEANING, MASK_TENSOR, sampleable_mask
 from dspark_ckpt.profiles import (
     PROFILES,
@@ -325,6 +325,16 @@ def _new_safetensors(dest: Path, tensors: dict[str, np.ndarray], metadata: dict[
     return _File(dest, _safetensors_bytes(tensors, metadata), tensors=tensors, metadata=metadata)
 
 
+def _new_shard_name(ckpt: Checkpoint) -> str:
+    """The file for the tensors fix adds: ``NEW_SHARD``, or ``NEW_SHARD`` numbered where
+    the checkpoint already uses that name (an earlier fix by another version, or a
+    producer's): a shard it uses is never replaced by one holding only the new tensors."""
+    used = {f.name for f in ckpt.files}
+    stem = NEW_SHARD.removesuffix(".safetensors")
+    names = (NEW_SHARD, *(f"{stem}-{n}.safetensors" for n in range(2, len(used) + 3)))
+    return next(n for n in names if n not in used)
+
+
 def _checkpoint_files(
     ckpt: Checkpoint, cfg: DrafterConfig, plan: Plan, req: FixRequest, root: Path
 ) -> tuple[list[_File], _File | None, list[str]]:
@@ -339,6 +349,7 @@ def _checkpoint_files(
         notes.append(f"the checkpoint already holds this d2t ({own.path.name}): unchanged")
 
     files: list[_File] = []
+    shard = _new_shard_name(ckpt)
     if req.mode == OUT:
         files += [_File(root / f.name, src=f, link=True) for f in ckpt.files]
         others, left = _other_files(ckpt)
@@ -346,7 +357,7 @@ def _checkpoint_files(
         if left:
             notes.append(f"not copied to {root}: {', '.join(left)}")
     if added:
-        files.append(_new_safetensors(root / NEW_SHARD, added, _vocab_metadata(plan)))
+        files.append(_new_safetensors(root / shard, added, _vocab_metadata(plan)))
     config = _config_bytes(ckpt, cfg)
     if config is not None:
         files.append(_File(root / CONFIG, config))
@@ -360,7 +371,7 @@ def _checkpoint_files(
         )
     index = None
     if added:
-        index = _File(root / INDEX, _index_bytes(ckpt, added, NEW_SHARD))
+        index = _File(root / INDEX, _index_bytes(ckpt, added, shard))
     elif req.mode == OUT and ckpt.index_path is not None:
         index = _File(root / INDEX, src=ckpt.index_path)
     return files, index, notes
@@ -431,6 +442,31 @@ def _read_back(f: _File) -> None:
         raise CheckpointError(f.dest, f"written file does not read back: {e}") from None
     if not _as_meant(f, got, got_meta):
         raise CheckpointError(f.dest, "written file reads back different from what was meant")
+
+
+def _layout(ckpt: Checkpoint) -> dict[str, tuple[str, str, tuple[int, ...]]]:
+    """Each tensor of a checkpoint: the file holding it, its dtype and shape."""
+    return {k: (i.path.name, i.dtype, tuple(i.shape)) for k, i in ckpt.tensors.items()}
+
+
+def _check_layout(planned: Checkpoint, written: Report, root: Path) -> None:
+    """After the commit: the written checkpoint loads and holds exactly the planned
+    tensors (every tensor of the source, and those fix adds), each in the planned file
+    with the planned dtype and shape. Compared as written, not through verdicts: a
+    checkpoint that fails every profile before and after can still have lost a tensor."""
+    problem = None
+    if written.checkpoint is None or any(f.code == UNREADABLE for f in written.findings):
+        why = next((f.message for f in written.findings if f.code == UNREADABLE), "unreadable")
+        problem = f"does not load ({why})"
+    else:
+        want, got = _layout(planned), _layout(written.checkpoint)
+        if want != got:
+            name = min(set(want) ^ set(got) or {k for k in want if want[k] != got[k]})
+            problem = f"holds {name!r} as {got.get(name)} where the plan has {want.get(name)}"
+    if problem is not None:
+        raise CheckpointError(
+            root, f"the written checkpoint {problem}; rolled back, nothing changed"
+        )
 
 
 def _new_errors(before: Report, after: Report, profiles: list[str]) -> list[str]:
@@ -520,7 +556,7 @@ def _result_files(
         root = _destination_root(ckpt, req)
         files, index, more = _checkpoint_files(ckpt, cfg, plan, req, root)
         notes += more
-        d2t_file = next((f for f in files if f.dest.name == NEW_SHARD), None)
+        d2t_file = next((f for f in files if f.tensors is not None and D2T in f.tensors), None)
     elif plan.d2t is not None:
         meta = {**_vocab_metadata(plan), "d2t_origin": plan.d2t_origin or ""}
         d2t_file = _new_safetensors(
@@ -579,9 +615,12 @@ def run_fix(source: str, target: Target, req: FixRequest) -> FixResult:
         if req.mode != SIDE:
             step("reinspect", root)
             real = inspect_checkpoint(str(root), target, req.profile)
+            _check_layout(planned, real, root)
             if real.verdicts != after.verdicts:
                 raise CheckpointError(
-                    root, "the written checkpoint inspects differently from the plan"
+                    root,
+                    "the written checkpoint inspects differently from the plan; rolled back, "
+                    "nothing changed",
                 )
             after = real  # the same verdicts, its findings naming the written files
 

@@ -1,0 +1,203 @@
+"""Attacks on what ``fix`` writes: the commit point, signals, races with the files it
+reads, names and neighbours. Each runs the real CLI; where a signal, a hang or a race
+is involved, as a real process whose ``atomic.step`` seam (the failure-injection hook
+every write step calls) pauses or acts at one named step, so that nothing depends on
+timing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import synth
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from conftest import FIXTURES, ROOT, cli  # noqa: E402
+
+from dspark_ckpt.fix import NEW_SHARD  # noqa: E402
+
+SMALL = FIXTURES / "targets/small"
+LEGACY = ("--profile", "vllm-legacy")  # a padded drafter with d2t is meant for this loader
+INDEX = "model.safetensors.index.json"
+
+# runs the CLI with ``fault(step, path)`` defined by argv[1] (Python source) as the seam
+WITH_FAULT = """
+import os, signal, sys, time, runpy
+from pathlib import Path
+from dspark_ckpt import atomic
+exec(sys.argv[1])
+atomic.fault = fault
+sys.argv = ['dspark-ckpt', *sys.argv[2:]]
+runpy.run_module('dspark_ckpt', run_name='__main__')
+"""
+
+
+def start(fault_src: str, *args, cwd: Path | None = None) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-c", WITH_FAULT, fault_src, *map(str, args)],
+        env={**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200"},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=cwd,
+    )
+
+
+def run(fault_src: str, *args, cwd: Path | None = None, timeout: float = 60):
+    proc = start(fault_src, *args, cwd=cwd)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    finally:
+        proc.kill()
+    return proc.returncode, out, err
+
+
+def digest(root: Path) -> dict[str, str]:
+    """Every file under ``root`` and its sha256 (other entries by kind)."""
+    out = {}
+    for p in sorted(root.rglob("*")):
+        key = str(p.relative_to(root))
+        if p.is_symlink() or not p.is_file():
+            out[key] = "link" if p.is_symlink() else "dir" if p.is_dir() else "special"
+        else:
+            out[key] = hashlib.sha256(p.read_bytes()).hexdigest()
+    return out
+
+
+def padded_drafter(root: Path) -> Path:
+    """A padded drafter (Vd 128 > Vt 100) without d2t or draft_vocab_size: ``fix
+    --emit-d2t`` writes a new shard, an index and config.json."""
+    head = synth.head(128, 8, 1)
+    return synth.drafter(root, vocab=128, draft=None, tensors={"lm_head.weight": head})
+
+
+# --- item 13: a source file swapped for a FIFO while fix --out copies it -------------
+
+SWAP_FOR_FIFO = """
+def fault(step, path):
+    victim = Path(os.environ['VICTIM'])
+    if step == 'mkdir' and not victim.is_fifo():
+        victim.unlink()
+        os.mkfifo(victim)
+"""
+
+
+@pytest.mark.parametrize("victim", ["tokenizer.json", "model.safetensors"])
+def test_a_source_file_swapped_for_a_fifo_is_refused_not_waited_on(tmp_path, victim):
+    """After fix listed the files to copy, one becomes a FIFO: opened without blocking,
+    its descriptor checked; one line naming it, nothing written, no hang."""
+    src = padded_drafter(tmp_path / "src")
+    (src / "tokenizer.json").write_text("{}")
+    out = tmp_path / "out"
+    os.environ["VICTIM"] = str(src / victim)
+    try:
+        code, _, err = run(
+            SWAP_FOR_FIFO,
+            "fix",
+            src,
+            "--target",
+            SMALL,
+            "--emit-d2t",
+            "--out",
+            out,
+            *LEGACY,
+            timeout=20,
+        )
+    finally:
+        del os.environ["VICTIM"]
+    assert code == 1, err
+    assert err == (
+        f"dspark-ckpt: error: {src / victim}: is no longer a regular file (replaced while "
+        "this command ran?); nothing written\n"
+    )
+    assert not out.exists()
+
+
+# --- item 21: a destination name near NAME_MAX ----------------------------------------
+
+
+@pytest.mark.parametrize("length", [238, 245, 255])
+def test_a_destination_name_near_the_limit_is_written(tmp_path, length):
+    """The temporary file beside it adds 18 bytes to its name: cut, not ENAMETOOLONG."""
+    name = "m" * (length - len(".safetensors")) + ".safetensors"
+    dest = tmp_path / name
+    r = cli("fix", FIXTURES / "equal", "--target", SMALL, "--mask-path", dest)
+    assert (r.exit_code, r.stderr) == (0, "")
+    assert [p.name for p in tmp_path.iterdir()] == [name]
+    assert dest.stat().st_size > 0
+
+
+# --- item 1: what is written is compared with the plan, not only its verdicts ----------
+
+MYSTERY = {"architectures": ["MysteryForCausalLM"], "model_type": "mystery"}
+
+
+def failing_everywhere(root: Path, head_shard: str) -> Path:
+    """A sharded drafter of no known family whose head has the wrong row count: it fails
+    every profile before and after any fix, so verdicts alone cannot tell a broken write.
+    Its head is stored in ``head_shard``."""
+    synth.write_json(root / "config.json", synth.drafter_config(128, None, **MYSTERY))
+    synth.write_safetensors(root / "model-00001-of-00002.safetensors", synth.backbone(8))
+    synth.write_safetensors(root / head_shard, {"lm_head.weight": synth.head(64, 8, 1)})
+    weight_map = dict.fromkeys(synth.backbone(8), "model-00001-of-00002.safetensors")
+    synth.write_json(
+        root / INDEX, {"metadata": {}, "weight_map": {**weight_map, "lm_head.weight": head_shard}}
+    )
+    return root
+
+
+def tensors_of(root: Path) -> dict[str, str]:
+    """Tensor -> shard, as the written checkpoint's index says and its shards hold."""
+    r = cli("inspect", root, "--target", SMALL, "--format", "json")
+    assert "DSC001" not in r.stdout, r.stdout
+    return json.loads((root / INDEX).read_text())["weight_map"]
+
+
+def test_in_place_never_overwrites_a_shard_the_checkpoint_uses(tmp_path):
+    """A shard already named like fix's own new shard (an earlier fix, another version)
+    keeps its tensors: the new d2t goes to a shard of a free name."""
+    src = failing_everywhere(tmp_path / "src", NEW_SHARD)
+    old = digest(src)
+    r = cli(
+        "fix", src, "--target", SMALL, "--emit-d2t", "--in-place", "--force", "--format", "json"
+    )
+    assert r.exit_code == 1, r.stderr  # fails every profile, as before
+    weight_map = tensors_of(src)
+    assert weight_map["lm_head.weight"] == NEW_SHARD
+    new = weight_map["d2t"]
+    assert new not in (NEW_SHARD, "model-00001-of-00002.safetensors"), new
+    kept = {k: v for k, v in old.items() if k != INDEX}
+    assert {k: v for k, v in digest(src).items() if k not in (new, INDEX)} == kept
+    assert [w["path"] for w in r.json["written"]] == [str(src / new)]
+
+
+BREAK_THE_INDEX = """
+def fault(step, path):
+    if step == 'reinspect':  # everything in place: the index loses a tensor it must name
+        index = Path(path) / 'model.safetensors.index.json'
+        data = json.loads(index.read_text())
+        del data['weight_map']['fc.weight']
+        index.write_text(json.dumps(data))
+import json
+"""
+
+
+def test_a_written_checkpoint_that_differs_from_the_plan_rolls_back(tmp_path):
+    """The read-back after the commit compares every tensor the new index names (file,
+    dtype, shape) and every tensor of the source with the plan; a checkpoint that no
+    longer loads is a difference, even where every verdict failed before and after."""
+    src = failing_everywhere(tmp_path / "src", "model-00002-of-00002.safetensors")
+    old = digest(src)
+    code, _, err = run(
+        BREAK_THE_INDEX, "fix", src, "--target", SMALL, "--emit-d2t", "--in-place", "--force"
+    )
+    assert code == 1, err
+    assert err.startswith(f"dspark-ckpt: error: {src}: the written checkpoint "), err
+    assert "rolled back" in err and len(err.splitlines()) == 1, err
+    assert digest(src) == old
