@@ -73,6 +73,17 @@ def signals_held() -> Iterator[None]:
 NAME_MAX = 255  # bytes in one file name: Linux's ext4, xfs, btrfs, tmpfs; macOS's APFS
 
 
+# the Transactions of this process past their commit point (appended: one atomic step)
+_COMMITTED: list[Transaction] = []
+
+
+def committed() -> bool:
+    """Whether a ``Transaction`` of this process has passed its commit point: its files
+    are in place for good. The CLI's signal handler reads it: a signal after that point
+    no longer stops the command (nothing would roll back), which finishes and says so."""
+    return bool(_COMMITTED)
+
+
 def _temp_name(dest: Path, kind: str = "tmp") -> Path:
     """A fresh name beside ``dest``: ``.NAME.RANDOM.KIND``, NAME cut (in bytes) so that
     the whole fits in ``NAME_MAX`` where ``dest``'s own name does (it adds 18 bytes)."""
@@ -246,8 +257,15 @@ class Transaction:
 
     # -- commit and rollback ---------------------------------------------------
 
+    @property
+    def done(self) -> bool:
+        """Past the commit point: the change stands, nothing rolls back."""
+        return any(t is self for t in _COMMITTED)
+
     def commit(self, check: Callable[[], None] | None = None) -> None:
-        """Put every staged file in place, then run ``check``; any failure rolls back."""
+        """Put every staged file in place, then run ``check``; any failure before the
+        commit point rolls back. The commit point is passed as ``check`` returns: from
+        there nothing rolls back; the backups are dropped with signals held."""
         try:
             for s in self.staged:
                 with writing(s.dest):
@@ -257,15 +275,23 @@ class Transaction:
                     fsync_dir(folder)
             if check is not None:
                 check()
+            _COMMITTED.append(self)  # the commit point: one atomic step
         except BaseException:
-            self.rollback()
+            if not self.done:
+                self.rollback()
             raise
-        for s in self.staged:
-            if s.backup is not None:
-                with contextlib.suppress(OSError):
-                    s.backup.unlink()
-        self.staged = []
-        self.made_dirs = []
+        step("commit", self.staged[-1].dest)
+        self._drop_backups()
+
+    def _drop_backups(self) -> None:
+        """After the commit point: the backups go, whatever signal arrives meanwhile."""
+        with signals_held():
+            staged, self.staged, self.made_dirs = self.staged, [], []
+            for s in staged:
+                if s.backup is not None:
+                    with contextlib.suppress(OSError):
+                        step("drop_backup", s.backup)
+                        s.backup.unlink()
 
     def _put(self, s: _Staged) -> None:
         """Put one staged file in place, keeping a hard-linked backup of the old one."""
@@ -336,7 +362,9 @@ class Transaction:
         return self
 
     def __exit__(self, exc_type, exc, tb) -> None:
-        if exc_type is not None or self.staged:
+        if self.done:  # a signal cut short dropping the backups: finish, roll nothing back
+            self._drop_backups()
+        elif exc_type is not None or self.staged:
             self.rollback()
 
 

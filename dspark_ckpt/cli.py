@@ -529,18 +529,38 @@ class Interrupted(BaseException):
         self.signum = signum
 
 
-def _on_signal(signum, frame) -> NoReturn:
+# signals received after a write's commit point: they no longer stop the command
+_after_commit: list[int] = []
+
+
+def _on_signal(signum, frame) -> None:
+    atomic = sys.modules.get("dspark_ckpt.atomic")  # not imported: nothing written yet
+    if atomic is not None and atomic.committed():
+        _after_commit.append(signum)
+        return
     raise Interrupted(signum)
 
 
+def _said(signum: int) -> str:
+    return "interrupted" if signum == signal.SIGINT else "terminated"
+
+
 def main() -> None:
-    """The entry point: SIGINT (Ctrl-C) and SIGTERM alike roll back a write in progress,
-    say so on stderr and exit 128 + the signal number."""
+    """The entry point. SIGINT (Ctrl-C) and SIGTERM alike, before a write's commit point,
+    roll back the write in progress, say so on stderr and exit 128 + the signal number;
+    after it (the change is complete, nothing rolls back) the command finishes its report,
+    says on stderr that it is done and exits with its own code."""
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, _on_signal)
     try:
         app()
     except Interrupted as stop:
-        what = "interrupted" if stop.signum == signal.SIGINT else "terminated"
-        print(f"dspark-ckpt: {what}", file=sys.stderr)
+        print(f"dspark-ckpt: {_said(stop.signum)}; nothing written", file=sys.stderr)
         sys.exit(128 + stop.signum)
+    finally:
+        if _after_commit:
+            print(
+                f"dspark-ckpt: {_said(_after_commit[0])} after the commit point; done, "
+                "the change is complete",
+                file=sys.stderr,
+            )

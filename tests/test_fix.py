@@ -881,7 +881,10 @@ runpy.run_module('dspark_ckpt', run_name='__main__')
 """
 
 
-SAYS = {signal.SIGINT: "dspark-ckpt: interrupted\n", signal.SIGTERM: "dspark-ckpt: terminated\n"}
+SAYS = {
+    signal.SIGINT: "dspark-ckpt: interrupted; nothing written\n",
+    signal.SIGTERM: "dspark-ckpt: terminated; nothing written\n",
+}
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])

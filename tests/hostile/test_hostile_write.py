@@ -10,8 +10,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -70,11 +72,17 @@ def digest(root: Path) -> dict[str, str]:
     return out
 
 
+SHARDS = ["model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"]
+
+
 def padded_drafter(root: Path) -> Path:
-    """A padded drafter (Vd 128 > Vt 100) without d2t or draft_vocab_size: ``fix
-    --emit-d2t`` writes a new shard, an index and config.json."""
+    """A sharded padded drafter (Vd 128 > Vt 100) without d2t or draft_vocab_size: ``fix
+    --emit-d2t`` writes a new shard and replaces the index and config.json."""
     head = synth.head(128, 8, 1)
-    return synth.drafter(root, vocab=128, draft=None, tensors={"lm_head.weight": head})
+    tensors = {**synth.backbone(8), "lm_head.weight": head, "embed_tokens.weight": head}
+    synth.write_json(root / "config.json", synth.drafter_config(128, None))
+    synth.shard(root, tensors, 2)
+    return root
 
 
 # --- item 13: a source file swapped for a FIFO while fix --out copies it -------------
@@ -88,7 +96,7 @@ def fault(step, path):
 """
 
 
-@pytest.mark.parametrize("victim", ["tokenizer.json", "model.safetensors"])
+@pytest.mark.parametrize("victim", ["tokenizer.json", SHARDS[0]])
 def test_a_source_file_swapped_for_a_fifo_is_refused_not_waited_on(tmp_path, victim):
     """After fix listed the files to copy, one becomes a FIFO: opened without blocking,
     its descriptor checked; one line naming it, nothing written, no hang."""
@@ -201,3 +209,77 @@ def test_a_written_checkpoint_that_differs_from_the_plan_rolls_back(tmp_path):
     assert err.startswith(f"dspark-ckpt: error: {src}: the written checkpoint "), err
     assert "rolled back" in err and len(err.splitlines()) == 1, err
     assert digest(src) == old
+
+
+# --- items 2, 3: the commit point; a signal after it says done and nothing rolls back ----
+
+# pauses at one step until the test has sent its signal (and then created GO): a signal
+# that stops the command ends the pause with it; one that does not, lets it go on
+PAUSE_AT = """
+def fault(step, path):
+    if step == os.environ['STEP'] and Path(path).name.startswith(os.environ['NAME']):
+        Path(os.environ['MARK']).write_text('')
+        for _ in range(1200):
+            if Path(os.environ['MARK'] + '.go').exists():
+                break
+            time.sleep(0.05)
+"""
+
+
+def signal_at(step: str, name: str, signum: int, mark: Path, *args) -> tuple[int, str, str]:
+    """Run the CLI paused at ``step`` on a path whose name starts with ``name``, deliver
+    ``signum`` there, and return (exit code, stdout, stderr)."""
+    os.environ.update(STEP=step, NAME=name, MARK=str(mark))
+    try:
+        proc = start(PAUSE_AT, *args)
+    finally:
+        for k in ("STEP", "NAME", "MARK"):
+            del os.environ[k]
+    try:
+        for _ in range(600):
+            if mark.exists() or proc.poll() is not None:
+                break
+            time.sleep(0.05)
+        assert mark.exists(), proc.communicate()
+        proc.send_signal(signum)
+        Path(f"{mark}.go").write_text("")
+        out, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    return proc.returncode, out, err
+
+
+DONE = {
+    signal.SIGINT: "dspark-ckpt: interrupted after the commit point; done, the change is complete\n",
+    signal.SIGTERM: "dspark-ckpt: terminated after the commit point; done, the change is complete\n",
+}
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+@pytest.mark.parametrize(
+    "mode, step, name",
+    [
+        ("in-place", "commit", INDEX),  # the commit point itself
+        ("in-place", "drop_backup", ".config.json"),  # dropping the backups of replaced files
+        ("in-place", "drop_backup", "." + INDEX),
+        ("out", "commit", INDEX),
+    ],
+)
+def test_a_signal_after_the_commit_point_says_done_and_keeps_the_change(
+    tmp_path, signum, mode, step, name
+):
+    """Once the written checkpoint has been read back, the change stands: a SIGINT or
+    SIGTERM then rolls nothing back (a rollback with half its backups dropped left an
+    index naming a deleted shard), the report is printed whole, stderr says the change is
+    complete, and the exit code is the fix's own (0: deployable under the profile)."""
+    src = padded_drafter(tmp_path / "src")
+    dest = src if mode == "in-place" else tmp_path / "out"
+    where = ["--in-place", "--force"] if mode == "in-place" else ["--out", dest]
+    args = ["fix", src, "--target", SMALL, "--emit-d2t", *where, *LEGACY, "--format", "json"]
+    code, out, err = signal_at(step, name, signum, tmp_path / "paused", *args)
+    assert (code, err) == (0, DONE[signum])
+    assert json.loads(out)["verdicts_after"]["vllm-legacy"] is True
+    assert cli("inspect", dest, "--target", SMALL, *LEGACY).exit_code == 0
+    assert sorted(p.name for p in dest.iterdir()) == sorted(
+        ["config.json", *SHARDS, NEW_SHARD, INDEX]
+    )
