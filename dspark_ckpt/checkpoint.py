@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PureWindowsPath
 from typing import Any
 
@@ -276,6 +276,7 @@ class Target:
     embedding_tensor: str | None
     is_omni: bool = False
     checkpoint: Checkpoint | None = field(default=None, repr=False, compare=False)
+    root: Path | None = field(default=None, compare=False)  # its local folder, if any
 
 
 EMBEDDING_NAMES = ("embed_tokens.weight", "lm_head.weight")
@@ -319,7 +320,7 @@ def load_target(source: str | Path, *, link_root: Path | None = None) -> Target:
     )
     if has_weights:
         ckpt = load_checkpoint(root, link_root=link_root)
-    return target_from(str(source), cfg, config_path, ckpt)
+    return replace(target_from(str(source), cfg, config_path, ckpt), root=root)
 
 
 def target_from(source: str, cfg: Any, config_path: Path, ckpt: Checkpoint | None) -> Target:

@@ -30,8 +30,10 @@ from dspark_ckpt.checkpoint import (
     INDEX,
     Checkpoint,
     Target,
+    _few,
     drafter_config,
     open_checkpoint,
+    pick_weights,
 )
 from dspark_ckpt.config import DrafterConfig
 from dspark_ckpt.errors import CheckpointError, UsageError
@@ -244,6 +246,7 @@ def _destination_root(ckpt: Checkpoint, req: FixRequest) -> Path:
     if req.mode == IN_PLACE:
         if not req.force:
             raise UsageError("--in-place changes the source checkpoint: pass --force as well")
+        _refuse_unserved_neighbours(ckpt)
         return ckpt.root
     out = Path(req.out)
     real_out, real_root = Path(os.path.realpath(out)), Path(os.path.realpath(ckpt.root))
@@ -253,6 +256,23 @@ def _destination_root(ckpt: Checkpoint, req: FixRequest) -> Path:
         )
     refuse_symlink(out)
     return out
+
+
+def _refuse_unserved_neighbours(ckpt: Checkpoint) -> None:
+    """In place, the index fix writes decides what runtimes load from the folder: it must
+    name every weight file they load today. Without an index that is every
+    ``*.safetensors`` there (``pick_weights``), so one file of such a folder given alone
+    is refused: the others' tensors would silently stop being served."""
+    with writing(ckpt.root):
+        names = [p.name for p in ckpt.root.iterdir()]
+    index, loaded = pick_weights(names, ckpt.root)
+    others = sorted(set(loaded) - {f.name for f in ckpt.files}) if index is None else []
+    if others:
+        raise UsageError(
+            f"{ckpt.source}: the folder also holds {_few(others)}, which runtimes load with it "
+            "(there is no index); an index naming only this file would stop serving them: "
+            f"pass the folder ({ckpt.root})"
+        )
 
 
 def _is_checkpoint_file(name: str) -> bool:
@@ -524,17 +544,18 @@ def _refuse_regression(before: Report, after: Report, req: FixRequest, root: Pat
     )
 
 
-def _side_path(path: str | Path, *checkpoints: Checkpoint | Path) -> Path:
-    """A side file's path, refused inside a checkpoint folder: without an index vLLM
-    loads every ``*.safetensors`` there as weights (and refuses tensors it has no
-    parameter for), so a mask or d2t side file would break the checkpoint."""
+def _side_path(path: str | Path, *folders: tuple[str, Path | None]) -> Path:
+    """A side file's path, refused inside a checkpoint folder, the drafter's or the
+    target's (``folders``: what each is, and where; the default path is the current
+    folder, which may well be one): without an index vLLM loads every ``*.safetensors``
+    there as weights (and refuses tensors it has no parameter for), so a mask or d2t
+    side file would break the checkpoint."""
     path = Path(path)
     here = os.path.realpath(path.parent)
-    for c in checkpoints:
-        folder = c.root if isinstance(c, Checkpoint) else c
+    for what, folder in folders:
         if isinstance(folder, Path) and here == os.path.realpath(folder):
             raise UsageError(
-                f"{path}: inside the checkpoint folder {folder}, where it would be loaded as "
+                f"{path}: inside the {what} folder {folder}, where it would be loaded as "
                 "weights; write side files elsewhere"
             )
     with writing(path):  # a folder on the way the user may not search: cannot write
@@ -544,7 +565,7 @@ def _side_path(path: str | Path, *checkpoints: Checkpoint | Path) -> Path:
 
 
 def _result_files(
-    ckpt: Checkpoint, cfg: DrafterConfig, plan: Plan, req: FixRequest
+    ckpt: Checkpoint, cfg: DrafterConfig, plan: Plan, req: FixRequest, target: Target
 ) -> tuple[Path, list[_File], _File | None, list[str]]:
     """Every file of the result, in write order, as bytes or a file to copy; the file
     holding the new ``d2t``; notes. Usage errors (destinations) here; nothing written."""
@@ -552,6 +573,7 @@ def _result_files(
     files: list[_File] = []
     index = d2t_file = None
     root = ckpt.root
+    near = [("checkpoint", ckpt.root), ("target's checkpoint", target.root)]
     if req.mode != SIDE:
         root = _destination_root(ckpt, req)
         files, index, more = _checkpoint_files(ckpt, cfg, plan, req, root)
@@ -560,14 +582,15 @@ def _result_files(
     elif plan.d2t is not None:
         meta = {**_vocab_metadata(plan), "d2t_origin": plan.d2t_origin or ""}
         d2t_file = _new_safetensors(
-            _side_path(req.d2t_path or D2T_FILE, ckpt), {D2T: plan.d2t}, meta
+            _side_path(req.d2t_path or D2T_FILE, *near), {D2T: plan.d2t}, meta
         )
         files.append(d2t_file)
     if plan.mask is not None:
         # the mask is for the serving runtime, never a checkpoint tensor (vLLM
         # refuses tensors it has no parameter for): always a side file
         name, values, meta = mask_file(plan, req.mask_style)
-        files.append(_new_safetensors(_side_path(req.mask_path, ckpt, root), {name: values}, meta))
+        mask_path = _side_path(req.mask_path, *near, ("checkpoint", root))
+        files.append(_new_safetensors(mask_path, {name: values}, meta))
     files += [index] if index is not None else []  # the index goes in last
     if req.mode == OUT:
         _refuse_stale_files(root, files)
@@ -597,7 +620,7 @@ def run_fix(source: str, target: Target, req: FixRequest) -> FixResult:
     req = replace(req, profile=req.profile or default_profile(detect_family(cfg)))
     before = inspect_checkpoint(source, target, req.profile, checkpoint=ckpt)
     plan = plan_fix(ckpt, cfg, target, req)
-    root, files, d2t_file, notes = _result_files(ckpt, cfg, plan, req)
+    root, files, d2t_file, notes = _result_files(ckpt, cfg, plan, req, target)
 
     # the result, checked before anything is written
     made = [f for f in files if f.tensors is not None]

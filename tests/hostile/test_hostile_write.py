@@ -283,3 +283,72 @@ def test_a_signal_after_the_commit_point_says_done_and_keeps_the_change(
     assert sorted(p.name for p in dest.iterdir()) == sorted(
         ["config.json", *SHARDS, NEW_SHARD, INDEX]
     )
+
+
+# --- item 4: an in-place fix of one file of a folder the runtime loads whole -----------
+
+
+def test_in_place_on_one_file_of_a_folder_loaded_whole_is_refused(tmp_path):
+    """Without an index the runtime loads every *.safetensors of the folder: an index
+    naming only the file given would stop serving the others' tensors. Refused, naming
+    them and the folder to give instead; nothing written."""
+    src = padded_drafter_single(tmp_path / "src")
+    synth.write_safetensors(src / "extra.safetensors", {"extra.weight": synth.head(4, 8, 2)})
+    old = digest(src)
+    r = cli(
+        "fix",
+        src / "model.safetensors",
+        "--target",
+        SMALL,
+        "--emit-d2t",
+        "--in-place",
+        "--force",
+        *LEGACY,
+    )
+    assert r.exit_code == 2, r.stdout
+    assert r.stderr == (
+        f"dspark-ckpt: error: {src / 'model.safetensors'}: the folder also holds "
+        "extra.safetensors, which runtimes load with it (there is no index); an index "
+        f"naming only this file would stop serving them: pass the folder ({src})\n"
+    )
+    assert digest(src) == old
+    # the folder itself: both files stay served
+    assert (
+        cli("fix", src, "--target", SMALL, "--emit-d2t", "--in-place", "--force", *LEGACY).exit_code
+        == 0
+    )
+    weight_map = json.loads((src / INDEX).read_text())["weight_map"]
+    assert weight_map["extra.weight"] == "extra.safetensors"
+    assert weight_map["lm_head.weight"] == "model.safetensors"
+
+
+def padded_drafter_single(root: Path) -> Path:
+    """``padded_drafter`` as one ``model.safetensors`` and no index."""
+    head = synth.head(128, 8, 1)
+    tensors = {"lm_head.weight": head, "embed_tokens.weight": head}
+    return synth.drafter(root, vocab=128, draft=None, tensors=tensors)
+
+
+# --- item 5: side files by default land in the current folder: not a target's ----------
+
+
+@pytest.mark.parametrize(
+    "emit", [["--emit-mask"], ["--emit-d2t"], ["--mask-path", "m.safetensors"]]
+)
+@pytest.mark.parametrize("with_weights", [True, False])
+def test_side_files_are_refused_inside_the_target_folder(tmp_path, monkeypatch, emit, with_weights):
+    """Run from the target's checkpoint folder (or with a path into it), a side file would
+    be loaded by the runtime as one of the target's weights: refused, nothing written."""
+    target = tmp_path / "target"
+    target.mkdir()
+    for name in ["config.json", "model.safetensors"][: 2 if with_weights else 1]:
+        (target / name).write_bytes((SMALL / name).read_bytes())
+    old = digest(target)
+    monkeypatch.chdir(target)
+    r = cli("fix", FIXTURES / "padded", "--target", ".", *emit)
+    assert r.exit_code == 2, r.stdout
+    assert r.stderr.startswith("dspark-ckpt: error: ") and (
+        f"inside the target's checkpoint folder {Path('.')}, where it would be loaded as weights"
+        in r.stderr
+    ), r.stderr
+    assert digest(target) == old
