@@ -280,13 +280,17 @@ class Transaction:
             if not self.done:
                 self.rollback()
             raise
-        step("commit", self.staged[-1].dest)
         self._drop_backups()
 
     def _drop_backups(self) -> None:
-        """After the commit point: the backups go, whatever signal arrives meanwhile."""
+        """After the commit point: the backups go, whatever signal arrives meanwhile; one
+        that cannot be removed is left (a hidden hard link of the old file), never an
+        error: the change stands."""
         with signals_held():
             staged, self.staged, self.made_dirs = self.staged, [], []
+            for s in staged[-1:]:
+                with contextlib.suppress(OSError):
+                    step("commit", s.dest)
             for s in staged:
                 if s.backup is not None:
                     with contextlib.suppress(OSError):

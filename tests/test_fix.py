@@ -682,12 +682,13 @@ class Boom(OSError):
     pass
 
 
-def record_steps(monkeypatch, args) -> list[tuple[str, str]]:
+def record_steps(monkeypatch, args) -> tuple[list[tuple[str, str]], int]:
+    """The steps of one run, and its exit code."""
     steps: list[tuple[str, str]] = []
     monkeypatch.setattr(atomic, "fault", lambda step, path: steps.append((step, Path(path).name)))
-    cli(*args)
+    code = cli(*args).exit_code
     monkeypatch.setattr(atomic, "fault", None)
-    return steps
+    return steps, code
 
 
 def fail_at(n: int):
@@ -733,7 +734,7 @@ def test_a_failure_at_any_step_leaves_nothing_behind(tmp_path, cwd, monkeypatch,
     args, watch = setup(t)
     monkeypatch.chdir(t / "work")
     untouched = digest(watch)
-    steps = record_steps(monkeypatch, args)
+    steps, code = record_steps(monkeypatch, args)
     names = [step for step, _ in steps]
     # the bytes are checked before anything is written; the written files are read
     # back (and a patched checkpoint inspected again) before the transaction ends
@@ -744,11 +745,14 @@ def test_a_failure_at_any_step_leaves_nothing_behind(tmp_path, cwd, monkeypatch,
     assert set(names[:first_write]) == {"verify"}
     last_commit = max(i for i, n in enumerate(names) if n == "fsync_dir")
     checks = ["read_back"] * names.count("read_back") + (["reinspect"] if mode != "side" else [])
-    assert names[last_commit + 1 :] == checks
+    assert names[last_commit + 1 : names.index("commit")] == checks
     replaces = [name for step, name in steps if step == "replace"]
     if mode != "side":
         assert replaces[-1] == "model.safetensors.index.json"  # the index goes in last
-    assert digest(watch) != untouched  # the real run changed something
+    done = digest(watch)
+    assert done != untouched  # the real run changed something
+    commit_point = names.index("commit")  # from there, a failure changes nothing: done
+    assert set(names[commit_point:]) <= {"commit", "drop_backup"}
 
     for n, (step, name) in enumerate(steps):
         args, watch = setup(t)
@@ -756,6 +760,11 @@ def test_a_failure_at_any_step_leaves_nothing_behind(tmp_path, cwd, monkeypatch,
         monkeypatch.setattr(atomic, "fault", fail_at(n))
         r = cli(*args)
         monkeypatch.setattr(atomic, "fault", None)
+        if n >= commit_point:  # a backup that cannot go is left, hidden; the change stands
+            assert (r.exit_code, r.stderr) == (code, ""), (step, name)
+            left = {k: v for k, v in digest(watch).items() if not k.endswith(".bak")}
+            assert left == done
+            continue
         # a write that fails is exit 2 naming its destination; a failed check exit 1
         assert r.exit_code == (1 if step in CHECKS else 2), (step, name, r.stderr)
         assert f"injected failure at {step}" in r.stderr and "Traceback" not in r.stderr
