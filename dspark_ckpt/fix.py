@@ -529,6 +529,16 @@ def _verdict_notes(before: Report, after: Report, plan: Plan) -> list[str]:
     return notes
 
 
+def _refuse_unreadable(after: Report, root: Path) -> None:
+    """A plan whose result cannot be inspected (a file changed or cut short since fix
+    read it) is not checked: nothing is written, side files included."""
+    for f in after.findings:
+        if f.code == UNREADABLE:
+            raise CheckpointError(
+                f.file or root, f"{f.message} (changed while fix ran?); nothing written"
+            )
+
+
 def _refuse_regression(before: Report, after: Report, req: FixRequest, root: Path) -> None:
     """--out / --in-place never turn a checkpoint that passes ``--profile`` into one
     that fails it (a side file changes nothing by itself: it is written, with verdicts)."""
@@ -628,6 +638,7 @@ def run_fix(source: str, target: Target, req: FixRequest) -> FixResult:
         _check_bytes(f)
     planned = _planned_checkpoint(ckpt, files, d2t_file)
     after = inspect_checkpoint(source, target, req.profile, checkpoint=planned)
+    _refuse_unreadable(after, ckpt.root)
     _refuse_regression(before, after, req, ckpt.root)
 
     def check_written() -> None:

@@ -763,7 +763,8 @@ def print_fix(r, console: Console) -> None:
         )
     for name, ok in r.after.verdicts.items():
         line = Text(f"{name}: ")
-        line.append_text(_verdict(r.before.verdicts[name]))
+        before = r.before.verdicts.get(name)  # not evaluated before: none to show
+        line.append_text(Text("n/a") if before is None else _verdict(before))
         line.append(" -> ")
         line.append_text(_verdict(ok))
         head.add_row("verdict", line)

@@ -352,3 +352,38 @@ def test_side_files_are_refused_inside_the_target_folder(tmp_path, monkeypatch, 
         in r.stderr
     ), r.stderr
     assert digest(target) == old
+
+
+# --- item 19: a shard replaced while fix runs ------------------------------------------
+
+
+@pytest.mark.parametrize("mode", [[], ["--out", "OUT"]])
+def test_a_shard_replaced_while_fix_runs_is_refused(tmp_path, monkeypatch, mode):
+    """The shard is cut short after fix read it and before it checks its plan: the plan
+    cannot be checked, so nothing is written (side files included) and the line names the
+    file; no KeyError from a report that covers other profiles."""
+    from dspark_ckpt import atomic
+
+    d2t, _ = synth.sorted_mapping(synth.VT, 32, seed=5)
+    src = synth.drafter(
+        tmp_path / "src",
+        vocab=100,
+        draft=32,
+        tensors={"lm_head.weight": synth.head(32, 8, 1), "d2t": synth.T("I64", (32,), d2t)},
+    )
+    shard = src / "model.safetensors"
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+
+    def cut_short(step, path):
+        if step == "verify" and shard.stat().st_size > 64:
+            shard.write_bytes(shard.read_bytes()[:64])
+
+    monkeypatch.setattr(atomic, "fault", cut_short)
+    where = [str(tmp_path / "out") if a == "OUT" else a for a in mode]
+    r = cli("fix", src, "--target", SMALL, "--emit-mask", *where)
+    assert r.exit_code == 1, r.stdout
+    assert r.stderr.startswith(f"dspark-ckpt: error: {shard}: "), r.stderr
+    assert r.stderr.endswith("; nothing written\n") and r.stderr.count("\n") == 1, r.stderr
+    assert list(work.iterdir()) == [] and not (tmp_path / "out").exists()
