@@ -5,8 +5,9 @@
 the checkpoint itself with ``in_place``) and checks them before writing anything: the
 bytes parse back to what was meant, and the planned checkpoint is inspected under
 every profile; ``out`` / ``in_place`` refuse a change that makes ``--profile`` fail.
-Then one ``atomic.Transaction`` writes them, reads them back and inspects the result
-again before it ends: any failure rolls everything back.
+Then one ``atomic.Transaction`` writes them, reads them back and compares the written
+checkpoint with the plan before its commit point: any failure before it rolls
+everything back; after it nothing does (the checks themselves: ``fix_checks``).
 
 Never imports torch and reads no tensor data except ``d2t`` and ``t2d``: unchanged
 shards are hard-linked or copied as bytes, never loaded; every other file is copied
@@ -38,7 +39,15 @@ from dspark_ckpt.checkpoint import (
 from dspark_ckpt.config import DrafterConfig
 from dspark_ckpt.errors import CheckpointError, UsageError
 from dspark_ckpt.findings import ERROR, get_code
-from dspark_ckpt.inspect import UNREADABLE, Report, inspect_checkpoint
+from dspark_ckpt.fix_checks import (
+    File,
+    check_bytes,
+    check_layout,
+    planned_checkpoint,
+    read_back,
+    refuse_unreadable,
+)
+from dspark_ckpt.inspect import Report, inspect_checkpoint
 from dspark_ckpt.mask import BIAS_TENSOR, MASK_MEANING, MASK_TENSOR, sampleable_mask
 from dspark_ckpt.profiles import (
     PROFILES,
@@ -48,7 +57,7 @@ from dspark_ckpt.profiles import (
     get_profile,
 )
 from dspark_ckpt.rules import D2T, EQUAL, PADDED, classify, draft_map
-from dspark_ckpt.safetensors_io import parse_header, read_json_file
+from dspark_ckpt.safetensors_io import read_json_file
 
 MASK_FILE = "draft_vocab_mask.safetensors"
 D2T_FILE = "d2t.safetensors"
@@ -309,7 +318,7 @@ def _other_files(ckpt: Checkpoint) -> tuple[list[Path], list[str]]:
     return copied, left
 
 
-def _refuse_stale_files(out: Path, files: list[_File]) -> None:
+def _refuse_stale_files(out: Path, files: list[File]) -> None:
     """An --out folder may hold only checkpoint files this run writes itself: a stale
     index or shard of another checkpoint would win over (or mix with) the new one. A
     folder that cannot be listed is a ``WriteError`` naming it."""
@@ -328,21 +337,8 @@ def _refuse_stale_files(out: Path, files: list[_File]) -> None:
         )
 
 
-@dataclass(frozen=True)
-class _File:
-    """One file of the result: new bytes, or a copy of an existing file."""
-
-    dest: Path
-    data: bytes | None = None
-    src: Path | None = None
-    link: bool = False  # a weight shard: hard-linked where the filesystem allows
-    # for a safetensors file fix makes: what its bytes must parse back to
-    tensors: dict[str, np.ndarray] | None = None
-    metadata: dict[str, str] | None = None
-
-
 def _new_safetensors(dest: Path, tensors: dict[str, np.ndarray], metadata: dict[str, str]):
-    return _File(dest, _safetensors_bytes(tensors, metadata), tensors=tensors, metadata=metadata)
+    return File(dest, _safetensors_bytes(tensors, metadata), tensors=tensors, metadata=metadata)
 
 
 def _new_shard_name(ckpt: Checkpoint) -> str:
@@ -357,7 +353,7 @@ def _new_shard_name(ckpt: Checkpoint) -> str:
 
 def _checkpoint_files(
     ckpt: Checkpoint, cfg: DrafterConfig, plan: Plan, req: FixRequest, root: Path
-) -> tuple[list[_File], _File | None, list[str]]:
+) -> tuple[list[File], File | None, list[str]]:
     """The files of the patched checkpoint (the copy, or the changes in place), and its
     index apart: it goes in last."""
     notes: list[str] = []
@@ -368,22 +364,22 @@ def _checkpoint_files(
     elif plan.d2t is not None:  # plan.d2t is the checkpoint's own (plan_fix)
         notes.append(f"the checkpoint already holds this d2t ({own.path.name}): unchanged")
 
-    files: list[_File] = []
+    files: list[File] = []
     shard = _new_shard_name(ckpt)
     if req.mode == OUT:
-        files += [_File(root / f.name, src=f, link=True) for f in ckpt.files]
+        files += [File(root / f.name, src=f, link=True) for f in ckpt.files]
         others, left = _other_files(ckpt)
-        files += [_File(root / p.name, src=p) for p in others]
+        files += [File(root / p.name, src=p) for p in others]
         if left:
             notes.append(f"not copied to {root}: {', '.join(left)}")
     if added:
         files.append(_new_safetensors(root / shard, added, _vocab_metadata(plan)))
     config = _config_bytes(ckpt, cfg)
     if config is not None:
-        files.append(_File(root / CONFIG, config))
+        files.append(File(root / CONFIG, config))
         notes.append(f"config.json: draft_vocab_size {cfg.draft_vocab_size} written explicitly")
     elif req.mode == OUT:  # copied, not linked: people edit configs in place
-        files.append(_File(root / CONFIG, ckpt.config_path.read_bytes()))
+        files.append(File(root / CONFIG, ckpt.config_path.read_bytes()))
     if config is None and cfg.draft_vocab_size_defaulted:
         notes.append(
             "config.json: draft_vocab_size left missing: "
@@ -391,102 +387,10 @@ def _checkpoint_files(
         )
     index = None
     if added:
-        index = _File(root / INDEX, _index_bytes(ckpt, added, shard))
+        index = File(root / INDEX, _index_bytes(ckpt, added, shard))
     elif req.mode == OUT and ckpt.index_path is not None:
-        index = _File(root / INDEX, src=ckpt.index_path)
+        index = File(root / INDEX, src=ckpt.index_path)
     return files, index, notes
-
-
-def _parse(f: _File):
-    """Our own strict reader's view of the bytes ``f`` is about to write."""
-    n = int.from_bytes(f.data[:8], "little")
-    return parse_header(f.data[8 : 8 + n], len(f.data), f.dest)
-
-
-def _as_meant(f: _File, got: dict[str, np.ndarray], metadata: dict[str, str] | None) -> bool:
-    """``got`` (tensors read back) and ``metadata`` are exactly what ``f`` was made of."""
-    return (
-        metadata == f.metadata
-        and set(got) == set(f.tensors)
-        and all(got[k].dtype == v.dtype and np.array_equal(got[k], v) for k, v in f.tensors.items())
-    )
-
-
-def _check_bytes(f: _File) -> None:
-    """Before anything is written: the bytes parse, with the safetensors library and our
-    own reader, back to exactly the tensors and metadata meant."""
-    from safetensors.numpy import load
-
-    step("verify", f.dest)
-    try:
-        got = load(f.data)
-    except Exception as e:  # the library's own errors: report, never a traceback
-        raise CheckpointError(
-            f.dest, f"the bytes to write do not parse: {e}; nothing written"
-        ) from None
-    if not _as_meant(f, got, _parse(f).metadata):
-        raise CheckpointError(f.dest, "the bytes to write parse differently; nothing written")
-
-
-def _planned_checkpoint(ckpt: Checkpoint, files: list[_File], d2t_file: _File | None) -> Checkpoint:
-    """The checkpoint as it will be once ``files`` are written: the new config, and the
-    new ``d2t`` read from the very bytes that will be written."""
-    config = next((f.data for f in files if f.dest.name == CONFIG and f.data is not None), None)
-    tensors = dict(ckpt.tensors)
-    if d2t_file is not None and ckpt.find(D2T) is None:
-        tensors.update(_parse(d2t_file).tensors)
-
-    def fetch(info):
-        if d2t_file is not None and info.path == d2t_file.dest:
-            return d2t_file.data[info.start : info.end]
-        return ckpt.fetch(info)
-
-    return replace(
-        ckpt,
-        config=ckpt.config if config is None else json.loads(config),
-        tensors=tensors,
-        fetch=fetch,
-    )
-
-
-def _read_back(f: _File) -> None:
-    """After the commit: the written file loads with safetensors (numpy) as meant."""
-    from safetensors import safe_open
-
-    step("read_back", f.dest)
-    try:
-        with safe_open(str(f.dest), framework="np") as st:
-            got = {k: st.get_tensor(k) for k in st.keys()}  # noqa: SIM118 - not a dict
-            got_meta = st.metadata()
-    except Exception as e:  # the library's own errors: report, never a traceback
-        raise CheckpointError(f.dest, f"written file does not read back: {e}") from None
-    if not _as_meant(f, got, got_meta):
-        raise CheckpointError(f.dest, "written file reads back different from what was meant")
-
-
-def _layout(ckpt: Checkpoint) -> dict[str, tuple[str, str, tuple[int, ...]]]:
-    """Each tensor of a checkpoint: the file holding it, its dtype and shape."""
-    return {k: (i.path.name, i.dtype, tuple(i.shape)) for k, i in ckpt.tensors.items()}
-
-
-def _check_layout(planned: Checkpoint, written: Report, root: Path) -> None:
-    """After the commit: the written checkpoint loads and holds exactly the planned
-    tensors (every tensor of the source, and those fix adds), each in the planned file
-    with the planned dtype and shape. Compared as written, not through verdicts: a
-    checkpoint that fails every profile before and after can still have lost a tensor."""
-    problem = None
-    if written.checkpoint is None or any(f.code == UNREADABLE for f in written.findings):
-        why = next((f.message for f in written.findings if f.code == UNREADABLE), "unreadable")
-        problem = f"does not load ({why})"
-    else:
-        want, got = _layout(planned), _layout(written.checkpoint)
-        if want != got:
-            name = min(set(want) ^ set(got) or {k for k in want if want[k] != got[k]})
-            problem = f"holds {name!r} as {got.get(name)} where the plan has {want.get(name)}"
-    if problem is not None:
-        raise CheckpointError(
-            root, f"the written checkpoint {problem}; rolled back, nothing changed"
-        )
 
 
 def _new_errors(before: Report, after: Report, profiles: list[str]) -> list[str]:
@@ -529,16 +433,6 @@ def _verdict_notes(before: Report, after: Report, plan: Plan) -> list[str]:
     return notes
 
 
-def _refuse_unreadable(after: Report, root: Path) -> None:
-    """A plan whose result cannot be inspected (a file changed or cut short since fix
-    read it) is not checked: nothing is written, side files included."""
-    for f in after.findings:
-        if f.code == UNREADABLE:
-            raise CheckpointError(
-                f.file or root, f"{f.message} (changed while fix ran?); nothing written"
-            )
-
-
 def _refuse_regression(before: Report, after: Report, req: FixRequest, root: Path) -> None:
     """--out / --in-place never turn a checkpoint that passes ``--profile`` into one
     that fails it (a side file changes nothing by itself: it is written, with verdicts)."""
@@ -576,11 +470,11 @@ def _side_path(path: str | Path, *folders: tuple[str, Path | None]) -> Path:
 
 def _result_files(
     ckpt: Checkpoint, cfg: DrafterConfig, plan: Plan, req: FixRequest, target: Target
-) -> tuple[Path, list[_File], _File | None, list[str]]:
+) -> tuple[Path, list[File], File | None, list[str]]:
     """Every file of the result, in write order, as bytes or a file to copy; the file
     holding the new ``d2t``; notes. Usage errors (destinations) here; nothing written."""
     notes = list(plan.notes)
-    files: list[_File] = []
+    files: list[File] = []
     index = d2t_file = None
     root = ckpt.root
     near = [("checkpoint", ckpt.root), ("target's checkpoint", target.root)]
@@ -635,21 +529,21 @@ def run_fix(source: str, target: Target, req: FixRequest) -> FixResult:
     # the result, checked before anything is written
     made = [f for f in files if f.tensors is not None]
     for f in made:
-        _check_bytes(f)
-    planned = _planned_checkpoint(ckpt, files, d2t_file)
+        check_bytes(f)
+    planned = planned_checkpoint(ckpt, files, d2t_file)
     after = inspect_checkpoint(source, target, req.profile, checkpoint=planned)
-    _refuse_unreadable(after, ckpt.root)
+    refuse_unreadable(after, ckpt.root)
     _refuse_regression(before, after, req, ckpt.root)
 
     def check_written() -> None:
         """After the commit, before the transaction ends: a failure here rolls back."""
         nonlocal after
         for f in made:
-            _read_back(f)
+            read_back(f)
         if req.mode != SIDE:
             step("reinspect", root)
             real = inspect_checkpoint(str(root), target, req.profile)
-            _check_layout(planned, real, root)
+            check_layout(planned, real, root)
             if real.verdicts != after.verdicts:
                 raise CheckpointError(
                     root,

@@ -1,0 +1,138 @@
+"""The checks ``fix`` runs on what it writes, apart from what it decides to write.
+
+Before anything is written: the bytes of each file it makes parse back (with the
+safetensors library and our own reader) to exactly the tensors and metadata meant, and
+the planned checkpoint (``planned_checkpoint``) can be inspected. After the files are in
+place, before the commit point: each made file reads back as meant, and the written
+checkpoint holds exactly the planned tensors, file by file (``check_layout``).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+
+from dspark_ckpt.atomic import step
+from dspark_ckpt.checkpoint import CONFIG, Checkpoint
+from dspark_ckpt.errors import CheckpointError
+from dspark_ckpt.inspect import UNREADABLE, Report
+from dspark_ckpt.rules import D2T
+from dspark_ckpt.safetensors_io import parse_header
+
+
+@dataclass(frozen=True)
+class File:
+    """One file of the result: new bytes, or a copy of an existing file."""
+
+    dest: Path
+    data: bytes | None = None
+    src: Path | None = None
+    link: bool = False  # a weight shard: hard-linked where the filesystem allows
+    # for a safetensors file fix makes: what its bytes must parse back to
+    tensors: dict[str, np.ndarray] | None = None
+    metadata: dict[str, str] | None = None
+
+
+def parse_made(f: File):
+    """Our own strict reader's view of the bytes ``f`` is about to write."""
+    n = int.from_bytes(f.data[:8], "little")
+    return parse_header(f.data[8 : 8 + n], len(f.data), f.dest)
+
+
+def _as_meant(f: File, got: dict[str, np.ndarray], metadata: dict[str, str] | None) -> bool:
+    """``got`` (tensors read back) and ``metadata`` are exactly what ``f`` was made of."""
+    return (
+        metadata == f.metadata
+        and set(got) == set(f.tensors)
+        and all(got[k].dtype == v.dtype and np.array_equal(got[k], v) for k, v in f.tensors.items())
+    )
+
+
+def check_bytes(f: File) -> None:
+    """Before anything is written: the bytes parse, with the safetensors library and our
+    own reader, back to exactly the tensors and metadata meant."""
+    from safetensors.numpy import load
+
+    step("verify", f.dest)
+    try:
+        got = load(f.data)
+    except Exception as e:  # the library's own errors: report, never a traceback
+        raise CheckpointError(
+            f.dest, f"the bytes to write do not parse: {e}; nothing written"
+        ) from None
+    if not _as_meant(f, got, parse_made(f).metadata):
+        raise CheckpointError(f.dest, "the bytes to write parse differently; nothing written")
+
+
+def planned_checkpoint(ckpt: Checkpoint, files: list[File], d2t_file: File | None) -> Checkpoint:
+    """The checkpoint as it will be once ``files`` are written: the new config, and the
+    new ``d2t`` read from the very bytes that will be written."""
+    config = next((f.data for f in files if f.dest.name == CONFIG and f.data is not None), None)
+    tensors = dict(ckpt.tensors)
+    if d2t_file is not None and ckpt.find(D2T) is None:
+        tensors.update(parse_made(d2t_file).tensors)
+
+    def fetch(info):
+        if d2t_file is not None and info.path == d2t_file.dest:
+            return d2t_file.data[info.start : info.end]
+        return ckpt.fetch(info)
+
+    return replace(
+        ckpt,
+        config=ckpt.config if config is None else json.loads(config),
+        tensors=tensors,
+        fetch=fetch,
+    )
+
+
+def read_back(f: File) -> None:
+    """After the commit: the written file loads with safetensors (numpy) as meant."""
+    from safetensors import safe_open
+
+    step("read_back", f.dest)
+    try:
+        with safe_open(str(f.dest), framework="np") as st:
+            got = {k: st.get_tensor(k) for k in st.keys()}  # noqa: SIM118 - not a dict
+            got_meta = st.metadata()
+    except Exception as e:  # the library's own errors: report, never a traceback
+        raise CheckpointError(f.dest, f"written file does not read back: {e}") from None
+    if not _as_meant(f, got, got_meta):
+        raise CheckpointError(f.dest, "written file reads back different from what was meant")
+
+
+def _layout(ckpt: Checkpoint) -> dict[str, tuple[str, str, tuple[int, ...]]]:
+    """Each tensor of a checkpoint: the file holding it, its dtype and shape."""
+    return {k: (i.path.name, i.dtype, tuple(i.shape)) for k, i in ckpt.tensors.items()}
+
+
+def check_layout(planned: Checkpoint, written: Report, root: Path) -> None:
+    """After the commit: the written checkpoint loads and holds exactly the planned
+    tensors (every tensor of the source, and those fix adds), each in the planned file
+    with the planned dtype and shape. Compared as written, not through verdicts: a
+    checkpoint that fails every profile before and after can still have lost a tensor."""
+    problem = None
+    if written.checkpoint is None or any(f.code == UNREADABLE for f in written.findings):
+        why = next((f.message for f in written.findings if f.code == UNREADABLE), "unreadable")
+        problem = f"does not load ({why})"
+    else:
+        want, got = _layout(planned), _layout(written.checkpoint)
+        if want != got:
+            name = min(set(want) ^ set(got) or {k for k in want if want[k] != got[k]})
+            problem = f"holds {name!r} as {got.get(name)} where the plan has {want.get(name)}"
+    if problem is not None:
+        raise CheckpointError(
+            root, f"the written checkpoint {problem}; rolled back, nothing changed"
+        )
+
+
+def refuse_unreadable(after: Report, root: Path) -> None:
+    """A plan whose result cannot be inspected (a file changed or cut short since fix
+    read it) is not checked: nothing is written, side files included."""
+    for f in after.findings:
+        if f.code == UNREADABLE:
+            raise CheckpointError(
+                f.file or root, f"{f.message} (changed while fix ran?); nothing written"
+            )
