@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,6 +51,73 @@ def cli_subprocess(*args: str | Path, cwd: Path | None = None, timeout: float = 
         timeout=timeout,
         env=full_env,
     )
+
+
+# the CLI with ``fault(step, path)``, defined by argv[1] (Python source), as atomic's
+# failure-injection seam: it acts (or pauses) at one named write step, not at a time
+WITH_FAULT = """
+import os, signal, sys, time, runpy
+from pathlib import Path
+from dspark_ckpt import atomic
+exec(sys.argv[1])
+atomic.fault = fault
+sys.argv = ['dspark-ckpt', *sys.argv[2:]]
+runpy.run_module('dspark_ckpt', run_name='__main__')
+"""
+
+
+def start_with_fault(fault_src: str, *args, env: dict | None = None) -> subprocess.Popen:
+    """Start the CLI as a process with ``fault_src`` as its seam; ``env`` adds variables
+    (the fault's parameters)."""
+    return subprocess.Popen(
+        [sys.executable, "-c", WITH_FAULT, fault_src, *map(str, args)],
+        env={**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200", **(env or {})},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def cli_with_fault(fault_src: str, *args, env: dict | None = None, timeout: float = 60):
+    """Run the CLI with ``fault_src`` as its seam: (exit code, stdout, stderr)."""
+    proc = start_with_fault(fault_src, *args, env=env)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    finally:
+        proc.kill()
+    return proc.returncode, out, err
+
+
+# pauses at one step until the test has sent its signal (and then created MARK.go): a
+# signal that stops the command ends the pause with it; one that does not lets it go on
+PAUSE_AT = """
+def fault(step, path):
+    name = os.environ['NAME']
+    if step == os.environ['STEP'] and Path(path).name.startswith((name, '.' + name)):
+        Path(os.environ['MARK']).write_text('')
+        for _ in range(1200):
+            if Path(os.environ['MARK'] + '.go').exists():
+                break
+            time.sleep(0.05)
+"""
+
+
+def signal_at(step: str, name: str, signum: int, mark: Path, *args) -> tuple[int, str, str]:
+    """Run the CLI paused at ``step`` on a path whose name starts with ``name`` (or is a
+    hidden temporary file of it; ``mark`` appears then), deliver ``signum`` there, and return (exit code, stdout, stderr)."""
+    proc = start_with_fault(PAUSE_AT, *args, env={"STEP": step, "NAME": name, "MARK": str(mark)})
+    try:
+        for _ in range(600):
+            if mark.exists() or proc.poll() is not None:
+                break
+            time.sleep(0.05)
+        assert mark.exists(), proc.communicate()
+        proc.send_signal(signum)
+        Path(f"{mark}.go").write_text("")
+        out, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    return proc.returncode, out, err
 
 
 @pytest.fixture

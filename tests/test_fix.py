@@ -14,13 +14,12 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 import synth
-from conftest import FIXTURES, ROOT, cli
+from conftest import FIXTURES, ROOT, cli, signal_at
 from safetensors import safe_open
 from safetensors.numpy import load_file
 
@@ -875,21 +874,6 @@ def test_an_unreadable_file_to_copy_is_an_unreadable_input(tmp_path):
 
 # --- a signal mid-write rolls back ----------------------------------------------------
 
-BLOCK_AT = """
-import sys, time, runpy
-from pathlib import Path
-from dspark_ckpt import atomic
-step, name, mark = sys.argv[1:4]
-def block(s, path):
-    if s == step and Path(path).name.startswith((name, '.' + name)):
-        Path(mark).write_text('')
-        time.sleep(60)
-atomic.fault = block
-sys.argv = ['dspark-ckpt', *sys.argv[4:]]
-runpy.run_module('dspark_ckpt', run_name='__main__')
-"""
-
-
 SAYS = {
     signal.SIGINT: "dspark-ckpt: interrupted; nothing written\n",
     signal.SIGTERM: "dspark-ckpt: terminated; nothing written\n",
@@ -917,25 +901,8 @@ def test_a_signal_mid_write_rolls_back(tmp_path, signum, mode, step, name):
     args = ["fix", src, "--target", SMALL, "--emit-d2t", *where, *LEGACY]
     untouched = digest(tmp_path)
     mark = tmp_path.parent / f"{tmp_path.name}.blocked"
-    proc = subprocess.Popen(
-        [sys.executable, "-c", BLOCK_AT, step, name, mark, *map(str, args)],
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        for _ in range(300):
-            if mark.exists() or proc.poll() is not None:
-                break
-            time.sleep(0.1)
-        assert mark.exists(), proc.communicate()
-        proc.send_signal(signum)
-        _, err = proc.communicate(timeout=30)
-    finally:
-        proc.kill()
-    assert proc.returncode == 128 + signum, err
-    assert err == SAYS[signum]
+    code, _, err = signal_at(step, name, signum, mark, *args)
+    assert (code, err) == (128 + signum, SAYS[signum])
     assert digest(tmp_path) == untouched
 
 

@@ -9,55 +9,21 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import signal
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 import synth
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from conftest import FIXTURES, ROOT, cli  # noqa: E402
+from conftest import FIXTURES, ROOT, cli, cli_with_fault, signal_at  # noqa: E402
 
 from dspark_ckpt.fix import NEW_SHARD  # noqa: E402
 
 SMALL = FIXTURES / "targets/small"
 LEGACY = ("--profile", "vllm-legacy")  # a padded drafter with d2t is meant for this loader
 INDEX = "model.safetensors.index.json"
-
-# runs the CLI with ``fault(step, path)`` defined by argv[1] (Python source) as the seam
-WITH_FAULT = """
-import os, signal, sys, time, runpy
-from pathlib import Path
-from dspark_ckpt import atomic
-exec(sys.argv[1])
-atomic.fault = fault
-sys.argv = ['dspark-ckpt', *sys.argv[2:]]
-runpy.run_module('dspark_ckpt', run_name='__main__')
-"""
-
-
-def start(fault_src: str, *args, cwd: Path | None = None) -> subprocess.Popen:
-    return subprocess.Popen(
-        [sys.executable, "-c", WITH_FAULT, fault_src, *map(str, args)],
-        env={**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200"},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        cwd=cwd,
-    )
-
-
-def run(fault_src: str, *args, cwd: Path | None = None, timeout: float = 60):
-    proc = start(fault_src, *args, cwd=cwd)
-    try:
-        out, err = proc.communicate(timeout=timeout)
-    finally:
-        proc.kill()
-    return proc.returncode, out, err
 
 
 def digest(root: Path) -> dict[str, str]:
@@ -103,22 +69,12 @@ def test_a_source_file_swapped_for_a_fifo_is_refused_not_waited_on(tmp_path, vic
     src = padded_drafter(tmp_path / "src")
     (src / "tokenizer.json").write_text("{}")
     out = tmp_path / "out"
-    os.environ["VICTIM"] = str(src / victim)
-    try:
-        code, _, err = run(
-            SWAP_FOR_FIFO,
-            "fix",
-            src,
-            "--target",
-            SMALL,
-            "--emit-d2t",
-            "--out",
-            out,
-            *LEGACY,
-            timeout=20,
-        )
-    finally:
-        del os.environ["VICTIM"]
+    code, _, err = cli_with_fault(
+        SWAP_FOR_FIFO,
+        *("fix", src, "--target", SMALL, "--emit-d2t", "--out", out, *LEGACY),
+        env={"VICTIM": str(src / victim)},
+        timeout=20,
+    )
     assert code == 1, err
     assert err == (
         f"dspark-ckpt: error: {src / victim}: is no longer a regular file (replaced while "
@@ -202,7 +158,7 @@ def test_a_written_checkpoint_that_differs_from_the_plan_rolls_back(tmp_path):
     longer loads is a difference, even where every verdict failed before and after."""
     src = failing_everywhere(tmp_path / "src", "model-00002-of-00002.safetensors")
     old = digest(src)
-    code, _, err = run(
+    code, _, err = cli_with_fault(
         BREAK_THE_INDEX, "fix", src, "--target", SMALL, "--emit-d2t", "--in-place", "--force"
     )
     assert code == 1, err
@@ -212,42 +168,6 @@ def test_a_written_checkpoint_that_differs_from_the_plan_rolls_back(tmp_path):
 
 
 # --- items 2, 3: the commit point; a signal after it says done and nothing rolls back ----
-
-# pauses at one step until the test has sent its signal (and then created GO): a signal
-# that stops the command ends the pause with it; one that does not, lets it go on
-PAUSE_AT = """
-def fault(step, path):
-    if step == os.environ['STEP'] and Path(path).name.startswith(os.environ['NAME']):
-        Path(os.environ['MARK']).write_text('')
-        for _ in range(1200):
-            if Path(os.environ['MARK'] + '.go').exists():
-                break
-            time.sleep(0.05)
-"""
-
-
-def signal_at(step: str, name: str, signum: int, mark: Path, *args) -> tuple[int, str, str]:
-    """Run the CLI paused at ``step`` on a path whose name starts with ``name``, deliver
-    ``signum`` there, and return (exit code, stdout, stderr)."""
-    os.environ.update(STEP=step, NAME=name, MARK=str(mark))
-    try:
-        proc = start(PAUSE_AT, *args)
-    finally:
-        for k in ("STEP", "NAME", "MARK"):
-            del os.environ[k]
-    try:
-        for _ in range(600):
-            if mark.exists() or proc.poll() is not None:
-                break
-            time.sleep(0.05)
-        assert mark.exists(), proc.communicate()
-        proc.send_signal(signum)
-        Path(f"{mark}.go").write_text("")
-        out, err = proc.communicate(timeout=30)
-    finally:
-        proc.kill()
-    return proc.returncode, out, err
-
 
 DONE = {
     signal.SIGINT: "dspark-ckpt: interrupted after the commit point; done, the change is complete\n",
