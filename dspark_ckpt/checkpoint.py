@@ -22,6 +22,7 @@ from dspark_ckpt.config import (
 )
 from dspark_ckpt.errors import CheckpointError, TargetError, UsageError
 from dspark_ckpt.safetensors_io import (
+    MAX_HEADER_BYTES,
     TensorInfo,
     check_readable,
     read_array,
@@ -113,12 +114,21 @@ def check_shard_name(name: Any, index: Path) -> str:
 
 
 def read_index(index: Path) -> dict[str, str]:
-    """The ``weight_map`` of a sharded checkpoint's index: tensor name -> shard file name."""
-    data = read_json_file(index, "index")
+    """The ``weight_map`` of a sharded checkpoint's index: tensor name -> shard file name.
+
+    An index names every tensor, as the headers do: it may be as large as a header.
+    """
+    data = read_json_file(index, "index", limit=MAX_HEADER_BYTES)
     wmap = data.get("weight_map") if isinstance(data, dict) else None
     if not isinstance(wmap, dict):
         raise CheckpointError(index, "index has no weight_map object")
-    return {str(k): check_shard_name(v, index) for k, v in wmap.items()}
+    try:
+        shards = set(wmap.values())  # a few names, each checked once
+    except TypeError:  # a list or an object among them
+        shards = [next(v for v in wmap.values() if not isinstance(v, str))]
+    for name in shards:
+        check_shard_name(name, index)
+    return wmap
 
 
 # told of each safetensors file once its header is read: the CLI's progress bar for
@@ -131,35 +141,36 @@ def _headers(files: list[Path], read=read_header) -> dict[str, TensorInfo]:
     tensors: dict[str, TensorInfo] = {}
     report = on_header.get()
     for f in files:
-        header = read(f)
+        found = read(f).tensors
         if report is not None:
             report(f)
-        for name, info in header.tensors.items():
-            if name in tensors:
-                raise CheckpointError(
-                    f, f"tensor {name!r} is also stored in {tensors[name].path.name}"
-                )
-            tensors[name] = info
+        if len(files) == 1:  # its own dict: a single file of 1M tensors is not copied
+            return found
+        if not found.keys().isdisjoint(tensors):
+            name = next(n for n in found if n in tensors)
+            raise CheckpointError(f, f"tensor {name!r} is also stored in {tensors[name].path.name}")
+        tensors.update(found)
     return tensors
 
 
 def _check_index_agrees(index: Path, wmap: dict[str, str], tensors: dict[str, TensorInfo]) -> None:
-    stored = {name: info.path.name for name, info in tensors.items()}
-    missing = sorted(n for n in wmap if n not in stored)
-    if missing:
-        raise CheckpointError(
-            index, f"{len(missing)} tensor(s) in weight_map but in no shard: {_few(missing)}"
-        )
-    unlisted = sorted(n for n in stored if n not in wmap)
-    if unlisted:
+    if wmap.keys() != tensors.keys():
+        missing = sorted(n for n in wmap if n not in tensors)
+        if missing:
+            raise CheckpointError(
+                index, f"{len(missing)} tensor(s) in weight_map but in no shard: {_few(missing)}"
+            )
+        unlisted = sorted(n for n in tensors if n not in wmap)
         raise CheckpointError(
             index, f"{len(unlisted)} tensor(s) in shards but not in weight_map: {_few(unlisted)}"
         )
-    moved = sorted(n for n, shard in wmap.items() if stored[n] != shard)
+    shard_name = {path: path.name for path in {info.path for info in tensors.values()}}
+    moved = [n for n, info in tensors.items() if wmap[n] != shard_name[info.path]]
     if moved:
-        n = moved[0]
+        n = min(moved)
         raise CheckpointError(
-            index, f"weight_map puts {n!r} in {wmap[n]} but it is stored in {stored[n]}"
+            index,
+            f"weight_map puts {n!r} in {wmap[n]} but it is stored in {tensors[n].path.name}",
         )
 
 

@@ -407,7 +407,7 @@ def localize(infos: list[TensorInfo]) -> list[TensorInfo]:
         if info.path not in local:
             out.append(info)
             continue
-        moved = replace(info, path=local[info.path])
+        moved = info._replace(path=local[info.path])
         with _named(str(moved.path), info.path):
             if read_header(moved.path).tensors.get(info.name) != moved:
                 raise CheckpointError(

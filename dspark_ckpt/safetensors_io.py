@@ -8,24 +8,42 @@ where it is lax: duplicate keys, NaN/Infinity and trailing bytes are refused.
 Only the header is read. ``read_array`` reads the data of one small tensor
 (``d2t``, ``t2d``) and nothing else. Special files (FIFOs, devices, directories)
 are refused without ever blocking on them.
+
+Speed and memory (``benchmarks/header_bench.py``): a header of a million tensors costs
+about what ``json.loads`` of it costs. The per-integer parser hook runs only where an
+integer could need it, the garbage collector waits while the parse builds its millions
+of objects, and each entry is validated in one pass and replaced, in place, by its
+``TensorInfo`` (so the parsed entries are freed as they are read).
 """
 
 from __future__ import annotations
 
+import gc
 import json
 import math
 import os
+import re
 import stat
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from operator import itemgetter
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from dspark_ckpt.errors import CheckpointError
 
 MAX_HEADER_BYTES = 100_000_000  # the safetensors library's own limit
-MAX_JSON_BYTES = 16_000_000  # config.json and index files
-MAX_INT_DIGITS = 100  # no integer in a header or config needs more (u64 has 20)
+MAX_JSON_BYTES = 16_000_000  # config.json
+MAX_INT_DIGITS = 4300  # CPython's own default bound on int(str); far over any u64 (20 digits)
 MAX_ARRAY_BYTES = 1 << 28  # d2t / t2d values read into memory (a 1M vocab needs 8 MB)
+# safetensors reads every dimension and offset as a u64 and refuses a shape whose running
+# product, or whose size in bits, leaves it (Rust checked_mul): so do we
+U64 = 1 << 64
+# safetensors parses with serde_json, which refuses nesting deeper than this
+MAX_NESTING = 127
+ENTRY_FIELDS = ("dtype", "shape", "data_offsets")
 
 # bits per element, as the safetensors library defines its dtypes
 DTYPE_BITS = {
@@ -55,9 +73,12 @@ DTYPE_BITS = {
 NUMPY_DTYPES = {"BOOL": "|b1", "U8": "|u1", "I8": "|i1", "I16": "<i2", "I32": "<i4", "I64": "<i8"}
 
 
-@dataclass(frozen=True)
-class TensorInfo:
-    """One tensor entry of a safetensors header; offsets are absolute file positions."""
+class TensorInfo(NamedTuple):
+    """One tensor entry of a safetensors header; offsets are absolute file positions.
+
+    Immutable; a named tuple because a header may hold a million of them (a frozen
+    dataclass takes five times as long to build).
+    """
 
     name: str
     dtype: str
@@ -123,14 +144,27 @@ def _read_exact(fd: int, n: int, path: Path) -> bytes:
     return b"".join(chunks)
 
 
+class _Refused(ValueError):
+    """A JSON text the strict parser refuses (its hooks raise it)."""
+
+
 def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not valid JSON")
+    raise _Refused(f"{name} is not valid JSON")
 
 
-def _bounded_int(digits: str) -> int:
+def _json_int(digits: str) -> int | float:
+    """An integer as serde_json (safetensors' parser) reads it: ``-0`` is the float -0.0,
+    so never a dimension or an offset; and bounded, so that no parse is quadratic."""
     if len(digits) > MAX_INT_DIGITS:
-        raise ValueError(f"an integer of {len(digits)} digits")
-    return int(digits)
+        raise _Refused(f"an integer of {len(digits)} digits")
+    return -0.0 if digits == "-0" else int(digits)
+
+
+def _json_float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):  # serde_json: "number out of range"
+        raise _Refused(f"number {text[:24]} is out of range")
+    return value
 
 
 def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -138,78 +172,179 @@ def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     if len(obj) != len(pairs):
         seen: set[str] = set()
         key = next(k for k, _ in pairs if k in seen or seen.add(k))
-        raise ValueError(f"duplicate key {key!r}")
+        raise _Refused(f"duplicate key {key!r}")
     return obj
 
 
-def parse_json(raw: bytes, path: Path, what: str) -> Any:
-    """Strict JSON: UTF-8, no NaN/Infinity, no duplicate keys, bounded nesting and integers."""
+# "-0" as a number (not "-01", "-0.5", "-0e1"; a false match in a string only costs time)
+_MINUS_ZERO = re.compile(r"-0(?![0-9.eE])")
+# a \uD800-\uDFFF escape: a lone one is refused by serde_json, not by Python's json
+_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """No garbage collection while a parse builds millions of acyclic objects (it would
+    scan them again and again: a third of the time of a large header)."""
+    enabled = gc.isenabled()
+    gc.disable()
     try:
-        text = raw.decode("utf-8")
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def decode_json(raw: bytes, path: Path, what: str) -> str:
+    """The text of a JSON file or header: UTF-8, as safetensors requires."""
+    try:
+        return raw.decode("utf-8")
     except UnicodeDecodeError as e:
         raise CheckpointError(path, f"{what} is not valid UTF-8 (byte {e.start})") from None
+
+
+def parse_json(raw: bytes, path: Path, what: str) -> Any:
+    return loads_json(decode_json(raw, path, what), path, what)
+
+
+def loads_json(text: str, path: Path, what: str) -> Any:
+    """Strict JSON, read as serde_json (safetensors' parser) reads it, and stricter: no
+    NaN/Infinity, no duplicate keys, no lone surrogate escapes, numbers within range,
+    ``-0`` a float, bounded nesting and integers."""
+    # the per-integer hook costs a third of the parse of a large header: with CPython's
+    # own bound on integer digits in force, it is needed only where a -0 may be
+    hook_ints = (
+        _MINUS_ZERO.search(text) is not None
+        or not 0 < sys.get_int_max_str_digits() <= MAX_INT_DIGITS
+    )
     try:
-        return json.loads(
+        try:
+            return _loads(text, hook_ints)
+        except ValueError as e:
+            if hook_ints or isinstance(e, (json.JSONDecodeError, _Refused, UnicodeEncodeError)):
+                raise
+            return _loads(text, hook_ints=True)  # CPython's bound on digits: say how many
+    except RecursionError:
+        raise CheckpointError(path, f"{what} is nested too deeply") from None
+    except UnicodeEncodeError:
+        raise CheckpointError(
+            path, f"{what} is not valid JSON: a lone surrogate escape (\\uD800-\\uDFFF)"
+        ) from None
+    except json.JSONDecodeError as e:
+        raise CheckpointError(path, f"{what} is not valid JSON: {e.msg}") from None
+    except _Refused as e:
+        raise CheckpointError(path, f"{what} is not valid JSON: {e}") from None
+
+
+def _loads(text: str, hook_ints: bool) -> Any:
+    with _gc_paused():
+        obj = json.loads(
             text,
             object_pairs_hook=_unique_object,
             parse_constant=_reject_constant,
-            parse_int=_bounded_int,
+            parse_float=_json_float,
+            parse_int=_json_int if hook_ints else None,
         )
-    except RecursionError:
-        raise CheckpointError(path, f"{what} is nested too deeply") from None
-    except ValueError as e:  # JSONDecodeError is a ValueError
-        reason = e.msg if isinstance(e, json.JSONDecodeError) else str(e)
-        raise CheckpointError(path, f"{what} is not valid JSON: {reason}") from None
+    if _SURROGATE.search(text) is not None:
+        json.dumps(obj, ensure_ascii=False).encode("utf-8")  # raises on a lone surrogate
+    return obj
 
 
-def read_json_file(path: Path, what: str = "file") -> Any:
-    """A small JSON file (config, index), read as strictly as a safetensors header."""
+def read_json_file(path: Path, what: str = "file", limit: int = MAX_JSON_BYTES) -> Any:
+    """A JSON file (config, index), read as strictly as a safetensors header."""
     fd = open_regular(path)
     try:
         size = os.fstat(fd).st_size
-        if size > MAX_JSON_BYTES:
-            raise CheckpointError(path, f"{what} is {size} bytes, over the {MAX_JSON_BYTES} limit")
+        if size > limit:
+            raise CheckpointError(path, f"{what} is {size} bytes, over the {limit} limit")
         raw = _read_exact(fd, size, path)
     finally:
         os.close(fd)
     return parse_json(raw, path, what)
 
 
-def _is_int(v: Any) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
+def _tensor_info(name: str, e: Any, data_start: int, path: Path) -> TensorInfo:
+    """One header entry, validated as safetensors validates it, and as strictly.
 
-
-def _tensor_entry(name: str, entry: Any, data_start: int, path: Path) -> TensorInfo:
-    where = f"tensor {name!r}"
-    if not isinstance(entry, dict):
-        raise CheckpointError(path, f"{where}: entry is not an object")
-    dtype, shape, offsets = entry.get("dtype"), entry.get("shape"), entry.get("data_offsets")
-    if not isinstance(dtype, str):
-        raise CheckpointError(path, f"{where}: missing or non-string dtype")
-    if dtype not in DTYPE_BITS:
-        raise CheckpointError(path, f"{where}: unknown dtype {dtype!r}")
-    if not isinstance(shape, list) or not all(_is_int(d) and d >= 0 for d in shape):
-        raise CheckpointError(path, f"{where}: shape must be a list of non-negative integers")
-    if (
-        not isinstance(offsets, list)
-        or len(offsets) != 2
-        or not all(_is_int(o) and o >= 0 for o in offsets)
-    ):
-        raise CheckpointError(
-            path, f"{where}: data_offsets must be two non-negative integers [begin, end]"
+    Runs once per tensor (a million times for the largest headers): plain checks, and
+    the message is built only for an entry that fails one.
+    """
+    if type(e) is not dict:
+        raise _bad_entry(path, name, "entry is not an object")
+    dtype = e.get("dtype")
+    bits = DTYPE_BITS.get(dtype) if type(dtype) is str else None
+    if bits is None:
+        what = (
+            "missing or non-string dtype" if type(dtype) is not str else f"unknown dtype {dtype!r}"
         )
+        raise _bad_entry(path, name, what)
+    shape = e.get("shape")
+    if type(shape) is not list:
+        raise _bad_entry(path, name, "shape must be a list of non-negative integers")
+    numel = 1
+    for d in shape:
+        if type(d) is not int or d < 0:
+            raise _bad_entry(path, name, "shape must be a list of non-negative integers")
+        if d >= U64:
+            raise _bad_entry(path, name, f"shape dimension {_cut(d)} does not fit in 64 bits")
+        numel *= d
+        if numel >= U64:
+            raise _bad_entry(path, name, f"shape {_cut(shape)} overflows 64 bits")
+    offsets = e.get("data_offsets")
+    if type(offsets) is not list or len(offsets) != 2:
+        raise _bad_entry(path, name, OFFSETS_FORM)
     begin, end = offsets
+    if type(begin) is not int or type(end) is not int or begin < 0 or end < 0:
+        raise _bad_entry(path, name, OFFSETS_FORM)
+    if end >= U64:
+        raise _bad_entry(path, name, f"data_offsets end {_cut(end)} does not fit in 64 bits")
     if end < begin:
-        raise CheckpointError(path, f"{where}: data_offsets end {end} is before begin {begin}")
-    bits = math.prod(shape) * DTYPE_BITS[dtype]
-    if bits % 8:
-        raise CheckpointError(path, f"{where}: shape {shape} of {dtype} is not a whole byte count")
-    if end - begin != bits // 8:
-        raise CheckpointError(
+        raise _bad_entry(path, name, f"data_offsets end {end} is before begin {begin}")
+    nbits = numel * bits
+    if nbits >= U64:
+        raise _bad_entry(path, name, f"shape {_cut(shape)} of {dtype} overflows 64 bits")
+    if nbits % 8:
+        raise _bad_entry(path, name, f"shape {_cut(shape)} of {dtype} is not a whole byte count")
+    if end - begin != nbits >> 3:
+        raise _bad_entry(
             path,
-            f"{where}: holds {end - begin} bytes but shape {shape} of {dtype} needs {bits // 8}",
+            name,
+            f"holds {end - begin} bytes but shape {_cut(shape)} of {dtype} needs {nbits >> 3}",
         )
+    if len(e) != len(ENTRY_FIELDS):
+        _check_extra_fields(name, e, path)
     return TensorInfo(name, dtype, tuple(shape), data_start + begin, data_start + end, path)
+
+
+OFFSETS_FORM = "data_offsets must be two non-negative integers [begin, end]"
+
+
+def _bad_entry(path: Path, name: str, problem: str) -> CheckpointError:
+    return CheckpointError(path, f"tensor {name!r}: {problem}")
+
+
+def _cut(value: Any, limit: int = 60) -> str:
+    """A value for a message, cut short (a shape of 40,000 huge dimensions)."""
+    text = str(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _check_extra_fields(name: str, e: dict[str, Any], path: Path) -> None:
+    """Fields safetensors ignores must still parse as serde_json parses them: nested at
+    most ``MAX_NESTING`` deep in all, every number within a float64."""
+    stack = [(v, 3) for k, v in e.items() if k not in ENTRY_FIELDS]  # header, entry, field
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, (dict, list)):
+            if depth > MAX_NESTING:
+                raise _bad_entry(path, name, f"nested over {MAX_NESTING} deep")
+            items = value.values() if isinstance(value, dict) else value
+            stack.extend((v, depth + 1) for v in items)
+        elif type(value) is int:
+            try:
+                float(value)  # serde_json reads an integer beyond 64 bits as an f64
+            except OverflowError:
+                raise _bad_entry(path, name, f"number {_cut(value, 24)} is out of range") from None
 
 
 def header_length(prefix: bytes, size: int, path: Path) -> int:
@@ -236,10 +371,12 @@ def read_header(path: str | Path) -> SafetensorsHeader:
     try:
         size = os.fstat(fd).st_size
         n = header_length(_read_exact(fd, 8, path) if size >= 8 else b"", size, path)
-        raw = _read_exact(fd, n, path)
+        with out_of_memory(path, n):
+            # the bytes go once decoded: a 100 MB header is not held twice while it is parsed
+            text = decode_json(_read_exact(fd, n, path), path, "header")
+            return _parse_header(text, n, size, path)
     finally:
         os.close(fd)
-    return parse_header(raw, size, path)
 
 
 def parse_header(raw: bytes, size: int, path: Path) -> SafetensorsHeader:
@@ -247,10 +384,32 @@ def parse_header(raw: bytes, size: int, path: Path) -> SafetensorsHeader:
 
     Shared by local files and remote ones read with HTTP range requests.
     """
-    n = len(raw)
-    if raw[:1] != b"{":
+    with out_of_memory(path, len(raw)):
+        return _parse_header(decode_json(raw, path, "header"), len(raw), size, path)
+
+
+@contextmanager
+def out_of_memory(path: Path, n: int) -> Iterator[None]:
+    """A header too large for the memory at hand (a ``ulimit -v``, a small container) is
+    a one-line error naming the file (parsing takes about ten times the header's size)."""
+    try:
+        yield
+        return
+    except MemoryError:
+        pass  # out of the except block, so that the parse's objects can go
+    raise CheckpointError(
+        path, f"not enough memory to read its {n}-byte header (about {n * 10 >> 20} MiB needed)"
+    )
+
+
+_SPAN = itemgetter(3, 4)  # a TensorInfo's (start, end)
+
+
+def _parse_header(text: str, n: int, size: int, path: Path) -> SafetensorsHeader:
+    """The header of ``n`` bytes, decoded to ``text``, of a file of ``size`` bytes."""
+    if text[:1] != "{":
         raise CheckpointError(path, "header does not start with '{'")
-    header = parse_json(raw, path, "header")
+    header = loads_json(text, path, "header")
     if not isinstance(header, dict):
         raise CheckpointError(path, "header is not a JSON object")
 
@@ -260,11 +419,15 @@ def parse_header(raw: bytes, size: int, path: Path) -> SafetensorsHeader:
         isinstance(metadata, dict) and all(isinstance(v, str) for v in metadata.values())
     ):
         raise CheckpointError(path, "__metadata__ must map strings to strings")
-    tensors = {name: _tensor_entry(name, e, data_start, path) for name, e in header.items()}
+    # each entry replaced by its TensorInfo in place: the parsed entries go as they are read
+    tensors: dict[str, TensorInfo] = header
+    with _gc_paused():
+        for name, entry in header.items():
+            tensors[name] = _tensor_info(name, entry, data_start, path)
 
     # tensors must tile the data buffer exactly: no holes, no overlap, nothing after
     cursor = data_start
-    for t in sorted(tensors.values(), key=lambda t: (t.start, t.end)):
+    for t in sorted(tensors.values(), key=_SPAN):
         if t.start != cursor:
             what = "overlaps the previous tensor" if t.start < cursor else "leaves a gap before it"
             raise CheckpointError(

@@ -307,7 +307,62 @@ def byte_size_mismatch(d):
 
 @case
 def shape_size_overflows(d):
-    return tensor_case(d, {**NORM, "shape": [2**62, 2**62, 2**62]}, "holds 8 bytes but shape")
+    return tensor_case(d, {**NORM, "shape": [2**62, 2**62, 2**62]}, "overflows 64 bits")
+
+
+# safetensors reads each dimension and offset as a u64 and multiplies the shape out with
+# overflow checks, left to right (issue 11, items 9 and 16): a 0 after the overflow is no
+# excuse, and no dimension may take the reader long
+def empty_tensor_case(d: Path, shape_json: bytes, problem: str) -> Setup:
+    h = b'{"z":{"dtype":"F32","shape":' + shape_json + b',"data_offsets":[0,0]},'
+    h += b'"norm.weight":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}}'
+    return header_case(d, framed(h), problem)
+
+
+@case
+def dimension_over_u64_beside_zero(d):
+    return empty_tensor_case(d, b"[18446744073709551616,0]", "does not fit in 64 bits")
+
+
+@case
+def dimensions_many_and_huge_then_zero(d):
+    shape = b"[" + b",".join([b"9" * 100] * 40_000) + b",0]"  # 4 MB: under the limits
+    return empty_tensor_case(d, shape, "does not fit in 64 bits")
+
+
+@case
+def shape_overflows_before_its_zero(d):
+    return empty_tensor_case(d, b"[9223372036854775808,2,0]", "overflows 64 bits")
+
+
+@case
+def shape_minus_zero(d):  # serde_json reads -0 as the float -0.0: not a dimension
+    return empty_tensor_case(d, b"[-0]", "shape must be a list of non-negative integers")
+
+
+@case
+def offsets_minus_zero(d):
+    h = b'{"norm.weight":{"dtype":"F32","shape":[2],"data_offsets":[-0,8]}}'
+    return header_case(d, framed(h), "data_offsets must be two non-negative integers")
+
+
+@case
+def name_lone_surrogate(d):
+    h = b'{"norm\\ud800":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}}'
+    return header_case(d, framed(h), "lone surrogate")
+
+
+@case
+def extra_field_number_out_of_range(d):
+    return tensor_case(d, {**NORM, "x": 10**400}, "out of range")
+
+
+@case
+def extra_field_nested_deeper_than_safetensors_parses(d):
+    deep = 126  # serde_json's limit is 127 levels in all: header, entry, then 125 here
+    h = b'{"norm.weight":{"dtype":"F32","shape":[2],"data_offsets":[0,8],"x":'
+    h += b"[" * deep + b"]" * deep + b"}}"
+    return header_case(d, framed(h), "nested over 127 deep")
 
 
 @case

@@ -224,3 +224,43 @@ def test_hostile_d2t_is_a_finding_naming_file_and_problem(tmp_path, name, d2t, c
     assert findings[0]["file"] == str(root / "model.safetensors")
     assert problem in findings[0]["message"]
     assert tree_state(tmp_path) == before
+
+
+# --- memory: a header too large for the memory at hand (issue 11, item 12) -----------------
+
+
+def many_tensors(root: Path, n: int) -> Path:
+    """A drafter whose one file has ``n`` one-byte tensors: a header of ~30 bytes each."""
+    header = {f"t{i}": {"dtype": "U8", "shape": [1], "data_offsets": [i, i + 1]} for i in range(n)}
+    raw(root / "config.json", jheader(drafter_config(VT, VT)))
+    raw(root / "model.safetensors", framed(jheader(header), b"\0" * n))
+    return root
+
+
+def test_running_out_of_memory_is_one_line_naming_the_file(tmp_path):
+    """Under a 200 MB address-space limit, a header of 600k tensors (~40 MB, ~400 MB to
+    parse) is refused in one line, exit 1, no traceback: not a MemoryError traceback."""
+    import resource
+    import subprocess
+
+    root = many_tensors(tmp_path / "drafter", 600_000)
+    limit = 200 << 20
+
+    def limited() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+    r = subprocess.run(
+        [sys.executable, "-m", "dspark_ckpt", "inspect", str(root), "--target-vocab-size", str(VT)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=limited,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
+    )
+    assert r.returncode == 1, r.stderr
+    assert "Traceback" not in r.stdout + r.stderr
+    assert r.stderr.splitlines() == [
+        f"dspark-ckpt: error: {root / 'model.safetensors'}: not enough memory to read its "
+        f"{(root / 'model.safetensors').stat().st_size - 8 - 600_000}-byte header "
+        "(about 385 MiB needed)"
+    ]

@@ -15,6 +15,7 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from synth import T, drafter_config, write_json, write_safetensors
@@ -113,8 +114,57 @@ def header_mutations(draw) -> bytes:
     return len(raw).to_bytes(8, "little") + raw + data
 
 
+# JSON texts where serde_json (the safetensors library's parser) and Python's json differ,
+# or where safetensors' u64 arithmetic overflows: each dropped, as raw text, into a field
+EDGE_LITERALS = [
+    b"-0",
+    b"-0.0",
+    b"2.0",
+    b"18446744073709551615",
+    b"18446744073709551616",
+    b"1" + b"0" * 400,
+    b"1e400",
+    b"-1e400",
+    b'"\\ud800"',
+    b'"x\\udc00"',
+    b'"\\ud83d\\ude00"',
+    b"[-0]",
+    b"[2,-0]",
+    b"[18446744073709551616,0]",
+    b"[9223372036854775808,2,0]",
+    b"[0,9223372036854775808,2]",
+    b"[4611686018427387904,0]",
+    b"[2305843009213693952]",
+    b"[" * 125 + b"]" * 125,
+    b"[" * 126 + b"]" * 126,
+    b'{"a":"1","a":"2"}',
+]
+PLACEHOLDER = "@@edge@@"
+
+
+@st.composite
+def edge_mutations(draw) -> bytes:
+    """A well-framed file with one field (or one shape/offset element) set to an edge text."""
+    header = json.loads(json.dumps(HEADER))
+    name = draw(st.sampled_from(sorted(header)))
+    entry = header[name]
+    key = draw(st.sampled_from(sorted(entry) + ["extra", None]))
+    if key is None:
+        header[name] = PLACEHOLDER
+    elif isinstance(entry.get(key), list) and draw(st.booleans()):
+        entry[key][draw(st.integers(0, len(entry[key]) - 1))] = PLACEHOLDER
+    else:
+        entry[key] = PLACEHOLDER
+    raw = (
+        json.dumps(header)
+        .encode()
+        .replace(json.dumps(PLACEHOLDER).encode(), draw(st.sampled_from(EDGE_LITERALS)))
+    )
+    return len(raw).to_bytes(8, "little") + raw + DATA
+
+
 def files():
-    return byte_mutations() | header_mutations()
+    return byte_mutations() | header_mutations() | edge_mutations()
 
 
 def reads_or_refuses(path: Path) -> None:
@@ -135,6 +185,29 @@ def test_reader_raises_only_checkpoint_error(content):
         path = Path(d) / "model.safetensors"
         path.write_bytes(content)
         reads_or_refuses(path)
+
+
+def safetensors_opens(path: Path) -> bool:
+    from safetensors import safe_open
+
+    try:
+        with safe_open(path, framework="np"):
+            return True
+    except Exception:  # SafetensorError, and whatever else it raises for a bad file
+        return False
+
+
+@settings(SETTINGS, max_examples=300 * SCALE)
+@given(content=files())
+def test_at_least_as_strict_as_safetensors(content):
+    """Whatever the safetensors library refuses to open, the reader refuses too (issue 11,
+    item 16: a dimension over 64 bits beside a 0 passed the reader)."""
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "model.safetensors"
+        path.write_bytes(content)
+        if not safetensors_opens(path):
+            with pytest.raises(CheckpointError):
+                read_header(path)
 
 
 @st.composite
