@@ -20,11 +20,16 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from dspark_ckpt.checkpoint import Target, open_checkpoint, open_target, target_from_vocab_size
+from dspark_ckpt.checkpoint import (
+    HUB_PREFIX,
+    Target,
+    open_checkpoint,
+    open_target,
+    target_from_vocab_size,
+)
 from dspark_ckpt.config import MAX_VOCAB
 from dspark_ckpt.errors import CheckpointError, TargetError, UsageError
 from dspark_ckpt.findings import CODES, ERROR, WARNING, Finding
-from dspark_ckpt.hub import PREFIX as HUB_PREFIX
 from dspark_ckpt.inspect import Report, inspect_checkpoint, unreadable, unreadable_target
 from dspark_ckpt.profiles import PROFILES
 

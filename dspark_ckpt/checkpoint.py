@@ -34,6 +34,7 @@ CONFIG = "config.json"
 SINGLE = "model.safetensors"
 INDEX = "model.safetensors.index.json"
 PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".pkl", ".ckpt")
+HUB_PREFIX = "hf://"  # always a Hub repository
 # names are matched as stored, then with these prefixes that trainers add
 NAME_PREFIXES = ("", "model.", "model.language_model.", "language_model.model.")
 
@@ -355,9 +356,18 @@ def target_from(source: str, cfg: Any, config_path: Path, ckpt: Checkpoint | Non
 # --- one entry point for a DRAFTER or TARGET, local or on the Hugging Face Hub ------
 
 
+def is_local(source: str | Path) -> bool:
+    """An existing local path always wins over a Hub id (``hf://`` always means the Hub)."""
+    if isinstance(source, Path):
+        return True
+    return not source.startswith(HUB_PREFIX) and os.path.lexists(source)
+
+
 def open_checkpoint(source: str | Path, *, need_config: bool = True) -> Checkpoint:
     """A drafter as the user named it: a local path (which always wins), or a Hub
     repository ``org/name[@revision]`` / ``hf://org/name[@revision]``."""
+    if is_local(source):  # the Hub machinery is not even imported
+        return load_checkpoint(source, need_config=need_config)
     from dspark_ckpt import hub
 
     ref = hub.hub_ref(source)
@@ -368,6 +378,8 @@ def open_checkpoint(source: str | Path, *, need_config: bool = True) -> Checkpoi
 
 def open_target(source: str | Path) -> Target:
     """A target as the user named it: a local path, or a Hub repository (see above)."""
+    if is_local(source):
+        return load_target(source)
     from dspark_ckpt import hub
 
     ref = hub.hub_ref(source)

@@ -16,14 +16,20 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
-from rich.console import Console
 
 from dspark_ckpt import __version__
 from dspark_ckpt.config import MAX_SEED, MAX_TOKENS
 from dspark_ckpt.errors import CheckpointError, UsageError, WriteError
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+# Start-up is most of what a command costs (benchmarks/startup_bench.py): each module is
+# imported where it is used, so that a command loads only what it needs (Rich for a
+# table, huggingface_hub for a Hub id, torch for verify); tests/test_startup.py guards it.
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 
@@ -59,8 +65,15 @@ class PlainFormat(str, Enum):
 PLAIN_WIDTH = 120
 
 
+def tables():
+    """The table format (imports Rich: only where a table is shown)."""
+    from dspark_ckpt import tables
+
+    return tables
+
+
 def stdout() -> Console:
-    from dspark_ckpt.render import DataConsole
+    from dspark_ckpt.tables import DataConsole
 
     console = DataConsole(sys.stdout, soft_wrap=False)
     if not console.is_terminal and "COLUMNS" not in os.environ:
@@ -69,7 +82,7 @@ def stdout() -> Console:
 
 
 def stderr() -> Console:
-    from dspark_ckpt.render import DataConsole
+    from dspark_ckpt.tables import DataConsole
 
     return DataConsole(sys.stderr, soft_wrap=True)
 
@@ -160,18 +173,17 @@ QuietOpt = Annotated[
 
 def deliver(output: Path | None, text: str | None, show: Callable[[Console], None]) -> None:
     """Machine ``text``, or ``show`` drawing on a console, to stdout or atomically to a file."""
-    from dspark_ckpt.atomic import write_atomic
-    from dspark_ckpt.render import DataConsole
-
     if output is None or str(output) == "-":
         if text is None:
             show(stdout())
         else:
             sys.stdout.write(text)
         return
+    from dspark_ckpt.atomic import write_atomic
+
     if text is None:
         buf = io.StringIO()
-        show(DataConsole(buf, width=PLAIN_WIDTH, soft_wrap=False, force_terminal=False))
+        show(tables().DataConsole(buf, width=PLAIN_WIDTH, soft_wrap=False, force_terminal=False))
         text = buf.getvalue()
     write_atomic(output, text)
 
@@ -208,6 +220,9 @@ def show_progress(fmt: Format | PlainFormat, quiet: bool = False) -> bool:
 def header_progress(enabled: bool) -> Iterator[None]:
     """A bar on stderr while safetensors headers are read, once that takes over a second
     (many shards, the Hub); nothing at all when not ``enabled``."""
+    if not enabled:
+        yield
+        return
     from dspark_ckpt.checkpoint import on_header
     from dspark_ckpt.progress import DelayedProgress
 
@@ -240,10 +255,14 @@ def inspect_cmd(
     quiet: QuietOpt = False,
 ) -> None:
     """Classify a drafter against its target and check every tensor and invariant."""
-    from dspark_ckpt.check import run_of_report
     from dspark_ckpt.inspect import inspect_checkpoint, unreadable_target
     from dspark_ckpt.profiles import parse_profiles
-    from dspark_ckpt.render import error_lines, inspect_obj, inspect_summary, print_inspect
+    from dspark_ckpt.render import error_lines, inspect_obj
+
+    def runs() -> list:
+        from dspark_ckpt.check import run_of_report
+
+        return [run_of_report(report.under(p)) for p in report.profiles]
 
     try:
         profile = parse_profiles(profile)
@@ -261,9 +280,9 @@ def inspect_cmd(
             output,
             quiet,
             json_obj=lambda: inspect_obj(report),
-            runs=lambda: [run_of_report(report.under(p)) for p in report.profiles],
-            full=lambda console: print_inspect(report, console),
-            summary=lambda console: console.print(inspect_summary(report)),
+            runs=runs,
+            full=lambda console: tables().print_inspect(report, console),
+            summary=lambda console: console.print(tables().inspect_summary(report)),
         )
     except UsageError as err:
         fail_usage(str(err))
@@ -273,12 +292,12 @@ def inspect_cmd(
 @app.command("profiles")
 def profiles_cmd(fmt: PlainFormatOpt = PlainFormat.table) -> None:
     """List the runtime profiles: runtime versions and the source files their rules mirror."""
-    from dspark_ckpt.render import print_profiles, profiles_obj, to_json
+    from dspark_ckpt.render import profiles_obj, to_json
 
     if fmt is PlainFormat.json:
         print(to_json(profiles_obj()))
     else:
-        print_profiles(stdout())
+        tables().print_profiles(stdout())
 
 
 @app.command("explain")
@@ -288,7 +307,7 @@ def explain_cmd(
 ) -> None:
     """Explain a finding code: what it means, why the runtime cares, how to fix it."""
     from dspark_ckpt.findings import get_code
-    from dspark_ckpt.render import explain_obj, print_explain, to_json
+    from dspark_ckpt.render import explain_obj, to_json
 
     try:
         found = get_code(code or "")
@@ -297,7 +316,7 @@ def explain_cmd(
     if fmt is PlainFormat.json:
         print(to_json(explain_obj(found)))
     else:
-        print_explain(found, stdout())
+        tables().print_explain(found, stdout())
 
 
 @app.command("check")
@@ -316,12 +335,13 @@ def check_cmd(
     """The pre-deploy gate: every drafter/target pair of the configuration, one exit code."""
     from dspark_ckpt.check import load_config, run_check
     from dspark_ckpt.progress import DelayedProgress
-    from dspark_ckpt.render import check_error_lines, check_obj, check_summary, print_check
+    from dspark_ckpt.render import check_error_lines, check_obj
 
     try:
         cfg = load_config(config)
+        enabled = show_progress(fmt, quiet)
         with DelayedProgress(
-            "checking", len(cfg.pairs), stderr(), enabled=show_progress(fmt, quiet)
+            "checking", len(cfg.pairs), stderr() if enabled else None, enabled=enabled
         ) as bar:
             result = run_check(cfg, on_pair=lambda pair: bar.advance(pair.name))
         for line in check_error_lines(result):
@@ -332,8 +352,8 @@ def check_cmd(
             quiet,
             json_obj=lambda: check_obj(result),
             runs=lambda: result.runs,
-            full=lambda console: print_check(result, console),
-            summary=lambda console: console.print(check_summary(result)),
+            full=lambda console: tables().print_check(result, console),
+            summary=lambda console: console.print(tables().check_summary(result)),
         )
     except UsageError as err:
         fail_usage(str(err))
@@ -377,13 +397,7 @@ def verify_cmd(
 ) -> None:
     """Sample from the drafter's real head (greedy, top-k, Gumbel) and count the ids that
     leave the target vocab, without and with the padded-row mask. Needs torch."""
-    from dspark_ckpt.render import (
-        VERIFY_SCHEMA,
-        print_verify,
-        to_json,
-        verify_obj,
-        verify_summary,
-    )
+    from dspark_ckpt.render import VERIFY_SCHEMA, to_json, verify_obj
     from dspark_ckpt.verify import verify_checkpoint
 
     def log(msg: str) -> None:
@@ -410,9 +424,9 @@ def verify_cmd(
     if fmt is PlainFormat.json:
         print(to_json(verify_obj(report)))
     elif quiet:
-        stdout().print(verify_summary(report))
+        stdout().print(tables().verify_summary(report))
     else:
-        print_verify(report, stdout())
+        tables().print_verify(report, stdout())
     raise typer.Exit(EXIT_OK if report.ok else EXIT_FAIL)
 
 
@@ -467,7 +481,7 @@ def fix_cmd(
     from pathlib import Path
 
     from dspark_ckpt.fix import D2T_FILE, MASK_FILE, FixRequest, run_fix
-    from dspark_ckpt.render import FIX_SCHEMA, fix_obj, print_fix, to_json
+    from dspark_ckpt.render import FIX_SCHEMA, fix_obj, to_json
 
     schema = FIX_SCHEMA if fmt is PlainFormat.json else None
 
@@ -500,7 +514,7 @@ def fix_cmd(
     if fmt is PlainFormat.json:
         print(to_json(fix_obj(result)))
     else:
-        print_fix(result, stdout())
+        tables().print_fix(result, stdout())
     raise typer.Exit(EXIT_OK if result.ok else EXIT_FAIL)
 
 
@@ -557,6 +571,9 @@ def main() -> None:
     except Interrupted as stop:
         print(f"dspark-ckpt: {_said(stop.signum)}; nothing written", file=sys.stderr)
         sys.exit(128 + stop.signum)
+    except MemoryError:  # past what the readers catch themselves (they name the file)
+        print("dspark-ckpt: error: out of memory", file=sys.stderr)
+        sys.exit(EXIT_FAIL)
     finally:
         if _after_commit:
             print(

@@ -17,20 +17,20 @@ Hub sources. A missing, gated or unreachable repository is a ``UsageError``.
 
 from __future__ import annotations
 
-import os
 import re
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 
 from dspark_ckpt.checkpoint import (
     CONFIG,
+    HUB_PREFIX,
     INDEX,
     Checkpoint,
     Target,
     _check_index_agrees,
     _headers,
+    is_local,
     load_checkpoint,
     load_target,
     pick_weights,
@@ -47,7 +47,7 @@ from dspark_ckpt.safetensors_io import (
     read_json_file,
 )
 
-PREFIX = "hf://"
+PREFIX = HUB_PREFIX
 # owner/name as the Hub allows them, then an optional @revision (a branch, tag or commit)
 HUB_ID = re.compile(r"([A-Za-z0-9][\w.-]{0,95})/([\w.-]{1,96})(?:@(\S+))?")
 WORKERS = 8  # parallel header reads for many-shard checkpoints
@@ -76,10 +76,10 @@ def hub_ref(source: str | Path) -> HubRef | None:
 
     An existing local path always wins; ``hf://`` always means the Hub.
     """
+    if is_local(source):
+        return None
     text = str(source)
     explicit = text.startswith(PREFIX)
-    if not explicit and (isinstance(source, Path) or os.path.lexists(text)):
-        return None
     m = HUB_ID.fullmatch(text[len(PREFIX) :] if explicit else text)
     if m is None or m[2] in (".", ".."):
         if explicit:
@@ -338,6 +338,8 @@ def _remote_checkpoint(ref: HubRef, *, need_config: bool, weights: bool = True) 
             if missing:
                 raise CheckpointError(index, f"missing shard(s): {', '.join(missing)}")
     paths = [Path(c) if (c := remote.cached(n)) else remote.path(n) for n in files]
+    from concurrent.futures import ThreadPoolExecutor
+
     with ThreadPoolExecutor(min(WORKERS, max(len(paths), 1))) as pool:
         fetched = pool.map(remote.header, paths)  # in order, WORKERS at a time
         tensors = _headers(paths, read=lambda _path: next(fetched))

@@ -8,9 +8,11 @@ nothing; it is transient, and off entirely when disabled (machine formats,
 from __future__ import annotations
 
 import threading
+from typing import TYPE_CHECKING
 
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.progress import Progress
 
 
 class DelayedProgress:
@@ -18,7 +20,7 @@ class DelayedProgress:
         self,
         description: str,
         total: int | None,  # None: not known in advance (shown as N/?)
-        console: Console,
+        console: Console | None,  # None when not enabled: Rich is never imported then
         *,
         enabled: bool,
         delay: float = 1.0,
@@ -39,6 +41,14 @@ class DelayedProgress:
         return self
 
     def _show(self) -> None:
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+        )
+
         with self._lock:
             if self._timer is None:  # already finished
                 return

@@ -1,0 +1,124 @@
+"""Benchmark: the whole ``dspark-ckpt`` process, as a CI gate or a person runs it.
+
+Each command runs as a fresh process, the commands taking turns (so that load on a
+shared machine hits them alike), ``--repeat`` times, started by a lean process of its
+own (a child's peak RSS counts its parent's at the fork); the median wall time and peak
+RSS are printed with the ratio to ``python -c pass`` measured in the same run:
+
+- ``inspect`` on the committed fixture, ``--format json`` and the table;
+- ``--help`` and ``--version``;
+- ``inspect --format json`` on a sparse checkpoint of ``--shards`` shards.
+
+Targets: every command <= 3.5x ``python -c pass`` (0.15 s on the 2-core development
+machine); the table within 1.2x of JSON.
+Run: ``python benchmarks/startup_bench.py [--repeat 15] [--shards 64]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "fixtures"
+
+
+def cli() -> list[str]:
+    """How a user runs it: the installed console script, else ``python -m dspark_ckpt``."""
+    script = Path(sys.executable).with_name("dspark-ckpt")
+    if script.exists() or shutil.which("dspark-ckpt") == str(script):
+        return [sys.executable, str(script)]
+    return [sys.executable, "-m", "dspark_ckpt"]
+
+
+def run(cmd: list[str]) -> tuple[float, float]:
+    """Wall seconds and peak RSS (MB) of one process; its exit code is not judged here
+    (a fixture may well be 'not deployable'), a crash is."""
+    t0 = time.perf_counter()
+    pid = os.posix_spawn(
+        cmd[0],
+        cmd,
+        {**os.environ, "PYTHONPATH": str(ROOT)},
+        file_actions=[
+            (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
+            (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0),
+        ],
+    )
+    _, status, usage = os.wait4(pid, 0)
+    wall = time.perf_counter() - t0
+    code = os.waitstatus_to_exitcode(status)
+    if code not in (0, 1):
+        raise SystemExit(f"{' '.join(cmd)} exited {code}")
+    return wall, usage.ru_maxrss / 1024
+
+
+def measure(cmds: dict[str, list[str]], repeat: int) -> dict[str, list[tuple[float, float]]]:
+    """In this (lean) process: every command ``repeat`` times, taking turns."""
+    for cmd in cmds.values():  # warm the page cache and the .pyc files
+        run(cmd)
+    runs: dict[str, list[tuple[float, float]]] = {k: [] for k in cmds}
+    for _ in range(repeat):
+        for name, cmd in cmds.items():
+            runs[name].append(run(cmd))
+    return runs
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=15)
+    ap.add_argument("--shards", type=int, default=64)
+    ap.add_argument("--tensors", type=int, default=1412)
+    ap.add_argument("--measure", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.measure:
+        print(json.dumps(measure(json.loads(args.measure), args.repeat)))
+        return
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from inspect_bench import VT, build
+
+    exe = cli()
+    fixture = [str(FIXTURES / "padded"), "--target", str(FIXTURES / "targets" / "small")]
+    with tempfile.TemporaryDirectory() as tmp:
+        shards = build(Path(tmp) / "drafter", args.shards, args.tensors, int(1e12))
+        cmds = {
+            "python -c pass": [sys.executable, "-c", "pass"],
+            "inspect --format json": [*exe, "inspect", *fixture, "--format", "json"],
+            "inspect (table)": [*exe, "inspect", *fixture],
+            "--help": [*exe, "--help"],
+            "--version": [*exe, "--version"],
+            f"inspect json, {args.shards} shards": [
+                *exe,
+                "inspect",
+                str(shards),
+                "--target-vocab-size",
+                str(VT),
+                "--format",
+                "json",
+            ],
+        }
+        lean = [sys.executable, "-S", __file__, "--repeat", str(args.repeat)]
+        out = subprocess.run(
+            [*lean, "--measure", json.dumps(cmds)], capture_output=True, text=True, check=True
+        )
+    runs = json.loads(out.stdout)
+    med = {k: statistics.median(r[0] for r in v) for k, v in runs.items()}
+    rss = {k: statistics.median(r[1] for r in v) for k, v in runs.items()}
+    floor = med["python -c pass"]
+    print(f"{'command':<28} {'median s':>9} {'x pass':>7} {'peak MB':>8}")
+    for name in cmds:
+        print(f"{name:<28} {med[name]:>9.3f} {med[name] / floor:>6.2f}x {rss[name]:>8.0f}")
+    table = med["inspect (table)"] / med["inspect --format json"]
+    print(f"table / json: {table:.2f}x (target <= 1.2x)")
+    print("target: every command <= 3.5x python -c pass (0.15 s on the 2-core dev machine)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,337 @@
+"""The table format, for people: Rich tables and lines on a console.
+
+The only module that imports Rich, and only the commands that show a table import it
+(``render.py`` has the machine formats, which start without it). Nothing here decides
+anything: it only shows a result.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from dspark_ckpt.findings import CODES, ERROR, INFO, WARNING, Code, Finding
+from dspark_ckpt.inspect import UNREADABLE, Report
+from dspark_ckpt.profiles import PROFILES
+from dspark_ckpt.render import _printable, one_line, profile_obj
+
+if TYPE_CHECKING:
+    from dspark_ckpt.check import CheckResult
+
+SEVERITY_STYLE = {ERROR: "bold red", WARNING: "yellow", INFO: "cyan"}
+
+
+class DataConsole(Console):
+    """A console for text that comes from files and paths: it prints it as given.
+
+    No Rich markup (``[bold]``) and no emoji codes (``:cat:``) are interpreted, and control
+    characters (a tensor name holding ``ESC[2J``) are shown escaped before layout, never sent
+    to the terminal; Rich's own styling and cursor control are untouched.
+    """
+
+    def __init__(self, file, **options) -> None:
+        super().__init__(file=file, markup=False, emoji=False, **options)
+
+    def render_str(self, text: str, **options) -> Text:
+        return super().render_str(_printable(text), **options)
+
+    def render(self, renderable, options=None):
+        if isinstance(renderable, Text) and _printable(renderable.plain) != renderable.plain:
+            shown, start = renderable.blank_copy(), 0
+            for i, c in enumerate(renderable.plain):
+                if _printable(c) != c:
+                    shown.append_text(renderable[start:i])
+                    shown.append(one_line(c), renderable.get_style_at_offset(self, i))
+                    start = i + 1
+            renderable = shown.append_text(renderable[start:])
+        return super().render(renderable, options)
+
+
+def _verdict(ok: bool) -> Text:
+    return Text("PASS", style="bold green") if ok else Text("FAIL", style="bold red")
+
+
+def findings_table(findings: list[Finding], show_profile: bool = False) -> Table:
+    table = Table(show_header=True, header_style="bold", expand=False, pad_edge=False)
+    table.add_column("severity")
+    table.add_column("code")
+    table.add_column("tensor / key / file", overflow="fold")
+    table.add_column("finding", overflow="fold")
+    for f in findings:
+        msg = Text(f"[{f.profile}] " if show_profile and f.profile else "")
+        msg.append(f.message)
+        if f.fix_hint:
+            msg.append(f"\nfix: {f.fix_hint}", style="dim")
+        table.add_row(
+            Text(f.severity, style=SEVERITY_STYLE[f.severity]),
+            f.code,
+            f.tensor or f.file or "",
+            msg,
+        )
+    return table
+
+
+def print_inspect(r: Report, console: Console) -> None:
+    d, t, ck = r.drafter, r.target, r.checkpoint
+    head = Table.grid(padding=(0, 2))
+    head.add_column(style="bold")
+    head.add_column(overflow="fold")
+    about = ""
+    if ck:
+        about = f"  ({len(ck.files)} file(s), {len(ck.tensors)} tensors"
+        about += f", {', '.join(d.architectures)})" if d and d.architectures else ")"
+    head.add_row("drafter", r.drafter_source + about)
+    if d:
+        head.add_row("family", r.family or "unknown (every profile applies)")
+    if t:
+        et = f", Et {t.embedding_rows} ({t.embedding_tensor})" if t.embedding_rows else ""
+        key = f" ({t.vocab_key})" if t.vocab_key else ""
+        head.add_row("target", f"{t.source}: Vt {t.vocab_size}{key}{et}")
+    if d and r.classification:
+        extra = f" (+{r.padded_rows} padded rows)" if r.padded_rows else ""
+        defaulted = " (defaulted)" if d.draft_vocab_size_defaulted else ""
+        expanded = ", expanded input vocab" if r.expanded_input_vocab else ""
+        head.add_row(
+            "vocab",
+            Text.assemble(
+                f"V {d.vocab_size}, Vd {d.draft_vocab_size}{defaulted}, Vt {t.vocab_size} -> ",
+                (r.classification, "bold"),
+                extra + expanded,
+            ),
+        )
+    verdicts = Text()
+    for name, ok in r.verdicts.items():
+        verdicts.append(f"{name}: ")
+        verdicts.append_text(_verdict(ok))
+        verdicts.append("   ")
+    head.add_row("verdict", verdicts)
+    console.print(head)
+    if r.findings:
+        console.print(findings_table(r.findings, show_profile=len(r.profiles) > 1))
+    else:
+        console.print("no findings", style="green")
+    if r.checks:
+        console.print(checks_matrix(r))
+    console.print(inspect_summary(r))
+
+
+def checks_matrix(r: Report) -> Table:
+    """Rows = the checks that found something, columns = runtime profiles."""
+    table = Table(show_header=True, header_style="bold", expand=False, pad_edge=False)
+    table.add_column("check", overflow="fold")
+    for name in r.verdicts:
+        table.add_column(name, justify="center", overflow="fold")
+    for code, row in r.checks.items():
+        cells = [
+            Text(row[n], style=SEVERITY_STYLE[row[n]]) if n in row else Text("ok", style="green")
+            for n in r.verdicts
+        ]
+        table.add_row(f"{code} {CODES[code].title}", *cells)
+    table.add_row("verdict", *(_verdict(ok) for ok in r.verdicts.values()))
+    return table
+
+
+def print_profiles(console: Console) -> None:
+    table = Table(show_header=True, header_style="bold", expand=False, pad_edge=False)
+    table.add_column("profile", style="bold")
+    table.add_column("runtime / family")
+    table.add_column("versions and the source files its rules mirror", overflow="fold")
+    for name in PROFILES:
+        o = profile_obj(name)
+        text = Text(o["versions"])
+        for src in o["sources"]:
+            text.append(f"\n- {src}", style="dim")
+        table.add_row(name, f"{o['runtime']} / {o['family']}", text)
+    console.print(table)
+
+
+def print_explain(code: Code, console: Console) -> None:
+    console.print(
+        Text.assemble(
+            (code.code, "bold"),
+            " ",
+            (code.severity, SEVERITY_STYLE[code.severity]),
+            ": ",
+            code.title,
+        )
+    )
+    console.print(code.explanation)
+    if code.hint:
+        console.print(Text.assemble(("fix: ", "bold"), code.hint))
+
+
+def inspect_summary(r: Report) -> Text:
+    """The one-line verdict (all that ``--quiet`` prints)."""
+    counts = {s: sum(f.severity == s for f in r.findings) for s in (ERROR, WARNING, INFO)}
+    summary = ", ".join(f"{n} {s}(s)" for s, n in counts.items() if n) or "clean"
+    failing = [p for p in r.profiles if not r.verdicts.get(p)]
+    named = failing if failing else r.profiles  # name the profiles that fail
+    passing = [p for p in r.profiles if p not in failing]
+    also = f" (passes {', '.join(passing)})" if failing and passing else ""
+    return Text.assemble(
+        ("deployable" if r.ok else "NOT deployable", "bold green" if r.ok else "bold red"),
+        f" under profile{'s' if len(named) > 1 else ''} {', '.join(named)}{also}: {summary}",
+    )
+
+
+def check_summary(result: CheckResult) -> Text:
+    failed = sum(not r.ok for r in result.runs)
+    n = len(result.runs)
+    if failed:
+        return Text(f"{failed} of {n} check run(s) failed", style="bold red")
+    return Text(f"all {n} check run(s) passed", style="bold green")
+
+
+def _detail(f: Finding) -> str:
+    """A finding in the check table's detail column: its code, with the problem when an
+    input is unreadable (nothing else says why the run failed)."""
+    return f"{f.code} {f.file}: {f.message}" if f.code == UNREADABLE else f.code
+
+
+def print_check(result: CheckResult, console: Console) -> None:
+    """One summary table: a row per pair and profile."""
+    table = Table(show_header=True, header_style="bold", expand=False, pad_edge=False)
+    for col in ("pair", "profile", "result", "class", "errors", "warnings", "ignored"):
+        table.add_column(col, overflow="fold")
+    table.add_column("detail", overflow="fold")
+    for run in result.runs:
+        warnings = [f for f in run.findings if f.severity == WARNING]
+        detail = run.failure or ", ".join(dict.fromkeys(map(_detail, run.errors + warnings)))
+        table.add_row(
+            run.name,
+            run.profile,
+            _verdict(run.ok),
+            (run.report.classification or "") if run.report else "",
+            str(len(run.errors)),
+            str(len(warnings)),
+            str(len(run.ignored)),
+            detail,
+        )
+    console.print(table)
+    console.print(check_summary(result))
+
+
+def _count(n: int | None) -> Text:
+    if n is None:
+        return Text("-", style="dim")
+    return Text(str(n), style="bold red" if n else "green")
+
+
+def verify_summary(r) -> Text:
+    """The verdict line (all that ``verify -q`` prints in the table format)."""
+    risk = sum(m.unmasked_illegal for m in r.modes.values())
+    why = "; ".join(r.problems) or "with the mask no sampled id leaves [0, Vt)"
+    unmasked = f"without the mask {risk} sampled id(s) left it" if risk else "none left it unmasked"
+    return Text.assemble(_verdict(r.ok), ": ", why, "; ", unmasked)
+
+
+def print_verify(r, console: Console) -> None:
+    t, d = r.target, r.drafter
+    head = Table.grid(padding=(0, 2))
+    head.add_column(style="bold")
+    head.add_column(overflow="fold")
+    et = f", Et {t.embedding_rows}" if t.embedding_rows else ""
+    head.add_row("drafter", r.drafter_source)
+    head.add_row("target", f"{t.source}: Vt {t.vocab_size}{et}")
+    head.add_row(
+        "vocab",
+        f"V {d.vocab_size}, Vd {d.draft_vocab_size} -> {r.classification}; "
+        f"{r.illegal_rows} row(s) map outside [0, {t.vocab_size})",
+    )
+    head.add_row(
+        "head",
+        f"lm_head {list(r.head_shape)} {r.dtype} from the {r.head_source}, computed in "
+        f"{r.compute_dtype} on {r.device}; markov bias {'on' if r.markov else 'off'}; "
+        f"d2t {'applied' if r.d2t else 'none (identity)'}",
+    )
+    hidden = (
+        f"; it also hides {r.hidden_tokens} real token(s) (a mask for another checkpoint?)"
+        if r.hidden_tokens
+        else ""
+    )
+    leaked = (
+        f"; it lets {r.leaked_rows} illegal row(s) through (those rows can be sampled)"
+        if r.leaked_rows
+        else ""
+    )
+    head.add_row("mask", f"{r.mask_source}: {r.masked_rows} row(s) set to -inf{leaked}{hidden}")
+    head.add_row(
+        "tokens",
+        f"{r.tokens} ({r.random_tokens} random, {r.adversarial_tokens} aimed at illegal rows), "
+        f"seed {r.seed}, top-k {r.topk}",
+    )
+    ts = r.timings_s
+    bw = f", {r.bandwidth_gbs:.3g} GB/s over the head" if r.bandwidth_gbs else ""
+    head.add_row(
+        "time",
+        f"load {ts['load']:.3f}s, logits {ts['logits']:.3f}s, sampling {ts['sampling']:.3f}s"
+        f"{bw}; peak memory {r.peak_memory_bytes / 2**20:.0f} MiB ({r.peak_memory_kind})",
+    )
+    for note in r.notes:
+        head.add_row("note", note)
+    console.print(head)
+    table = Table(show_header=True, header_style="bold", expand=False, pad_edge=False)
+    for col in (
+        "mode",
+        "sampled",
+        "illegal (no mask)",
+        "out of bounds (no mask)",
+        "illegal (mask)",
+    ):
+        table.add_column(col, justify="left" if col == "mode" else "right")
+    for name, m in r.modes.items():
+        table.add_row(
+            name,
+            str(m.sampled),
+            _count(m.unmasked_illegal),
+            _count(m.unmasked_out_of_bounds),
+            _count(m.masked_illegal),
+        )
+    console.print(table)
+    console.print(verify_summary(r))
+    console.print(VERIFY_PROVES["computed" if r.mask_source == "computed" else "file"], style="dim")
+
+
+# what a verify run proves, by where its mask came from (README, `verify`)
+VERIFY_PROVES = {
+    "computed": "The mask applied is the one computed from Vt and d2t (what fix --emit-mask "
+    "writes): this run shows that its semantics hold on real logits, and how often the "
+    "unmasked head samples ids outside the target vocab (the risk the mask removes). It "
+    "does not check a shipped mask file: give --mask FILE for that.",
+    "file": "The mask applied is the --mask file: this run checks that the shipped file "
+    "removes every id outside the target vocab on real logits.",
+}
+
+
+def print_fix(r, console: Console) -> None:
+    head = Table.grid(padding=(0, 2))
+    head.add_column(style="bold")
+    head.add_column(overflow="fold")
+    p = r.plan
+    head.add_row("drafter", f"{r.before.drafter_source} ({r.request.mode})")
+    head.add_row("vocab", Text.assemble(f"Vd {p.vd}, Vt {p.vt} -> ", (p.classification, "bold")))
+    for w in r.written:
+        head.add_row(
+            "wrote", f"{w.path}: {w.tensor} {w.dtype} {w.shape}  sha256 {w.sha256[:16]}..."
+        )
+    for name, ok in r.after.verdicts.items():
+        line = Text(f"{name}: ")
+        before = r.before.verdicts.get(name)  # not evaluated before: none to show
+        line.append_text(Text("n/a") if before is None else _verdict(before))
+        line.append(" -> ")
+        line.append_text(_verdict(ok))
+        head.add_row("verdict", line)
+    for note in r.notes:
+        head.add_row("note", note)
+    console.print(head)
+    if r.after.findings:
+        console.print(findings_table(r.after.findings))
+    console.print(
+        Text.assemble(
+            ("deployable" if r.ok else "NOT deployable", "bold green" if r.ok else "bold red"),
+            f" after fix under profile {r.request.profile}",
+        )
+    )
