@@ -23,6 +23,7 @@ from typing import Any
 from dspark_ckpt.checkpoint import (
     HUB_PREFIX,
     Target,
+    header_cache,
     open_checkpoint,
     open_target,
     target_from_vocab_size,
@@ -494,10 +495,19 @@ def run_verify(pair: Pair, target: Target) -> CheckRun:
 
 
 def run_check(cfg: CheckConfig, on_pair: Callable[[Pair], None] | None = None) -> CheckResult:
-    """Check every pair of ``cfg``; ``on_pair`` is told when each pair is done (progress)."""
+    """Check every pair of ``cfg``; ``on_pair`` is told when each pair is done (progress).
+
+    One process for every pair, each safetensors header read once (a target shared by
+    many pairs, a drafter checked against several targets): a pair costs about what an
+    in-process ``inspect`` of it costs (``benchmarks/check_bench.py``).
+    """
     runs: list[CheckRun] = []
-    for pair in cfg.pairs:
-        runs += check_pair(pair, cfg)
-        if on_pair:
-            on_pair(pair)
+    token = header_cache.set({})
+    try:
+        for pair in cfg.pairs:
+            runs += check_pair(pair, cfg)
+            if on_pair:
+                on_pair(pair)
+    finally:
+        header_cache.reset(token)
     return CheckResult(cfg.path, runs)

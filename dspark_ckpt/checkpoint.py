@@ -23,6 +23,7 @@ from dspark_ckpt.config import (
 from dspark_ckpt.errors import CheckpointError, TargetError, UsageError
 from dspark_ckpt.safetensors_io import (
     MAX_HEADER_BYTES,
+    SafetensorsHeader,
     TensorInfo,
     check_readable,
     read_array,
@@ -137,14 +138,40 @@ def read_index(index: Path) -> dict[str, str]:
 on_header: ContextVar[Callable[[Path], None] | None] = ContextVar("on_header", default=None)
 
 
+# headers already read, by path and stat: ``check`` sets one for its run, so that a target
+# shared by many pairs has its headers read once (None: every header is read anew)
+header_cache: ContextVar[dict[tuple, SafetensorsHeader] | None] = ContextVar(
+    "header_cache", default=None
+)
+
+
+def _stat_key(path: Path) -> tuple | None:
+    try:
+        st = os.stat(path)
+    except OSError:  # read_header says why, as for any unreadable file
+        return None
+    return (str(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def _read(path: Path, read, cache: dict[tuple, SafetensorsHeader] | None) -> SafetensorsHeader:
+    """One file's header: from ``cache`` where the file is unchanged since it was read."""
+    key = _stat_key(path) if cache is not None else None
+    if key is not None and key in cache:
+        return cache[key]
+    header = read(path)
+    if key is not None:
+        cache[key] = header
+    if (report := on_header.get()) is not None:
+        report(path)
+    return header
+
+
 def _headers(files: list[Path], read=read_header) -> dict[str, TensorInfo]:
     """Every tensor of ``files``; ``read`` reads one file's header (local or remote)."""
     tensors: dict[str, TensorInfo] = {}
-    report = on_header.get()
+    cache = header_cache.get() if read is read_header else None  # local files only
     for f in files:
-        found = read(f).tensors
-        if report is not None:
-            report(f)
+        found = _read(f, read, cache).tensors
         if len(files) == 1:  # its own dict: a single file of 1M tensors is not copied
             return found
         if not found.keys().isdisjoint(tensors):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -538,3 +539,45 @@ def test_tool_table_outside_pyproject_gets_a_hint(repo, name):
         f"dspark-ckpt: error: {name}: tool: unknown key; {name} takes the keys at top "
         "level (without the [tool.dspark-ckpt] table, which is for pyproject.toml)\n"
     )
+
+
+def test_each_header_is_read_once_per_run(repo):
+    """A target shared by pairs and a drafter checked against two targets: one read of
+    each file's header in a run (issue 14)."""
+    from collections import Counter
+
+    from dspark_ckpt.check import load_config, run_check
+    from dspark_ckpt.checkpoint import on_header
+
+    (repo / "dspark-ckpt.toml").write_text(
+        "".join(
+            f'[[pairs]]\nname = "{d}-{t}"\ndrafter = "ckpt/{d}"\ntarget = "ckpt/targets/{t}"\n'
+            for d in ("padded", "equal", "pruned-eagle3")
+            for t in ("small", "tight")
+        )
+    )
+    reads: Counter[str] = Counter()
+    token = on_header.set(lambda path: reads.update([str(path)]))
+    try:
+        assert len(run_check(load_config()).runs) == 6
+    finally:
+        on_header.reset(token)
+    assert len(reads) == 5 and set(reads.values()) == {1}, reads  # 3 drafters, 2 targets
+
+
+def test_a_cached_header_is_read_again_once_its_file_changed(repo):
+    from dspark_ckpt.checkpoint import header_cache, load_checkpoint, on_header
+
+    reads = []
+    tokens = on_header.set(reads.append), header_cache.set({})
+    try:
+        load_checkpoint("ckpt/padded")
+        load_checkpoint("ckpt/padded")
+        assert len(reads) == 1
+        weights = repo / "ckpt/padded/model.safetensors"
+        os.utime(weights, ns=(1, 1))  # as a rewrite of the same size would
+        assert load_checkpoint("ckpt/padded").tensors
+        assert len(reads) == 2
+    finally:
+        on_header.reset(tokens[0])
+        header_cache.reset(tokens[1])
