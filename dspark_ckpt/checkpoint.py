@@ -30,6 +30,7 @@ from dspark_ckpt.safetensors_io import (
     read_header,
     read_json_file,
 )
+from dspark_ckpt.target_model import SideFiles, TargetModel, local_side_files, read_target_model
 
 CONFIG = "config.json"
 SINGLE = "model.safetensors"
@@ -54,6 +55,12 @@ class Checkpoint:
     index_path: Path | None = None
     fetch: Fetch = field(default=lambda info: None, repr=False)
     link_root: Path | None = None  # where its symlinks may lead (a Hub cache repo folder)
+    side: SideFiles | None = field(default=None, repr=False)  # Hub: its listed top-level files
+
+    def side_files(self) -> SideFiles:
+        """Its top-level files beside the weights (tokenizer files): listed on the Hub,
+        else the local folder's."""
+        return self.side or local_side_files(Path(self.root), self.link_root)
 
     def find(self, name: str) -> TensorInfo | None:
         """A tensor by its unprefixed name (``lm_head.weight``), or None."""
@@ -316,6 +323,8 @@ class Target:
     is_omni: bool = False
     checkpoint: Checkpoint | None = field(default=None, repr=False, compare=False)
     root: Path | None = field(default=None, compare=False)  # its local folder, if any
+    model: TargetModel | None = None  # its text config's facts (None: --target-vocab-size)
+    side: SideFiles | None = field(default=None, repr=False, compare=False)  # tokenizer files
 
 
 EMBEDDING_NAMES = ("embed_tokens.weight", "lm_head.weight")
@@ -359,13 +368,21 @@ def load_target(source: str | Path, *, link_root: Path | None = None) -> Target:
     )
     if has_weights:
         ckpt = load_checkpoint(root, link_root=link_root)
-    return replace(target_from(str(source), cfg, config_path, ckpt), root=root)
+    side = local_side_files(root, link_root)
+    return replace(target_from(str(source), cfg, config_path, ckpt, side), root=root)
 
 
-def target_from(source: str, cfg: Any, config_path: Path, ckpt: Checkpoint | None) -> Target:
+def target_from(
+    source: str,
+    cfg: Any,
+    config_path: Path,
+    ckpt: Checkpoint | None,
+    side: SideFiles | None = None,
+) -> Target:
     """A Target from its parsed config and, where it has weights, its checkpoint."""
     try:
         vt, key = resolve_target_vocab(cfg, config_path)
+        model = read_target_model(cfg, key, config_path)
     except CheckpointError as e:
         raise TargetError(e) from None
     found = embedding_rows(ckpt) if ckpt else None
@@ -377,6 +394,8 @@ def target_from(source: str, cfg: Any, config_path: Path, ckpt: Checkpoint | Non
         found[1] if found else None,
         is_omni=key.startswith("thinker_config"),
         checkpoint=ckpt,
+        model=model,
+        side=side,
     )
 
 

@@ -251,6 +251,81 @@ CODES: dict[str, Code] = {
             "vocab_size.",
             "make draft_vocab_size at most vocab_size for TensorRT-LLM",
         ),
+        # DSC7xx: the drafter against the target model itself (target_rules.py)
+        Code(
+            "DSC701",
+            ERROR,
+            "fc built for another target hidden size",
+            "The drafter's fc takes n_aux target hidden states concatenated, each as wide as "
+            "the runtime believes the target's hidden size to be: target_hidden_size (default "
+            "the drafter's hidden_size) in vLLM and SGLang EAGLE-3, the drafter's hidden_size "
+            "in SGLang DFlash/DSpark and TensorRT-LLM. When the target's hidden_size differs "
+            "(a Llama 3.1 8B head on Llama 3.3 70B, vLLM #17740, #18906), fc gets states of "
+            "another width: a shape error when they first reach it.",
+            "use the drafter trained for this target, or set target_hidden_size when fc "
+            "already takes the target's width",
+        ),
+        Code(
+            "DSC702",
+            ERROR,
+            "target embedding or head of another width",
+            "The runtime gives the drafter the target's embed_tokens / lm_head (vLLM when the "
+            "drafter ships none; SGLang EAGLE-3 unless target_hidden_size differs from "
+            "hidden_size; TensorRT-LLM DSpark always). They are as wide as the target's "
+            "hidden_size: a drafter of another hidden_size fails at its first forward "
+            "(vLLM #18906: 'assert hidden_states.shape[-1] == input_embeds.shape[-1]').",
+            "ship the drafter's own embed_tokens and lm_head",
+        ),
+        Code(
+            "DSC703",
+            ERROR,
+            "aux layer ids outside the target",
+            "The aux layer ids (eagle_aux_hidden_state_layer_ids; DFlash/DSpark "
+            "target_layer_ids, which vLLM and SGLang capture at id + 1) must name layers the "
+            "target has. The target never produces a state it has no layer for, and each "
+            "layer once: fc gets fewer states than it was built for (a shape error at the "
+            "first forward), or the runtime refuses the ids at start-up (SGLang DFlash).",
+            "use the layer ids the drafter was trained with, on the target it was trained for",
+        ),
+        Code(
+            "DSC704",
+            WARNING,
+            "drafter made for another target",
+            "The drafter's config names the target it was trained for (speculators' "
+            "speculators_config.verifier, SpecForge's num_target_layers) and it is not this "
+            "one. No runtime refuses it (SGLang logs a warning for num_target_layers): the "
+            "drafter runs on hidden states and tokens it was not trained on, and acceptance "
+            "collapses.",
+            "use the drafter trained for this target",
+        ),
+        Code(
+            "DSC710",
+            ERROR,
+            "tokenizer differs from the target's",
+            "Runtimes use the target's tokenizer only, so the drafter's tokenizer files are "
+            "the record of what it was trained with. When an id below min(V, Vt) names "
+            "another token there, the drafter reads and proposes other tokens than the "
+            "target means: everything loads, the proposals are garbage (SafeAILab/EAGLE #258).",
+            "use the drafter trained with this target's tokenizer",
+        ),
+        Code(
+            "DSC711",
+            WARNING,
+            "special tokens differ from the target's",
+            "The drafter's tokenizer names other special tokens (bos/eos/pad/...) or gives a "
+            "special token another id than the target's: it was trained on another chat "
+            "format, and proposals around those tokens are rejected.",
+            "use the drafter trained with this target's tokenizer and chat template",
+        ),
+        Code(
+            "DSC712",
+            INFO,
+            "tokenizer not checked",
+            "Only one of the drafter and target folders holds tokenizer files (tokenizer.json "
+            "or vocab.json), or one could not be read: whether the drafter was trained with "
+            "the target's tokenizer is not known. Nothing is guessed.",
+            "ship the tokenizer files the drafter was trained with beside it",
+        ),
     ]
 }
 

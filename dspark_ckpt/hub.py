@@ -46,6 +46,7 @@ from dspark_ckpt.safetensors_io import (
     read_header,
     read_json_file,
 )
+from dspark_ckpt.target_model import SideFiles
 
 PREFIX = HUB_PREFIX
 # owner/name as the Hub allows them, then an optional @revision (a branch, tag or commit)
@@ -354,6 +355,7 @@ def _remote_checkpoint(ref: HubRef, *, need_config: bool, weights: bool = True) 
         tensors,
         index,
         fetch=remote.fetch,
+        side=SideFiles(frozenset(names), fetch=remote.download),
     )
 
 
@@ -387,7 +389,9 @@ def load_hub_target(ref: HubRef) -> Target:
         if e.path and e.path.endswith("/" + CONFIG):  # as for a local target: a usage error
             raise TargetError(e) from None
         raise
-    return target_from(ref.source, ckpt.config, ckpt.config_path, ckpt if ckpt.files else None)
+    return target_from(
+        ref.source, ckpt.config, ckpt.config_path, ckpt if ckpt.files else None, ckpt.side
+    )
 
 
 def localize(infos: list[TensorInfo]) -> list[TensorInfo]:

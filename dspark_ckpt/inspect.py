@@ -31,6 +31,12 @@ from dspark_ckpt.rules import (
     padded_rows,
     profile_findings,
 )
+from dspark_ckpt.target_rules import (
+    TargetFacts,
+    gather_target,
+    target_common_findings,
+    target_profile_findings,
+)
 
 UNREADABLE = "DSC001"
 
@@ -48,6 +54,7 @@ class Report:
     family: str | None = None  # the detected drafter family (None: unknown)
     # rows = finding codes, columns = evaluated profiles: the worst severity found there
     checks: dict[str, dict[str, str]] = field(default_factory=dict)
+    target_facts: TargetFacts | None = None  # the target-model comparisons (target_rules)
 
     def __post_init__(self) -> None:
         if not self.profiles:
@@ -99,12 +106,19 @@ class Evaluation:
     checks: dict[str, dict[str, str]]  # code -> evaluated profile -> worst severity
 
 
-def evaluate_profiles(facts: Facts, selected: list[str], evaluated: list[str]) -> Evaluation:
+def evaluate_profiles(
+    facts: Facts, selected: list[str], evaluated: list[str], target: TargetFacts | None = None
+) -> Evaluation:
     """Apply the common rules once and each profile's rules; ``selected`` decide the
-    findings reported, ``evaluated`` (a superset) get a verdict and a matrix column."""
-    common = common_findings(facts)
+    findings reported, ``evaluated`` (a superset) get a verdict and a matrix column.
+    ``target``: the facts of the target model itself (``target_rules``), when read."""
+    common = common_findings(facts) + (target_common_findings(target) if target else [])
     per_profile = {
-        name: [replace(f, profile=name) for f in profile_findings(facts, PROFILES[name])]
+        name: [
+            replace(f, profile=name)
+            for f in profile_findings(facts, PROFILES[name])
+            + (target_profile_findings(target, PROFILES[name]) if target else [])
+        ]
         for name in evaluated
     }
     verdicts = {
@@ -203,7 +217,8 @@ def inspect_checkpoint(
         cfg = drafter_config(ckpt)
         family = detect_family(cfg)
         selected, evaluated = select_profiles(profile, family)
-        result = evaluate_profiles(gather(ckpt, cfg, target), selected, evaluated)
+        tfacts = gather_target(ckpt, cfg, target)
+        result = evaluate_profiles(gather(ckpt, cfg, target), selected, evaluated, tfacts)
     except CheckpointError as err:
         return unreadable(source, target, profile, err, ckpt)
     return Report(
@@ -217,4 +232,5 @@ def inspect_checkpoint(
         profiles=selected,
         family=family,
         checks=result.checks,
+        target_facts=tfacts,
     )

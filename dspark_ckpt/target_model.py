@@ -1,0 +1,117 @@
+"""The target model as the drafter meets it: its text config and its side files.
+
+vLLM reads a target's sizes from its *text* config (``config.get_text_config()``):
+the top level for plain LMs, ``text_config`` for VL models,
+``thinker_config.text_config`` for Qwen3-Omni. ``Vt`` is resolved there
+(``config.resolve_target_vocab``); every other number here is read from the same
+node, so the hidden size and layer count are those of the model the drafter is fed
+by. Header-only: nothing here imports torch or reads a weight.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from dspark_ckpt.config import MAX_DIM, _int
+from dspark_ckpt.errors import CheckpointError
+
+MAX_LAYERS = 1 << 16
+
+
+@dataclass(frozen=True)
+class TargetModel:
+    """The target's facts the drafter contract is stated in (None: not in its config)."""
+
+    text_config: str  # where its text config sits: "" (top level), "text_config", ...
+    hidden_size: int | None  # Ht: the width of every hidden state the drafter is fed
+    num_hidden_layers: int | None  # N: aux layer ids must name one of its layers
+    architectures: tuple[str, ...]  # the model class vLLM builds (top level)
+    tie_word_embeddings: bool | None
+    dtype: str | None  # torch_dtype or dtype
+    quantization: str | None  # quantization_config's quant_method / quant_algo
+
+    def key(self, name: str) -> str:
+        """The dotted config key ``name`` is read from."""
+        return f"{self.text_config}.{name}" if self.text_config else name
+
+
+def _first(nodes: list[dict], *keys: str) -> tuple[Any, str] | None:
+    for node in nodes:
+        for k in keys:
+            if node.get(k) is not None:
+                return node[k], k
+    return None
+
+
+def read_target_model(cfg: dict, vocab_key: str, path: Path) -> TargetModel:
+    """The target's text-config facts, from the node its ``Vt`` came from (``vocab_key``
+    is that key, dotted). Raises ``CheckpointError`` for a value of the wrong type."""
+    text = vocab_key.rpartition(".")[0]  # "" | "text_config" | "thinker_config.text_config"
+    node: Any = cfg
+    for k in text.split(".") if text else []:
+        node = node[k]
+    nodes = [node, cfg] if node is not cfg else [cfg]  # the text node, then the top level
+
+    def sized(name: str, hi: int) -> int | None:
+        value = node.get(name)
+        where = f"{text}.{name}" if text else name
+        return None if value is None else _int(value, where, path, lo=1, hi=hi)
+
+    archs = cfg.get("architectures") or []
+    if not isinstance(archs, list) or not all(isinstance(a, str) for a in archs):
+        raise CheckpointError(path, f"architectures must be a list of strings, got {archs!r}")
+    tie = _first(nodes, "tie_word_embeddings")
+    dtype = _first(nodes, "torch_dtype", "dtype")
+    quant = _first([cfg, node], "quantization_config")  # vLLM: hf_config.quantization_config
+    method = None
+    if quant is not None and isinstance(quant[0], dict):
+        found = _first([quant[0]], "quant_method", "quant_algo")
+        method = str(found[0]) if found else "unnamed"
+    return TargetModel(
+        text_config=text,
+        hidden_size=sized("hidden_size", MAX_DIM),
+        num_hidden_layers=sized("num_hidden_layers", MAX_LAYERS),
+        architectures=tuple(archs),
+        tie_word_embeddings=tie[0] if tie and isinstance(tie[0], bool) else None,
+        dtype=str(dtype[0]) if dtype else None,
+        quantization=method,
+    )
+
+
+@dataclass(frozen=True)
+class SideFiles:
+    """The top-level files of a checkpoint folder beside its weights (tokenizer files),
+    through one reader: a local folder, or a Hub repo whose files are downloaded
+    through the cache only when read (``hub.py``)."""
+
+    names: frozenset[str]
+    fetch: Callable[[str], str | Path] | None = None  # a local path for a listed name
+    root: Path | None = None  # a local folder: read there, never through a link out of it
+    jail: Path | None = None  # where its links may lead (a Hub cache repo); default: root
+
+    def path(self, name: str) -> Path | None:
+        """A readable local path for ``name``, or None when the folder has no such file.
+        Raises ``CheckpointError`` for a link leading out of a local folder."""
+        if name not in self.names:
+            return None
+        if self.fetch is not None:
+            return Path(self.fetch(name))
+        assert self.root is not None
+        path = self.root / name
+        real = Path(os.path.realpath(path))
+        if not real.is_relative_to(Path(os.path.realpath(self.jail or self.root))):
+            raise CheckpointError(path, "is a symlink leading out of the folder")
+        return path
+
+
+def local_side_files(root: Path, jail: Path | None = None) -> SideFiles:
+    """The regular files directly inside a local folder."""
+    try:
+        names = frozenset(p.name for p in root.iterdir() if p.is_file())
+    except OSError:
+        names = frozenset()
+    return SideFiles(names, root=root, jail=jail)

@@ -1,0 +1,484 @@
+"""The drafter against the target model itself: hidden sizes, aux layers, architecture,
+tokenizer (codes DSC701-DSC712).
+
+A drafter's ``fc`` takes ``n_aux`` hidden states of the target, each ``Ht`` wide, and
+its layers may run on the target's embedding and head. A drafter made for another
+target loads and then fails at the first forward (a shape error), or runs and
+proposes garbage (another tokenizer). ``gather_target`` reads what these rules need
+once (the tokenizer files included); the rules are pure functions of it.
+
+How each runtime feeds the target's hidden states is data (``HIDDEN_STATES``), one
+entry per runtime and drafter family, each field citing the source it mirrors;
+profiles (``profiles.py``) pick their entry by runtime and family.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from dspark_ckpt.checkpoint import Checkpoint, Target
+from dspark_ckpt.config import DrafterConfig
+from dspark_ckpt.findings import Finding
+from dspark_ckpt.profiles import DFLASH, DSPARK, EAGLE3, Profile
+from dspark_ckpt.tokenizer_compare import (
+    DIFFER,
+    NOT_CHECKED,
+    TOKENIZER_FILES,
+    TokenizerComparison,
+    TokenizerError,
+    TokenizerSide,
+    compare_tokenizers,
+)
+
+FC = "fc.weight"
+INPUT_NORM = "input_norm.weight"
+EMBED = "embed_tokens.weight"
+LM_HEAD = "lm_head.weight"
+
+VLLM_RUNNER = (
+    "vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py:113-150 "
+    "(get_eagle3_aux_layers_from_config, Model Runner V2, the 0.33.0 default)"
+)
+VLLM_CAPTURE = (
+    "vllm/model_executor/models/llama.py:427-441 and interfaces.py:1616-1650 (the "
+    "target captures the state entering layer L, L in [0, N]; ids deduplicated, sorted)"
+)
+SGLANG_CAPTURE = (
+    "python/sglang/srt/models/qwen3.py:524-532,778-805, llama.py:929-953 (captures the "
+    "state entering layer i < N at id + 1)"
+)
+
+
+@dataclass(frozen=True)
+class HiddenStates:
+    """How one runtime feeds the target's hidden states to one drafter family."""
+
+    # the width of each aux state the drafter's fc is built for: "target_hidden_size"
+    # (that key, else hidden_size) or "hidden_size" (target_hidden_size is not read)
+    aux_width: str
+    # where the aux layer ids are read, in order: (dotted key, shift to a capture point)
+    aux_ids: tuple[tuple[str, int], ...]
+    # the capture points the target produces: "0..N" (every layer boundary, the final
+    # pre-norm state included), "0..N-1" (the state entering each layer), None: unknown
+    captures: str | None
+    # an id the runtime refuses at start-up, when it checks one: "0..N-1" or None
+    checked: str | None
+    # where the drafter's embed_tokens comes from: "missing" (the target's, when the
+    # drafter ships none), "unless_target_hidden_size" (the target's unless the config's
+    # target_hidden_size differs from its hidden_size), "always" (always the target's)
+    embed_from_target: str
+    sources: tuple[str, ...]
+
+
+VLLM_IDS = (
+    ("eagle_aux_hidden_state_layer_ids", 0),
+    ("dflash_config.target_layer_ids", 1),
+    ("dspark_target_layer_ids", 1),
+    ("target_layer_ids", 1),
+    ("dflash_config.layer_ids", 0),
+    ("eagle_config.layer_ids", 0),
+)
+SGLANG_DFLASH_IDS = (("dflash_config.target_layer_ids", 1), ("target_layer_ids", 1))
+
+HIDDEN_STATES: dict[tuple[str, str], HiddenStates] = {
+    ("vLLM", EAGLE3): HiddenStates(
+        "target_hidden_size",
+        VLLM_IDS,
+        "0..N",
+        None,
+        "missing",
+        (
+            "vllm/model_executor/models/llama_eagle3.py:209-248, qwen3_eagle3.py:201-214 "
+            "(fc input = target_hidden_size (default hidden_size) x n_aux)",
+            VLLM_RUNNER,
+            VLLM_CAPTURE,
+            "vllm/v1/worker/gpu/spec_decode/eagle/utils.py:18-77 (the target's "
+            "embed_tokens / lm_head shared when the drafter ships none)",
+        ),
+    ),
+    ("vLLM", DFLASH): HiddenStates(
+        "target_hidden_size",
+        VLLM_IDS,
+        "0..N",
+        None,
+        "missing",
+        (
+            "vllm/model_executor/models/qwen3_dflash.py:84-93 (fc input = (target_hidden_size "
+            "or hidden_size) x the aux ids), 829-846 (combine_hidden_states raises on "
+            "another width)",
+            VLLM_RUNNER,
+            VLLM_CAPTURE,
+        ),
+    ),
+    ("SGLang", EAGLE3): HiddenStates(
+        "target_hidden_size",
+        (("eagle_config.eagle_aux_hidden_state_layer_ids", 1),),
+        "0..N-1",
+        None,
+        "unless_target_hidden_size",
+        (
+            "python/sglang/srt/models/llama_eagle3.py:151-166 (fc input = "
+            "target_hidden_size (default hidden_size) x n_aux)",
+            "python/sglang/srt/model_executor/model_runner_components/"
+            "spec_aux_hidden_state.py:186-196 (only eagle_config's ids are read)",
+            SGLANG_CAPTURE,
+            "python/sglang/srt/models/llama.py:910-916 (set_embed: the target's embedding "
+            "unless target_hidden_size != hidden_size)",
+        ),
+    ),
+    ("SGLang", DFLASH): HiddenStates(
+        "hidden_size",
+        SGLANG_DFLASH_IDS,
+        "0..N-1",
+        "0..N-1",
+        "always",
+        (
+            "python/sglang/srt/models/dflash.py:750-775 (fc input = hidden_size x the "
+            "target layer ids), 830-841 (a feature-width mismatch raises)",
+            "python/sglang/srt/speculative/dflash_utils.py:556-585 (ids outside "
+            "[0, num_hidden_layers) raise at start-up)",
+            SGLANG_CAPTURE,
+        ),
+    ),
+    ("TensorRT-LLM", DSPARK): HiddenStates(
+        "hidden_size",
+        (("target_layer_ids", 0),),
+        None,
+        None,
+        "always",
+        (
+            "tensorrt_llm/_torch/models/modeling_dspark_qwen3.py (Qwen3DSparkDraftModel: fc "
+            "input = hidden_size x len(target_layer_ids); embed_tokens / lm_head shared with "
+            "the target)",
+        ),
+    ),
+}
+HIDDEN_STATES[("vLLM", DSPARK)] = HIDDEN_STATES[("vLLM", DFLASH)]  # Qwen3DSparkModel is a DFlash
+HIDDEN_STATES[("SGLang", DSPARK)] = HIDDEN_STATES[("SGLang", DFLASH)]  # dspark.py builds on dflash
+
+
+def hidden_states(p: Profile) -> HiddenStates | None:
+    return HIDDEN_STATES.get((p.runtime, p.family))
+
+
+# --- facts ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TargetFacts:
+    """What the target rules read: the drafter's config and tensors, the target's text
+    config, and the tokenizer comparison (made once, here)."""
+
+    cfg: DrafterConfig
+    target: Target
+    fc: tuple[int, ...] | None  # fc.weight's shape
+    input_norm: tuple[int, ...] | None
+    has_embed: bool
+    has_lm_head: bool
+    tokenizer: TokenizerComparison | None  # None: no target folder (--target-vocab-size)
+
+    @property
+    def raw(self) -> dict:
+        return self.cfg.raw if isinstance(self.cfg.raw, dict) else {}
+
+    @property
+    def ht(self) -> int | None:
+        """The target's hidden size."""
+        return self.target.model.hidden_size if self.target.model else None
+
+    @property
+    def layers(self) -> int | None:
+        return self.target.model.num_hidden_layers if self.target.model else None
+
+
+def _shape(ckpt: Checkpoint, name: str) -> tuple[int, ...] | None:
+    info = ckpt.find(name)
+    return tuple(info.shape) if info is not None else None
+
+
+def gather_target(ckpt: Checkpoint, cfg: DrafterConfig, target: Target) -> TargetFacts:
+    """Read what the target rules need, the tokenizer files of both folders included."""
+    return TargetFacts(
+        cfg,
+        target,
+        _shape(ckpt, FC),
+        _shape(ckpt, INPUT_NORM),
+        ckpt.find(EMBED) is not None,
+        ckpt.find(LM_HEAD) is not None,
+        _tokenizers(ckpt, cfg, target),
+    )
+
+
+def _tokenizers(ckpt: Checkpoint, cfg: DrafterConfig, target: Target):
+    if target.side is None:
+        return None
+    drafter = ckpt.side_files()
+    try:
+        return compare_tokenizers(drafter, target.side, min(cfg.vocab_size, target.vocab_size))
+    except TokenizerError as e:  # a broken tokenizer file is reported, never fatal
+        d, t = (tuple(n for n in TOKENIZER_FILES if n in s.names) for s in (drafter, target.side))
+        return TokenizerComparison(
+            NOT_CHECKED, f"{e.path}: {e.message}", TokenizerSide(d), TokenizerSide(t)
+        )
+
+
+# --- helpers --------------------------------------------------------------------------
+
+
+def _get(raw: dict, dotted: str) -> Any:
+    node: Any = raw
+    for part in dotted.split("."):
+        node = node.get(part) if isinstance(node, dict) else None
+    return node
+
+
+def _int_list(value: Any) -> list[int] | None:
+    if isinstance(value, list) and all(type(v) is int for v in value):
+        return value
+    return None
+
+
+def _f(code: str, message: str, *, tensor: str | None = None, hint: str | None = None):
+    return Finding(code, message, tensor=tensor, hint=hint)
+
+
+def uses_aux(f: TargetFacts, p: Profile) -> bool:
+    """Whether the drafter's fc is fed the target's hidden states under ``p``."""
+    if p.family == EAGLE3:  # eagle_config.use_aux_hidden_state (default True)
+        return _get(f.raw, "eagle_config.use_aux_hidden_state") is not False
+    return p.family in (DSPARK, DFLASH)
+
+
+def aux_width(f: TargetFacts, hs: HiddenStates) -> tuple[int | None, str]:
+    """The width of each target state the drafter's fc is built for, and its key."""
+    if hs.aux_width == "target_hidden_size":
+        value = f.raw.get("target_hidden_size")
+        if type(value) is int and value > 0:
+            return value, "target_hidden_size"
+        return f.cfg.hidden_size, "hidden_size (no target_hidden_size)"
+    return f.cfg.hidden_size, "hidden_size (the runtime does not read target_hidden_size)"
+
+
+def aux_ids(f: TargetFacts, hs: HiddenStates) -> tuple[list[int], str, int] | None:
+    """The aux layer ids the runtime reads, the key they came from and their shift to a
+    capture point; None when the config names none (the runtime's defaults apply)."""
+    for key, shift in hs.aux_ids:
+        ids = _int_list(_get(f.raw, key))
+        if ids:
+            return ids, key, shift
+    return None
+
+
+# --- rules, per profile ------------------------------------------------------------------
+
+
+def target_profile_findings(f: TargetFacts, p: Profile) -> list[Finding]:
+    hs = hidden_states(p)
+    if hs is None or not uses_aux(f, p):
+        return []
+    return _hidden_size_rule(f, p, hs) + _shared_width_rule(f, p, hs) + _aux_ids_rule(f, p, hs)
+
+
+def _hidden_size_rule(f: TargetFacts, p: Profile, hs: HiddenStates) -> list[Finding]:
+    width, key = aux_width(f, hs)
+    ht = f.ht
+    if width is None or ht is None or width == ht:
+        return []
+    fc = f.fc
+    evidence, hint = "", None
+    if fc is not None and len(fc) == 2:
+        evidence = f"; fc.weight is {list(fc)}"
+        if fc[1] % ht == 0 and hs.aux_width == "target_hidden_size":
+            hint = (
+                f"fc.weight takes {fc[1] // ht} states {ht} wide, the target's: set "
+                f'"target_hidden_size": {ht} in config.json'
+            )
+    if hint is None:
+        hint = (
+            f"this drafter was trained for a target whose hidden_size is {width}: use the "
+            f"drafter trained for this target (hidden_size {ht})"
+        )
+    return [
+        _f(
+            "DSC701",
+            f"{p.name} builds fc for target hidden states {width} wide ({key}) but the "
+            f"target's hidden_size is {ht} ({f.target.model.key('hidden_size')}){evidence}: "
+            f"{p.runtime} fails with a shape error when the target's hidden states first "
+            "reach fc",
+            tensor=FC if fc is not None else "target_hidden_size",
+            hint=hint,
+        )
+    ]
+
+
+def _shared_width_rule(f: TargetFacts, p: Profile, hs: HiddenStates) -> list[Finding]:
+    h, ht = f.cfg.hidden_size, f.ht
+    if h is None or ht is None or h == ht:
+        return []
+    shared = []
+    if hs.embed_from_target == "always":
+        shared = [EMBED, LM_HEAD]
+    elif hs.embed_from_target == "missing":
+        shared = [n for n, has in ((EMBED, f.has_embed), (LM_HEAD, f.has_lm_head)) if not has]
+        if p.family == DSPARK and f.cfg.vocab_size > f.target.vocab_size:
+            shared = [n for n in shared if n != EMBED]  # not shared: DSC101 refuses the load
+    elif hs.embed_from_target == "unless_target_hidden_size":
+        own = f.raw.get("target_hidden_size")
+        if own is None or own == h:
+            shared = [EMBED]
+    if not shared:
+        return []
+    names = " and ".join(shared)
+    return [
+        _f(
+            "DSC702",
+            f"{p.name} gives the drafter the target's {names} ({ht} wide, the target's "
+            f"hidden_size) but the drafter's hidden_size is {h}: a shape error at its first "
+            "forward",
+            tensor=shared[0],
+            hint=f"ship the drafter's own {names} [rows, {h}]"
+            + (" and set target_hidden_size in config.json" if p.runtime == "SGLang" else ""),
+        )
+    ]
+
+
+def capture_points(ids: list[int], shift: int) -> list[int]:
+    return [i + shift for i in ids]
+
+
+def _aux_ids_rule(f: TargetFacts, p: Profile, hs: HiddenStates) -> list[Finding]:
+    n = f.layers
+    found = aux_ids(f, hs)
+    if n is None or found is None or hs.captures is None:
+        return []
+    ids, key, shift = found
+    top = n if hs.captures == "0..N" else n - 1
+    points = capture_points(ids, shift)
+    outside = [i for i, c in zip(ids, points, strict=True) if not 0 <= c <= top]
+    repeated = len(set(points)) < len(points)
+    if not outside and not repeated:
+        return []
+    lo, hi = -shift, top - shift  # the ids that are captured
+    got = len({c for c in points if 0 <= c <= top})
+    what = []
+    if outside:
+        what.append(f"{outside} outside [{lo}, {hi}]")
+    if repeated:
+        what.append("repeated ids (each layer is captured once)")
+    if hs.checked is not None and any(not 0 <= i < n for i in ids):
+        fails = f"{p.runtime} refuses the config at start-up (layer id out of range)"
+    else:
+        fails = (
+            f"the target produces {got} of the {len(ids)} states fc expects: a shape error "
+            "when they first reach fc"
+        )
+    convention = f"{key} + {shift}" if shift else key
+    return [
+        _f(
+            "DSC703",
+            f"{key} {ids}: {' and '.join(what)} for a target of {n} layers "
+            f"({f.target.model.key('num_hidden_layers')}; {p.runtime} captures layer "
+            f"{convention} in [0, {top}]): {fails}",
+            tensor=key,
+            hint=f"use layer ids in [{lo}, {hi}] of this target, as the drafter was "
+            "trained with; a drafter trained on a deeper target needs that target",
+        )
+    ]
+
+
+# --- rules every runtime shares ----------------------------------------------------------
+
+
+def target_common_findings(f: TargetFacts) -> list[Finding]:
+    return _verifier_rule(f) + _tokenizer_rules(f)
+
+
+def verifier(raw: dict) -> tuple[list[str], str | None]:
+    """The target a speculators config names: verifier architectures and name_or_path."""
+    ver = _get(raw, "speculators_config.verifier")
+    if not isinstance(ver, dict):
+        return [], None
+    archs = ver.get("architectures")
+    archs = [a for a in archs if isinstance(a, str)] if isinstance(archs, list) else []
+    name = ver.get("name_or_path")
+    return archs, name if isinstance(name, str) else None
+
+
+def trained_layers(raw: dict) -> tuple[int, str] | None:
+    """``num_target_layers`` (SpecForge DFlash/DSpark): the trained target's depth."""
+    for key in ("dflash_config.num_target_layers", "num_target_layers"):
+        value = _get(raw, key)
+        if type(value) is int and value > 0:
+            return value, key
+    return None
+
+
+def _verifier_rule(f: TargetFacts) -> list[Finding]:
+    model = f.target.model
+    if model is None:
+        return []
+    out = []
+    archs, name = verifier(f.raw)
+    if archs and model.architectures and not set(archs) & set(model.architectures):
+        made = f"{', '.join(archs)}" + (f" ({name})" if name else "")
+        out.append(
+            _f(
+                "DSC704",
+                f"the drafter was made for {made} (speculators_config.verifier) but the "
+                f"target is {', '.join(model.architectures)}: no runtime checks this; hidden "
+                "states and tokens from another model make its proposals garbage",
+                tensor="speculators_config.verifier.architectures",
+                hint="use the drafter trained for this target",
+            )
+        )
+    trained = trained_layers(f.raw)
+    if trained and f.layers and trained[0] != f.layers:
+        out.append(
+            _f(
+                "DSC704",
+                f"the drafter was trained on a target of {trained[0]} layers ({trained[1]}) "
+                f"but the target has {f.layers} ({model.key('num_hidden_layers')}): SGLang "
+                "warns and picks layers of this target; the drafter is fed states it was not "
+                "trained on",
+                tensor=trained[1],
+                hint="use the drafter trained for this target",
+            )
+        )
+    return out
+
+
+def _tokenizer_rules(f: TargetFacts) -> list[Finding]:
+    tok = f.tokenizer
+    if tok is None:
+        return []
+    if tok.result == NOT_CHECKED:
+        if not (tok.drafter.files or tok.target.files):
+            return []  # neither folder has tokenizer files: nothing to compare, nothing to say
+        return [_f("DSC712", f"tokenizer not checked: {tok.reason}")]
+    if tok.result != DIFFER:
+        return []
+    out = []
+    if tok.vocab_differs:
+        shown = ", ".join(
+            f"id {i}: drafter {a!r}, target {b!r}" for i, a, b in tok.first_differences
+        )
+        out.append(
+            _f(
+                "DSC710",
+                f"the drafter's tokenizer differs from the target's: {tok.differing_ids} of "
+                f"the {tok.compared_ids} shared ids name other tokens (first: {shown}); the "
+                "runtime loads it and feeds it the target's ids: proposals are garbage and "
+                "acceptance collapses",
+                tensor="tokenizer.json" if "tokenizer.json" in tok.drafter.files else "vocab.json",
+            )
+        )
+    if tok.special_differences:
+        out.append(
+            _f(
+                "DSC711",
+                f"special tokens differ: {'; '.join(tok.special_differences)}",
+                tensor="tokenizer_config.json",
+            )
+        )
+    return out
