@@ -15,11 +15,12 @@ from typing import TYPE_CHECKING, Any
 from dspark_ckpt.findings import ERROR, INFO, WARNING, Code, Finding
 from dspark_ckpt.inspect import UNREADABLE, Report
 from dspark_ckpt.profiles import PROFILES
+from dspark_ckpt.target_rules import comparisons
 
 if TYPE_CHECKING:
     from dspark_ckpt.check import CheckResult, CheckRun
 
-INSPECT_SCHEMA = "dspark-ckpt/inspect/v1"
+INSPECT_SCHEMA = "dspark-ckpt/inspect/v2"
 PROFILES_SCHEMA = "dspark-ckpt/profiles/v1"
 EXPLAIN_SCHEMA = "dspark-ckpt/explain/v1"
 
@@ -38,8 +39,9 @@ def finding_obj(f: Finding) -> dict[str, Any]:
 
 
 def inspect_obj(r: Report) -> dict[str, Any]:
-    """The ``dspark-ckpt/inspect/v1`` object. Add fields freely; never rename or drop one."""
+    """The ``dspark-ckpt/inspect/v2`` object. Add fields freely; never rename or drop one."""
     d, t, ck = r.drafter, r.target, r.checkpoint
+    m = t.model if t else None
     return {
         "schema": INSPECT_SCHEMA,
         "profile": r.profile,
@@ -61,7 +63,21 @@ def inspect_obj(r: Report) -> dict[str, Any]:
             "vocab_key": t.vocab_key if t else None,
             "embedding_rows": t.embedding_rows if t else None,
             "embedding_tensor": t.embedding_tensor if t else None,
+            # v2: the target's text config (null: not in it, or no --target folder)
+            "text_config": m.text_config if m else None,
+            "hidden_size": m.hidden_size if m else None,
+            "num_hidden_layers": m.num_hidden_layers if m else None,
+            "architectures": list(m.architectures) if m else None,
+            "tie_word_embeddings": m.tie_word_embeddings if m else None,
+            "dtype": m.dtype if m else None,
+            "quantization": m.quantization if m else None,
         },
+        # v2: each drafter/target comparison made (hidden sizes, aux ids, tokenizer, ...)
+        "target_checks": (
+            comparisons(r.target_facts, [PROFILES[n] for n in r.verdicts if n in PROFILES])
+            if r.target_facts
+            else []
+        ),
         "classification": r.classification,
         "padded_rows": r.padded_rows,
         "expanded_input_vocab": r.expanded_input_vocab,

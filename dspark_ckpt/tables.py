@@ -74,6 +74,25 @@ def findings_table(findings: list[Finding], show_profile: bool = False) -> Table
     return table
 
 
+def target_line(r: Report) -> str | None:
+    """The target model's facts and the tokenizer verdict, in one short line; None when
+    there is nothing beyond its vocab (no hidden size, no layers, no tokenizer files)."""
+    m, tf = r.target.model if r.target else None, r.target_facts
+    tok = tf.tokenizer if tf else None
+    if tok is not None and not (tok.drafter.files or tok.target.files):
+        tok = None
+    if m is None or (m.hidden_size is None and m.num_hidden_layers is None and tok is None):
+        return None
+    parts = [f"Ht {m.hidden_size}" if m.hidden_size else "Ht ?"]
+    parts.append(f"{m.num_hidden_layers} layers" if m.num_hidden_layers else "layers ?")
+    parts += [", ".join(m.architectures)] if m.architectures else []
+    parts += [m.dtype] if m.dtype else []
+    parts += [f"quantized ({m.quantization})"] if m.quantization else []
+    if tok is not None:
+        parts.append(f"tokenizer {tok.result}")
+    return ", ".join(parts)
+
+
 def print_inspect(r: Report, console: Console) -> None:
     d, t, ck = r.drafter, r.target, r.checkpoint
     head = Table.grid(padding=(0, 2))
@@ -90,6 +109,8 @@ def print_inspect(r: Report, console: Console) -> None:
         et = f", Et {t.embedding_rows} ({t.embedding_tensor})" if t.embedding_rows else ""
         key = f" ({t.vocab_key})" if t.vocab_key else ""
         head.add_row("target", f"{t.source}: Vt {t.vocab_size}{key}{et}")
+        if (line := target_line(r)) is not None:
+            head.add_row("", line)
     if d and r.classification:
         extra = f" (+{r.padded_rows} padded rows)" if r.padded_rows else ""
         defaulted = " (defaulted)" if d.draft_vocab_size_defaulted else ""

@@ -373,13 +373,13 @@ def _aux_ids_rule(f: TargetFacts, p: Profile, hs: HiddenStates) -> list[Finding]
             f"the target produces {got} of the {len(ids)} states fc expects: a shape error "
             "when they first reach fc"
         )
-    convention = f"{key} + {shift}" if shift else key
+    at = "the state entering layer id + 1" if shift else "the state entering layer id"
     return [
         _f(
             "DSC703",
             f"{key} {ids}: {' and '.join(what)} for a target of {n} layers "
-            f"({f.target.model.key('num_hidden_layers')}; {p.runtime} captures layer "
-            f"{convention} in [0, {top}]): {fails}",
+            f"({f.target.model.key('num_hidden_layers')}); {p.runtime} captures {at}, "
+            f"for layer boundaries [0, {top}]: {fails}",
             tensor=key,
             hint=f"use layer ids in [{lo}, {hi}] of this target, as the drafter was "
             "trained with; a drafter trained on a deeper target needs that target",
@@ -481,4 +481,94 @@ def _tokenizer_rules(f: TargetFacts) -> list[Finding]:
                 tensor="tokenizer_config.json",
             )
         )
+    return out
+
+
+# --- the comparisons made, for the report ------------------------------------------------
+
+
+def _compared(check, runtime, drafter, drafter_key, target, target_key, result, detail=None):
+    return {
+        "check": check,
+        "runtime": runtime,
+        "drafter": drafter,
+        "drafter_key": drafter_key,
+        "target": target,
+        "target_key": target_key,
+        "result": result,
+        "detail": detail,
+    }
+
+
+def _result(a, b) -> str:
+    return NOT_CHECKED if a is None or b is None else "same" if a == b else "differ"
+
+
+def comparisons(f: TargetFacts, profiles: list[Profile]) -> list[dict]:
+    """Each drafter/target comparison made, as plain data (the JSON report's
+    ``target_checks``): one per runtime where the runtimes read the drafter differently."""
+    model = f.target.model
+    key = model.key if model else (lambda name: None)
+    out = []
+    seen: set[tuple[str, str]] = set()
+    for p in profiles:
+        hs = hidden_states(p)
+        if hs is None or (p.runtime, p.family) in seen or not uses_aux(f, p):
+            continue
+        seen.add((p.runtime, p.family))
+        runtime = f"{p.runtime} {p.family}"
+        width, wkey = aux_width(f, hs)
+        out.append(
+            _compared(
+                "aux_state_width", runtime, width, wkey, f.ht, key("hidden_size"),
+                _result(width, f.ht), f"fc.weight {list(f.fc)}" if f.fc else None,
+            )
+        )  # fmt: skip
+        found = aux_ids(f, hs)
+        if found is not None and hs.captures is not None:
+            ids, ikey, shift = found
+            top = None if f.layers is None else f.layers - (hs.captures != "0..N")
+            points = capture_points(ids, shift)
+            ok = None if top is None else all(0 <= c <= top for c in points)
+            result = NOT_CHECKED if ok is None else "within" if ok else "outside"
+            detail = f"captured at {points}" + (f", valid [0, {top}]" if top is not None else "")
+            out.append(
+                _compared(
+                    "aux_layer_ids", runtime, ids, ikey, f.layers,
+                    key("num_hidden_layers"), result, detail,
+                )
+            )  # fmt: skip
+    archs, name = verifier(f.raw)
+    if archs:
+        ours = list(model.architectures) if model else None
+        result = NOT_CHECKED if not ours else "same" if set(archs) & set(ours) else "differ"
+        out.append(
+            _compared(
+                "architecture", None, archs, "speculators_config.verifier.architectures",
+                ours, "architectures", result, name,
+            )
+        )  # fmt: skip
+    trained = trained_layers(f.raw)
+    if trained:
+        out.append(
+            _compared(
+                "num_target_layers", None, trained[0], trained[1], f.layers,
+                key("num_hidden_layers"), _result(trained[0], f.layers),
+            )
+        )  # fmt: skip
+    if f.tokenizer is not None:
+        tok = f.tokenizer
+        entry = _compared(
+            "tokenizer", None,
+            {"files": list(tok.drafter.files), "sha256": tok.drafter.sha256}, None,
+            {"files": list(tok.target.files), "sha256": tok.target.sha256}, None,
+            tok.result, tok.reason,
+        )  # fmt: skip
+        entry["compared_ids"] = tok.compared_ids
+        entry["differing_ids"] = tok.differing_ids
+        entry["first_differences"] = [
+            {"id": i, "drafter": a, "target": b} for i, a, b in tok.first_differences
+        ]
+        entry["special_differences"] = list(tok.special_differences)
+        out.append(entry)
     return out

@@ -193,7 +193,7 @@ def test_output_dash_is_stdout(tmp_path):
     r = cli_subprocess(
         "inspect", PADDED, "--target", TIGHT, "--format", "json", "-o", "-", cwd=tmp_path
     )
-    assert r.returncode == 1 and json.loads(r.stdout)["schema"] == "dspark-ckpt/inspect/v1"
+    assert r.returncode == 1 and json.loads(r.stdout)["schema"] == "dspark-ckpt/inspect/v2"
     assert list(tmp_path.iterdir()) == []
 
 

@@ -85,7 +85,7 @@ def test_classification(name, cls, padded_rows, expanded):
 def test_json_schema_fields():
     rc, rep = inspect_json(FIXTURES / "padded", "--target", SMALL)
     assert rc == 0
-    assert rep["schema"] == "dspark-ckpt/inspect/v1"
+    assert rep["schema"] == "dspark-ckpt/inspect/v2"
     assert rep["profile"] == "vllm"
     assert rep["drafter"] == {
         "source": str(FIXTURES / "padded"),
@@ -105,7 +105,15 @@ def test_json_schema_fields():
         "vocab_key": "vocab_size",
         "embedding_rows": 128,
         "embedding_tensor": "lm_head.weight",
+        "text_config": "",
+        "hidden_size": None,
+        "num_hidden_layers": None,
+        "architectures": ["Qwen3ForCausalLM"],
+        "tie_word_embeddings": None,
+        "dtype": None,
+        "quantization": None,
     }
+    assert rep["target_checks"] == []  # no hidden size, no layers, no tokenizer files
     assert rep["verdicts"] == {"vllm": True, "vllm-legacy": False, "trtllm-dspark": True}
     assert rep["ok"] is True
     (f,) = rep["findings"]
@@ -429,7 +437,7 @@ def test_uninitialised_head_is_a_vllm_dspark_rule(tmp_path):
     assert rep["checks"]["DSC104"] == {"vllm": "error"}
 
 
-SCHEMA = json.loads((FIXTURES.parent / "dspark_ckpt/schemas/inspect-v1.json").read_text())
+SCHEMA = json.loads((FIXTURES.parent / "dspark_ckpt/schemas/inspect-v2.json").read_text())
 
 
 @pytest.mark.parametrize(
