@@ -159,7 +159,8 @@ HIDDEN_STATES[("SGLang", DSPARK)] = HIDDEN_STATES[("SGLang", DFLASH)]  # dspark.
 
 
 def hidden_states(p: Profile) -> HiddenStates | None:
-    return HIDDEN_STATES.get((p.runtime, p.family))
+    """The entry for ``p``'s runtime (its name without a release) and family."""
+    return HIDDEN_STATES.get((p.runtime.split(" ")[0], p.family))
 
 
 # --- facts ----------------------------------------------------------------------------
@@ -285,15 +286,22 @@ def _hidden_size_rule(f: TargetFacts, p: Profile, hs: HiddenStates) -> list[Find
     ht = f.ht
     if width is None or ht is None or width == ht:
         return []
-    fc = f.fc
-    evidence, hint = "", None
-    if fc is not None and len(fc) == 2:
-        evidence = f"; fc.weight is {list(fc)}"
-        if fc[1] % ht == 0 and hs.aux_width == "target_hidden_size":
-            hint = (
-                f"fc.weight takes {fc[1] // ht} states {ht} wide, the target's: set "
-                f'"target_hidden_size": {ht} in config.json'
-            )
+    fc, norm = f.fc, f.input_norm
+    # the concatenated width the weights take: fc's columns, else input_norm's length
+    taken = fc[1] if fc is not None and len(fc) == 2 else None
+    if taken is None and norm is not None and len(norm) == 1:
+        taken = norm[0]
+    evidence = "".join(
+        f"; {name} is {list(shape)}"
+        for name, shape in ((FC, fc), (INPUT_NORM, norm))
+        if shape is not None
+    )
+    hint = None
+    if taken is not None and taken % ht == 0 and hs.aux_width == "target_hidden_size":
+        hint = (
+            f"the weights take {taken // ht} states {ht} wide, the target's: set "
+            f'"target_hidden_size": {ht} in config.json'
+        )
     if hint is None:
         hint = (
             f"this drafter was trained for a target whose hidden_size is {width}: use the "
@@ -306,7 +314,11 @@ def _hidden_size_rule(f: TargetFacts, p: Profile, hs: HiddenStates) -> list[Find
             f"target's hidden_size is {ht} ({f.target.model.key('hidden_size')}){evidence}: "
             f"{p.runtime} fails with a shape error when the target's hidden states first "
             "reach fc",
-            tensor=FC if fc is not None else "target_hidden_size",
+            tensor=FC
+            if fc is not None
+            else INPUT_NORM
+            if norm is not None
+            else "target_hidden_size",
             hint=hint,
         )
     ]
@@ -321,8 +333,11 @@ def _shared_width_rule(f: TargetFacts, p: Profile, hs: HiddenStates) -> list[Fin
         shared = [EMBED, LM_HEAD]
     elif hs.embed_from_target == "missing":
         shared = [n for n, has in ((EMBED, f.has_embed), (LM_HEAD, f.has_lm_head)) if not has]
-        if p.family == DSPARK and f.cfg.vocab_size > f.target.vocab_size:
-            shared = [n for n in shared if n != EMBED]  # not shared: DSC101 refuses the load
+        if p.family == DSPARK:  # qwen3_dspark.py load_weights: embed only when V <= Vt
+            # (else DSC101 refuses the load), the head only when Vd == Vt (else DSC102/104)
+            keep = {EMBED: f.cfg.vocab_size <= f.target.vocab_size}
+            keep[LM_HEAD] = f.cfg.draft_vocab_size == f.target.vocab_size
+            shared = [n for n in shared if keep[n]]
     elif hs.embed_from_target == "unless_target_hidden_size":
         own = f.raw.get("target_hidden_size")
         if own is None or own == h:
@@ -347,6 +362,16 @@ def capture_points(ids: list[int], shift: int) -> list[int]:
     return [i + shift for i in ids]
 
 
+def valid_ids(hs: HiddenStates, n: int, shift: int) -> tuple[int, int]:
+    """The ids ``[lo, hi]`` a target of ``n`` layers produces a state for under ``hs``
+    (and, where the runtime checks them at start-up, accepts)."""
+    top = n if hs.captures == "0..N" else n - 1
+    lo, hi = -shift, top - shift
+    if hs.checked is not None:
+        lo, hi = max(lo, 0), min(hi, n - 1)
+    return lo, hi
+
+
 def _aux_ids_rule(f: TargetFacts, p: Profile, hs: HiddenStates) -> list[Finding]:
     n = f.layers
     found = aux_ids(f, hs)
@@ -354,12 +379,12 @@ def _aux_ids_rule(f: TargetFacts, p: Profile, hs: HiddenStates) -> list[Finding]
         return []
     ids, key, shift = found
     top = n if hs.captures == "0..N" else n - 1
+    lo, hi = valid_ids(hs, n, shift)
     points = capture_points(ids, shift)
-    outside = [i for i, c in zip(ids, points, strict=True) if not 0 <= c <= top]
+    outside = [i for i in ids if not lo <= i <= hi]
     repeated = len(set(points)) < len(points)
     if not outside and not repeated:
         return []
-    lo, hi = -shift, top - shift  # the ids that are captured
     got = len({c for c in points if 0 <= c <= top})
     what = []
     if outside:
@@ -527,11 +552,13 @@ def comparisons(f: TargetFacts, profiles: list[Profile]) -> list[dict]:
         found = aux_ids(f, hs)
         if found is not None and hs.captures is not None:
             ids, ikey, shift = found
-            top = None if f.layers is None else f.layers - (hs.captures != "0..N")
-            points = capture_points(ids, shift)
-            ok = None if top is None else all(0 <= c <= top for c in points)
-            result = NOT_CHECKED if ok is None else "within" if ok else "outside"
-            detail = f"captured at {points}" + (f", valid [0, {top}]" if top is not None else "")
+            detail = f"captured at {capture_points(ids, shift)}"
+            result = NOT_CHECKED
+            if f.layers is not None:
+                lo, hi = valid_ids(hs, f.layers, shift)
+                ok = all(lo <= i <= hi for i in ids) and len(set(ids)) == len(ids)
+                result = "within" if ok else "outside"
+                detail += f"; valid ids [{lo}, {hi}]"
             out.append(
                 _compared(
                     "aux_layer_ids", runtime, ids, ikey, f.layers,
