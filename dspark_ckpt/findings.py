@@ -299,6 +299,16 @@ CODES: dict[str, Code] = {
             "use the drafter trained for this target",
         ),
         Code(
+            "DSC705",
+            ERROR,
+            "target cannot give aux hidden states",
+            "EAGLE-3, DFlash and DSpark drafters are fed hidden states of the target's inner "
+            "layers; vLLM takes them only from target model classes implementing "
+            "SupportsEagle3 and raises 'Model does not support EAGLE3 interface' at start-up "
+            "for any other (the list of vLLM 0.33.0's: dspark_ckpt/vllm_aux_targets.py).",
+            "serve the drafter on a target architecture the runtime supports for it",
+        ),
+        Code(
             "DSC710",
             ERROR,
             "tokenizer differs from the target's",

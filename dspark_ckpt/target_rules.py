@@ -30,6 +30,7 @@ from dspark_ckpt.tokenizer_compare import (
     TokenizerSide,
     compare_tokenizers,
 )
+from dspark_ckpt.vllm_aux_targets import AUX_CAPABLE, NOT_AUX_CAPABLE, VLLM_RELEASE
 
 FC = "fc.weight"
 INPUT_NORM = "input_norm.weight"
@@ -69,7 +70,17 @@ class HiddenStates:
     # target_hidden_size differs from its hidden_size), "always" (always the target's)
     embed_from_target: str
     sources: tuple[str, ...]
+    # target architectures the runtime can take aux states from, and those it refuses
+    # (any other: not judged)
+    capable_targets: frozenset[str] = frozenset()
+    refused_targets: frozenset[str] = frozenset()
 
+
+VLLM_TARGETS = dict(capable_targets=AUX_CAPABLE, refused_targets=NOT_AUX_CAPABLE)
+VLLM_TARGETS_SOURCE = (
+    f"dspark_ckpt/vllm_aux_targets.py (vLLM {VLLM_RELEASE} registry: classes implementing "
+    "SupportsEagle3; eagle3_utils.py:25-31 raises for others)"
+)
 
 VLLM_IDS = (
     ("eagle_aux_hidden_state_layer_ids", 0),
@@ -95,7 +106,9 @@ HIDDEN_STATES: dict[tuple[str, str], HiddenStates] = {
             VLLM_CAPTURE,
             "vllm/v1/worker/gpu/spec_decode/eagle/utils.py:18-77 (the target's "
             "embed_tokens / lm_head shared when the drafter ships none)",
+            VLLM_TARGETS_SOURCE,
         ),
+        **VLLM_TARGETS,
     ),
     ("vLLM", DFLASH): HiddenStates(
         "target_hidden_size",
@@ -109,7 +122,9 @@ HIDDEN_STATES: dict[tuple[str, str], HiddenStates] = {
             "another width)",
             VLLM_RUNNER,
             VLLM_CAPTURE,
+            VLLM_TARGETS_SOURCE,
         ),
+        **VLLM_TARGETS,
     ),
     ("SGLang", EAGLE3): HiddenStates(
         "target_hidden_size",
@@ -278,7 +293,29 @@ def target_profile_findings(f: TargetFacts, p: Profile) -> list[Finding]:
     hs = hidden_states(p)
     if hs is None or not uses_aux(f, p):
         return []
-    return _hidden_size_rule(f, p, hs) + _shared_width_rule(f, p, hs) + _aux_ids_rule(f, p, hs)
+    return (
+        _target_arch_rule(f, p, hs)
+        + _hidden_size_rule(f, p, hs)
+        + _shared_width_rule(f, p, hs)
+        + _aux_ids_rule(f, p, hs)
+    )
+
+
+def _target_arch_rule(f: TargetFacts, p: Profile, hs: HiddenStates) -> list[Finding]:
+    archs = f.target.model.architectures if f.target.model else ()
+    known = [a for a in archs if a in hs.capable_targets or a in hs.refused_targets]
+    if not known or known[0] not in hs.refused_targets:  # the first one the runtime knows
+        return []
+    return [
+        _f(
+            "DSC705",
+            f"the target's architecture {known[0]} does not give aux hidden states in "
+            f"{p.runtime} (its model class does not implement SupportsEagle3): the model "
+            "runner raises 'Model does not support EAGLE3 interface' at start-up",
+            tensor="architectures",
+            hint=f"serve this drafter on a target {p.runtime} can take hidden states from",
+        )
+    ]
 
 
 def _hidden_size_rule(f: TargetFacts, p: Profile, hs: HiddenStates) -> list[Finding]:

@@ -263,23 +263,33 @@ def test_check_and_ci_formats_carry_the_new_findings(built, tmp_path):
     assert "title=DSC701::[vllm-eagle3]" in r.stdout
 
 
-def test_hub_target_and_drafter_tokenizers_come_through_the_hub_reader(tok_pair, tmp_path):
-    """Online: the tokenizer files are downloaded like config.json, and only because both
-    sides list one; offline: read from the cache snapshot. Same verdict as local."""
+def online(d, t, tmp_path):
+    """``inspect org/d --target hf://org/t`` against a loopback Hub serving both folders:
+    the result, and whether the target's tokenizer.json was requested."""
     from conftest import cli_subprocess
-    from hubserver import HubServer, build_cache, repo_from_dir
-    from test_hub import closed_port, hub_env
+    from hubserver import HubServer, repo_from_dir
+    from test_hub import hub_env
 
-    d, t = tok_pair("one-token")
-    local = inspect_json(d, t)[1]
     repos = {"org/d": repo_from_dir(d), "org/t": repo_from_dir(t)}
     with HubServer(repos) as hub:
         r = cli_subprocess(
             "inspect", "org/d", "--target", "hf://org/t", "--format", "json",
             env=hub_env(tmp_path, hub.url),
         )  # fmt: skip
-        assert hub.requests("org/t", "tokenizer.json")
-    assert r.returncode == 1, r.stderr
+        return r, bool(hub.requests("org/t", "tokenizer.json")), repos
+
+
+def test_hub_target_and_drafter_tokenizers_come_through_the_hub_reader(tok_pair, tmp_path):
+    """Online: the tokenizer files are downloaded like config.json, and only because both
+    sides list one; offline: read from the cache snapshot. Same verdict as local."""
+    from conftest import cli_subprocess
+    from hubserver import build_cache
+    from test_hub import closed_port, hub_env
+
+    d, t = tok_pair("one-token")
+    local = inspect_json(d, t)[1]
+    r, fetched, repos = online(d, t, tmp_path)
+    assert r.returncode == 1 and fetched, r.stderr
     out = json.loads(r.stdout)
     assert codes(out) == codes(local) == ["DSC710"]
     assert check(out, "tokenizer") == check(local, "tokenizer")
@@ -294,16 +304,22 @@ def test_hub_target_and_drafter_tokenizers_come_through_the_hub_reader(tok_pair,
 
 
 def test_hub_tokenizer_not_downloaded_when_one_side_has_none(tok_pair, tmp_path):
-    from conftest import cli_subprocess
-    from hubserver import HubServer, repo_from_dir
-    from test_hub import hub_env
-
-    d, t = tok_pair(None)
-    repos = {"org/d": repo_from_dir(d), "org/t": repo_from_dir(t)}
-    with HubServer(repos) as hub:
-        r = cli_subprocess(
-            "inspect", "org/d", "--target", "hf://org/t", "--format", "json",
-            env=hub_env(tmp_path, hub.url),
-        )  # fmt: skip
-        assert not hub.requests("org/t", "tokenizer.json")
+    r, fetched, _ = online(*tok_pair(None), tmp_path)
+    assert not fetched
     assert codes(json.loads(r.stdout)) == ["DSC712"]
+
+
+def test_target_vllm_takes_no_aux_states_from_is_refused_under_vllm_only(built, tmp_path):
+    """vLLM 0.33.0's Gemma3ForCausalLM does not implement SupportsEagle3: its model runner
+    raises at start-up. SGLang is not judged (no data); an unknown architecture neither."""
+    t = tmp_path / "gemma"
+    t.mkdir()
+    cfg = {**json.loads((TARGETS / "llama-3.1-8b" / "config.json").read_text())}
+    (t / "config.json").write_text(json.dumps({**cfg, "architectures": ["Gemma3ForCausalLM"]}))
+    d = built["eagle3-llama3.1-8b"]
+    rc, rep = inspect_json(d, t, "--profile", "vllm-eagle3,sglang-eagle3")
+    assert codes(rep, "vllm-eagle3") == ["DSC705"] and codes(rep, "sglang-eagle3") == []
+    f = next(f for f in rep["findings"] if f["code"] == "DSC705")
+    assert "Gemma3ForCausalLM" in f["message"] and "SupportsEagle3" in f["message"]
+    (t / "config.json").write_text(json.dumps({**cfg, "architectures": ["MyOwnForCausalLM"]}))
+    assert codes(inspect_json(d, t, "--profile", "vllm-eagle3")[1]) == []
