@@ -176,36 +176,43 @@ def _by_id(vocab: dict, n: int) -> list:
     return tokens
 
 
-def _parse(files: dict[str, bytes], side: SideFiles, n: int) -> _Parsed:
-    """id -> token for ids below ``n``, the special tokens and their roles."""
-    tokens: list = [None] * n
-    specials: dict[str, int] = {}
+def _base(files: dict[str, bytes], side: SideFiles, n: int) -> tuple[list, list]:
+    """The vocab file's id -> token list (ids below ``n``) and its added tokens."""
     added: list[tuple[int, str, bool]] = []
+    if "tokenizer.json" not in files:
+        vocab = _json(files["vocab.json"], "vocab.json", side)
+        if not isinstance(vocab, dict):
+            raise TokenizerError(side.path("vocab.json"), "is not a token -> id object")
+        return _by_id(vocab, n), added
+    doc = _tokenizer_json(files["tokenizer.json"], side)
+    model = doc.get("model") if isinstance(doc, dict) else None
+    vocab = model.get("vocab") if isinstance(model, dict) else None
+    if isinstance(vocab, dict):
+        tokens = _by_id(vocab, n)
+    elif isinstance(vocab, list):  # Unigram: [[token, score], ...], id = position
+        tokens = [
+            e[0] if isinstance(e, list) and e and isinstance(e[0], str) else None for e in vocab[:n]
+        ]
+        tokens += [None] * (n - len(tokens))
+    else:
+        raise TokenizerError(side.path("tokenizer.json"), "has no model.vocab")
+    for tok in doc.get("added_tokens") or []:
+        if isinstance(tok, dict):
+            added.append((tok.get("id"), tok.get("content"), tok.get("special") is True))
+    return tokens, added
+
+
+def _parse(files: dict[str, bytes], side: SideFiles, n: int, base=None) -> _Parsed:
+    """id -> token for ids below ``n``, the special tokens and their roles. ``base``:
+    ``_base`` of these files, when already read (the other side has the same vocab file)."""
+    tokens, added = base or _base(files, side, n)
+    tokens, added = list(tokens), list(added)  # a shared base is not modified
+    specials: dict[str, int] = {}
 
     def put(token, i) -> None:
         if type(i) is int and 0 <= i < n and isinstance(token, str):
             tokens[i] = token
 
-    if "tokenizer.json" in files:
-        doc = _tokenizer_json(files["tokenizer.json"], side)
-        model = doc.get("model") if isinstance(doc, dict) else None
-        vocab = model.get("vocab") if isinstance(model, dict) else None
-        if isinstance(vocab, dict):
-            tokens = _by_id(vocab, n)
-        elif isinstance(vocab, list):  # Unigram: [[token, score], ...], id = position
-            for i, entry in enumerate(vocab[:n]):
-                if isinstance(entry, list) and entry:
-                    put(entry[0], i)
-        else:
-            raise TokenizerError(side.path("tokenizer.json"), "has no model.vocab")
-        for tok in doc.get("added_tokens") or []:
-            if isinstance(tok, dict):
-                added.append((tok.get("id"), tok.get("content"), tok.get("special") is True))
-    else:
-        vocab = _json(files["vocab.json"], "vocab.json", side)
-        if not isinstance(vocab, dict):
-            raise TokenizerError(side.path("vocab.json"), "is not a token -> id object")
-        tokens = _by_id(vocab, n)
     roles: dict[str, str] = {}
     for name in ("special_tokens_map.json", "tokenizer_config.json"):  # the config wins
         if name not in files:
@@ -274,7 +281,11 @@ def compare_tokenizers(drafter: SideFiles, target: SideFiles, n: int) -> Tokeniz
     t_side = TokenizerSide(t_files, {k: hashlib.sha256(v).hexdigest() for k, v in t_bytes.items()})
     if d_side.sha256 == t_side.sha256:
         return TokenizerComparison(SAME, "identical files (sha256)", d_side, t_side, n)
-    d, t = _parse(d_bytes, drafter, n), _parse(t_bytes, target, n)
+    vocab_file = next(f for f in VOCAB_FILES if f in d_bytes)
+    d_base = _base(d_bytes, drafter, n)
+    same_vocab = vocab_file in t_bytes and d_bytes[vocab_file] == t_bytes[vocab_file]
+    d = _parse(d_bytes, drafter, n, d_base)  # an identical vocab file is read once
+    t = _parse(t_bytes, target, n, d_base if same_vocab else None)
     diff_ids = _differing(d.tokens, t.tokens)
     specials = _special_differences(d, t)
     result = DIFFER if diff_ids or specials else SAME
