@@ -28,7 +28,7 @@ from dspark_ckpt.checkpoint import (
     open_target,
     target_from_vocab_size,
 )
-from dspark_ckpt.config import MAX_VOCAB
+from dspark_ckpt.config import MAX_VOCAB, torch_install_hint
 from dspark_ckpt.errors import CheckpointError, TargetError, UsageError
 from dspark_ckpt.findings import CODES, ERROR, WARNING, Finding
 from dspark_ckpt.inspect import Report, inspect_checkpoint, unreadable, unreadable_target
@@ -406,7 +406,7 @@ def parse_config(table: dict[str, Any], path: Path, prefix: str = "") -> CheckCo
         if pair_verify and not verify_available():
             raise keys.fail(
                 at + ".verify" if "verify" in raw else "verify",
-                "verify needs torch: pip install 'dspark-ckpt[verify]' (or set verify = false)",
+                f"{torch_install_hint()}; or set verify = false",
             )
         pairs.append(
             Pair(

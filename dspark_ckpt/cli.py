@@ -23,6 +23,7 @@ import typer
 from dspark_ckpt import __version__
 from dspark_ckpt.config import MAX_SEED, MAX_TOKENS
 from dspark_ckpt.errors import CheckpointError, UsageError, WriteError
+from dspark_ckpt.usage import HELP_OPTIONS, Command, Group
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -34,8 +35,10 @@ if TYPE_CHECKING:
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 
 app = typer.Typer(
+    cls=Group,
     name="dspark-ckpt",
     help="Check speculative-decoding drafter checkpoints against their target, before deployment.",
+    context_settings={"help_option_names": HELP_OPTIONS},
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
@@ -61,8 +64,27 @@ class PlainFormat(str, Enum):
     json = "json"
 
 
-# width of tables written to a file or a pipe (a CI log), where no terminal says it
-PLAIN_WIDTH = 120
+def output_width() -> int | None:
+    """The width to draw stdout at when it is no terminal (``| less``, ``| tee log``):
+    ``COLUMNS``, else the terminal of stderr, else the controlling terminal; None when
+    nothing says (a CI log: ``PLAIN_WIDTH``)."""
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    try:
+        return os.get_terminal_size(sys.stderr.fileno()).columns or None
+    except (OSError, ValueError, AttributeError):  # not a terminal, or no real file
+        pass
+    try:
+        fd = os.open("/dev/tty", os.O_RDONLY | os.O_NOCTTY)
+    except OSError:  # no controlling terminal
+        return None
+    try:
+        return os.get_terminal_size(fd).columns or None
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def tables():
@@ -73,11 +95,11 @@ def tables():
 
 
 def stdout() -> Console:
-    from dspark_ckpt.tables import DataConsole
+    from dspark_ckpt.tables import PLAIN_WIDTH, DataConsole
 
     console = DataConsole(sys.stdout, soft_wrap=False)
-    if not console.is_terminal and "COLUMNS" not in os.environ:
-        console.width = PLAIN_WIDTH
+    if not console.is_terminal:
+        console.width = output_width() or PLAIN_WIDTH
     return console
 
 
@@ -133,8 +155,12 @@ TargetOpt = Annotated[
     ),
 ]
 TargetVocabOpt = Annotated[
-    int | None,
-    typer.Option("--target-vocab-size", metavar="N", help="The target's logical vocab size Vt."),
+    str | None,
+    typer.Option(
+        "--target-vocab-size",
+        metavar="N",
+        help="The target's logical vocab size Vt, instead of --target.",
+    ),
 ]
 ProfileOpt = Annotated[
     str | None,
@@ -149,26 +175,46 @@ ProfilesOpt = Annotated[
     list[str] | None,
     typer.Option(
         "--profile",
-        metavar="NAME[,NAME...]|all",
+        metavar="NAME",
         help="Runtime profile(s) whose rules decide the exit code: repeat it, separate "
         "names with commas, or give 'all'. Default: the detected drafter family's "
         "(`dspark-ckpt profiles` lists them).",
     ),
 ]
-FormatOpt = Annotated[Format, typer.Option("--format", help="Output format.")]
-PlainFormatOpt = Annotated[PlainFormat, typer.Option("--format", help="Output format.")]
+FormatOpt = Annotated[
+    Format, typer.Option("--format", metavar="|".join(Format), help="Output format.")
+]
+PlainFormatOpt = Annotated[
+    PlainFormat, typer.Option("--format", metavar="|".join(PlainFormat), help="Output format.")
+]
 OutputOpt = Annotated[
     Path | None,
     typer.Option(
-        "-o", "--output", help="Write the output to FILE (atomically, replacing it); - is stdout."
+        "-o",
+        "--output",
+        metavar="PATH",
+        help="Write the output to PATH (atomically, replacing it); - is stdout.",
     ),
 ]
 QuietOpt = Annotated[
     bool,
     typer.Option(
-        "-q", "--quiet", help="No progress or logs; the table format prints only the verdict."
+        "-q", "--quiet", help="No progress or logs; the table format prints one line: the verdict."
     ),
 ]
+
+
+def integer(value: str | None, option: str, lo: int, hi: int) -> int | None:
+    """An integer option's value, in the tool's words when it is not one in [lo, hi]."""
+    if value is None:
+        return None
+    try:
+        n = int(value.strip())
+    except ValueError:
+        n = None
+    if n is None or not lo <= n <= hi:
+        raise UsageError(f"{option} must be an integer in [{lo}, {hi}], got {value!r}")
+    return n
 
 
 def deliver(output: Path | None, text: str | None, show: Callable[[Console], None]) -> None:
@@ -183,7 +229,11 @@ def deliver(output: Path | None, text: str | None, show: Callable[[Console], Non
 
     if text is None:
         buf = io.StringIO()
-        show(tables().DataConsole(buf, width=PLAIN_WIDTH, soft_wrap=False, force_terminal=False))
+        show(
+            tables().DataConsole(
+                buf, width=tables().PLAIN_WIDTH, soft_wrap=False, force_terminal=False
+            )
+        )
         text = buf.getvalue()
     write_atomic(output, text)
 
@@ -234,17 +284,20 @@ def header_progress(enabled: bool) -> Iterator[None]:
             on_header.reset(token)
 
 
-def resolve_target(target: str | None, target_vocab_size: int | None):
+def resolve_target(target: str | None, target_vocab_size: str | None):
     from dspark_ckpt.checkpoint import open_target, target_from_vocab_size
+    from dspark_ckpt.config import MAX_VOCAB
 
     if (target is None) == (target_vocab_size is None):
-        raise UsageError("give exactly one of --target and --target-vocab-size")
+        raise UsageError("give exactly one of --target TARGET and --target-vocab-size N")
     if target_vocab_size is not None:
-        return target_from_vocab_size(target_vocab_size)
+        return target_from_vocab_size(
+            integer(target_vocab_size, "--target-vocab-size", 1, MAX_VOCAB)
+        )
     return open_target(target)
 
 
-@app.command("inspect")
+@app.command("inspect", cls=Command)
 def inspect_cmd(
     drafter: DrafterArg,
     target: TargetOpt = None,
@@ -282,49 +335,69 @@ def inspect_cmd(
             json_obj=lambda: inspect_obj(report),
             runs=runs,
             full=lambda console: tables().print_inspect(report, console),
-            summary=lambda console: console.print(tables().inspect_summary(report)),
+            summary=lambda console: console.print(tables().inspect_summary(report), soft_wrap=True),
         )
     except UsageError as err:
         fail_usage(str(err))
     raise typer.Exit(EXIT_OK if report.ok else EXIT_FAIL)
 
 
-@app.command("profiles")
-def profiles_cmd(fmt: PlainFormatOpt = PlainFormat.table) -> None:
-    """List the runtime profiles: runtime versions and the source files their rules mirror."""
+@app.command("profiles", cls=Command)
+def profiles_cmd(fmt: PlainFormatOpt = PlainFormat.table, quiet: QuietOpt = False) -> None:
+    """List the runtime profiles: runtime versions and the source files their rules mirror
+    (-q: their names, on one line)."""
+    from dspark_ckpt.profiles import PROFILES
     from dspark_ckpt.render import profiles_obj, to_json
 
     if fmt is PlainFormat.json:
         print(to_json(profiles_obj()))
+    elif quiet:
+        print(" ".join(PROFILES))
     else:
         tables().print_profiles(stdout())
 
 
-@app.command("explain")
+@app.command("explain", cls=Command)
 def explain_cmd(
-    code: Annotated[str | None, typer.Argument(help="A finding code, e.g. DSC103.")] = None,
+    code: Annotated[
+        str | None,
+        typer.Argument(metavar="CODE", help="A finding code, e.g. DSC103 (none: list them all)."),
+    ] = None,
     fmt: PlainFormatOpt = PlainFormat.table,
+    quiet: QuietOpt = False,
 ) -> None:
-    """Explain a finding code: what it means, why the runtime cares, how to fix it."""
-    from dspark_ckpt.findings import get_code
-    from dspark_ckpt.render import explain_obj, to_json
+    """Explain a finding code: what it means, why the runtime cares, how to fix it. Without
+    a code, list every code (-q: one line)."""
+    from dspark_ckpt.findings import CODES, get_code
+    from dspark_ckpt.render import codes_obj, explain_obj, to_json
 
+    if code is None:
+        if fmt is PlainFormat.json:
+            print(to_json(codes_obj()))
+        elif quiet:
+            print(" ".join(CODES))
+        else:
+            tables().print_codes(stdout())
+        return
     try:
-        found = get_code(code or "")
+        found = get_code(code)
     except UsageError as err:
         fail_usage(str(err))
     if fmt is PlainFormat.json:
         print(to_json(explain_obj(found)))
+    elif quiet:
+        stdout().print(tables().explain_line(found), soft_wrap=True)
     else:
         tables().print_explain(found, stdout())
 
 
-@app.command("check")
+@app.command("check", cls=Command)
 def check_cmd(
     config: Annotated[
         Path | None,
         typer.Option(
             "--config",
+            metavar="PATH",
             help="A dspark-ckpt.toml or pyproject.toml (default: the one in the current folder).",
         ),
     ] = None,
@@ -353,7 +426,7 @@ def check_cmd(
             json_obj=lambda: check_obj(result),
             runs=lambda: result.runs,
             full=lambda console: tables().print_check(result, console),
-            summary=lambda console: console.print(tables().check_summary(result)),
+            summary=lambda console: console.print(tables().check_summary(result), soft_wrap=True),
         )
     except UsageError as err:
         fail_usage(str(err))
@@ -366,29 +439,32 @@ class Device(str, Enum):
     cpu = "cpu"
 
 
-@app.command("verify")
+@app.command("verify", cls=Command)
 def verify_cmd(
     drafter: DrafterArg,
     target: TargetOpt = None,
     target_vocab_size: TargetVocabOpt = None,
     mask: Annotated[
         str | None,
-        typer.Option("--mask", help="Mask file from `fix --emit-mask` (default: computed)."),
+        typer.Option(
+            "--mask", metavar="PATH", help="Mask file from `fix --emit-mask` (default: computed)."
+        ),
     ] = None,
-    device: Annotated[Device, typer.Option("--device", help="Where to compute.")] = Device.auto,
+    device: Annotated[
+        Device, typer.Option("--device", metavar="|".join(Device), help="Where to compute.")
+    ] = Device.auto,
     tokens: Annotated[
-        int,
+        str,
         typer.Option(
             "--tokens",
-            min=1,
-            max=MAX_TOKENS,
-            help="Random hidden states (as many again aim at padding).",
+            metavar="N",
+            help=f"Random hidden states, 1 to {MAX_TOKENS} (as many again aim at padding).",
         ),
-    ] = 512,
+    ] = "512",
     seed: Annotated[
-        int,
-        typer.Option("--seed", min=0, max=MAX_SEED, help="Seed for hidden states and sampling."),
-    ] = 0,
+        str,
+        typer.Option("--seed", metavar="N", help="Seed for hidden states and sampling."),
+    ] = "0",
     markov: Annotated[
         bool, typer.Option("--markov/--no-markov", help="Add the Markov bias where present.")
     ] = True,
@@ -405,6 +481,8 @@ def verify_cmd(
             print(f"dspark-ckpt: {msg}", file=sys.stderr)
 
     try:
+        n_tokens = integer(tokens, "--tokens", 1, MAX_TOKENS)
+        n_seed = integer(seed, "--seed", 0, MAX_SEED)
         with header_progress(show_progress(fmt, quiet)):
             tgt = resolve_target(target, target_vocab_size)
         report = verify_checkpoint(
@@ -412,8 +490,8 @@ def verify_cmd(
             tgt,
             mask_path=mask,
             device=device.value,
-            tokens=tokens,
-            seed=seed,
+            tokens=n_tokens,
+            seed=n_seed,
             markov=markov,
             progress=log,
         )
@@ -424,7 +502,7 @@ def verify_cmd(
     if fmt is PlainFormat.json:
         print(to_json(verify_obj(report)))
     elif quiet:
-        stdout().print(tables().verify_summary(report))
+        stdout().print(tables().verify_summary(report), soft_wrap=True)
     else:
         tables().print_verify(report, stdout())
     raise typer.Exit(EXIT_OK if report.ok else EXIT_FAIL)
@@ -435,7 +513,7 @@ class MaskStyle(str, Enum):
     additive = "additive"
 
 
-@app.command("fix")
+@app.command("fix", cls=Command)
 def fix_cmd(
     drafter: DrafterArg,
     target: TargetOpt = None,
@@ -449,11 +527,17 @@ def fix_cmd(
     ] = False,
     mask_path: Annotated[
         str | None,
-        typer.Option("--mask-path", help="Where to write the mask (implies --emit-mask)."),
+        typer.Option(
+            "--mask-path", metavar="PATH", help="Where to write the mask (implies --emit-mask)."
+        ),
     ] = None,
     mask_style: Annotated[
         MaskStyle,
-        typer.Option("--mask-style", help="bool mask, or an additive float32 0/-inf bias."),
+        typer.Option(
+            "--mask-style",
+            metavar="|".join(MaskStyle),
+            help="bool mask, or an additive float32 0/-inf bias.",
+        ),
     ] = MaskStyle.bool,
     emit_d2t: Annotated[
         bool,
@@ -464,11 +548,17 @@ def fix_cmd(
     ] = False,
     d2t_path: Annotated[
         str | None,
-        typer.Option("--d2t-path", help="Where to write d2t as a side file (implies --emit-d2t)."),
+        typer.Option(
+            "--d2t-path",
+            metavar="PATH",
+            help="Where to write d2t as a side file (implies --emit-d2t).",
+        ),
     ] = None,
     out: Annotated[
         str | None,
-        typer.Option("--out", help="Write a patched copy of the whole checkpoint to this folder."),
+        typer.Option(
+            "--out", metavar="DIR", help="Write a patched copy of the whole checkpoint to DIR."
+        ),
     ] = None,
     in_place: Annotated[
         bool, typer.Option("--in-place", help="Patch the source checkpoint itself (needs --force).")
@@ -476,6 +566,7 @@ def fix_cmd(
     force: Annotated[bool, typer.Option("--force", help="Overwrite existing files.")] = False,
     profile: ProfileOpt = None,
     fmt: PlainFormatOpt = PlainFormat.table,
+    quiet: QuietOpt = False,
 ) -> None:
     """Emit the padded-row mask and the d2t a drafter needs: side files, a patched copy or in place."""
     from pathlib import Path
@@ -501,7 +592,7 @@ def fix_cmd(
             force=force,
             profile=profile,
         )
-        with header_progress(show_progress(fmt)):
+        with header_progress(show_progress(fmt, quiet)):
             result = run_fix(drafter, resolve_target(target, target_vocab_size), req)
     except WriteError as err:
         fail_write(err, schema)
@@ -513,6 +604,8 @@ def fix_cmd(
         fail_input(CheckpointError(err.filename, f"{err.strerror or err}; nothing written"), schema)
     if fmt is PlainFormat.json:
         print(to_json(fix_obj(result)))
+    elif quiet:
+        stdout().print(tables().fix_summary(result), soft_wrap=True)
     else:
         tables().print_fix(result, stdout())
     raise typer.Exit(EXIT_OK if result.ok else EXIT_FAIL)

@@ -17,6 +17,23 @@ MAX_VOCAB = 2**31 - 1  # token ids are int32 in every runtime
 MAX_TOKENS = 1 << 16  # --tokens: the per-token state is small, but runs grow linearly
 MAX_SEED = 2**63 - 1  # --seed: torch's manual_seed range, non-negative
 MAX_DIM = 2**20
+CPU_TORCH_INDEX = "https://download.pytorch.org/whl/cpu"
+
+
+def torch_install_hint() -> str:
+    """How to get torch for ``verify``, as one line that works where this runs: the
+    checkout this package runs from (the ``verify`` extra; the package is not on PyPI),
+    else torch itself (all the extra adds)."""
+    root = Path(__file__).resolve().parents[1]
+    if (root / "pyproject.toml").is_file():
+        how = f"pip install -e '{root}[verify]'"
+    else:
+        how = "pip install torch"
+    return (
+        f"verify needs torch, which is not installed: {how} (the CUDA build from PyPI, for a "
+        f"GPU machine; without a GPU first: pip install torch --index-url {CPU_TORCH_INDEX})"
+    )
+
 
 # where a drafter config may nest its family-specific settings
 NESTED_DRAFTER_KEYS = ("dspark_config", "dflash_config", "eagle_config")

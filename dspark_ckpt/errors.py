@@ -15,13 +15,15 @@ from pathlib import Path
 class CheckpointError(Exception):
     """A checkpoint file or config is unreadable, malformed or unsafe."""
 
-    def __init__(self, path: str | Path | None, message: str) -> None:
+    def __init__(self, path: str | Path | None, message: str, hint: str | None = None) -> None:
         self.path = None if path is None else str(path)
         self.message = message
+        self.hint = hint  # what to do, where it is not DSC001's "re-export" (a short download)
         super().__init__(str(self))
 
     def __str__(self) -> str:
-        return f"{self.path}: {self.message}" if self.path else self.message
+        said = f"{self.message}; {self.hint}" if self.hint else self.message
+        return f"{self.path}: {said}" if self.path else said
 
 
 class UsageError(Exception):

@@ -145,7 +145,10 @@ CODES: dict[str, Code] = {
             "Vd > Et: with the identity map, a sampled padded id indexes past the target's "
             "embedding rows and takes down every tensor-parallel rank with a device-side "
             "assert.",
-            "mask padded rows (`dspark-ckpt fix --emit-mask`) or truncate the draft vocab",
+            "truncate the draft vocab to the target's embedding (lm_head rows and "
+            "draft_vocab_size <= Et): only that clears this error; a padded-row mask "
+            "(`dspark-ckpt fix --emit-mask`) keeps sampling in bounds meanwhile, but the "
+            "checkpoint still fails",
         ),
         Code(
             "DSC208",

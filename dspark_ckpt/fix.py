@@ -38,7 +38,7 @@ from dspark_ckpt.checkpoint import (
 )
 from dspark_ckpt.config import DrafterConfig
 from dspark_ckpt.errors import CheckpointError, UsageError
-from dspark_ckpt.findings import ERROR, get_code
+from dspark_ckpt.findings import ERROR, Finding, get_code
 from dspark_ckpt.fix_checks import (
     File,
     check_bytes,
@@ -166,6 +166,13 @@ def plan_fix(ckpt: Checkpoint, cfg: DrafterConfig, target: Target, req: FixReque
             notes.append(
                 f"the mask is a side file ({req.mask_path}) that the serving code must apply: "
                 "DSC401 stays in the findings, as inspect cannot see side files"
+                + (
+                    f"; it is not written into {req.out or 'the checkpoint'}: a .safetensors "
+                    "file in a checkpoint folder is loaded as weights, and vLLM refuses "
+                    "tensors it has no parameter for (--mask-path chooses where)"
+                    if req.mode != SIDE
+                    else ""
+                )
             )
     return Plan(cls, vd, vt, mask, d2t, origin, notes)
 
@@ -433,6 +440,19 @@ def _verdict_notes(before: Report, after: Report, plan: Plan) -> list[str]:
     return notes
 
 
+def _masked(f: Finding, mask_path: Path) -> Finding:
+    """A finding as it stands once the padded-row mask is written: DSC401 is answered
+    by applying that file in the serving code, not by writing it again."""
+    if f.code != "DSC401":
+        return f
+    hint = (
+        f"the mask is written ({mask_path}): set the logits of its False rows to -inf in the "
+        "serving code before sampling (docs/fix.md); inspect still lists DSC401, as it "
+        "cannot see side files"
+    )
+    return replace(f, hint=hint)
+
+
 def _refuse_regression(before: Report, after: Report, req: FixRequest, root: Path) -> None:
     """--out / --in-place never turn a checkpoint that passes ``--profile`` into one
     that fails it (a side file changes nothing by itself: it is written, with verdicts)."""
@@ -440,11 +460,16 @@ def _refuse_regression(before: Report, after: Report, req: FixRequest, root: Pat
     if req.mode == SIDE or not before.verdicts.get(p) or after.verdicts.get(p):
         return
     new = [f for f in after.errors if f.code in _new_errors(before, after, [p])] or after.errors
+    gained = [n for n, ok in after.verdicts.items() if ok and not before.verdicts.get(n)]
+    instead = (
+        f"; the change is for {' and '.join(gained)}: to write it, add --profile {gained[0]}"
+        if gained
+        else "; is --profile the runtime this checkpoint is for?"
+    )
     raise CheckpointError(
         root,
         f"refused: the change would make this checkpoint fail {p}, which it passes now "
-        f"({new[0].code}: {new[0].message}); nothing written (is --profile the runtime this "
-        "checkpoint is for?)",
+        f"({new[0].code}: {new[0].message}); nothing written{instead}",
     )
 
 
@@ -562,6 +587,8 @@ def run_fix(source: str, target: Target, req: FixRequest) -> FixResult:
                 tx.add_bytes(f.dest, f.data)
         tx.commit(check=check_written)
 
+    if plan.mask is not None:  # DSC401's hint no longer sends the user back to --emit-mask
+        after = replace(after, findings=[_masked(f, req.mask_path) for f in after.findings])
     written = [_written(f.dest, k, v, f.data) for f in made for k, v in f.tensors.items()]
     notes += _verdict_notes(before, after, plan)
     return FixResult(req, plan, written, [str(f.dest) for f in files], before, after, notes)

@@ -55,6 +55,8 @@ class Report:
     # rows = finding codes, columns = evaluated profiles: the worst severity found there
     checks: dict[str, dict[str, str]] = field(default_factory=dict)
     target_facts: TargetFacts | None = None  # the target-model comparisons (target_rules)
+    # the errors of the evaluated profiles that are not selected, by profile (not in findings)
+    others: dict[str, list[Finding]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not self.profiles:
@@ -94,6 +96,17 @@ class Report:
     def ok(self) -> bool:
         return not self.errors
 
+    @property
+    def failing_elsewhere(self) -> dict[str, list[Finding]]:
+        """Why each failing profile that does not decide ``ok`` fails: its own rules'
+        errors, else the errors every runtime shares."""
+        common = [f for f in self.errors if f.profile is None]
+        return {
+            name: self.others.get(name) or common
+            for name, passed in self.verdicts.items()
+            if not passed and name not in self.profiles
+        }
+
 
 def _sorted(findings: list[Finding]) -> list[Finding]:
     return sorted(findings, key=lambda f: (SEVERITY_ORDER[f.severity], f.code))
@@ -104,6 +117,7 @@ class Evaluation:
     findings: list[Finding]  # common findings plus those of the selected profiles
     verdicts: dict[str, bool]  # one per evaluated profile
     checks: dict[str, dict[str, str]]  # code -> evaluated profile -> worst severity
+    others: dict[str, list[Finding]]  # the errors of each evaluated profile not selected
 
 
 def evaluate_profiles(
@@ -132,7 +146,12 @@ def evaluate_profiles(
             if name not in row or SEVERITY_ORDER[f.severity] < SEVERITY_ORDER[row[name]]:
                 row[name] = f.severity
     findings = common + [f for name in selected for f in per_profile[name]]
-    return Evaluation(_sorted(findings), verdicts, dict(sorted(checks.items())))
+    others = {
+        name: _sorted([f for f in found if f.severity == ERROR])
+        for name, found in per_profile.items()
+        if name not in selected
+    }
+    return Evaluation(_sorted(findings), verdicts, dict(sorted(checks.items())), others)
 
 
 def select_profiles(
@@ -159,7 +178,7 @@ def unreadable(
 ) -> Report:
     """The report for a checkpoint (or its target) that could not be read: one DSC001
     error, and the drafter's config where it can be read."""
-    finding = Finding(UNREADABLE, err.message, file=err.path)
+    finding = Finding(UNREADABLE, err.message, file=err.path, hint=err.hint)
     drafter = _config_alone(source, checkpoint)
     family = detect_family(drafter) if drafter else None
     selected, _ = select_profiles(profile, family)
@@ -233,4 +252,5 @@ def inspect_checkpoint(
         family=family,
         checks=result.checks,
         target_facts=tfacts,
+        others=result.others,
     )

@@ -12,7 +12,7 @@ import json
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
-from dspark_ckpt.findings import ERROR, INFO, WARNING, Code, Finding
+from dspark_ckpt.findings import CODES, ERROR, INFO, WARNING, Code, Finding
 from dspark_ckpt.inspect import UNREADABLE, Report
 from dspark_ckpt.profiles import PROFILES
 from dspark_ckpt.target_rules import comparisons
@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 INSPECT_SCHEMA = "dspark-ckpt/inspect/v2"
 PROFILES_SCHEMA = "dspark-ckpt/profiles/v1"
 EXPLAIN_SCHEMA = "dspark-ckpt/explain/v1"
+CODES_SCHEMA = "dspark-ckpt/codes/v1"
 
 
 def finding_obj(f: Finding) -> dict[str, Any]:
@@ -87,6 +88,9 @@ def inspect_obj(r: Report) -> dict[str, Any]:
         "profiles": r.profiles,
         "family": r.family,
         "checks": r.checks,
+        "failing_elsewhere": {
+            name: [finding_obj(f) for f in found] for name, found in r.failing_elsewhere.items()
+        },
     }
 
 
@@ -103,7 +107,10 @@ def one_line(text: str) -> str:
 def error_lines(r: Report) -> list[str]:
     """``dspark-ckpt: error: FILE: problem`` for each unreadable input (DSC001), for stderr."""
     return [
-        one_line(f"dspark-ckpt: error: {f.file + ': ' if f.file else ''}{f.message}")
+        one_line(
+            f"dspark-ckpt: error: {f.file + ': ' if f.file else ''}{f.message}"
+            + (f"; {f.hint}" if f.hint else "")  # what to do, where it is not to re-export
+        )
         for f in r.findings
         if f.code == UNREADABLE
     ]
@@ -148,6 +155,12 @@ def explain_obj(code: Code) -> dict[str, Any]:
         "explanation": code.explanation,
         "hint": code.hint,
     }
+
+
+def codes_obj() -> dict[str, Any]:
+    """The ``dspark-ckpt/codes/v1`` object: every finding code, as ``explain`` gives one."""
+    codes = [{k: v for k, v in explain_obj(c).items() if k != "schema"} for c in CODES.values()]
+    return {"schema": CODES_SCHEMA, "codes": codes}
 
 
 # ---------------------------------------------------------------- CI formats

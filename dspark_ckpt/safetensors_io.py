@@ -138,7 +138,7 @@ def _read_exact(fd: int, n: int, path: Path) -> bytes:
     while n > 0:
         chunk = os.read(fd, min(n, 1 << 24))
         if not chunk:
-            raise CheckpointError(path, "file ended while reading")
+            raise CheckpointError(path, "file ended while reading", SHORT_HINT)
         chunks.append(chunk)
         n -= len(chunk)
     return b"".join(chunks)
@@ -347,19 +347,33 @@ def _check_extra_fields(name: str, e: dict[str, Any], path: Path) -> None:
                 raise _bad_entry(path, name, f"number {_cut(value, 24)} is out of range") from None
 
 
+LFS_POINTER = b"version "  # a Git LFS pointer file: "version https://git-lfs.github.com/..."
+LFS_HINT = "run `git lfs pull` (GitHub Actions: actions/checkout with `lfs: true`)"
+SHORT_HINT = "download or copy it again (an interrupted download or copy leaves a file short)"
+
+
 def header_length(prefix: bytes, size: int, path: Path) -> int:
     """The header length ``N`` from a file's first 8 bytes, checked against its ``size``."""
     if size < 8 or len(prefix) < 8:
         raise CheckpointError(
             path,
             f"file is {size} bytes; a safetensors file starts with an 8-byte header length",
+            SHORT_HINT,
+        )
+    if prefix.startswith(LFS_POINTER):  # as a length, far over the limit: never a real file
+        raise CheckpointError(
+            path,
+            "is a Git LFS pointer file, not the weights (a clone without its LFS files)",
+            LFS_HINT,
         )
     n = int.from_bytes(prefix[:8], "little")
     if n > MAX_HEADER_BYTES:
         raise CheckpointError(path, f"header length {n} is over the {MAX_HEADER_BYTES}-byte limit")
     if 8 + n > size:
         raise CheckpointError(
-            path, f"header length {n} runs past the end of the file ({size} bytes)"
+            path,
+            f"truncated: header length {n} runs past the end of the file ({size} bytes)",
+            SHORT_HINT,
         )
     return n
 
@@ -438,7 +452,9 @@ def _parse_header(text: str, n: int, size: int, path: Path) -> SafetensorsHeader
         cursor = t.end
     if cursor > size:
         raise CheckpointError(
-            path, f"truncated: tensor data ends at byte {cursor} but the file has {size} bytes"
+            path,
+            f"truncated: tensor data ends at byte {cursor} but the file has {size} bytes",
+            SHORT_HINT,
         )
     if cursor < size:
         raise CheckpointError(

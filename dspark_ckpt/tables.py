@@ -7,9 +7,11 @@ anything: it only shows a result.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from rich.console import Console
+from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 
@@ -22,6 +24,9 @@ if TYPE_CHECKING:
     from dspark_ckpt.check import CheckResult
 
 SEVERITY_STYLE = {ERROR: "bold red", WARNING: "yellow", INFO: "cyan"}
+# width of tables written to a file or a pipe (a CI log), where no terminal says it
+PLAIN_WIDTH = 120
+NARROW = 80  # below it, the findings table gives the finding column the tensor's place
 
 
 class DataConsole(Console):
@@ -47,30 +52,94 @@ class DataConsole(Console):
                     shown.append(one_line(c), renderable.get_style_at_offset(self, i))
                     start = i + 1
             renderable = shown.append_text(renderable[start:])
-        return super().render(renderable, options)
+        return _rstrip_lines(super().render(renderable, options))
+
+
+def _rstrip_lines(segments: Iterable[Segment]) -> Iterator[Segment]:
+    """``segments`` without the spaces that pad a line up to the console's width."""
+    line: list[Segment] = []
+    for seg in segments:
+        if seg.control:
+            line.append(seg)
+            continue
+        for i, part in enumerate(seg.text.split("\n")):
+            if i:
+                while line and not line[-1].control and not line[-1].text.rstrip(" "):
+                    line.pop()
+                if line and not line[-1].control:
+                    last = line.pop()
+                    line.append(Segment(last.text.rstrip(" "), last.style))
+                yield from line
+                yield Segment("\n")
+                line = []
+            if part:
+                line.append(Segment(part, seg.style))
+    yield from line
 
 
 def _verdict(ok: bool) -> Text:
     return Text("PASS", style="bold green") if ok else Text("FAIL", style="bold red")
 
 
-def findings_table(findings: list[Finding], show_profile: bool = False) -> Table:
+def flow(parts: list[str | Text], width: int) -> Text:
+    """``parts`` joined by spaces and wrapped to ``width``, never inside a part (a label
+    and its value: ``Vt 100``, ``vllm: PASS``) but where one is wider than the line: a
+    path breaks after a ``/``, anything else anywhere."""
+    width = max(width, 1)
+    out, used = Text(), 0
+    for part in parts:
+        part = Text(_printable(part)) if isinstance(part, str) else part  # Text drops BEL
+        if used and used + 1 + len(part) > width:
+            out.append("\n")
+            used = 0
+        elif used:
+            out.append(" ")
+            used += 1
+        for piece in _path_pieces(part):
+            if used and used + len(piece) > width:
+                out.append("\n")
+                used = 0
+            while len(piece) > width:
+                out.append_text(piece[: width - used]).append("\n")
+                piece, used = piece[width - used :], 0
+            out.append_text(piece)
+            used += len(piece)
+    return out
+
+
+def _path_pieces(text: Text) -> list[Text]:
+    """``text`` cut after each ``/``: where a long path may break."""
+    pieces, start = [], 0
+    for i, c in enumerate(text.plain):
+        if c == "/":
+            pieces.append(text[start : i + 1])
+            start = i + 1
+    return [*pieces, text[start:]] if start < len(text) else pieces or [text]
+
+
+def findings_table(
+    findings: list[Finding], show_profile: bool = False, width: int = PLAIN_WIDTH
+) -> Table:
+    """The findings, the message column taking the width: at 60 columns the tensor or
+    file column gets a quarter of it, a path broken at its ``/``."""
+    narrow = width < NARROW
+    where_width = width - 25 if narrow else max(12, min(40, width // 4))
     table = Table(show_header=True, header_style="bold", expand=False, pad_edge=False)
-    table.add_column("severity")
-    table.add_column("code")
-    table.add_column("tensor / key / file", overflow="fold")
-    table.add_column("finding", overflow="fold")
+    table.add_column("severity", no_wrap=True)
+    table.add_column("code", no_wrap=True)
+    if not narrow:
+        table.add_column("tensor / key / file", overflow="fold", max_width=where_width)
+    table.add_column("tensor / file: finding" if narrow else "finding", overflow="fold")
     for f in findings:
+        where = flow([f.tensor or f.file or ""], where_width)
         msg = Text(f"[{f.profile}] " if show_profile and f.profile else "")
         msg.append(f.message)
         if f.fix_hint:
             msg.append(f"\nfix: {f.fix_hint}", style="dim")
-        table.add_row(
-            Text(f.severity, style=SEVERITY_STYLE[f.severity]),
-            f.code,
-            f.tensor or f.file or "",
-            msg,
-        )
+        cells = [msg] if not narrow else [where.append(":\n", "bold").append_text(msg)]
+        if not narrow:
+            cells.insert(0, where)
+        table.add_row(Text(f.severity, style=SEVERITY_STYLE[f.severity]), f.code, *cells)
     return table
 
 
@@ -93,64 +162,104 @@ def target_line(r: Report) -> str | None:
     return ", ".join(parts)
 
 
+LABEL_WIDTH = len("drafter") + 2  # the head's label column and its padding
+
+
 def print_inspect(r: Report, console: Console) -> None:
     d, t, ck = r.drafter, r.target, r.checkpoint
+    width = console.width - LABEL_WIDTH
     head = Table.grid(padding=(0, 2))
-    head.add_column(style="bold")
+    head.add_column(style="bold", no_wrap=True)
     head.add_column(overflow="fold")
-    about = ""
+    about = []
     if ck:
-        about = f"  ({len(ck.files)} file(s), {len(ck.tensors)} tensors"
-        about += f", {', '.join(d.architectures)})" if d and d.architectures else ")"
-    head.add_row("drafter", r.drafter_source + about)
+        about = [f"({len(ck.files)} file(s),", f"{len(ck.tensors)} tensors"]
+        about[-1] += "," if d and d.architectures else ")"
+        if d and d.architectures:
+            about.append(f"{', '.join(d.architectures)})")
+    head.add_row("drafter", flow([r.drafter_source + " ", *about], width))  # two spaces
     if d:
         head.add_row("family", r.family or "unknown (every profile applies)")
     if t:
-        et = f", Et {t.embedding_rows} ({t.embedding_tensor})" if t.embedding_rows else ""
-        key = f" ({t.vocab_key})" if t.vocab_key else ""
-        head.add_row("target", f"{t.source}: Vt {t.vocab_size}{key}{et}")
+        parts = [f"{t.source}:", f"Vt {t.vocab_size}"]
+        if t.vocab_key:
+            parts.append(f"({t.vocab_key})")
+        if t.embedding_rows:
+            parts[-1] += ","
+            parts += [f"Et {t.embedding_rows}", f"({t.embedding_tensor})"]
+        head.add_row("target", flow(parts, width))
         if (line := target_line(r)) is not None:
-            head.add_row("", line)
+            facts = line.split(", ")
+            head.add_row("", flow([f + "," for f in facts[:-1]] + facts[-1:], width))
     if d and r.classification:
-        extra = f" (+{r.padded_rows} padded rows)" if r.padded_rows else ""
         defaulted = " (defaulted)" if d.draft_vocab_size_defaulted else ""
-        expanded = ", expanded input vocab" if r.expanded_input_vocab else ""
-        head.add_row(
-            "vocab",
-            Text.assemble(
-                f"V {d.vocab_size}, Vd {d.draft_vocab_size}{defaulted}, Vt {t.vocab_size} -> ",
-                (r.classification, "bold"),
-                extra + expanded,
-            ),
-        )
-    verdicts = Text()
+        parts = [f"V {d.vocab_size},", f"Vd {d.draft_vocab_size}{defaulted},"]
+        parts += [f"Vt {t.vocab_size}", "->", Text(r.classification, "bold")]
+        if r.padded_rows:
+            parts.append(f"(+{r.padded_rows} padded rows)")
+        if r.expanded_input_vocab:
+            parts[-1] += ","
+            parts.append("expanded input vocab")
+        head.add_row("vocab", flow(parts, width))
+    verdicts = []
+    mark = set(r.verdicts) - set(r.profiles)  # mark the deciding ones where others are not
     for name, ok in r.verdicts.items():
-        verdicts.append(f"{name}: ")
-        verdicts.append_text(_verdict(ok))
-        verdicts.append("   ")
-    head.add_row("verdict", verdicts)
+        deciding = " (decides)" if mark and name in r.profiles else ""
+        verdicts.append(Text.assemble(f"{name}: ", _verdict(ok), deciding) + "  ")
+    head.add_row("verdict", flow(verdicts, width))
+    for why, names in failing_elsewhere(r).items():
+        them = ", ".join(names)
+        words = f"{them} {'fails' if len(names) == 1 else 'fail'}, not deciding: {why}."
+        to = f"--profile {','.join(names)}"
+        head.add_row("", flow([*words.split(" "), "To", "decide", "by", "it:", to], width))
     console.print(head)
     if r.findings:
-        console.print(findings_table(r.findings, show_profile=len(r.profiles) > 1))
+        console.print(
+            findings_table(r.findings, show_profile=len(r.profiles) > 1, width=console.width)
+        )
     else:
         console.print("no findings", style="green")
     if r.checks:
-        console.print(checks_matrix(r))
+        console.print(checks_matrix(r, console.width))
     console.print(inspect_summary(r))
 
 
-def checks_matrix(r: Report) -> Table:
-    """Rows = the checks that found something, columns = runtime profiles."""
+def failing_elsewhere(r: Report) -> dict[str, list[str]]:
+    """Why the profiles that fail but do not decide the exit code fail, each reason once
+    with the profiles it fails (an unreadable checkpoint fails them all alike)."""
+    reasons: dict[str, list[str]] = {}
+    for name, found in r.failing_elsewhere.items():
+        why = "; ".join(dict.fromkeys(f"{f.code} {f.title}" for f in found))
+        reasons.setdefault(why, []).append(name)
+    return reasons
+
+
+def checks_matrix(r: Report, width: int = PLAIN_WIDTH) -> Table:
+    """Rows = the checks that found something, columns = runtime profiles; turned the
+    other way (rows = profiles, columns = codes) where the profiles do not fit the width."""
+    cell = {
+        (code, n): Text(row[n], style=SEVERITY_STYLE[row[n]])
+        if n in row
+        else Text("ok", style="green")
+        for code, row in r.checks.items()
+        for n in r.verdicts
+    }
     table = Table(show_header=True, header_style="bold", expand=False, pad_edge=False)
+    # a title column of 24, and each profile column as wide as its name (or "warning")
+    wide = 24 + sum(max(len(n), 7) + 3 for n in r.verdicts)
+    if wide > width:
+        table.add_column("profile", no_wrap=True)
+        for code in r.checks:
+            table.add_column(code, justify="center", no_wrap=True)
+        table.add_column("verdict", justify="center", no_wrap=True)
+        for n, ok in r.verdicts.items():
+            table.add_row(n, *(cell[code, n] for code in r.checks), _verdict(ok))
+        return table
     table.add_column("check", overflow="fold")
     for name in r.verdicts:
         table.add_column(name, justify="center", overflow="fold")
-    for code, row in r.checks.items():
-        cells = [
-            Text(row[n], style=SEVERITY_STYLE[row[n]]) if n in row else Text("ok", style="green")
-            for n in r.verdicts
-        ]
-        table.add_row(f"{code} {CODES[code].title}", *cells)
+    for code in r.checks:
+        table.add_row(f"{code} {CODES[code].title}", *(cell[code, n] for n in r.verdicts))
     table.add_row("verdict", *(_verdict(ok) for ok in r.verdicts.values()))
     return table
 
@@ -169,16 +278,26 @@ def print_profiles(console: Console) -> None:
     console.print(table)
 
 
-def print_explain(code: Code, console: Console) -> None:
-    console.print(
-        Text.assemble(
-            (code.code, "bold"),
-            " ",
-            (code.severity, SEVERITY_STYLE[code.severity]),
-            ": ",
-            code.title,
-        )
+def explain_line(code: Code) -> Text:
+    """``DSC401 warning: padded rows reachable by sampling``."""
+    return Text.assemble(
+        (code.code, "bold"), " ", (code.severity, SEVERITY_STYLE[code.severity]), ": ", code.title
     )
+
+
+def print_codes(console: Console) -> None:
+    table = Table(show_header=True, header_style="bold", expand=False, pad_edge=False)
+    table.add_column("code", no_wrap=True)
+    table.add_column("severity", no_wrap=True)
+    table.add_column("what it means", overflow="fold")
+    for c in CODES.values():
+        table.add_row(c.code, Text(c.severity, style=SEVERITY_STYLE[c.severity]), c.title)
+    console.print(table)
+    console.print("dspark-ckpt explain CODE says why the runtime cares and how to fix it")
+
+
+def print_explain(code: Code, console: Console) -> None:
+    console.print(explain_line(code))
     console.print(code.explanation)
     if code.hint:
         console.print(Text.assemble(("fix: ", "bold"), code.hint))
@@ -349,10 +468,13 @@ def print_fix(r, console: Console) -> None:
         head.add_row("note", note)
     console.print(head)
     if r.after.findings:
-        console.print(findings_table(r.after.findings))
-    console.print(
-        Text.assemble(
-            ("deployable" if r.ok else "NOT deployable", "bold green" if r.ok else "bold red"),
-            f" after fix under profile {r.request.profile}",
-        )
+        console.print(findings_table(r.after.findings, width=console.width))
+    console.print(fix_summary(r))
+
+
+def fix_summary(r) -> Text:
+    """The one-line result of ``fix`` (all that ``--quiet`` prints)."""
+    return Text.assemble(
+        ("deployable" if r.ok else "NOT deployable", "bold green" if r.ok else "bold red"),
+        f" after fix under profile {r.request.profile}",
     )

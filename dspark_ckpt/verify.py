@@ -28,13 +28,18 @@ import numpy as np
 
 from dspark_ckpt import hub
 from dspark_ckpt.checkpoint import Checkpoint, Target, drafter_config, open_checkpoint
-from dspark_ckpt.config import MAX_SEED, MAX_TOKENS, NESTED_DRAFTER_KEYS, DrafterConfig
+from dspark_ckpt.config import (
+    MAX_SEED,
+    MAX_TOKENS,
+    NESTED_DRAFTER_KEYS,
+    DrafterConfig,
+    torch_install_hint,
+)
 from dspark_ckpt.errors import CheckpointError, UsageError
 from dspark_ckpt.mask import BIAS_TENSOR, MASK_TENSOR, sampleable_mask, target_ids
 from dspark_ckpt.rules import D2T, LM_HEAD, MARKOV_W1, MARKOV_W2, classify, draft_map
 from dspark_ckpt.safetensors_io import TensorInfo, read_array, read_header
 
-INSTALL_HINT = "verify needs torch: pip install 'dspark-ckpt[verify]'"
 MODES = ("greedy", "topk", "gumbel")
 DEFAULT_TOPK = 8
 TOPK_KEY = "dspark_draft_topk"
@@ -64,7 +69,7 @@ def require_torch():
     try:
         import torch
     except ImportError:
-        raise UsageError(INSTALL_HINT) from None
+        raise UsageError(torch_install_hint()) from None
     return torch
 
 

@@ -483,6 +483,8 @@ def test_wrong_types_in_pyproject_exact_messages(repo, toml, expected):
 
 
 def test_unreadable_drafter_says_why_in_the_table_and_on_stderr(repo):
+    from dspark_ckpt.safetensors_io import SHORT_HINT
+
     (repo / "ckpt/broken").mkdir()
     (repo / "ckpt/broken/config.json").write_text('{"vocab_size": 100}')
     (repo / "ckpt/broken/model.safetensors").write_bytes(b"\x00" * 3)
@@ -497,7 +499,8 @@ def test_unreadable_drafter_says_why_in_the_table_and_on_stderr(repo):
     for fmt in ("table", "json", "junit"):
         r = cli("check", "--format", fmt)
         assert r.exit_code == 1
-        assert r.stderr == f"dspark-ckpt: error: {problem}\n"  # once, not once per profile
+        # once, not once per profile; a file cut short says to download it again
+        assert r.stderr == f"dspark-ckpt: error: {problem}; {SHORT_HINT}\n"
     r = cli("check", env={"COLUMNS": "400"})
     rows = [[c.strip() for c in ln.strip("│").split("│")] for ln in r.stdout.splitlines()]
     details = [row[-1] for row in rows if row[0] == "broken"]

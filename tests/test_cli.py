@@ -65,8 +65,13 @@ def test_unreadable_file_is_named_in_the_table(tmp_path):
     weights.write_bytes(weights.read_bytes()[:-3])
     r = cli("inspect", d, "--target-vocab-size", "100")
     assert r.exit_code == 1
-    row = next(line for line in r.stdout.splitlines() if "DSC001" in line)
-    assert str(weights) in row and "truncated" in row
+    lines = r.stdout.splitlines()
+    at = next(i for i, line in enumerate(lines) if "DSC001" in line and "│" in line)
+    row = [lines[at].split("│")]  # the row and its continuation lines (no code of their own)
+    row += [cells for cells in (line.split("│") for line in lines[at + 1 :])]
+    row = row[: next((i for i, c in enumerate(row[1:], 1) if len(c) < 5 or c[2].strip()), None)]
+    where = "".join(cells[3].strip() for cells in row)  # a long path breaks at its "/"
+    assert where == str(weights) and "truncated" in row[0][4]
     assert r.stderr.startswith(f"dspark-ckpt: error: {weights}: truncated: ")
     assert r.stderr.count("\n") == 1
 
@@ -89,3 +94,33 @@ def test_summary_names_the_failing_profiles():
     r = cli("inspect", FIXTURES / "padded", "--target-vocab-size", "100", "--profile", "all", "-q")
     assert r.exit_code == 1
     assert r.stdout.startswith("NOT deployable under profile vllm-legacy (passes vllm, ")
+
+
+def test_a_git_lfs_pointer_says_git_lfs_pull():
+    # a clone without `git lfs pull` holds pointer files where the shards should be
+    pointer = FIXTURES / "lfs-pointer/model.safetensors"
+    assert pointer.read_text().startswith("version https://git-lfs.github.com/spec/v1\n")
+    r = cli("inspect", FIXTURES / "lfs-pointer", "--target-vocab-size", "100", "--format", "json")
+    assert r.exit_code == 1
+    (f,) = r.json["findings"]
+    assert f["code"] == "DSC001" and f["file"] == str(pointer)
+    assert "Git LFS pointer" in f["message"] and "git lfs pull" in f["hint"]
+    assert "header length" not in f["message"] and "re-export" not in r.stdout + r.stderr
+    assert r.stderr.count("\n") == 1 and "run `git lfs pull`" in r.stderr
+    # fix and verify read the same header: the same line
+    fixed = cli("fix", FIXTURES / "lfs-pointer", "--target-vocab-size", "100", "--emit-mask")
+    assert fixed.exit_code == 1 and "git lfs pull" in fixed.stderr
+
+
+def test_a_truncated_file_says_download_it_again(tmp_path):
+    from synth import drafter
+
+    d = drafter(tmp_path / "d", vocab=100, draft=100)
+    weights = d / "model.safetensors"
+    for cut in (weights.read_bytes()[:-3], weights.read_bytes()[:20]):  # data, then header
+        weights.write_bytes(cut)
+        r = cli("inspect", d, "--target-vocab-size", "100", "--format", "json")
+        assert r.exit_code == 1
+        (f,) = r.json["findings"]
+        assert f["message"].startswith("truncated: ") and "download or copy it again" in f["hint"]
+        assert "download or copy it again" in r.stderr and "re-export" not in r.stderr

@@ -251,6 +251,6 @@ def test_explain_command():
 
 
 def test_explain_without_a_code_lists_the_codes():
-    r = cli("explain")
-    assert r.exit_code == 2 and r.stdout == ""
-    assert r.stderr.startswith("dspark-ckpt: error: give a finding code; known: DSC001, DSC101")
+    r = cli("explain")  # a list, not a usage error: a newcomer's first question
+    assert r.exit_code == 0 and r.stderr == ""
+    assert "DSC001" in r.stdout and "DSC101" in r.stdout and "DSC603" in r.stdout

@@ -329,7 +329,10 @@ def test_without_torch_verify_says_how_to_install_and_inspect_still_works(tmp_pa
     env = {"PYTHONPATH": f"{fake.parent}:{ROOT}"}
     r = cli_subprocess("verify", PADDED, "--target", SMALL, env=env)
     assert r.returncode == 2
-    assert "pip install 'dspark-ckpt[verify]'" in r.stderr and "Traceback" not in r.stderr
+    # an install line that works from this checkout (the package is not on PyPI)
+    assert f"pip install -e '{ROOT}[verify]'" in r.stderr and "Traceback" not in r.stderr
+    assert "--index-url https://download.pytorch.org/whl/cpu" in r.stderr
+    assert r.stderr.count("\n") == 1
     assert r.stdout == ""
     ok = cli_subprocess("inspect", PADDED, "--target", SMALL, env=env)
     assert ok.returncode == 0, ok.stderr

@@ -112,7 +112,10 @@ def test_error_line_also_in_json_mode(tmp_path):
     (finding,) = r.json["findings"]
     assert finding["code"] == "DSC001"
     assert finding["file"] == str(root / "model.safetensors")
-    assert r.stderr == f"dspark-ckpt: error: {root / 'model.safetensors'}: {finding['message']}\n"
+    # a file cut short: the line says what to do, as the finding's hint does
+    said = f"{finding['message']}; {finding['hint']}"
+    assert "download or copy it again" in said
+    assert r.stderr == f"dspark-ckpt: error: {root / 'model.safetensors'}: {said}\n"
 
 
 def hostile_shard_name(tmp_path: Path) -> Path:

@@ -1,0 +1,164 @@
+"""Output that fits where it goes: the width of stdout's, stderr's or the controlling
+terminal, COLUMNS, else 120; no trailing spaces; labels never split; -q is one line."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import pty
+import re
+import struct
+import subprocess
+import sys
+import termios
+
+import pytest
+from conftest import FIXTURES, ROOT, cli
+
+PADDED = ["inspect", FIXTURES / "padded", "--target", FIXTURES / "targets/small"]
+ALL = [*PADDED, "--profile", "all"]
+
+
+def run(*args, columns: int | None = None, **popen) -> str:
+    """The CLI as a process whose stdout is a pipe (``| less``); stdout's text."""
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+    env["PYTHONPATH"] = str(ROOT)
+    if columns is not None:
+        env["COLUMNS"] = str(columns)
+    popen.setdefault("stderr", subprocess.PIPE)
+    popen.setdefault("start_new_session", True)  # no controlling terminal unless given one
+    proc = subprocess.run(
+        [sys.executable, "-m", "dspark_ckpt", *map(str, args)],
+        stdout=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        env=env,
+        timeout=60,
+        **popen,
+    )
+    return proc.stdout.decode()
+
+
+def terminal(columns: int) -> tuple[int, int]:
+    """A pseudo-terminal ``columns`` wide: (master, slave) descriptors."""
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, columns, 0, 0))
+    return master, slave
+
+
+def widest(text: str) -> int:
+    return max(len(line) for line in text.splitlines())
+
+
+def test_a_pipe_takes_the_width_of_stderrs_terminal():
+    master, slave = terminal(72)
+    try:
+        out = run(*ALL, stderr=slave)
+    finally:
+        os.close(slave), os.close(master)
+    assert 60 < widest(out) <= 72
+
+
+def test_a_pipe_takes_the_width_of_the_controlling_terminal():
+    master, slave = terminal(66)
+    name = os.ttyname(slave)
+
+    def adopt_terminal():  # a new session whose controlling terminal is the pty
+        os.close(os.open(name, os.O_RDWR))
+
+    try:
+        out = run(*ALL, preexec_fn=adopt_terminal)
+    finally:
+        os.close(slave), os.close(master)
+    assert 56 < widest(out) <= 66
+
+
+def test_columns_wins_and_120_only_when_nothing_says():
+    assert widest(run(*ALL, columns=90)) == 90
+    master, slave = terminal(70)
+    try:
+        assert widest(run(*ALL, columns=90, stderr=slave)) == 90
+    finally:
+        os.close(slave), os.close(master)
+    assert widest(run(*ALL)) == 120  # a CI log: no terminal anywhere, no COLUMNS
+
+
+@pytest.mark.parametrize("columns", [60, 80, 120, 200])
+@pytest.mark.parametrize(
+    "args",
+    [
+        PADDED,
+        ALL,
+        ["inspect", FIXTURES / "sharded", "--target-vocab-size", "100", "--profile", "all"],
+        ["inspect", FIXTURES / "lfs-pointer", "--target-vocab-size", "100"],
+        ["fix", FIXTURES / "padded", "--target-vocab-size", "100", "--emit-d2t", "--d2t-path", "-"],
+        ["profiles"],
+        ["explain", "DSC401"],
+    ],
+)
+def test_no_line_is_wider_than_the_width_or_ends_in_spaces(tmp_path, monkeypatch, args, columns):
+    monkeypatch.chdir(tmp_path)
+    args = [a if a != "-" else tmp_path / "d2t.safetensors" for a in args]
+    r = cli(*args, env={"COLUMNS": str(columns)})
+    assert r.stdout.strip()
+    for line in r.stdout.splitlines():
+        assert len(line) <= columns and line == line.rstrip(), repr(line)
+
+
+@pytest.mark.parametrize("columns", range(40, 130, 7))
+def test_a_label_and_its_value_never_split(columns):
+    r = cli(*ALL, env={"COLUMNS": str(columns)})
+    text = r.stdout
+    head = text[: text.index("┏")]
+    for name in ("vllm", "vllm-legacy", "trtllm-dspark", "sglang-eagle3"):
+        assert re.search(rf"(^|\s){name}: (PASS|FAIL)", head), (name, head)
+    for pair in ("Vt 100", "Vd 128", "V 128", "Et 128"):
+        assert pair in head, (pair, head)
+
+
+def test_at_60_columns_the_finding_gets_the_width():
+    r = cli(*ALL, env={"COLUMNS": "60"})
+    rows = [line for line in r.stdout.splitlines() if line.startswith("│")]
+    finding = [line.split("│")[3] for line in rows if line.count("│") == 4]
+    assert finding and min(len(cell) for cell in finding) >= 35  # not a 20-column sliver
+    assert "d2t missing" not in r.stdout.split("┏")[2]  # the matrix turned: codes as columns
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ALL,
+        PADDED,
+        ["inspect", FIXTURES / "lfs-pointer", "--target-vocab-size", "100"],
+    ],
+)
+@pytest.mark.parametrize("columns", [20, 60, 200])
+def test_quiet_is_exactly_one_line_whatever_the_width(args, columns):
+    r = cli(*args, "-q", env={"COLUMNS": str(columns)})
+    assert r.stdout.count("\n") == 1 and r.stdout.endswith("\n")
+    assert r.stdout.startswith(("deployable", "NOT deployable"))
+
+
+def test_the_verdict_marks_the_deciding_profile_and_says_why_the_others_fail():
+    r = cli(*PADDED)
+    assert r.exit_code == 0
+    verdict = next(line for line in r.stdout.splitlines() if line.startswith("verdict"))
+    assert "vllm: PASS (decides)" in verdict and "vllm-legacy: FAIL " in verdict + " "
+    assert "vllm-legacy: FAIL (decides)" not in verdict
+    why = r.stdout.split("verdict", 1)[1].split("┏", 1)[0]
+    assert "vllm-legacy fails, not deciding: DSC103 d2t missing" in why
+    assert "--profile vllm-legacy" in why
+    # the JSON says the same: the errors that fail each non-deciding profile
+    obj = cli(*PADDED, "--format", "json").json
+    assert obj["ok"] is True and obj["profiles"] == ["vllm"]
+    assert {p: [f["code"] for f in fs] for p, fs in obj["failing_elsewhere"].items()} == {
+        "vllm-legacy": ["DSC103"]
+    }
+    # deciding by it, it is a finding, and no profile fails elsewhere
+    legacy = cli(*PADDED, "--profile", "vllm-legacy", "--format", "json").json
+    assert legacy["failing_elsewhere"] == {} and not legacy["ok"]
+
+
+def test_an_unreadable_checkpoint_says_once_why_every_other_profile_fails():
+    r = cli("inspect", FIXTURES / "lfs-pointer", "--target-vocab-size", "100")
+    why = [line for line in r.stdout.splitlines() if "not deciding" in line]
+    assert len(why) == 1 and "DSC001" in why[0]
