@@ -11,6 +11,7 @@ import os
 from collections.abc import Callable, Iterable
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
+from operator import attrgetter
 from pathlib import Path, PureWindowsPath
 from typing import Any
 
@@ -26,6 +27,7 @@ from dspark_ckpt.safetensors_io import (
     SafetensorsHeader,
     TensorInfo,
     check_readable,
+    gc_paused,
     read_array,
     read_header,
     read_json_file,
@@ -177,15 +179,21 @@ def _headers(files: list[Path], read=read_header) -> dict[str, TensorInfo]:
     """Every tensor of ``files``; ``read`` reads one file's header (local or remote)."""
     tensors: dict[str, TensorInfo] = {}
     cache = header_cache.get() if read is read_header else None  # local files only
-    for f in files:
-        found = _read(f, read, cache).tensors
-        if len(files) == 1:  # its own dict: a single file of 1M tensors is not copied
-            return found
-        if not found.keys().isdisjoint(tensors):
-            name = next(n for n in found if n in tensors)
-            raise CheckpointError(f, f"tensor {name!r} is also stored in {tensors[name].path.name}")
-        tensors.update(found)
+    with gc_paused():  # once for all the shards: no collection over the growing whole
+        for f in files:
+            found = _read(f, read, cache).tensors
+            if len(files) == 1:  # its own dict: a single file of 1M tensors is not copied
+                return found
+            if not found.keys().isdisjoint(tensors.keys()):  # views: iterates the smaller
+                name = next(n for n in found if n in tensors)
+                raise CheckpointError(
+                    f, f"tensor {name!r} is also stored in {tensors[name].path.name}"
+                )
+            tensors.update(found)
     return tensors
+
+
+_PATH = attrgetter("path")
 
 
 def _check_index_agrees(index: Path, wmap: dict[str, str], tensors: dict[str, TensorInfo]) -> None:
@@ -199,14 +207,18 @@ def _check_index_agrees(index: Path, wmap: dict[str, str], tensors: dict[str, Te
         raise CheckpointError(
             index, f"{len(unlisted)} tensor(s) in shards but not in weight_map: {_few(unlisted)}"
         )
-    shard_name = {path: path.name for path in {info.path for info in tensors.values()}}
-    moved = [n for n, info in tensors.items() if wmap[n] != shard_name[info.path]]
-    if moved:
-        n = min(moved)
-        raise CheckpointError(
-            index,
-            f"weight_map puts {n!r} in {wmap[n]} but it is stored in {tensors[n].path.name}",
-        )
+    # in C, a million times over: each tensor's shard name, through its file's one path
+    # object (a Path hashes in Python), then one comparison of the two maps
+    paths = list(map(_PATH, tensors.values()))
+    by_id = dict(zip(map(id, paths), paths, strict=True))
+    name_of = {key: path.name for key, path in by_id.items()}
+    stored = dict(zip(tensors, map(name_of.__getitem__, map(id, paths)), strict=True))
+    if stored == wmap:
+        return
+    n = min(n for n, shard in wmap.items() if stored[n] != shard)
+    raise CheckpointError(
+        index, f"weight_map puts {n!r} in {wmap[n]} but it is stored in {stored[n]}"
+    )
 
 
 def _few(names: list[str], k: int = 5) -> str:
@@ -237,20 +249,22 @@ def pick_weights(names: Iterable[str], where: str | Path) -> tuple[str | None, l
     raise CheckpointError(where, f"no {SINGLE} or {INDEX}")
 
 
-def _weights(root: Path, jail: Path) -> tuple[list[Path], Path | None]:
-    """The safetensors files of a checkpoint directory, and its index if sharded.
+def _weights(root: Path, jail: Path) -> tuple[list[Path], Path | None, dict[str, str] | None]:
+    """The safetensors files of a checkpoint directory, and its index and weight map if
+    sharded (read once: the index of a checkpoint of 1M tensors is a 56 MB JSON).
 
     Symlinks may resolve anywhere inside ``jail`` (the root, or a Hub cache repo folder).
     """
     index_name, found = pick_weights((p.name for p in root.iterdir()), root)
     if index_name is None:
-        return [_inside(root / n, jail) for n in found], None
+        return [_inside(root / n, jail) for n in found], None, None
     index = _inside(root / index_name, jail)
-    names = sorted(set(read_index(index).values()))
+    wmap = read_index(index)
+    names = sorted(set(wmap.values()))
     missing = [n for n in names if not (root / n).exists() and not (root / n).is_symlink()]
     if missing:
         raise CheckpointError(index, f"missing shard(s): {', '.join(missing)}")
-    return [_inside(root / n, jail) for n in names], index
+    return [_inside(root / n, jail) for n in names], index, wmap
 
 
 def locate(source: str | Path) -> tuple[Path, list[Path] | None]:
@@ -290,13 +304,12 @@ def load_checkpoint(
     config = None
     if need_config or config_path.exists():
         config = read_json_file(_inside(config_path, jail), "config")
+    index = wmap = None
     if files is None:
-        files, index = _weights(root, jail)
-    else:
-        index = None
+        files, index, wmap = _weights(root, jail)
     tensors = _headers(files)
     if index is not None:
-        _check_index_agrees(index, read_index(index), tensors)
+        _check_index_agrees(index, wmap, tensors)
     return Checkpoint(
         str(source), root, config_path, config, files, tensors, index, link_root=link_root
     )

@@ -183,7 +183,7 @@ _SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 @contextmanager
-def _gc_paused() -> Iterator[None]:
+def gc_paused() -> Iterator[None]:
     """No garbage collection while a parse builds millions of acyclic objects (it would
     scan them again and again: a third of the time of a large header)."""
     enabled = gc.isenabled()
@@ -237,7 +237,7 @@ def loads_json(text: str, path: Path, what: str) -> Any:
 
 
 def _loads(text: str, hook_ints: bool) -> Any:
-    with _gc_paused():
+    with gc_paused():
         obj = json.loads(
             text,
             object_pairs_hook=_unique_object,
@@ -313,10 +313,13 @@ def _tensor_info(name: str, e: Any, data_start: int, path: Path) -> TensorInfo:
         )
     if len(e) != len(ENTRY_FIELDS):
         _check_extra_fields(name, e, path)
-    return TensorInfo(name, dtype, tuple(shape), data_start + begin, data_start + end, path)
+    return _new_info(
+        TensorInfo, (name, dtype, tuple(shape), data_start + begin, data_start + end, path)
+    )
 
 
 OFFSETS_FORM = "data_offsets must be two non-negative integers [begin, end]"
+_new_info = tuple.__new__  # a TensorInfo without the Python frame of its __new__ (1M times)
 
 
 def _bad_entry(path: Path, name: str, problem: str) -> CheckpointError:
@@ -419,6 +422,29 @@ def out_of_memory(path: Path, n: int) -> Iterator[None]:
 _SPAN = itemgetter(3, 4)  # a TensorInfo's (start, end)
 
 
+def _data_end(tensors: dict[str, TensorInfo], data_start: int, path: Path) -> int:
+    """Where the tensors' data ends, once checked that they tile the data buffer exactly
+    from ``data_start``: no holes, no overlap (the caller checks that nothing follows)."""
+    cursor = data_start
+    for t in tensors.values():  # in file order, as writers lay them out: no sort needed
+        if t.start != cursor:
+            break
+        cursor = t.end
+    else:
+        return cursor
+    cursor = data_start
+    for t in sorted(tensors.values(), key=_SPAN):
+        if t.start != cursor:
+            what = "overlaps the previous tensor" if t.start < cursor else "leaves a gap before it"
+            raise CheckpointError(
+                path,
+                f"tensor {t.name!r} {what} (starts at {t.start - data_start}, "
+                f"expected {cursor - data_start})",
+            )
+        cursor = t.end
+    return cursor
+
+
 def _parse_header(text: str, n: int, size: int, path: Path) -> SafetensorsHeader:
     """The header of ``n`` bytes, decoded to ``text``, of a file of ``size`` bytes."""
     if text[:1] != "{":
@@ -435,21 +461,10 @@ def _parse_header(text: str, n: int, size: int, path: Path) -> SafetensorsHeader
         raise CheckpointError(path, "__metadata__ must map strings to strings")
     # each entry replaced by its TensorInfo in place: the parsed entries go as they are read
     tensors: dict[str, TensorInfo] = header
-    with _gc_paused():
+    with gc_paused():
         for name, entry in header.items():
             tensors[name] = _tensor_info(name, entry, data_start, path)
-
-    # tensors must tile the data buffer exactly: no holes, no overlap, nothing after
-    cursor = data_start
-    for t in sorted(tensors.values(), key=_SPAN):
-        if t.start != cursor:
-            what = "overlaps the previous tensor" if t.start < cursor else "leaves a gap before it"
-            raise CheckpointError(
-                path,
-                f"tensor {t.name!r} {what} (starts at {t.start - data_start}, "
-                f"expected {cursor - data_start})",
-            )
-        cursor = t.end
+    cursor = _data_end(tensors, data_start, path)
     if cursor > size:
         raise CheckpointError(
             path,
