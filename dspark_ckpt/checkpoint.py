@@ -175,21 +175,37 @@ def _read(path: Path, read, cache: dict[tuple, SafetensorsHeader] | None) -> Saf
     return header
 
 
-def _headers(files: list[Path], read=read_header) -> dict[str, TensorInfo]:
-    """Every tensor of ``files``; ``read`` reads one file's header (local or remote)."""
+def _headers(
+    files: list[Path],
+    read=read_header,
+    index: Path | None = None,
+    wmap: dict[str, str] | None = None,
+) -> dict[str, TensorInfo]:
+    """Every tensor of ``files``; ``read`` reads one file's header (local or remote).
+
+    With an ``index`` and its ``wmap``, each file is checked, as it is merged, to hold the
+    tensors the index maps to it (in C: the usual case costs little); where it does not,
+    ``_check_index_agrees`` says how.
+    """
     tensors: dict[str, TensorInfo] = {}
     cache = header_cache.get() if read is read_header else None  # local files only
+    agrees = True
     with gc_paused():  # once for all the shards: no collection over the growing whole
         for f in files:
             found = _read(f, read, cache).tensors
+            if wmap is not None:
+                agrees = agrees and all(map(f.name.__eq__, map(wmap.get, found)))
             if len(files) == 1:  # its own dict: a single file of 1M tensors is not copied
-                return found
+                tensors = found
+                break
             if not found.keys().isdisjoint(tensors.keys()):  # views: iterates the smaller
                 name = next(n for n in found if n in tensors)
                 raise CheckpointError(
                     f, f"tensor {name!r} is also stored in {tensors[name].path.name}"
                 )
             tensors.update(found)
+    if wmap is not None and not (agrees and len(tensors) == len(wmap)):
+        _check_index_agrees(index, wmap, tensors)
     return tensors
 
 
@@ -307,9 +323,7 @@ def load_checkpoint(
     index = wmap = None
     if files is None:
         files, index, wmap = _weights(root, jail)
-    tensors = _headers(files)
-    if index is not None:
-        _check_index_agrees(index, wmap, tensors)
+    tensors = _headers(files, index=index, wmap=wmap)
     return Checkpoint(
         str(source), root, config_path, config, files, tensors, index, link_root=link_root
     )
