@@ -386,7 +386,7 @@ def _checkpoint_files(
         files.append(File(root / CONFIG, config))
         notes.append(f"config.json: draft_vocab_size {cfg.draft_vocab_size} written explicitly")
     elif req.mode == OUT:  # copied, not linked: people edit configs in place
-        files.append(File(root / CONFIG, ckpt.config_path.read_bytes()))
+        files.append(File(root / CONFIG, src=ckpt.config_path))
     if config is None and cfg.draft_vocab_size_defaulted:
         notes.append(
             "config.json: draft_vocab_size left missing: "

@@ -62,11 +62,13 @@ def fault(step, path):
 """
 
 
-@pytest.mark.parametrize("victim", ["tokenizer.json", SHARDS[0]])
+@pytest.mark.parametrize("victim", ["tokenizer.json", "config.json", SHARDS[0]])
 def test_a_source_file_swapped_for_a_fifo_is_refused_not_waited_on(tmp_path, victim):
     """After fix listed the files to copy, one becomes a FIFO: opened without blocking,
-    its descriptor checked; one line naming it, nothing written, no hang."""
+    its descriptor checked; one line naming it, nothing written, no hang (config.json
+    states draft_vocab_size here: copied as it is, not rewritten)."""
     src = padded_drafter(tmp_path / "src")
+    synth.write_json(src / "config.json", synth.drafter_config(128, 128))
     (src / "tokenizer.json").write_text("{}")
     out = tmp_path / "out"
     code, _, err = cli_with_fault(
