@@ -129,7 +129,11 @@ def read_index(index: Path) -> dict[str, str]:
 
     An index names every tensor, as the headers do: it may be as large as a header.
     """
-    data = read_json_file(index, "index", limit=MAX_HEADER_BYTES)
+    return parse_index(read_json_file(index, "index", limit=MAX_HEADER_BYTES), index)
+
+
+def parse_index(data: Any, index: Path) -> dict[str, str]:
+    """The ``weight_map`` of an index's parsed JSON, every shard name checked."""
     wmap = data.get("weight_map") if isinstance(data, dict) else None
     if not isinstance(wmap, dict):
         raise CheckpointError(index, "index has no weight_map object")
@@ -210,6 +214,18 @@ def _headers(
 
 
 _PATH = attrgetter("path")
+
+
+def read_tensors(
+    files: list[Path],
+    index: Path | None = None,
+    wmap: dict[str, str] | None = None,
+    read: Callable[[Path], Any] = read_header,
+) -> dict[str, TensorInfo]:
+    """Every tensor of a checkpoint's ``files``, local or on the Hub (``read`` reads one
+    file's header), checked against the ``wmap`` of its ``index`` when it is sharded: the
+    one entry the local and the Hub readers share."""
+    return _headers(files, read, index, wmap)
 
 
 def _check_index_agrees(index: Path, wmap: dict[str, str], tensors: dict[str, TensorInfo]) -> None:

@@ -3,24 +3,40 @@
 ``org/name``, ``org/name@revision`` and ``hf://org/name[@revision]`` name a model
 repository; a local path that exists always wins over a Hub id. Online, the repo
 listing and commit come from ``/api/models/{repo}/revision/{rev}``, JSON files
-(config, index) through ``hf_hub_download`` (so the local cache is used and
-filled), and each safetensors header through two HTTP range requests (its 8-byte
-length, then exactly its header), validated by the same strict parser as local
-files. ``d2t`` / ``t2d`` are fetched with one range request of just their bytes.
-No other weight byte is read. A safetensors file already in the local cache is
-read there instead. With ``HF_HUB_OFFLINE=1`` everything comes from the cache.
+(config, index) with one GET each, and each safetensors header through two HTTP
+range requests (its 8-byte length, then exactly its header), all validated by the
+same strict parsers as local files. ``d2t`` / ``t2d`` are fetched with one range
+request of just their bytes. No other weight byte is read. A file already in the
+local cache is read there instead. With ``HF_HUB_OFFLINE=1`` everything comes from
+the cache.
+
+Every request of ours is bounded (``_get``): connect and read timeouts of
+``HF_HUB_DOWNLOAD_TIMEOUT`` seconds (huggingface_hub's variable, default 10), the
+whole answer within that many seconds per MiB, and never more bytes than asked for
+(a range) or than the limit of what is read (16 MB for JSON); a length the server
+announces over it is refused before the body is read. Whole-file downloads for
+``verify`` and ``fix --out`` go through ``hf_hub_download``, with its own timeouts
+(``HF_HUB_ETAG_TIMEOUT``, ``HF_HUB_DOWNLOAD_TIMEOUT``). Header reads run in daemon
+threads, so a signal ends the process at once, whatever a read is waiting for.
 
 ``HF_TOKEN``, ``HF_ENDPOINT``, ``HF_HUB_OFFLINE``, ``HF_HOME`` / ``HF_HUB_CACHE``
 are honoured through huggingface_hub itself, imported only here and only for
-Hub sources. A missing, gated or unreachable repository is a ``UsageError``.
+Hub sources. A missing, gated or unreachable repository, a malformed answer from
+the Hub and a malformed setting are ``UsageError``s.
 """
 
 from __future__ import annotations
 
+import os
+import queue
 import re
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from dspark_ckpt.checkpoint import (
     CONFIG,
@@ -28,21 +44,24 @@ from dspark_ckpt.checkpoint import (
     INDEX,
     Checkpoint,
     Target,
-    _check_index_agrees,
-    _headers,
     is_local,
     load_checkpoint,
     load_target,
+    parse_index,
     pick_weights,
     read_index,
+    read_tensors,
     target_from,
 )
 from dspark_ckpt.errors import CheckpointError, TargetError, UsageError
 from dspark_ckpt.safetensors_io import (
+    MAX_HEADER_BYTES,
+    MAX_JSON_BYTES,
     SafetensorsHeader,
     TensorInfo,
     header_length,
     parse_header,
+    parse_json,
     read_header,
     read_json_file,
 )
@@ -52,6 +71,10 @@ PREFIX = HUB_PREFIX
 # owner/name as the Hub allows them, then an optional @revision (a branch, tag or commit)
 HUB_ID = re.compile(r"([A-Za-z0-9][\w.-]{0,95})/([\w.-]{1,96})(?:@(\S+))?")
 WORKERS = 8  # parallel header reads for many-shard checkpoints
+COMMIT = re.compile(r"[0-9a-f]{40}")  # what model-info's sha must be: it goes into URLs
+MIB = 1 << 20
+ERROR_BODY_BYTES = 1 << 16  # what is read of an error answer, for its message
+TIMEOUT_VARS = ("HF_HUB_DOWNLOAD_TIMEOUT", "HF_HUB_ETAG_TIMEOUT")
 
 
 class HubPath(PurePosixPath):
@@ -92,9 +115,55 @@ def hub_ref(source: str | Path) -> HubRef | None:
 # --- errors ----------------------------------------------------------------------------
 
 
+def _settings() -> None:
+    """Refuse, as one line, the environment huggingface_hub would crash on when imported
+    (it parses its timeouts with ``int()`` and ``HF_ENDPOINT`` with ``urlsplit``) or that
+    names no usable endpoint."""
+    from urllib.parse import urlsplit
+
+    for name in TIMEOUT_VARS:
+        value = os.environ.get(name)
+        if value is not None and not value.strip().isdigit():
+            raise UsageError(f"{name}={value!r}: expected a whole number of seconds")
+    endpoint = os.environ.get("HF_ENDPOINT")
+    if endpoint is not None:
+        try:  # the stdlib first: huggingface_hub crashes on what it refuses
+            parts = urlsplit(endpoint)
+            ok = parts.scheme in ("http", "https") and bool(parts.hostname) and parts.port != 0
+        except ValueError:  # a malformed IPv6 address or port
+            ok = False
+        if ok:
+            httpx = _httpx()
+            try:
+                httpx.URL(endpoint)
+            except httpx.InvalidURL:  # a malformed host (256.1.1.1)
+                ok = False
+        if not ok:
+            raise UsageError(f"HF_ENDPOINT={endpoint!r} is not an http(s) URL of a Hub")
+    try:
+        import huggingface_hub.constants  # noqa: F401
+    except ValueError as e:  # no other setting is parsed at import, but if one ever is
+        raise UsageError(f"huggingface_hub refuses its HF_* settings: {e}") from None
+
+
+def hub_timeout() -> int:
+    """Seconds a Hub request may wait to connect, for each read, and per MiB of its answer:
+    huggingface_hub's ``HF_HUB_DOWNLOAD_TIMEOUT`` (default 10), as its downloads use it."""
+    from huggingface_hub import constants
+
+    return constants.HF_HUB_DOWNLOAD_TIMEOUT
+
+
+def _first_line(err: BaseException | None) -> str:
+    text = str(err).strip().splitlines()[0] if err is not None and str(err).strip() else ""
+    text = text if len(text) <= 200 else text[:200] + "..."
+    return f"{type(err).__name__}: {text}" if text else type(err).__name__
+
+
 @contextmanager
-def _hub_errors(ref: HubRef):
-    """Turn huggingface_hub / HTTP failures into one-line ``UsageError``s."""
+def _hub_errors(ref: HubRef, name: str | None = None):
+    """Turn huggingface_hub / HTTP failures into one-line ``UsageError``s (``name``: the
+    file being downloaded, if any)."""
     from huggingface_hub import constants, errors
 
     httpx = _httpx()
@@ -121,7 +190,13 @@ def _hub_errors(ref: HubRef):
         ) from None
     except errors.DisabledRepoError:
         raise UsageError(f"{ref.source}: Hub repository {ref.repo_id} is disabled") from None
-    except (errors.LocalEntryNotFoundError, errors.OfflineModeIsEnabled):
+    except (errors.LocalEntryNotFoundError, errors.OfflineModeIsEnabled) as e:
+        if not _offline():  # online, huggingface_hub says this when its download failed
+            cause = e.__cause__ or e.__context__
+            raise UsageError(
+                f"{ref.source}: cannot download {name or ref.named} from the Hub at "
+                f"{constants.ENDPOINT}: {_first_line(cause or e)}"
+            ) from None
         commits = sorted(p.name for p in _repo_cache(ref).glob("snapshots/*"))
         if commits:  # cached by commit (an online inspect), with no ref for this name
             raise UsageError(
@@ -138,6 +213,13 @@ def _hub_errors(ref: HubRef):
         raise UsageError(
             f"{ref.source}: the Hub at {constants.ENDPOINT} answered HTTP {status}"
         ) from None
+    except httpx.TimeoutException:
+        raise UsageError(
+            f"{where}the Hub at {constants.ENDPOINT} timed out: no answer within "
+            f"{hub_timeout()} s (HF_HUB_DOWNLOAD_TIMEOUT sets it)" + _offline_hint(ref)
+        ) from None
+    except httpx.InvalidURL as e:
+        raise UsageError(f"{ref.source}: the Hub at {constants.ENDPOINT}: {e}") from None
     except httpx.HTTPError as e:
         raise UsageError(
             f"{where}cannot reach the Hub at {constants.ENDPOINT}: {type(e).__name__}"
@@ -180,11 +262,68 @@ def _named(local: str, remote: HubPath):
         raise CheckpointError(remote, e.message) from None
 
 
-# --- remote reads ----------------------------------------------------------------------
+# --- remote reads: every request bounded in time and size -----------------------------
+
+
+@contextmanager
+def _get(url: str, ref: HubRef, headers: dict[str, str] | None = None) -> Iterator[Any]:
+    """A streamed GET with the Hub's token and timeouts (``hub_timeout()`` to connect and
+    for each read); an error status raises as huggingface_hub would, from at most
+    ``ERROR_BODY_BYTES`` of its body. Following redirects, to another host too (the Hub
+    sends large files to a CDN; the token is not sent there)."""
+    from huggingface_hub.utils import build_hf_headers, get_session, hf_raise_for_status
+
+    httpx = _httpx()
+    with _hub_errors(ref):
+        t = hub_timeout()
+        with get_session().stream(
+            "GET",
+            url,
+            headers={**build_hf_headers(), **(headers or {})},
+            timeout=httpx.Timeout(t),
+            follow_redirects=True,
+        ) as r:
+            if r.status_code >= 400 and r.status_code != 416:
+                body, _ = _body(r, ERROR_BODY_BYTES, url)
+                keep = {
+                    k: v
+                    for k, v in r.headers.items()
+                    if k.lower() not in ("content-encoding", "content-length", "transfer-encoding")
+                }
+                hf_raise_for_status(
+                    httpx.Response(r.status_code, headers=keep, content=body, request=r.request)
+                )
+            yield r
+
+
+def _body(r, cap: int, what: str | Path) -> tuple[bytes, bool]:
+    """At most ``cap`` bytes of ``r``'s body, and whether it held more. The whole of it must
+    come within ``hub_timeout()`` seconds per MiB (a server dripping a byte a second never
+    trips a read timeout)."""
+    t = hub_timeout()
+    start, data = time.monotonic(), bytearray()
+    for chunk in r.iter_bytes():
+        data += chunk
+        if len(data) > cap:
+            return bytes(data[:cap]), True
+        if time.monotonic() - start > t * (1 + len(data) // MIB):
+            from huggingface_hub import constants
+
+            raise UsageError(
+                f"{what}: the Hub at {constants.ENDPOINT} sends its answer too slowly (under 1 MiB "
+                f"in {t} s; HF_HUB_DOWNLOAD_TIMEOUT sets it)"
+            )
+    return bytes(data), False
+
+
+def _declared(r) -> int | None:
+    """The body length a server announces, if it does."""
+    n = r.headers.get("Content-Length", "")
+    return int(n) if n.isdigit() else None
 
 
 class _Remote:
-    """One repository at one commit: downloads of small files, byte ranges of big ones."""
+    """One repository at one commit: small files whole, byte ranges of big ones."""
 
     def __init__(self, ref: HubRef, commit: str) -> None:
         self.ref, self.commit = ref, commit
@@ -193,17 +332,39 @@ class _Remote:
     def path(self, name: str) -> HubPath:
         return self.root / name
 
+    def url(self, name: str) -> str:
+        from huggingface_hub import hf_hub_url
+
+        return hf_hub_url(self.ref.repo_id, name, revision=self.commit)
+
     def download(self, name: str) -> str:
-        """A small file (config, index) through the cache, as a local path."""
-        from huggingface_hub import hf_hub_download
+        """A whole file through the cache (``hf_hub_download``), as a local path."""
+        from huggingface_hub import constants, hf_hub_download
 
-        with _hub_errors(self.ref):
-            return hf_hub_download(self.ref.repo_id, name, revision=self.commit)
+        with _hub_errors(self.ref, name):
+            return hf_hub_download(
+                self.ref.repo_id,
+                name,
+                revision=self.commit,
+                etag_timeout=constants.HF_HUB_ETAG_TIMEOUT,
+            )
 
-    def json(self, name: str, what: str):
-        local = self.download(name)
-        with _named(local, self.path(name)):
-            return read_json_file(Path(local), what)
+    def json(self, name: str, what: str, limit: int = MAX_JSON_BYTES):
+        """A JSON file (config, index): from the cache if there, else one bounded GET of
+        at most ``limit`` bytes, as for a local file."""
+        path = self.path(name)
+        local = self.cached(name)
+        if local is not None:
+            with _named(local, path):
+                return read_json_file(Path(local), what, limit)
+        with _get(self.url(name), self.ref) as r:
+            size = _declared(r)
+            if size is not None and size > limit:  # before a byte of it is read
+                raise CheckpointError(path, f"{what} is {size} bytes, over the {limit} limit")
+            raw, more = _body(r, limit, path)
+        if more:
+            raise CheckpointError(path, f"{what} is over the {limit}-byte limit")
+        return parse_json(raw, path, what)
 
     def cached(self, name: str) -> str | None:
         from huggingface_hub import try_to_load_from_cache
@@ -213,17 +374,9 @@ class _Remote:
 
     def range(self, path: HubPath, start: int, end: int) -> tuple[bytes, int]:
         """Bytes ``[start, end)`` of a file and the file's size, by one range request."""
-        from huggingface_hub import hf_hub_url
-        from huggingface_hub.utils import build_hf_headers, get_session, hf_raise_for_status
-
-        url = hf_hub_url(self.ref.repo_id, path.name, revision=self.commit)
-        headers = {**build_hf_headers(), "Range": f"bytes={start}-{end - 1}"}
-        with _hub_errors(self.ref), get_session().stream("GET", url, headers=headers) as r:
+        with _get(self.url(path.name), self.ref, {"Range": f"bytes={start}-{end - 1}"}) as r:
             if r.status_code == 416:  # the file is shorter than start
                 return b"", _total(r.headers.get("Content-Range")) or 0
-            if r.status_code >= 400:
-                r.read()
-                hf_raise_for_status(r)
             if r.status_code != 206:
                 raise CheckpointError(
                     path,
@@ -231,8 +384,10 @@ class _Remote:
                     "refusing to download the whole file",
                 )
             size = _total(r.headers.get("Content-Range"))
-            data = r.read()
-        if size is None or len(data) > end - start:
+            data, more = _body(r, end - start, path)
+        if more:
+            raise CheckpointError(path, f"the Hub sent more than the {end - start} bytes asked for")
+        if size is None:
             raise CheckpointError(path, "the Hub sent a malformed byte-range answer")
         return data, size
 
@@ -266,18 +421,85 @@ def _total(content_range: str | None) -> int | None:
 
 
 def _listing(ref: HubRef) -> tuple[str, set[str]]:
-    """The commit a revision resolves to, and the repo's file names at it."""
-    from huggingface_hub import HfApi
+    """The commit a revision resolves to, and the repo's file names at it: model-info
+    (``/api/models/{repo}[/revision/{rev}]``, as ``HfApi.model_info`` asks it), read
+    bounded and checked before use."""
+    from urllib.parse import quote
+
+    from huggingface_hub import constants
+    from huggingface_hub.utils import validate_repo_id
 
     with _hub_errors(ref):
-        info = HfApi().model_info(ref.repo_id, revision=ref.revision)
-    return info.sha, {s.rfilename for s in info.siblings or []}
+        validate_repo_id(ref.repo_id)
+    url = f"{constants.ENDPOINT}/api/models/{ref.repo_id}"
+    if ref.revision is not None:
+        url += f"/revision/{quote(ref.revision, safe='')}"
+    where = f"{ref.source}: the Hub at {constants.ENDPOINT} sent a malformed model-info answer"
+    with _get(url, ref) as r:
+        raw, more = _body(r, MAX_JSON_BYTES, ref.source)
+    if more:
+        raise UsageError(f"{where}: over {MAX_JSON_BYTES} bytes")
+    try:
+        info = parse_json(raw, Path(url), "answer")
+    except CheckpointError as e:
+        raise UsageError(f"{where}: {e.message}") from None
+    sha = info.get("sha") if isinstance(info, dict) else None
+    siblings = info.get("siblings") if isinstance(info, dict) else None
+    if not isinstance(sha, str) or not COMMIT.fullmatch(sha):
+        raise UsageError(f"{where}: no commit sha (40 hex digits)")
+    if not isinstance(siblings, list) or not all(
+        isinstance(f, dict) and isinstance(f.get("rfilename"), str) for f in siblings
+    ):
+        raise UsageError(f"{where}: siblings is not a list of files")
+    return sha, {f["rfilename"] for f in siblings}
 
 
-def _quiet() -> None:
+def _in_threads(fn: Callable[[Any], Any], items: Iterable[Any], workers: int) -> Iterator[Any]:
+    """``fn`` over ``items``, ``workers`` at a time, results in order (as
+    ``ThreadPoolExecutor.map``), in daemon threads: a read stuck on the network holds up
+    neither a signal's exception in the caller nor the process's exit (an executor's
+    threads are joined first). Once the caller stops, no new item is started."""
+    items = list(items)
+    todo: queue.SimpleQueue[int] = queue.SimpleQueue()
+    done: queue.SimpleQueue[tuple[int, bool, Any]] = queue.SimpleQueue()
+    for i in range(len(items)):
+        todo.put(i)
+    stop = threading.Event()
+
+    def work() -> None:
+        while not stop.is_set():
+            try:
+                i = todo.get_nowait()
+            except queue.Empty:
+                return
+            try:
+                done.put((i, True, fn(items[i])))
+            except BaseException as e:  # handed to the caller, raised there
+                done.put((i, False, e))
+
+    for _ in range(min(workers, len(items))):
+        threading.Thread(target=work, daemon=True).start()
+    finished: dict[int, tuple[bool, Any]] = {}
+    try:
+        for k in range(len(items)):
+            while k not in finished:
+                i, ok, value = done.get()
+                finished[i] = (ok, value)
+            ok, value = finished.pop(k)
+            if not ok:
+                raise value
+            yield value
+    finally:
+        stop.set()
+
+
+def _start() -> None:
+    """Before any Hub use: the settings checked, huggingface_hub's progress bars off
+    (tiny downloads; stderr stays for our own messages)."""
+    _settings()
     from huggingface_hub.utils import disable_progress_bars
 
-    disable_progress_bars()  # tiny downloads; stderr stays for our own messages
+    disable_progress_bars()
 
 
 def _offline() -> bool:
@@ -331,21 +553,14 @@ def _remote_checkpoint(ref: HubRef, *, need_config: bool, weights: bool = True) 
             files = found
         else:
             index = remote.path(index_name)
-            local = remote.download(index_name)
-            with _named(local, index):
-                wmap = read_index(Path(local))
+            wmap = parse_index(remote.json(index_name, "index", MAX_HEADER_BYTES), index)
             files = sorted(set(wmap.values()))
             missing = [n for n in files if n not in names]
             if missing:
                 raise CheckpointError(index, f"missing shard(s): {', '.join(missing)}")
     paths = [Path(c) if (c := remote.cached(n)) else remote.path(n) for n in files]
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(min(WORKERS, max(len(paths), 1))) as pool:
-        fetched = pool.map(remote.header, paths)  # in order, WORKERS at a time
-        tensors = _headers(paths, read=lambda _path: next(fetched))
-    if wmap is not None:
-        _check_index_agrees(index, wmap, tensors)
+    fetched = _in_threads(remote.header, paths, WORKERS)  # in order, WORKERS at a time
+    tensors = read_tensors(paths, index, wmap, read=lambda _path: next(fetched))
     return Checkpoint(
         ref.source,
         remote.root,
@@ -361,7 +576,7 @@ def _remote_checkpoint(ref: HubRef, *, need_config: bool, weights: bool = True) 
 
 def load_hub_checkpoint(ref: HubRef, *, need_config: bool = True) -> Checkpoint:
     """A drafter on the Hub: config and every safetensors header, no weights."""
-    _quiet()
+    _start()
     if _offline():
         snap = _snapshot(ref)
         missing = _uncached_weights(snap)
@@ -379,7 +594,7 @@ def load_hub_checkpoint(ref: HubRef, *, need_config: bool = True) -> Checkpoint:
 
 def load_hub_target(ref: HubRef) -> Target:
     """A target on the Hub: ``Vt`` from its config, ``Et`` from its headers if it has weights."""
-    _quiet()
+    _start()
     if _offline():
         snap = _snapshot(ref)
         return replace(load_target(snap, link_root=snap.parent.parent), source=ref.source)
@@ -403,6 +618,7 @@ def localize(infos: list[TensorInfo]) -> list[TensorInfo]:
     is returned unchanged. The downloaded file must hold the tensor exactly as the header
     read from the Hub described it.
     """
+    _start()
     local: dict[HubPath, Path] = {}
     for path in dict.fromkeys(i.path for i in infos if isinstance(i.path, HubPath)):
         repo_id, _, commit = str(path.parent).removeprefix(PREFIX).rpartition("@")
@@ -432,6 +648,7 @@ def download_weights(ckpt: Checkpoint) -> Checkpoint:
     """
     if not isinstance(ckpt.root, HubPath):
         return ckpt
+    _start()
     repo_id, _, commit = str(ckpt.root).removeprefix(PREFIX).rpartition("@")
     remote = _Remote(HubRef(repo_id, commit, ckpt.source), commit)
     config = ckpt.config_path if ckpt.config is not None else None

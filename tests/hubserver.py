@@ -10,10 +10,15 @@ The server answers exactly what dspark-ckpt's Hub path uses:
 
 Every request is logged with the byte ranges of file data it sent, so a test can
 assert that no weight byte beyond the headers and the mapping tensors left it.
+
+A ``Hostile`` server misbehaves the ways a broken proxy, captive portal or attacker
+can: never answering, dripping its answers, sending endless or huge bodies, answering
+model-info with something that is not model info, redirecting to another origin.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -61,9 +66,24 @@ class Sent:
     auth: str | None
 
 
+@dataclass
+class Hostile:
+    """How a server departs from the Hub (the default: it does not)."""
+
+    silent: str | None = None  # never answer requests whose path ends so ("": all of them)
+    drip: str | None = None  # send those answers' bodies one byte a second (as silent)
+    endless_range: bool = False  # answer range requests 206 with a body that never ends
+    model_info: bytes | None = None  # the raw body of every model-info answer (200)
+    huge: dict[str, int] = field(default_factory=dict)  # file name -> claimed size, streamed
+    unsized: bool = False  # send huge files without saying their length
+    redirect: str | None = None  # answer file requests 302 to this origin, no Hub headers
+
+
 class HubServer:
-    def __init__(self, repos: dict[str, Repo]) -> None:
+    def __init__(self, repos: dict[str, Repo], hostile: Hostile | None = None) -> None:
         self.repos = repos
+        self.hostile = hostile or Hostile()
+        self.closing = threading.Event()
         self.log: list[Sent] = []
         self._lock = threading.Lock()
         handler = type("Handler", (_Handler,), {"hub": self})
@@ -76,6 +96,7 @@ class HubServer:
         return self
 
     def __exit__(self, *exc) -> None:
+        self.closing.set()  # ends silent and endless answers
         self.httpd.shutdown()
         self.httpd.server_close()
 
@@ -98,6 +119,10 @@ class _Handler(BaseHTTPRequestHandler):
 
     def log_message(self, *args) -> None:  # quiet
         pass
+
+    def handle(self) -> None:
+        with contextlib.suppress(ConnectionError, TimeoutError):
+            super().handle()  # a client hanging up on a hostile answer: what the test wants
 
     def _error(self, status: int, code: str, commit: str | None = None) -> None:
         self.send_response(status)
@@ -128,10 +153,32 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         self._serve(body=True)
 
+    def _body(self, data: bytes) -> None:
+        drip = self.hub.hostile.drip
+        if drip is None or not unquote(urlsplit(self.path).path).endswith(drip):
+            return self.wfile.write(data)
+        for i in range(len(data)):
+            if self.hub.closing.wait(1):
+                return
+            self.wfile.write(data[i : i + 1])
+            self.wfile.flush()
+
     def _serve(self, body: bool) -> None:
         path = unquote(urlsplit(self.path).path)
         parts = path.strip("/").split("/")
         auth = self.headers.get("Authorization")
+        hostile = self.hub.hostile
+        if hostile.silent is not None and path.endswith(hostile.silent):
+            self.hub.record(Sent(self.command, path, None, None, None, auth))
+            self.hub.closing.wait()
+            return
+        if hostile.redirect and len(parts) >= 5 and parts[2] == "resolve":
+            self.hub.record(Sent(self.command, path, parts[-1], None, None, auth))
+            self.send_response(302)
+            self.send_header("Location", hostile.redirect + self.path)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
         if parts[:2] == ["api", "models"] and len(parts) >= 4:
             self.hub.record(Sent(self.command, path, None, None, None, auth))
             return self._model_info("/".join(parts[2:4]), parts[5] if len(parts) > 5 else "main")
@@ -147,14 +194,43 @@ class _Handler(BaseHTTPRequestHandler):
         commit = repo.resolve(rev)
         if commit is None:
             return self._error(404, "RevisionNotFound")
-        raw = json.dumps(
-            {"id": repo_id, "sha": commit, "siblings": [{"rfilename": n} for n in repo.files]}
-        ).encode()
+        raw = (
+            self.hub.hostile.model_info
+            or json.dumps(
+                {"id": repo_id, "sha": commit, "siblings": [{"rfilename": n} for n in repo.files]}
+            ).encode()
+        )
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(raw)))
         self.end_headers()
-        self.wfile.write(raw)
+        self._body(raw)
+
+    def _huge(self, commit: str, size: int, body: bool) -> None:
+        """A file of ``size`` bytes (all spaces), claimed in full and streamed for real."""
+        self.send_response(200)
+        self.send_header("X-Repo-Commit", commit)
+        self.send_header("ETag", f'"huge-{size}"')
+        if self.hub.hostile.unsized:
+            self.send_header("Connection", "close")
+        else:
+            self.send_header("Content-Length", str(size))
+        self.end_headers()
+        chunk = b" " * (1 << 20)
+        while body and size > 0 and not self.hub.closing.is_set():
+            self.wfile.write(chunk[: min(size, len(chunk))])
+            size -= len(chunk)
+
+    def _endless(self, commit: str, start: int, size: int) -> None:
+        """A 206 whose body never ends (no length; the connection stays open)."""
+        self.send_response(206)
+        self.send_header("X-Repo-Commit", commit)
+        self.send_header("Content-Range", f"bytes {start}-{size - 1}/{size}")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        chunk = b"\0" * (1 << 16)
+        while not self.hub.closing.is_set():
+            self.wfile.write(chunk)
 
     def _file(self, repo_id, rev, name, body, path, auth) -> None:
         if (repo := self._repo(repo_id)) is None:
@@ -164,6 +240,9 @@ class _Handler(BaseHTTPRequestHandler):
         if commit is None:
             self.hub.record(Sent(self.command, path, name, None, None, auth))
             return self._error(404, "RevisionNotFound")
+        if name in self.hub.hostile.huge:
+            self.hub.record(Sent(self.command, path, name, None, None, auth))
+            return self._huge(commit, self.hub.hostile.huge[name], body)
         data = repo.files.get(name)
         if data is None:
             self.hub.record(Sent(self.command, path, name, None, None, auth))
@@ -181,6 +260,9 @@ class _Handler(BaseHTTPRequestHandler):
                 self.end_headers()
                 return
             status = 206
+            if self.hub.hostile.endless_range and body:
+                self.hub.record(Sent(self.command, path, name, start, None, auth))
+                return self._endless(commit, start, len(data))
         self.hub.record(
             Sent(self.command, path, name, start if body else None, end if body else None, auth)
         )
@@ -193,7 +275,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(end - start))
         self.end_headers()
         if body:
-            self.wfile.write(data[start:end])
+            self._body(data[start:end])
 
 
 def build_cache(cache: Path, repo_id: str, repo: Repo) -> Path:
