@@ -21,7 +21,7 @@ from dspark_ckpt.config import (
     parse_drafter_config,
     resolve_target_vocab,
 )
-from dspark_ckpt.errors import CheckpointError, TargetError, UsageError
+from dspark_ckpt.errors import CheckpointError, TargetError, UsageError, few
 from dspark_ckpt.safetensors_io import (
     MAX_HEADER_BYTES,
     SafetensorsHeader,
@@ -109,13 +109,11 @@ def check_shard_name(name: Any, index: Path) -> str:
     """A shard named in an index must be a plain ``.safetensors`` file name."""
     if not isinstance(name, str) or not name:
         raise CheckpointError(index, f"weight_map names a non-string shard {name!r}")
-    win = PureWindowsPath(name)
     if (
         "/" in name
         or "\\" in name
         or name in (".", "..")
-        or win.drive
-        or win.is_absolute()
+        or (":" in name and PureWindowsPath(name).drive)  # C:x; UNC paths hold a slash
         or "\0" in name
     ):
         raise CheckpointError(index, f"shard name {name!r} is not a plain file name")
@@ -233,11 +231,11 @@ def _check_index_agrees(index: Path, wmap: dict[str, str], tensors: dict[str, Te
         missing = sorted(n for n in wmap if n not in tensors)
         if missing:
             raise CheckpointError(
-                index, f"{len(missing)} tensor(s) in weight_map but in no shard: {_few(missing)}"
+                index, f"{len(missing)} tensor(s) in weight_map but in no shard: {few(missing)}"
             )
         unlisted = sorted(n for n in tensors if n not in wmap)
         raise CheckpointError(
-            index, f"{len(unlisted)} tensor(s) in shards but not in weight_map: {_few(unlisted)}"
+            index, f"{len(unlisted)} tensor(s) in shards but not in weight_map: {few(unlisted)}"
         )
     # in C, a million times over: each tensor's shard name, through its file's one path
     # object (a Path hashes in Python), then one comparison of the two maps
@@ -251,11 +249,6 @@ def _check_index_agrees(index: Path, wmap: dict[str, str], tensors: dict[str, Te
     raise CheckpointError(
         index, f"weight_map puts {n!r} in {wmap[n]} but it is stored in {stored[n]}"
     )
-
-
-def _few(names: list[str], k: int = 5) -> str:
-    shown = ", ".join(names[:k])
-    return shown + (f" and {len(names) - k} more" if len(names) > k else "")
 
 
 def pick_weights(names: Iterable[str], where: str | Path) -> tuple[str | None, list[str]]:
@@ -275,7 +268,7 @@ def pick_weights(names: Iterable[str], where: str | Path) -> tuple[str | None, l
     if pickles:
         raise CheckpointError(
             where,
-            f"holds only pickle weights ({', '.join(pickles)}); dspark-ckpt never unpickles: "
+            f"holds only pickle weights ({few(pickles)}); dspark-ckpt never unpickles: "
             "convert the checkpoint to safetensors",
         )
     raise CheckpointError(where, f"no {SINGLE} or {INDEX}")
@@ -287,15 +280,16 @@ def _weights(root: Path, jail: Path) -> tuple[list[Path], Path | None, dict[str,
 
     Symlinks may resolve anywhere inside ``jail`` (the root, or a Hub cache repo folder).
     """
-    index_name, found = pick_weights((p.name for p in root.iterdir()), root)
+    present = set(os.listdir(root))  # one listing, not a stat per shard
+    index_name, found = pick_weights(present, root)
     if index_name is None:
         return [_inside(root / n, jail) for n in found], None, None
     index = _inside(root / index_name, jail)
     wmap = read_index(index)
     names = sorted(set(wmap.values()))
-    missing = [n for n in names if not (root / n).exists() and not (root / n).is_symlink()]
+    missing = [n for n in names if n not in present]
     if missing:
-        raise CheckpointError(index, f"missing shard(s): {', '.join(missing)}")
+        raise CheckpointError(index, f"{len(missing)} missing shard(s): {few(missing)}")
     return [_inside(root / n, jail) for n in names], index, wmap
 
 
@@ -400,9 +394,7 @@ def load_target(source: str | Path, *, link_root: Path | None = None) -> Target:
     root = path.parent if path.is_file() else path
     config_path = root / CONFIG
     try:
-        cfg = read_json_file(
-            _inside(config_path, link_root) if link_root else config_path, "config"
-        )
+        cfg = read_json_file(_inside(config_path, link_root or root), "config")
     except CheckpointError as e:
         raise TargetError(e) from None
     ckpt = None

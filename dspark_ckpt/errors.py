@@ -9,7 +9,18 @@ one-line message (exit 2). A ``WriteError`` (an output that cannot be written) i
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
+
+SHOWN = 5  # names a message lists before "and N more"
+
+
+def few(names: Sequence[str], k: int = SHOWN) -> str:
+    """The first ``k`` of ``names`` and how many more: every list a message quotes from
+    input (missing shards, stray files) goes through here, so no input can make a message
+    unbounded."""
+    shown = ", ".join(names[:k])
+    return shown + (f" and {len(names) - k} more" if len(names) > k else "")
 
 
 class CheckpointError(Exception):

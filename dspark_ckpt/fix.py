@@ -31,13 +31,12 @@ from dspark_ckpt.checkpoint import (
     INDEX,
     Checkpoint,
     Target,
-    _few,
     drafter_config,
     open_checkpoint,
     pick_weights,
 )
 from dspark_ckpt.config import DrafterConfig
-from dspark_ckpt.errors import CheckpointError, UsageError
+from dspark_ckpt.errors import CheckpointError, UsageError, few
 from dspark_ckpt.findings import ERROR, Finding, get_code
 from dspark_ckpt.fix_checks import (
     File,
@@ -285,7 +284,7 @@ def _refuse_unserved_neighbours(ckpt: Checkpoint) -> None:
     others = sorted(set(loaded) - {f.name for f in ckpt.files}) if index is None else []
     if others:
         raise UsageError(
-            f"{ckpt.source}: the folder also holds {_few(others)}, which runtimes load with it "
+            f"{ckpt.source}: the folder also holds {few(others)}, which runtimes load with it "
             "(there is no index); an index naming only this file would stop serving them: "
             f"pass the folder ({ckpt.root})"
         )
@@ -339,7 +338,7 @@ def _refuse_stale_files(out: Path, files: list[File]) -> None:
         )
     if stale:
         raise UsageError(
-            f"{out}: holds {', '.join(stale)}, which this run would not write (left from "
+            f"{out}: holds {few(stale)}, which this run would not write (left from "
             "another checkpoint?); give an empty or new folder to --out"
         )
 
@@ -378,7 +377,7 @@ def _checkpoint_files(
         others, left = _other_files(ckpt)
         files += [File(root / p.name, src=p) for p in others]
         if left:
-            notes.append(f"not copied to {root}: {', '.join(left)}")
+            notes.append(f"not copied to {root}: {few(left)}")
     if added:
         files.append(_new_safetensors(root / shard, added, _vocab_metadata(plan)))
     config = _config_bytes(ckpt, cfg)

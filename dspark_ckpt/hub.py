@@ -53,7 +53,7 @@ from dspark_ckpt.checkpoint import (
     read_tensors,
     target_from,
 )
-from dspark_ckpt.errors import CheckpointError, TargetError, UsageError
+from dspark_ckpt.errors import CheckpointError, TargetError, UsageError, few
 from dspark_ckpt.safetensors_io import (
     MAX_HEADER_BYTES,
     MAX_JSON_BYTES,
@@ -202,7 +202,7 @@ def _hub_errors(ref: HubRef, name: str | None = None):
             raise UsageError(
                 f"{where}the local Hub cache ({constants.HF_HUB_CACHE}) cannot resolve "
                 f"{ref.named} offline (HF_HUB_OFFLINE is set); it holds {ref.repo_id} at "
-                f"commit(s) {', '.join(commits)}: name one ({ref.repo_id}@{commits[0]})"
+                f"commit(s) {few(commits)}: name one ({ref.repo_id}@{commits[0]})"
             ) from None
         raise UsageError(
             f"{where}{ref.named} is not in the local Hub cache ({constants.HF_HUB_CACHE}) "
@@ -557,7 +557,7 @@ def _remote_checkpoint(ref: HubRef, *, need_config: bool, weights: bool = True) 
             files = sorted(set(wmap.values()))
             missing = [n for n in files if n not in names]
             if missing:
-                raise CheckpointError(index, f"missing shard(s): {', '.join(missing)}")
+                raise CheckpointError(index, f"{len(missing)} missing shard(s): {few(missing)}")
     paths = [Path(c) if (c := remote.cached(n)) else remote.path(n) for n in files]
     fetched = _in_threads(remote.header, paths, WORKERS)  # in order, WORKERS at a time
     tensors = read_tensors(paths, index, wmap, read=lambda _path: next(fetched))
@@ -583,7 +583,7 @@ def load_hub_checkpoint(ref: HubRef, *, need_config: bool = True) -> Checkpoint:
         if missing:
             raise UsageError(
                 f"{ref.source}: the local Hub cache holds {ref.named} at {snap.name} without "
-                f"its weights ({', '.join(missing[:3])}) and HF_HUB_OFFLINE is set: download "
+                f"its weights ({few(missing, 3)}) and HF_HUB_OFFLINE is set: download "
                 f"them (hf download {ref.repo_id}) or run online"
             )
         ckpt = load_checkpoint(snap, link_root=snap.parent.parent, need_config=need_config)

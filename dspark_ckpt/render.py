@@ -99,8 +99,16 @@ def _printable(text: str) -> str:
     return "\n".join(map(one_line, text.split("\n")))
 
 
+MAX_LINE = 8000  # characters of one line shown; a hostile name can be 100 MB
+
+
 def one_line(text: str) -> str:
-    """``text`` with control characters (newlines, terminal escapes) shown escaped."""
+    """``text`` with control characters (newlines, terminal escapes) shown escaped; past
+    ``MAX_LINE`` characters its middle is left out (the file named at the start and the
+    problem at the end stay)."""
+    if len(text) > MAX_LINE:
+        half = MAX_LINE // 2
+        text = f"{text[:half]}[... {len(text) - 2 * half} characters ...]{text[-half:]}"
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 

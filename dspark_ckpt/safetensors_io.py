@@ -134,9 +134,14 @@ def open_regular(path: Path) -> int:
 
 
 def _read_exact(fd: int, n: int, path: Path) -> bytes:
+    """``n`` bytes from ``fd``; a short file or an I/O error (a FUSE or NFS hiccup: EIO)
+    is a ``CheckpointError`` naming ``path``."""
     chunks = []
     while n > 0:
-        chunk = os.read(fd, min(n, 1 << 24))
+        try:
+            chunk = os.read(fd, min(n, 1 << 24))
+        except OSError as e:
+            raise CheckpointError(path, f"cannot read: {e.strerror or e}") from None
         if not chunk:
             raise CheckpointError(path, "file ended while reading", SHORT_HINT)
         chunks.append(chunk)

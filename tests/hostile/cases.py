@@ -73,8 +73,10 @@ def header_case(d: Path, content: bytes, problem: str) -> Setup:
     return Setup(root, root / "model.safetensors", problem)
 
 
-def tensor_case(d: Path, entry: dict, problem: str, data: bytes = b"\0" * 8) -> Setup:
-    return header_case(d, framed(jheader({"norm.weight": entry}), data), problem)
+def tensor_case(
+    d: Path, entry: dict, problem: str, data: bytes = b"\0" * 8, name: str = "norm.weight"
+) -> Setup:
+    return header_case(d, framed(jheader({name: entry}), data), problem)
 
 
 def valid_file(path: Path, **tensors: T) -> Path:
@@ -503,6 +505,24 @@ def shards_missing(d):
 
 
 @case
+def shards_missing_by_the_250k(d):
+    """An index naming 250,000 shards, none there: the message names five (issue 11.11)."""
+    n = 250_000
+    root = drafter_dir(d)
+    write_json(
+        root / "model.safetensors.index.json",
+        {"weight_map": {f"t{i}": f"model-{i:06d}.safetensors" for i in range(n)}},
+    )
+    return Setup(
+        root,
+        root / "model.safetensors.index.json",
+        f"{n} missing shard(s): model-000000.safetensors, model-000001.safetensors, "
+        f"model-000002.safetensors, model-000003.safetensors, model-000004.safetensors "
+        f"and {n - 5} more",
+    )
+
+
+@case
 def shard_tensor_not_in_index(d):
     root = sharded(
         d, {"a": "a.safetensors"}, {"a.safetensors": {"a": norm(), "extra.weight": norm()}}
@@ -687,6 +707,23 @@ def target_config_broken(d):
         root,
         d / "target" / "config.json",
         "config is not valid JSON",
+        target=["--target", str(d / "target")],
+        exit_code=EXIT_USAGE,
+    )
+
+
+@case
+def target_config_symlink_out(d):
+    """A target without weights whose config.json leads out of its folder (issue 11.20)."""
+    root = drafter_dir(d)
+    valid_file(root / "model.safetensors")
+    write_json(d / "elsewhere" / "config.json", {"vocab_size": VT})
+    (d / "target").mkdir()
+    (d / "target" / "config.json").symlink_to(d / "elsewhere" / "config.json")
+    return Setup(
+        root,
+        d / "target" / "config.json",
+        "symlink leading out of the checkpoint",
         target=["--target", str(d / "target")],
         exit_code=EXIT_USAGE,
     )

@@ -12,16 +12,28 @@ import hashlib
 import os
 import pickle
 import stat
+import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
-from cases import CASES, VT, Canary, Setup, drafter_dir, framed, jheader, raw
+from cases import (
+    CASES,
+    VT,
+    Canary,
+    Setup,
+    drafter_dir,
+    framed,
+    jheader,
+    raw,
+    tensor_case,
+    valid_file,
+)
 from synth import T, drafter_config, write_safetensors
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from conftest import cli, cli_subprocess  # noqa: E402
+from conftest import ROOT, cli, cli_subprocess  # noqa: E402
 
 TIMEOUT_S = 20
 
@@ -83,6 +95,52 @@ def test_hostile_input_is_refused_cleanly(name, command, tmp_path):
     assert tree_state(tmp_path) == before
     assert not out.exists()
     assert not (tmp_path / "CANARY").exists()
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_a_megabyte_name_gives_a_bounded_line(command, tmp_path):
+    """Issue 11.11: the line keeps the file and the problem and leaves out the middle."""
+    entry = {"dtype": "X9", "shape": [2], "data_offsets": [0, 8]}
+    setup = tensor_case(tmp_path, entry, "unknown dtype 'X9'", name="a" * 2**20)
+    r = cli_subprocess(*COMMANDS[command](setup, tmp_path / "out"), timeout=TIMEOUT_S)
+    assert r.returncode == 1
+    [line] = r.stderr.splitlines()
+    assert len(line) < 8100
+    assert line.startswith(f"dspark-ckpt: error: {setup.file}: tensor 'aaa")
+    assert "aaa[... 10" in line and line.endswith("aaa': unknown dtype 'X9'")
+
+
+# the CLI with every os.read of one file failing as a FUSE or NFS mount does on a hiccup
+EIO_RUNNER = """
+import errno, os, sys
+real_read, bad = os.read, os.path.realpath(sys.argv.pop(1))
+def read(fd, n):
+    if os.path.realpath(f"/proc/self/fd/{fd}") == bad:
+        raise OSError(errno.EIO, os.strerror(errno.EIO))
+    return real_read(fd, n)
+os.read = read
+from dspark_ckpt.cli import main
+sys.argv[0] = "dspark-ckpt"
+main()
+"""
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_eio_while_reading_a_header_names_the_file(command, tmp_path):
+    """Issue 11.17: an I/O error reading a header is one line naming the file, exit 1."""
+    root = drafter_dir(tmp_path)
+    weights = valid_file(root / "model.safetensors")
+    argv = [str(a) for a in COMMANDS[command](Setup(root, weights, ""), tmp_path / "out")]
+    r = subprocess.run(
+        [sys.executable, "-c", EIO_RUNNER, str(weights), *argv],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT_S,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert r.returncode == 1, r.stderr
+    assert r.stderr == f"dspark-ckpt: error: {weights}: cannot read: Input/output error\n"
+    assert not (tmp_path / "out").exists()
 
 
 def test_there_are_at_least_40_cases():
