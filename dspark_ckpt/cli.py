@@ -652,21 +652,64 @@ def _said(signum: int) -> str:
     return "interrupted" if signum == signal.SIGINT else "terminated"
 
 
+class StdoutError(Exception):
+    """stdout cannot be written (a full disk, a closed pipe): exit 2, as for any output."""
+
+    def __init__(self, err: OSError) -> None:
+        super().__init__(err.strerror or str(err))
+
+
+class _Stdout:
+    """sys.stdout, whose write errors are ``StdoutError``s, told apart from all others."""
+
+    def __init__(self, stream) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except OSError as e:
+            raise StdoutError(e) from None
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except OSError as e:
+            raise StdoutError(e) from None
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
+
+
 def main() -> None:
     """The entry point. SIGINT (Ctrl-C) and SIGTERM alike, before a write's commit point,
     roll back the write in progress, say so on stderr and exit 128 + the signal number;
     after it (the change is complete, nothing rolls back) the command finishes its report,
-    says on stderr that it is done and exits with its own code."""
+    says on stderr that it is done and exits with its own code. What an output's encoding
+    cannot show is escaped (``PYTHONIOENCODING=ascii``, a path that is not UTF-8); stdout
+    that cannot be written is one line and exit 2."""
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, _on_signal)
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper) and stream.errors == "strict":
+            stream.reconfigure(errors="backslashreplace")
+    real, sys.stdout = sys.stdout, _Stdout(sys.stdout)
     try:
-        app()
+        try:
+            app()
+        finally:
+            sys.stdout.flush()  # a write error surfaces here, not at exit
     except Interrupted as stop:
         print(f"dspark-ckpt: {_said(stop.signum)}; nothing written", file=sys.stderr)
         sys.exit(128 + stop.signum)
     except MemoryError:  # past what the readers catch themselves (they name the file)
         print("dspark-ckpt: error: out of memory", file=sys.stderr)
         sys.exit(EXIT_FAIL)
+    except StdoutError as err:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), real.fileno())  # nothing more to flush
+        sys.stdout = real
+        print(f"dspark-ckpt: error: stdout: cannot write: {err}", file=sys.stderr)
+        sys.exit(EXIT_USAGE)
     finally:
         if _after_commit:
             print(

@@ -276,13 +276,15 @@ def _repo_path(path: str) -> str:
 
 def _sarif_uri(path: str) -> str:
     """A file as a URI: relative ones stay relative (to the repository), percent-encoded."""
+    import os
     from pathlib import Path
     from urllib.parse import quote
 
     if "://" in path:  # a Hub file, hf://org/name@commit/file: already a URI
         return path
     p = Path(_repo_path(path))
-    return p.resolve().as_uri() if p.is_absolute() else quote(p.as_posix())
+    # the path's own bytes, percent-encoded (as as_uri does): a name that is not UTF-8 too
+    return p.resolve().as_uri() if p.is_absolute() else quote(os.fsencode(p.as_posix()))
 
 
 def _sarif_result(f: Finding, run: CheckRun, index: dict[str, int]) -> dict[str, Any]:

@@ -497,6 +497,28 @@ def check_readable(info: TensorInfo) -> None:
         )
 
 
+def read_tensor_bytes(info: TensorInfo) -> bytearray:
+    """The bytes of one tensor, read into memory (never mapped: a file truncated under a
+    mapping kills the process with SIGBUS; read, a file that changed is an error naming
+    it). Writable, so numpy and torch can wrap them without copying."""
+    buf = bytearray(info.nbytes)
+    view, done = memoryview(buf), 0
+    fd = open_regular(info.path)
+    try:
+        os.lseek(fd, info.start, os.SEEK_SET)
+        while done < info.nbytes:
+            try:
+                n = os.readv(fd, [view[done : done + (1 << 24)]])
+            except OSError as e:
+                raise CheckpointError(info.path, f"cannot read: {e.strerror or e}") from None
+            if n == 0:
+                raise CheckpointError(info.path, f"tensor {info.name!r}: file ended while reading")
+            done += n
+    finally:
+        os.close(fd)
+    return buf
+
+
 def read_array(info: TensorInfo, data: bytes | None = None):
     """The values of one small integer/bool tensor as a numpy array.
 
@@ -506,10 +528,5 @@ def read_array(info: TensorInfo, data: bytes | None = None):
 
     check_readable(info)
     if data is None:
-        fd = open_regular(info.path)
-        try:
-            os.lseek(fd, info.start, os.SEEK_SET)
-            data = _read_exact(fd, info.nbytes, info.path)
-        finally:
-            os.close(fd)
+        data = read_tensor_bytes(info)
     return np.frombuffer(data, dtype=NUMPY_DTYPES[info.dtype]).reshape(info.shape)

@@ -38,7 +38,7 @@ from dspark_ckpt.config import (
 from dspark_ckpt.errors import CheckpointError, UsageError
 from dspark_ckpt.mask import BIAS_TENSOR, MASK_TENSOR, sampleable_mask, target_ids
 from dspark_ckpt.rules import D2T, LM_HEAD, MARKOV_W1, MARKOV_W2, classify, draft_map
-from dspark_ckpt.safetensors_io import TensorInfo, read_array, read_header
+from dspark_ckpt.safetensors_io import TensorInfo, read_array, read_header, read_tensor_bytes
 
 MODES = ("greedy", "topk", "gumbel")
 DEFAULT_TOPK = 8
@@ -175,29 +175,23 @@ def check_computable(info: TensorInfo) -> None:
 
 
 def load_tensor(info: TensorInfo, device: str):
-    """One tensor, read with safetensors straight onto ``device``; nothing else is read.
-
-    Every page is touched and converted to float32 once (``prefault``), so a dtype that
-    torch cannot convert fails here, as a ``CheckpointError`` naming file and tensor."""
-    from safetensors import safe_open
-
+    """One tensor, read into memory (``read_tensor_bytes``: never mapped, so a shard
+    truncated while verify samples is no SIGBUS) and moved onto ``device``; nothing else
+    is read. A sample is converted to float32 once, as the computation will, so a dtype
+    that torch cannot convert fails here, as a ``CheckpointError`` naming file and tensor."""
+    torch = require_torch()
+    dtype = getattr(torch, TORCH_DTYPES.get(info.dtype, ""), None)
+    if dtype is None:
+        raise CheckpointError(info.path, f"cannot load {info.name!r}: torch has no {info.dtype}")
+    data = read_tensor_bytes(info)
     try:
-        with safe_open(str(info.path), framework="pt", device=device) as f:
-            t = f.get_tensor(info.name)
-        prefault(t)
-    except Exception as err:  # the library's and torch's errors carry no file name
+        t = torch.frombuffer(data, dtype=dtype) if data else torch.empty(0, dtype=dtype)
+        t = t.reshape(info.shape).to(device)
+        t.reshape(-1)[:1].float().sum()
+    except Exception as err:  # torch's errors carry no file name
         msg = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
         raise CheckpointError(info.path, f"cannot load {info.name!r}: {msg}") from None
     return t
-
-
-def prefault(t) -> None:
-    """Read every page of a CPU tensor that safetensors mapped lazily, so that the load
-    time is the real read and the logits time is not (one element per 4 KiB page); on
-    any device, convert a sample to float32, as the computation will."""
-    if t.numel():
-        step = max(1, 4096 // t.element_size()) if t.device.type == "cpu" else t.numel()
-        t.reshape(-1)[::step].float().sum()
 
 
 def _expect(info: TensorInfo, shape: tuple[int, ...], what: str) -> None:

@@ -111,7 +111,7 @@ def test_sigterm_ends_a_header_read_stuck_in_a_worker_thread(tmp_path):
         finally:
             proc.kill()
     assert proc.returncode == 128 + signal.SIGTERM, err
-    assert err == "dspark-ckpt: terminated\n"
+    assert err == "dspark-ckpt: terminated; nothing written\n"
     assert took < 1.0, took
 
 

@@ -1,0 +1,104 @@
+"""Where the output goes, hostile too: a full disk, a closed pipe, an ASCII-only stdout,
+paths that are not UTF-8. Output that cannot be written is exit 2 with one line naming
+stdout; what an encoding cannot show is escaped, never a crash (issue 11.15).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from conftest import FIXTURES, ROOT  # noqa: E402
+
+TARGET = FIXTURES / "targets/small"
+
+
+def run(*args, stdout=subprocess.PIPE, env=None, cwd=None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "dspark_ckpt", *map(str, args)],
+        stdout=stdout,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})},
+        cwd=cwd,
+        timeout=60,
+    )
+
+
+def broken_drafter(folder: Path) -> Path:
+    """A copy of the padded fixture with trailing bytes: a DSC001 finding naming its file."""
+    shutil.copytree(FIXTURES / "padded", folder)
+    with open(folder / "model.safetensors", "ab") as f:
+        f.write(b"\0" * 8)
+    return folder
+
+
+COMMANDS = {
+    "inspect-table": ["inspect", FIXTURES / "padded", "--target", TARGET],
+    "inspect-json": ["inspect", FIXTURES / "padded", "--target", TARGET, "--format", "json"],
+    "inspect-sarif": ["inspect", FIXTURES / "padded", "--target", TARGET, "--format", "sarif"],
+    "profiles": ["profiles"],
+    "explain": ["explain", "DSC001"],
+}
+
+
+@pytest.mark.parametrize("args", COMMANDS.values(), ids=COMMANDS)
+def test_stdout_on_a_full_disk_is_exit_2_naming_stdout(args):
+    with open("/dev/full", "w") as full:
+        r = run(*args, stdout=full)
+    assert r.returncode == 2, r.stderr
+    assert (
+        r.stderr.decode() == "dspark-ckpt: error: stdout: cannot write: No space left on device\n"
+    )
+
+
+@pytest.mark.parametrize("args", COMMANDS.values(), ids=COMMANDS)
+def test_stdout_to_a_closed_pipe_is_exit_2_naming_stdout(args):
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "dspark_ckpt", *map(str, args)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    proc.stdout.close()  # the reader is gone (`| head -0`) before anything is written
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 2, err
+    assert err == "dspark-ckpt: error: stdout: cannot write: Broken pipe\n"
+
+
+@pytest.mark.parametrize("fmt", ["table", "json", "github", "junit", "sarif"])
+def test_an_ascii_stdout_escapes_what_it_cannot_show(tmp_path, fmt):
+    drafter = broken_drafter(tmp_path / "drafter-été")
+    r = run(
+        "inspect",
+        drafter,
+        "--target",
+        TARGET,
+        "--format",
+        fmt,
+        env={"PYTHONIOENCODING": "ascii"},
+    )
+    assert r.returncode == 1, r.stderr
+    assert b"Traceback" not in r.stderr
+    assert r.stdout.isascii() and b"drafter-" in r.stdout
+    if fmt in ("json", "sarif"):
+        json.loads(r.stdout)  # still valid JSON: non-ASCII characters as \u escapes
+
+
+@pytest.mark.parametrize("fmt", ["table", "json", "github", "junit", "sarif"])
+def test_a_path_that_is_not_utf8_is_shown_escaped(tmp_path, fmt):
+    name = os.fsdecode(b"drafter-\xff")
+    broken_drafter(tmp_path / name)
+    r = run("inspect", name, "--target", TARGET, "--format", fmt, cwd=tmp_path)
+    assert r.returncode == 1, r.stderr
+    assert b"Traceback" not in r.stderr
+    if fmt == "sarif":
+        [result] = json.loads(r.stdout)["runs"][0]["results"]
+        uri = result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        assert uri == "drafter-%FF/model.safetensors"  # the file's own bytes, percent-encoded
