@@ -698,34 +698,33 @@ def config_not_utf8(d):
 # --- the target ---------------------------------------------------------------------
 
 
-@case
-def target_config_broken(d):
+def target_config_case(d: Path, make_config, problem: str) -> Setup:
+    """A valid drafter and a target folder whose config.json ``make_config(path)`` makes:
+    a usage error naming it."""
     root = drafter_dir(d)
     valid_file(root / "model.safetensors")
-    raw(d / "target" / "config.json", b"{vocab_size: 100}")
+    (d / "target").mkdir()
+    make_config(d / "target" / "config.json")
     return Setup(
         root,
         d / "target" / "config.json",
-        "config is not valid JSON",
+        problem,
         target=["--target", str(d / "target")],
         exit_code=EXIT_USAGE,
     )
 
 
 @case
+def target_config_broken(d):
+    return target_config_case(d, lambda p: raw(p, b"{vocab_size: 100}"), "config is not valid JSON")
+
+
+@case
 def target_config_symlink_out(d):
     """A target without weights whose config.json leads out of its folder (issue 11.20)."""
-    root = drafter_dir(d)
-    valid_file(root / "model.safetensors")
-    write_json(d / "elsewhere" / "config.json", {"vocab_size": VT})
-    (d / "target").mkdir()
-    (d / "target" / "config.json").symlink_to(d / "elsewhere" / "config.json")
-    return Setup(
-        root,
-        d / "target" / "config.json",
-        "symlink leading out of the checkpoint",
-        target=["--target", str(d / "target")],
-        exit_code=EXIT_USAGE,
+    outside = write_json(d / "elsewhere" / "config.json", {"vocab_size": VT})
+    return target_config_case(
+        d, lambda p: p.symlink_to(outside), "symlink leading out of the checkpoint"
     )
 
 

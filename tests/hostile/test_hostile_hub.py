@@ -82,10 +82,14 @@ def test_a_drip_on_a_header_read_is_cut_off(tmp_path):
     assert took < 10
 
 
-def test_sigterm_ends_a_header_read_stuck_in_a_worker_thread(tmp_path):
-    """The shards' range requests never get an answer, in the header-reading threads;
-    with a long timeout, SIGTERM must still end the process within a second."""
-    with HubServer(repos("sharded"), Hostile(silent=".safetensors")) as hub:
+@pytest.mark.parametrize(
+    ("stuck", "silent"), [("worker", ".safetensors"), ("main", "")], ids=["worker", "main"]
+)
+def test_sigterm_ends_a_header_read_stuck_in_a_worker_thread(tmp_path, stuck, silent):
+    """The shards' range requests never get an answer, in the header-reading threads (or
+    model-info, in the main thread); with a long timeout, SIGTERM must still end the
+    process within a second."""
+    with HubServer(repos("sharded"), Hostile(silent=silent)) as hub:
         env = {
             **os.environ,
             "PYTHONPATH": str(ROOT),
@@ -100,10 +104,10 @@ def test_sigterm_ends_a_header_read_stuck_in_a_worker_thread(tmp_path):
         )
         try:
             deadline = time.monotonic() + 20
-            while not any(s.path.endswith(".safetensors") for s in hub.log):
+            while not any(s.path.endswith(silent) for s in hub.log):
                 assert proc.poll() is None and time.monotonic() < deadline, proc.poll()
                 time.sleep(0.05)
-            time.sleep(0.3)  # the workers are in their reads
+            time.sleep(0.3)  # the reads are waiting
             sent = time.monotonic()
             proc.send_signal(signal.SIGTERM)
             _, err = proc.communicate(timeout=10)
