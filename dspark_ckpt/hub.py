@@ -198,7 +198,7 @@ def _hub_errors(ref: HubRef, name: str | None = None):
                 f"{constants.ENDPOINT}: {_first_line(cause or e)}"
             ) from None
         commits = sorted(p.name for p in _repo_cache(ref).glob("snapshots/*"))
-        if commits:  # cached by commit (an online inspect), with no ref for this name
+        if commits:  # cached by commit (single-file downloads, verify's), no ref for this name
             raise UsageError(
                 f"{where}the local Hub cache ({constants.HF_HUB_CACHE}) cannot resolve "
                 f"{ref.named} offline (HF_HUB_OFFLINE is set); it holds {ref.repo_id} at "
