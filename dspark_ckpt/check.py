@@ -470,6 +470,11 @@ def check_pair(pair: Pair, cfg: CheckConfig) -> list[CheckRun]:
         reports = [
             inspect_checkpoint(pair.drafter, target, p, checkpoint=ckpt) for p in pair.profiles
         ]
+    # a profile of another family falls back to the family's default: one run per profile
+    unique: dict[str, Report] = {}
+    for r in reports:
+        unique.setdefault(r.profile, r)
+    reports = list(unique.values())
     runs = [run_of_report(r, pair.name, pair.policy) for r in reports]
     if pair.verify:
         runs.append(

@@ -1,7 +1,8 @@
 """The command line: parse, call the library, render, map to an exit code.
 
 Exit codes: 0 deployable (no error finding), 1 not deployable (including an
-unreadable checkpoint), 2 usage error (including an output that cannot be written).
+unreadable checkpoint), 2 usage error (including an output that cannot be written),
+3 (inspect) no profile covers the drafter's family: not judged.
 Machine output goes to stdout; logs and
 errors to stderr. Bad input never shows a traceback.
 """
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
 # imported where it is used, so that a command loads only what it needs (Rich for a
 # table, huggingface_hub for a Hub id, torch for verify); tests/test_startup.py guards it.
 
-EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_UNCOVERED = 0, 1, 2, 3
 
 app = typer.Typer(
     cls=Group,
@@ -339,13 +340,15 @@ def inspect_cmd(
         )
     except UsageError as err:
         fail_usage(str(err))
+    if not report.covered:
+        raise typer.Exit(EXIT_UNCOVERED)
     raise typer.Exit(EXIT_OK if report.ok else EXIT_FAIL)
 
 
 @app.command("profiles", cls=Command)
 def profiles_cmd(fmt: PlainFormatOpt = PlainFormat.table, quiet: QuietOpt = False) -> None:
-    """List the runtime profiles: runtime versions and the source files their rules mirror
-    (-q: their names, on one line)."""
+    """List the runtime profiles: the release each mirrors and the source files (file:line)
+    its rules were read from (-q: their names, on one line)."""
     from dspark_ckpt.profiles import PROFILES
     from dspark_ckpt.render import profiles_obj, to_json
 

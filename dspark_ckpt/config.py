@@ -37,7 +37,14 @@ def torch_install_hint() -> str:
 
 # where a drafter config may nest its family-specific settings
 NESTED_DRAFTER_KEYS = ("dspark_config", "dflash_config", "eagle_config")
-MASK_TOKEN_KEYS = ("mask_token_id", "noise_token_id")
+# every key a runtime reads a mask (noise) token id from (vLLM: spec_decode/utils.py:92-113)
+MASK_TOKEN_KEYS = (
+    "mask_token_id",
+    "noise_token_id",
+    "dspark_noise_token_id",
+    "pard_token",
+    "ptd_token_id",
+)
 # speculators-format configs keep the backbone's sizes here
 BACKBONE_KEYS = ("transformer_layer_config", "text_config")
 
@@ -77,6 +84,32 @@ class DrafterConfig:
     @property
     def speculators_format(self) -> bool:
         return "speculators_model_type" in self.raw or "speculators_config" in self.raw
+
+    @property
+    def quantized(self) -> bool:
+        """Whether the config declares quantised weights (ModelOpt, compressed-tensors)."""
+        return any(
+            isinstance(self.value(k), dict) for k in ("quantization_config", "compression_config")
+        )
+
+    def value(self, dotted: str) -> Any:
+        """The raw config value at a dotted key (``dflash_config.mask_token_id``), else None;
+        a backbone size also from a speculators-format ``transformer_layer_config``."""
+        node: Any = self.raw
+        for key in dotted.split("."):
+            node = node.get(key) if isinstance(node, dict) else None
+        if node is None and "." not in dotted:
+            found = _lookup(self.raw, dotted, BACKBONE_KEYS)
+            node = found[0] if found else None
+        return node
+
+    def nested_copy(self, key: str) -> str | None:
+        """Where ``key`` appears only nested (``dflash_config.markov_rank``), else None."""
+        for nest in NESTED_DRAFTER_KEYS:
+            sub = self.raw.get(nest)
+            if isinstance(sub, dict) and sub.get(key) is not None:
+                return f"{nest}.{key}"
+        return None
 
 
 def _sized(cfg: dict, key: str, path: Path, hi: int) -> int | None:

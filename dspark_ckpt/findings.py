@@ -48,9 +48,12 @@ CODES: dict[str, Code] = {
             ERROR,
             "lm_head missing for a reduced vocab",
             "The runtime treats this drafter's output vocab as reduced (under its rule, < or "
-            "!=), so the full target lm_head cannot be shared and the drafter must bring its "
-            "own: vLLM's DSpark loader refuses to load without it; its DFlash and EAGLE-3 "
-            "loaders silently share the target's head instead, whose rows are not Vd.",
+            "!=), so the full target lm_head cannot stand in for the drafter's: vLLM's DSpark "
+            "loader refuses to load without it. vLLM's DFlash and EAGLE-3 loaders share the "
+            "target's head instead and keep its first Vd logits: draft id i is scored with "
+            "target token i's row, then proposed as target id i + d2t[i] (wrong proposals, "
+            "no error); a padded drafter whose Vd exceeds the target head's rows fails at "
+            "the first proposal.",
             "ship lm_head.weight [Vd, H] with the drafter",
         ),
         Code(
@@ -91,6 +94,73 @@ CODES: dict[str, Code] = {
             "vLLM's config-time check for Qwen3-Omni targets requires 0 < draft_vocab_size "
             "<= the thinker text config's vocab_size.",
             "prune or truncate the draft vocab to at most Vt",
+        ),
+        Code(
+            "DSC107",
+            ERROR,
+            "config key missing where the runtime reads it",
+            "The runtime reads this key at the top level of the drafter's config.json (vLLM "
+            "and SGLang: config.markov_rank; TensorRT-LLM also config.target_layer_ids). "
+            "SpecForge's training configs nest them under dflash_config, where nothing reads "
+            "them: the drafter fails to build (no Markov head, no captured layers).",
+            "copy the key to the top level of config.json (SpecForge ships a script that "
+            "does this for serving)",
+        ),
+        Code(
+            "DSC108",
+            ERROR,
+            "no profile covers this drafter family",
+            "The drafter is not a DSpark, DFlash or EAGLE-3 drafter (an MTP head, EAGLE-1, "
+            "Medusa, or a config that names no family): no profile mirrors how a runtime "
+            "loads it, so it is not judged, and never by another family's rules. inspect "
+            "exits 3.",
+            "check the config's architectures / model_type; this tool judges DSpark, DFlash "
+            "and EAGLE-3 (P-EAGLE) drafters only",
+        ),
+        Code(
+            "DSC109",
+            ERROR,
+            "mask token id missing",
+            "DFlash and DSpark drafters feed a mask (noise) token id as an input id. vLLM "
+            "reads dflash_config.mask_token_id, mask_token_id, dspark_noise_token_id, "
+            "pard_token, ptd_token_id in that order and its proposer raises when none is set; "
+            "SGLang's DSpark refuses a config without mask_token_id.",
+            "set the mask token id the drafter was trained with (SpecForge: "
+            "dflash_config.mask_token_id)",
+        ),
+        Code(
+            "DSC110",
+            ERROR,
+            "own embed_tokens smaller than the target vocab",
+            "The drafter ships embed_tokens with V < Vt rows. vLLM keeps a drafter's own "
+            "embedding when its shape differs from the target's, and the drafter is fed "
+            "target token ids: any id in [V, Vt) indexes past its end (an index error, a "
+            "device-side assert on GPU).",
+            "export embed_tokens with a row for every target id ([Vt, H]), or drop it so "
+            "the target's embedding is shared (what SGLang and TensorRT-LLM do anyway)",
+        ),
+        Code(
+            "DSC111",
+            ERROR,
+            "tensor names under a wrapper prefix",
+            "vLLM's drafter loaders prepend 'model.' to every name but lm_head and d2t, and "
+            "TensorRT-LLM loads names as stored with a strict state dict: a stored "
+            "model.lm_head.weight, model.d2t or model.embed_tokens.weight is no parameter of "
+            "theirs and fails the load ('There is no module or parameter named ...' / "
+            "'Unexpected key(s)').",
+            "rename the tensors without the wrapper prefix (lm_head.weight, d2t, "
+            "embed_tokens.weight, layers.N....)",
+        ),
+        Code(
+            "DSC112",
+            ERROR,
+            "tensor the runtime's strict load rejects",
+            "TensorRT-LLM loads a Qwen3 DSpark drafter with load_state_dict(strict=True): "
+            "any name its model lacks (mask_embedding, a confidence head the config does not "
+            "enable at the top level, a Markov head without a top-level markov_rank, "
+            "quantisation scales) is an 'Unexpected key(s)' error at load.",
+            "drop the tensors the TensorRT-LLM model does not have, or enable them in the "
+            "top level of config.json",
         ),
         Code(
             "DSC201",
@@ -134,8 +204,9 @@ CODES: dict[str, Code] = {
             "DSC206",
             ERROR,
             "d2t is not rank-1 int64 of length Vd",
-            "d2t holds one int64 offset per draft id; any other dtype or shape fails the "
-            "runtime's load or indexes the wrong ids.",
+            "d2t holds one integer offset per draft id (int64; int32 is converted on load, "
+            "DSC305); any other dtype or shape fails the runtime's load or indexes the wrong "
+            "ids.",
             "re-export d2t as int64 [Vd]",
         ),
         Code(
@@ -153,10 +224,12 @@ CODES: dict[str, Code] = {
         Code(
             "DSC208",
             ERROR,
-            "mask token id outside the draft vocab",
-            "The drafter's declared mask/noise token id must lie in [0, Vd) (vLLM checks this "
-            "at config time for Qwen3-Omni targets; elsewhere it indexes out of range).",
-            "set the mask token id to a draft id",
+            "mask token id outside the input vocab",
+            "The mask/noise token id is an input id, looked up in the drafter's embedding: "
+            "it must lie in [0, V) with V the drafter's vocab_size (not [0, Vd): a pruned "
+            "Qwen3 drafter with Vd 32000 and mask id 151669 is valid). vLLM checks this at "
+            "config time for Qwen3-Omni targets; elsewhere the lookup indexes out of range.",
+            "set the mask token id the drafter was trained with; it must be below vocab_size",
         ),
         Code(
             "DSC209",
@@ -168,6 +241,27 @@ CODES: dict[str, Code] = {
             "runtime and the file order, or fail as an unexpected name: the checkpoint does "
             "not say which one is the drafter's.",
             "keep one copy of each tensor, under the name the runtime expects",
+        ),
+        Code(
+            "DSC210",
+            ERROR,
+            "fc width differs from the target hidden states the runtime feeds",
+            "fc.weight must be [H, n_aux * Ht], with n_aux resolved as the runtime does: vLLM "
+            "and SGLang EAGLE-3 count num_aux_hidden_states, else "
+            "eagle_config.eagle_aux_hidden_state_layer_ids, else 3 (a speculators config's "
+            "top-level eagle_aux_hidden_state_layer_ids is not counted by the model); vLLM "
+            "DFlash/DSpark count the first aux/target layer id list, else num_hidden_layers. "
+            "Another width fails the load (shape mismatch).",
+            "set num_aux_hidden_states (EAGLE-3) or the layer id list to the number of "
+            "target hidden states the drafter was trained on",
+        ),
+        Code(
+            "DSC211",
+            ERROR,
+            "input_norm width differs from fc's input",
+            "With norm_before_fc the runtime builds input_norm as RMSNorm(n_aux * Ht): "
+            "another width fails the load.",
+            "make input_norm.weight [n_aux * Ht], as fc's input",
         ),
         Code(
             "DSC301",
@@ -203,6 +297,15 @@ CODES: dict[str, Code] = {
             "sort), but SpecForge and speculators always sort: an unsorted map from those "
             "producers suggests corruption.",
             None,
+        ),
+        Code(
+            "DSC305",
+            WARNING,
+            "d2t is int32: converted on load",
+            "d2t is stored as int32. vLLM's weight loader copies it into its int64 "
+            "parameter and SGLang adds it to an int64 arange: it works, but producers write "
+            "int64.",
+            "re-export d2t as int64 [Vd]",
         ),
         Code(
             "DSC401",
@@ -249,10 +352,31 @@ CODES: dict[str, Code] = {
             "DSC603",
             ERROR,
             "draft vocab larger than the input vocab",
-            "TensorRT-LLM's Qwen3 DSpark drafter shares the target's head and sizes both "
-            "Markov matrices by vocab_size: it has no path for draft_vocab_size > "
-            "vocab_size.",
-            "make draft_vocab_size at most vocab_size for TensorRT-LLM",
+            "Vd > V breaks the drafter itself: vLLM's DSpark feeds each sampled draft id "
+            "back into markov_w1 (V rows) at the next step, and vLLM's EAGLE-3 and DFlash "
+            "scatter the Vd draft logits into a V-wide row (EAGLE-3 without a d2t parameter "
+            "asserts the logits are V wide): an index error at the first draft step.",
+            "if rows [V, Vd) are padding, truncate lm_head (and d2t, markov_w2) to V rows "
+            "and set draft_vocab_size = V; else export the input vocab with Vd rows",
+        ),
+        Code(
+            "DSC604",
+            ERROR,
+            "config format the runtime does not read",
+            "SGLang 0.5.23 reads only the LlamaForCausalLMEagle3 config format; it has no "
+            "translation for a speculators-format config (speculators_model_type, "
+            "transformer_layer_config), so the drafter cannot be built from it.",
+            "export an SGLang config: architectures [LlamaForCausalLMEagle3], the backbone "
+            "sizes at the top level, draft_vocab_size, eagle_config",
+        ),
+        Code(
+            "DSC605",
+            ERROR,
+            "input vocab differs from the target's logit width",
+            "TensorRT-LLM's Qwen3 DSpark drafter uses the target's lm_head and adds a Markov "
+            "bias of vocab_size (V) columns to its logits: V must equal the target's logit "
+            "width (its head's rows), or the first draft step fails on the shape.",
+            "export the drafter with vocab_size equal to the target head's rows",
         ),
         # DSC7xx: the drafter against the target model itself (target_rules.py)
         Code(

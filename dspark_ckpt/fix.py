@@ -51,6 +51,7 @@ from dspark_ckpt.mask import BIAS_TENSOR, MASK_MEANING, MASK_TENSOR, sampleable_
 from dspark_ckpt.profiles import (
     PROFILES,
     applicable_profiles,
+    covered,
     default_profile,
     detect_family,
     get_profile,
@@ -545,7 +546,18 @@ def run_fix(source: str, target: Target, req: FixRequest) -> FixResult:
     if req.mode == OUT:
         ckpt = hub.download_weights(ckpt)  # the copy links or copies local weight files
     cfg = drafter_config(ckpt)
-    req = replace(req, profile=req.profile or default_profile(detect_family(cfg)))
+    family = detect_family(cfg)
+    if not covered(family):
+        raise UsageError(
+            f"{source}: no profile covers this drafter's family ({family or 'unknown'}): "
+            "fix judges DSpark, DFlash and EAGLE-3 drafters only; nothing written"
+        )
+    if req.profile is not None and PROFILES[req.profile].family != family:
+        raise UsageError(
+            f"--profile {req.profile} judges {PROFILES[req.profile].family} drafters; this is "
+            f"a {family} drafter (its profiles: {', '.join(applicable_profiles(family))})"
+        )
+    req = replace(req, profile=req.profile or default_profile(family))
     before = inspect_checkpoint(source, target, req.profile, checkpoint=ckpt)
     plan = plan_fix(ckpt, cfg, target, req)
     root, files, d2t_file, notes = _result_files(ckpt, cfg, plan, req, target)

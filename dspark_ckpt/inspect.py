@@ -15,22 +15,16 @@ from dspark_ckpt.config import DrafterConfig
 from dspark_ckpt.errors import CheckpointError, UsageError
 from dspark_ckpt.findings import ERROR, SEVERITY_ORDER, Finding
 from dspark_ckpt.profiles import (
-    BASE_PROFILES,
     DEFAULT_PROFILE,
     PROFILES,
     applicable_profiles,
+    covered,
     default_profile,
     detect_family,
     get_profile,
 )
-from dspark_ckpt.rules import (
-    Facts,
-    classify,
-    common_findings,
-    gather,
-    padded_rows,
-    profile_findings,
-)
+from dspark_ckpt.rules import Facts, classify, common_findings, gather, padded_rows
+from dspark_ckpt.runtime_rules import profile_findings
 from dspark_ckpt.target_rules import (
     TargetFacts,
     gather_target,
@@ -39,6 +33,7 @@ from dspark_ckpt.target_rules import (
 )
 
 UNREADABLE = "DSC001"
+UNCOVERED = "DSC108"
 
 
 @dataclass
@@ -52,6 +47,8 @@ class Report:
     verdicts: dict[str, bool] = field(default_factory=dict)
     profiles: list[str] = field(default_factory=list)  # the selected profiles; [profile] if empty
     family: str | None = None  # the detected drafter family (None: unknown)
+    # --profile names that do not apply to the drafter's family: not evaluated, no verdict
+    not_applicable: list[str] = field(default_factory=list)
     # rows = finding codes, columns = evaluated profiles: the worst severity found there
     checks: dict[str, dict[str, str]] = field(default_factory=dict)
     target_facts: TargetFacts | None = None  # the target-model comparisons (target_rules)
@@ -59,7 +56,7 @@ class Report:
     others: dict[str, list[Finding]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        if not self.profiles:
+        if not self.profiles and self.profile:
             self.profiles = [self.profile]
 
     @property
@@ -106,6 +103,11 @@ class Report:
             for name, passed in self.verdicts.items()
             if not passed and name not in self.profiles
         }
+
+    @property
+    def covered(self) -> bool:
+        """False when no profile covers the drafter's family: it was not judged (exit 3)."""
+        return not any(f.code == UNCOVERED for f in self.findings)
 
 
 def _sorted(findings: list[Finding]) -> list[Finding]:
@@ -156,17 +158,22 @@ def evaluate_profiles(
 
 def select_profiles(
     profile: str | list[str] | None, family: str | None
-) -> tuple[list[str], list[str]]:
-    """(selected, evaluated) profile names. ``None`` selects the family's default; the
-    evaluated ones are the base profiles, the family's and the selected, in table order."""
-    if profile is None:
+) -> tuple[list[str], list[str], list[str]]:
+    """(selected, evaluated, not applicable) profile names.
+
+    Only the profiles of the drafter's family are evaluated (each gets a verdict); a
+    profile of another family never decides and gets none. ``None`` selects the
+    family's default, and so does a list naming no profile of the family. A family no
+    profile covers selects and evaluates nothing."""
+    names = [] if profile is None else [profile] if isinstance(profile, str) else list(profile)
+    for name in names:
+        get_profile(name)
+    evaluated = applicable_profiles(family)
+    selected = [n for n in names if n in evaluated]
+    if evaluated and not selected:
         selected = [default_profile(family)]
-    else:
-        selected = [profile] if isinstance(profile, str) else list(profile)
-        for name in selected:
-            get_profile(name)
-    wanted = {*BASE_PROFILES, *applicable_profiles(family), *selected}
-    return selected, [n for n in PROFILES if n in wanted]
+    asked_all = set(names) == set(PROFILES)  # --profile all: the family's, nothing skipped
+    return selected, evaluated, [] if asked_all else [n for n in names if n not in evaluated]
 
 
 def unreadable(
@@ -181,7 +188,11 @@ def unreadable(
     finding = Finding(UNREADABLE, err.message, file=err.path, hint=err.hint)
     drafter = _config_alone(source, checkpoint)
     family = detect_family(drafter) if drafter else None
-    selected, _ = select_profiles(profile, family)
+    if not covered(family):  # the family is unknown: the profiles asked for, else the default
+        names = [profile] if isinstance(profile, str) else list(profile or [DEFAULT_PROFILE])
+        selected, evaluated, skipped = names, names, []
+    else:
+        selected, evaluated, skipped = select_profiles(profile, family)
     return Report(
         selected[0],
         source,
@@ -189,9 +200,10 @@ def unreadable(
         drafter=drafter,
         checkpoint=checkpoint,
         findings=[finding],
-        verdicts=dict.fromkeys(PROFILES, False),
+        verdicts=dict.fromkeys(evaluated, False),
         profiles=selected,
         family=family,
+        not_applicable=skipped,
     )
 
 
@@ -235,7 +247,9 @@ def inspect_checkpoint(
         ckpt = ckpt or open_checkpoint(source)
         cfg = drafter_config(ckpt)
         family = detect_family(cfg)
-        selected, evaluated = select_profiles(profile, family)
+        if not covered(family):
+            return uncovered(source, target, cfg, ckpt, family, profile)
+        selected, evaluated, skipped = select_profiles(profile, family)
         tfacts = gather_target(ckpt, cfg, target)
         result = evaluate_profiles(gather(ckpt, cfg, target), selected, evaluated, tfacts)
     except CheckpointError as err:
@@ -253,4 +267,38 @@ def inspect_checkpoint(
         checks=result.checks,
         target_facts=tfacts,
         others=result.others,
+        not_applicable=skipped,
+    )
+
+
+def uncovered(
+    source: str,
+    target: Target,
+    cfg: DrafterConfig,
+    ckpt: Checkpoint,
+    family: str | None,
+    profile: str | list[str] | None,
+) -> Report:
+    """The report on a drafter whose family no profile covers (MTP, EAGLE-1, unknown):
+    one DSC108 finding, no verdict; no rule of another family judges it."""
+    what = f"a {family} drafter" if family else "a drafter of no known family"
+    names = ", ".join(cfg.architectures) or cfg.model_type or "none"
+    finding = Finding(
+        UNCOVERED,
+        f"this is {what} (architectures/model_type: {names}): no profile covers it, so it "
+        "is not judged (profiles cover DSpark, DFlash and EAGLE-3 / P-EAGLE drafters)",
+        file=str(ckpt.config_path),
+    )
+    asked = [] if profile is None else [profile] if isinstance(profile, str) else list(profile)
+    return Report(
+        "",
+        source,
+        target,
+        cfg,
+        ckpt,
+        [finding],
+        {},
+        profiles=[],
+        family=family,
+        not_applicable=asked,
     )

@@ -9,7 +9,6 @@ a result.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 from dspark_ckpt.findings import CODES, ERROR, INFO, WARNING, Code, Finding
@@ -40,12 +39,14 @@ def finding_obj(f: Finding) -> dict[str, Any]:
 
 
 def inspect_obj(r: Report) -> dict[str, Any]:
-    """The ``dspark-ckpt/inspect/v2`` object. Add fields freely; never rename or drop one."""
+    """The ``dspark-ckpt/inspect/v2`` object. Add fields freely; never rename or drop one
+    (v2: verdicts only for the drafter family's profiles; ``covered``, ``releases``,
+    ``not_applicable``; ``profile`` null when no profile covers the family)."""
     d, t, ck = r.drafter, r.target, r.checkpoint
     m = t.model if t else None
     return {
         "schema": INSPECT_SCHEMA,
-        "profile": r.profile,
+        "profile": r.profile or None,
         "drafter": {
             "source": r.drafter_source,
             "architectures": list(d.architectures) if d else [],
@@ -91,6 +92,9 @@ def inspect_obj(r: Report) -> dict[str, Any]:
         "failing_elsewhere": {
             name: [finding_obj(f) for f in found] for name, found in r.failing_elsewhere.items()
         },
+        "covered": r.covered,
+        "releases": {name: PROFILES[name].release for name in r.verdicts if name in PROFILES},
+        "not_applicable": r.not_applicable,
     }
 
 
@@ -135,16 +139,16 @@ def to_json(obj: dict[str, Any]) -> str:
 
 def profile_obj(name: str) -> dict[str, Any]:
     p = PROFILES[name]
-    rules = {k: v for k, v in asdict(p).items() if k not in ("name", "runtime", "family")}
-    rules.pop("versions")
-    rules.pop("sources")
+    rules = {k: list(v) if isinstance(v, tuple) else v for k, v in p.rules.items()}
     return {
         "name": p.name,
         "runtime": p.runtime,
         "family": p.family,
-        "versions": p.versions,
+        "versions": p.release,  # v1's name for the release
+        "release": p.release,
         "sources": list(p.sources),
         "rules": rules,
+        "cites": dict(p.cites),
     }
 
 

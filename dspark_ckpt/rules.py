@@ -16,7 +16,6 @@ from dspark_ckpt.checkpoint import Checkpoint, Target
 from dspark_ckpt.config import SPECULATORS_DEFAULT_DRAFT_VOCAB, DrafterConfig
 from dspark_ckpt.errors import CheckpointError
 from dspark_ckpt.findings import ERROR, Finding
-from dspark_ckpt.profiles import Profile
 from dspark_ckpt.safetensors_io import TensorInfo
 
 PRUNED, EQUAL, PADDED = "pruned", "equal", "padded"
@@ -27,6 +26,8 @@ D2T = "d2t"
 T2D = "t2d"
 MARKOV_W1 = "markov_head.markov_w1.weight"
 MARKOV_W2 = "markov_head.markov_w2.weight"
+FC = "fc.weight"
+INPUT_NORM = "input_norm.weight"
 
 
 def classify(vd: int, vt: int) -> str:
@@ -50,6 +51,8 @@ class Facts:
     t2d: TensorInfo | None
     markov_w1: TensorInfo | None
     markov_w2: TensorInfo | None
+    fc: TensorInfo | None = None
+    input_norm: TensorInfo | None = None
 
     @cached_property
     def t2d_selected(self):
@@ -87,21 +90,11 @@ class Facts:
 
 
 # the tensors the rules read, each looked up under its prefixed forms (Checkpoint.find)
-ROLE_TENSORS = (LM_HEAD, EMBED, D2T, T2D, MARKOV_W1, MARKOV_W2)
+ROLE_TENSORS = (LM_HEAD, EMBED, D2T, T2D, MARKOV_W1, MARKOV_W2, FC, INPUT_NORM)
 
 
 def gather(ckpt: Checkpoint, cfg: DrafterConfig, target: Target) -> Facts:
-    return Facts(
-        cfg,
-        target,
-        ckpt,
-        ckpt.find(LM_HEAD),
-        ckpt.find(EMBED),
-        ckpt.find(D2T),
-        ckpt.find(T2D),
-        ckpt.find(MARKOV_W1),
-        ckpt.find(MARKOV_W2),
-    )
+    return Facts(cfg, target, ckpt, *(ckpt.find(name) for name in ROLE_TENSORS))
 
 
 def _f(code: str, message: str, info: TensorInfo | None = None, *, tensor=None, hint=None):
@@ -112,236 +105,6 @@ def _f(code: str, message: str, info: TensorInfo | None = None, *, tensor=None, 
         file=str(info.path) if info else None,
         hint=hint,
     )
-
-
-# --- load-time rules, parameterised by the runtime profile --------------------------
-
-
-def profile_findings(f: Facts, p: Profile) -> list[Finding]:
-    """The load-time findings of one runtime: every rule below, parameterised by ``p``."""
-    return [finding for rule in PROFILE_RULES for finding in rule(f, p)]
-
-
-def _rule_text(f: Facts, p: Profile) -> str:
-    return f"Vd {p.reduced_when} Vt: {f.Vd} {p.reduced_when} {f.Vt}"
-
-
-def _tied(f: Facts) -> bool:
-    return f.cfg.raw.get("tie_word_embeddings") is True
-
-
-def _embed_rule(f: Facts, p: Profile) -> list[Finding]:
-    # vLLM qwen3_dspark.py load_weights (PR #55133 / #52560)
-    if p.requires_embed_when_expanded and f.expanded_input_vocab and f.embed is None:
-        return [
-            _f(
-                "DSC101",
-                f"input vocab_size {f.V} is larger than the target's {f.Vt} and the "
-                f"drafter has no embed_tokens: {p.runtime} refuses to load it",
-                tensor=EMBED,
-            )
-        ]
-    return []
-
-
-def _lm_head_rule(f: Facts, p: Profile) -> list[Finding]:
-    if f.lm_head is not None:
-        return []
-    if p.missing_lm_head == "refused" and p.reduced(f.Vd, f.Vt):
-        # vLLM qwen3_dspark.py load_weights
-        return [
-            _f(
-                "DSC102",
-                f"{p.name} treats the draft vocab as reduced ({_rule_text(f, p)}) and requires "
-                "lm_head; the full target lm_head cannot be shared",
-                tensor=LM_HEAD,
-            )
-        ]
-    if p.missing_lm_head == "refused" and f.classification == PADDED:
-        # vLLM qwen3_dspark.py (after PR #55133): the target's head is shared only when
-        # Vd == Vt, and no error is raised: the draft head stays uninitialised memory
-        return [
-            _f(
-                "DSC104",
-                f"padded drafter (Vd {f.Vd} > Vt {f.Vt}) without lm_head: {p.name} shares the "
-                "target head only when Vd == Vt, so the draft head stays uninitialised "
-                "(acceptance rate zero, no error)",
-                tensor=LM_HEAD,
-            )
-        ]
-    if p.missing_lm_head == "target" and p.reduced(f.Vd, f.Vt):
-        # vLLM v1/spec_decode/eagle.py _maybe_share_lm_head: no lm_head -> target's head
-        return [
-            _f(
-                "DSC102",
-                f"no lm_head and the draft vocab is reduced ({_rule_text(f, p)}): {p.name} "
-                f"silently shares the target's lm_head ({f.Vt} rows), not a [{f.Vd}, H] head",
-                tensor=LM_HEAD,
-            )
-        ]
-    if (
-        p.missing_lm_head == "uninitialised"
-        and not f.cfg.draft_vocab_size_defaulted
-        and not _tied(f)
-    ):
-        # SGLang llama_eagle3.py: an explicit draft_vocab_size creates ParallelLMHead(Vd);
-        # load_weights skips names it lacks and the worker only sets the embedding
-        return [
-            _f(
-                "DSC601",
-                f"no lm_head, yet draft_vocab_size {f.Vd} is set: {p.name} creates a "
-                f"[{f.Vd}, H] head that nothing loads (uninitialised memory, no error)",
-                tensor=LM_HEAD,
-            )
-        ]
-    return []
-
-
-def _head_replaced_rule(f: Facts, p: Profile) -> list[Finding]:
-    if f.lm_head is None:
-        return []
-    if p.lm_head_from_target == "always" and f.Vd != f.Vt:
-        # TensorRT-LLM modeling_dspark_qwen3.py load_weights skips lm_head.*
-        why = "always uses the target's lm_head"
-    elif (
-        p.lm_head_from_target == "no_draft_vocab_size"
-        and f.cfg.draft_vocab_size_defaulted
-        and not _tied(f)
-    ):
-        # SGLang llama_eagle3.py: draft_vocab_size None -> load_lm_head_from_target
-        why = "uses the target's lm_head because the config has no draft_vocab_size"
-    else:
-        return []
-    return [
-        _f(
-            "DSC602",
-            f"the drafter ships lm_head {list(f.lm_head.shape)} but {p.name} {why}: the "
-            "trained head is ignored",
-            f.lm_head,
-        )
-    ]
-
-
-def _missing_d2t_rule(f: Facts, p: Profile) -> list[Finding]:
-    if f.d2t is not None or p.missing_d2t == "unused":
-        return []
-    reduced = p.reduced(f.Vd, f.Vt)
-    refused = reduced and p.missing_d2t == "error"
-    if not (f.classification == PRUNED or refused):
-        return []
-    how = (
-        f"{p.runtime} refuses to load it"
-        if refused
-        else f"{p.runtime} silently maps draft id i to target id i (an all-zero d2t)"
-    )
-    if f.classification != PRUNED:  # the hint says what `fix --emit-d2t` (fix.plan_fix) does
-        hint = (
-            f"`dspark-ckpt fix --emit-d2t` writes the identity d2t (all zeros) {p.name} "
-            "needs; profiles that create no d2t parameter here then refuse it (DSC105)"
-        )
-    elif (problem := t2d_problem(f)) is None:
-        hint = "`dspark-ckpt fix --emit-d2t` derives d2t from the t2d this checkpoint has"
-    else:
-        hint = (
-            f"ship the d2t the drafter was trained with: {problem}, so "
-            "`dspark-ckpt fix --emit-d2t` refuses"
-        )
-    return [
-        _f(
-            "DSC103",
-            f"no d2t mapping ({f.classification} drafter, {_rule_text(f, p)}): {how}",
-            tensor=D2T,
-            hint=hint,
-        )
-    ]
-
-
-def _d2t_param_rule(f: Facts, p: Profile) -> list[Finding]:
-    if p.d2t_param == "reduced" and f.d2t is not None and not p.reduced(f.Vd, f.Vt):
-        # vLLM qwen3_dspark.py / qwen3_dflash.py: the parameter exists only when reduced
-        return [
-            _f(
-                "DSC105",
-                f"d2t is present but {p.name} creates no draft_id_to_target_id parameter "
-                f"for Vd {f.Vd} vs Vt {f.Vt} under its rule ({p.reduced_when}): the weight "
-                "loader raises 'There is no module or parameter named ...'",
-                f.d2t,
-            )
-        ]
-    if p.d2t_param == "rejected":
-        # TensorRT-LLM modeling_dspark_qwen3.py: load_state_dict(strict=True)
-        return [
-            _f(
-                "DSC105",
-                f"{info.name} is present but {p.name} loads the drafter with a strict state "
-                "dict that has no such key: load_state_dict raises 'Unexpected key(s)'",
-                info,
-                hint=f"drop d2t and t2d for {p.runtime}: it uses the target's head, whose "
-                "ids are target ids",
-            )
-            for info in (f.d2t, f.t2d)
-            if info is not None
-        ]
-    return []
-
-
-def _omni_rule(f: Facts, p: Profile) -> list[Finding]:
-    if p.omni_vocab_check and f.target.is_omni and f.Vd > f.Vt:
-        return [
-            _f(
-                "DSC106",
-                f"draft_vocab_size {f.Vd} exceeds the Qwen3-Omni target's thinker vocab_size "
-                f"{f.Vt}: {p.runtime} refuses it at config time",
-                tensor="draft_vocab_size",
-            )
-        ]
-    return []
-
-
-def _draft_above_vocab_rule(f: Facts, p: Profile) -> list[Finding]:
-    if not p.draft_vocab_above_vocab and f.Vd > f.V:
-        # TensorRT-LLM: the head is the target's and the Markov head is sized by V
-        return [
-            _f(
-                "DSC603",
-                f"draft_vocab_size {f.Vd} > vocab_size {f.V}: {p.name} has no path for a "
-                "draft vocab larger than the input vocab (its head is the target's and "
-                "markov_w2 is [vocab_size, r])",
-                tensor="draft_vocab_size",
-            )
-        ]
-    return []
-
-
-def _markov_w2_rule(f: Facts, p: Profile) -> list[Finding]:
-    # vLLM qwen3_dspark.py: [Vd, r]; TensorRT-LLM dspark/heads.py: [V, r]
-    w2 = f.markov_w2
-    if w2 is None:
-        return []
-    rows = f.Vd if p.markov_w2_rows == "draft_vocab_size" else f.V
-    expected = (rows, _rank(f))
-    if len(w2.shape) != 2 or w2.shape[0] != rows or (expected[1] and w2.shape[1] != expected[1]):
-        return [
-            _f(
-                "DSC205",
-                f"markov_w2 is {list(w2.shape)}; {p.name} expects "
-                f"[{p.markov_w2_rows} {rows}, markov_rank {expected[1] or 'r'}]",
-                w2,
-            )
-        ]
-    return []
-
-
-PROFILE_RULES = (
-    _embed_rule,
-    _lm_head_rule,
-    _missing_d2t_rule,
-    _d2t_param_rule,
-    _omni_rule,
-    _markov_w2_rule,
-    _head_replaced_rule,
-    _draft_above_vocab_rule,
-)
 
 
 def _rank(f: Facts) -> int | None:
@@ -424,7 +187,7 @@ def _rows_and_width(
             _f(code, f"{info.name} is {list(info.shape)}; expected [{rows_name} {rows}, H]", info)
         )
     h = f.cfg.hidden_size
-    if h is not None and len(info.shape) == 2 and info.shape[1] != h:
+    if h is not None and len(info.shape) == 2 and info.shape[1] != h and not _packed(info, f):
         out.append(
             _f(
                 "DSC203",
@@ -433,6 +196,17 @@ def _rows_and_width(
             )
         )
     return out
+
+
+# packed quantised weights: columns per stored element (NVFP4 packs two in a U8)
+PACKED_COLUMNS = {"U8": 2, "I8": 2}
+
+
+def _packed(info: TensorInfo, f: Facts) -> bool:
+    """A quantised config's packed weight (NVFP4 ``U8 [rows, H/2]``) is H wide, not a
+    hidden-size mismatch (FP8 keeps H columns)."""
+    per = PACKED_COLUMNS.get(info.dtype)
+    return f.cfg.quantized and per is not None and info.shape[1] * per == f.cfg.hidden_size
 
 
 def _shape_rules(f: Facts) -> list[Finding]:
@@ -447,11 +221,6 @@ def _shape_rules(f: Facts) -> list[Finding]:
                 w1,
             )
         )
-    out += [
-        _f("DSC208", f"{key} {mask_id} is outside the draft vocab [0, {f.Vd})", tensor=key)
-        for key, mask_id in f.cfg.mask_tokens
-        if not 0 <= mask_id < f.Vd
-    ]
     return out
 
 
@@ -489,18 +258,31 @@ def _d2t_rules(f: Facts) -> list[Finding]:
         return []
     if (problem := d2t_layout_problem(d2t, f.Vd)) is not None:
         return [_f("DSC206", problem, d2t)]
-    offsets = f.ckpt.read(d2t)
+    offsets = read_d2t(f.ckpt, f.Vd)
     out = d2t_value_findings(offsets, f.Vt, info=d2t)
+    if d2t.dtype != "I64":
+        out.append(
+            _f(
+                "DSC305",
+                f"d2t is {d2t.dtype} {list(d2t.shape)}: vLLM's weight loader converts it "
+                "into its int64 parameter, SGLang adds it to an int64 arange",
+                d2t,
+            )
+        )
     if f.t2d is not None and (problem := t2d_layout_problem(f.t2d, f.Vt)) is not None:
         # vLLM skips t2d: a warning, and nothing to compare d2t with
         out.append(_f("DSC303", problem, f.t2d))
     return out + _t2d_disagreement(f, offsets)
 
 
+# d2t dtypes a runtime loads: int64, and int32 (converted on load: DSC305)
+D2T_DTYPES = ("I64", "I32")
+
+
 def d2t_layout_problem(info: TensorInfo, vd: int) -> str | None:
-    """The DSC206 condition, stated once: a ``d2t`` is rank-1 ``I64`` of length ``Vd``.
-    What is wrong with ``info``, or None."""
-    if info.dtype != "I64" or info.shape != (vd,):
+    """The DSC206 condition, stated once: a ``d2t`` is rank-1 ``I64`` (or ``I32``,
+    converted on load) of length ``Vd``. What is wrong with ``info``, or None."""
+    if info.dtype not in D2T_DTYPES or info.shape != (vd,):
         return f"d2t is {info.dtype} {list(info.shape)}; expected I64 [{vd}] (draft_vocab_size)"
     return None
 
@@ -587,7 +369,7 @@ def read_d2t(ckpt: Checkpoint, vd: int):
         return None
     if (problem := d2t_layout_problem(info, vd)) is not None:
         raise CheckpointError(info.path, f"DSC206: {problem}")
-    return ckpt.read(info)
+    return ckpt.read(info).astype("int64", copy=False)
 
 
 def d2t_value_findings(offsets, vt: int, *, info: TensorInfo | None = None) -> list[Finding]:
@@ -655,13 +437,14 @@ def _is_arange(offsets) -> bool:
 def _t2d_disagreement(f: Facts, offsets) -> list[Finding]:
     """A ``BOOL [Vt]`` t2d whose values contradict the ``d2t`` (DSC303): it must select
     exactly the ``Vd`` target ids d2t maps to. [] without t2d, or for a t2d of another
-    layout (vLLM skips it; ``_d2t_rules`` warns about it): nothing to compare."""
+    layout (vLLM skips it; ``_d2t_rules`` warns about it), or for the all-False
+    placeholder speculators writes when it has no mapping: nothing to compare."""
     import numpy as np
 
     from dspark_ckpt.mask import target_ids
 
     selected = f.t2d_selected
-    if selected is None:
+    if selected is None or selected.size == 0:  # none, or speculators' all-False placeholder
         return []
     vd = offsets.shape[0]
     if selected.size != vd:

@@ -179,7 +179,7 @@ def print_inspect(r: Report, console: Console) -> None:
             about.append(f"{', '.join(d.architectures)})")
     head.add_row("drafter", flow([r.drafter_source + " ", *about], width))  # two spaces
     if d:
-        head.add_row("family", r.family or "unknown (every profile applies)")
+        head.add_row("family", r.family or "unknown")
     if t:
         parts = [f"{t.source}:", f"Vt {t.vocab_size}"]
         if t.vocab_key:
@@ -206,12 +206,20 @@ def print_inspect(r: Report, console: Console) -> None:
     for name, ok in r.verdicts.items():
         deciding = " (decides)" if mark and name in r.profiles else ""
         verdicts.append(Text.assemble(f"{name}: ", _verdict(ok), deciding) + "  ")
-    head.add_row("verdict", flow(verdicts, width))
+    if r.covered:
+        head.add_row("verdict", flow(verdicts, width))
+    else:
+        head.add_row("verdict", "none: no profile covers this family (not judged)")
     for why, names in failing_elsewhere(r).items():
         them = ", ".join(names)
         words = f"{them} {'fails' if len(names) == 1 else 'fail'}, not deciding: {why}."
         to = f"--profile {','.join(names)}"
         head.add_row("", flow([*words.split(" "), "To", "decide", "by", "it:", to], width))
+    if r.not_applicable:
+        head.add_row(
+            "not applicable",
+            f"{', '.join(r.not_applicable)}: profile(s) of another family, no verdict",
+        )
     console.print(head)
     if r.findings:
         console.print(
@@ -219,7 +227,7 @@ def print_inspect(r: Report, console: Console) -> None:
         )
     else:
         console.print("no findings", style="green")
-    if r.checks:
+    if r.checks and r.verdicts:
         console.print(checks_matrix(r, console.width))
     console.print(inspect_summary(r))
 
@@ -268,10 +276,10 @@ def print_profiles(console: Console) -> None:
     table = Table(show_header=True, header_style="bold", expand=False, pad_edge=False)
     table.add_column("profile", style="bold")
     table.add_column("runtime / family")
-    table.add_column("versions and the source files its rules mirror", overflow="fold")
+    table.add_column("release and the source files its rules mirror", overflow="fold")
     for name in PROFILES:
         o = profile_obj(name)
-        text = Text(o["versions"])
+        text = Text(o["release"], style="bold")
         for src in o["sources"]:
             text.append(f"\n- {src}", style="dim")
         table.add_row(name, f"{o['runtime']} / {o['family']}", text)
@@ -305,6 +313,11 @@ def print_explain(code: Code, console: Console) -> None:
 
 def inspect_summary(r: Report) -> Text:
     """The one-line verdict (all that ``--quiet`` prints)."""
+    if not r.covered:
+        return Text.assemble(
+            ("NOT JUDGED", "bold yellow"),
+            f": no profile covers this drafter's family ({r.family or 'unknown'})",
+        )
     counts = {s: sum(f.severity == s for f in r.findings) for s in (ERROR, WARNING, INFO)}
     summary = ", ".join(f"{n} {s}(s)" for s, n in counts.items() if n) or "clean"
     failing = [p for p in r.profiles if not r.verdicts.get(p)]

@@ -50,7 +50,7 @@ target = "ckpt/targets/small"
 name = "pruned"
 drafter = "ckpt/pruned-eagle3"
 target = "ckpt/targets/small"
-profiles = ["vllm", "vllm-legacy"]
+profiles = ["vllm-eagle3", "vllm-eagle3-legacy"]
 """
 
 
@@ -72,8 +72,8 @@ def test_mixed_pairs_all_pass_under_vllm(repo):
     assert summary(r) == {
         ("padded", "vllm"): True,
         ("equal", "vllm"): True,
-        ("pruned", "vllm"): True,
-        ("pruned", "vllm-legacy"): True,
+        ("pruned", "vllm-eagle3"): True,
+        ("pruned", "vllm-eagle3-legacy"): True,
     }
     [padded] = [run for run in r.json["runs"] if run["name"] == "padded"]
     assert [f["code"] for f in padded["findings"]] == ["DSC401"]
@@ -200,8 +200,8 @@ def test_summary_table(repo):
         ["padded", "vllm", "PASS", "padded", "0", "1", "0", "DSC401"],
         ["padded", "vllm-legacy", "FAIL", "padded", "1", "1", "0", "DSC103, DSC401"],
         ["equal", "vllm", "PASS", "equal", "0", "0", "0", ""],
-        ["pruned", "vllm", "PASS", "pruned", "0", "0", "0", ""],
-        ["pruned", "vllm-legacy", "PASS", "pruned", "0", "0", "0", ""],
+        ["pruned", "vllm-eagle3", "PASS", "pruned", "0", "0", "0", ""],
+        ["pruned", "vllm-eagle3-legacy", "PASS", "pruned", "0", "0", "0", ""],
     ]
     assert lines[-1] == "1 of 5 check run(s) failed"
     assert cli("check", "--quiet").stdout.splitlines() == ["1 of 5 check run(s) failed"]
@@ -221,8 +221,8 @@ def test_check_ci_formats(repo, tmp_path):
         ("dspark-ckpt.padded", "vllm", False),
         ("dspark-ckpt.padded", "vllm-legacy", True),
         ("dspark-ckpt.equal", "vllm", False),
-        ("dspark-ckpt.pruned", "vllm", False),
-        ("dspark-ckpt.pruned", "vllm-legacy", False),
+        ("dspark-ckpt.pruned", "vllm-eagle3", False),
+        ("dspark-ckpt.pruned", "vllm-eagle3-legacy", False),
     ]
     assert (junit.get("tests"), junit.get("failures")) == ("5", "1")
 
@@ -375,14 +375,15 @@ def test_no_configuration(repo):
     assert "Traceback" not in r.stderr
 
 
-def test_profiles_all_expands_to_every_profile(repo):
-    from dspark_ckpt.profiles import PROFILES
+def test_profiles_all_expands_to_every_profile_of_the_family(repo):
+    """'all' runs every profile of the drafter's family; another family's never judges it."""
+    from dspark_ckpt.profiles import applicable_profiles
 
     (repo / "dspark-ckpt.toml").write_text(
         "profiles = 'all'\n[[pairs]]\ndrafter = 'ckpt/padded'\ntarget = 'ckpt/targets/small'\n"
     )
     r = cli("check", "--format", "json")
-    assert [run["profile"] for run in r.json["runs"]] == list(PROFILES)
+    assert [run["profile"] for run in r.json["runs"]] == applicable_profiles("dspark")
     assert r.exit_code == 1  # the padded drafter fails vllm-legacy (no lm_head/d2t rule met)
 
 

@@ -236,13 +236,22 @@ def test_identity_d2t_for_a_padded_drafter(cwd):
     # with this d2t the checkpoint passes the legacy loader and fails the current one
     assert vllm_pair(out["verdicts_before"]) == {"vllm": True, "vllm-legacy": False}
     assert vllm_pair(out["verdicts_after"]) == {"vllm": False, "vllm-legacy": True}
-    assert any("passes vllm-legacy and fails vllm" in n for n in out["notes"])
+    assert any("passes vllm-legacy, sglang-dspark and fails vllm" in n for n in out["notes"])
     assert code == 1 and not out["ok"]
     assert [f["code"] for f in out["findings_after"] if f["severity"] == "error"] == ["DSC105"]
 
 
 def test_a_padded_drafter_keeps_its_own_zero_d2t(tmp_path, cwd):
-    src = padded_with_d2t(tmp_path / "p", np.zeros(128), vocab=100)
+    src = synth.drafter(  # V = Vd: sampled ids stay inside markov_w1 / the embedding
+        tmp_path / "p",
+        vocab=128,
+        draft=128,
+        tensors={
+            "embed_tokens.weight": synth.head(128, 8, 2),
+            "lm_head.weight": synth.head(128, 8, 1),
+            "d2t": synth.T("I64", (128,), np.zeros(128, dtype=np.int64)),
+        },
+    )
     code, out = fix_json(src, "--target", SMALL, "--emit-d2t", *LEGACY)
     assert code == 0 and out["d2t_origin"] == "the checkpoint's own"
     assert meta(cwd / "d2t.safetensors")["d2t_origin"] == "the checkpoint's own"
@@ -254,7 +263,7 @@ def test_a_padded_drafter_keeps_its_own_zero_d2t(tmp_path, cwd):
 def test_identity_d2t_exit_code_follows_the_profile(cwd):
     r = cli("fix", FIXTURES / "padded", "--target", SMALL, "--emit-d2t", "--profile", "vllm-legacy")
     assert r.exit_code == 0
-    assert "passes vllm-legacy and fails vllm" in r.stdout
+    assert "passes vllm-legacy, sglang-dspark and fails vllm" in r.stdout
 
 
 def test_d2t_derived_from_t2d(tmp_path, cwd):
@@ -311,7 +320,7 @@ def test_t2d_that_selects_the_wrong_count_is_refused(tmp_path, cwd):
 
 
 @pytest.mark.parametrize(
-    "dtype, shape", [("I32", (32,)), ("I64", (33,)), ("I64", (32, 1)), ("U8", (32,))]
+    "dtype, shape", [("F32", (32,)), ("I64", (33,)), ("I64", (32, 1)), ("U8", (32,))]
 )
 def test_a_d2t_that_is_not_i64_vd_is_one_rule(tmp_path, cwd, dtype, shape):
     """rules.read_d2t is the one reader: fix refuses with inspect's own DSC206 message."""
@@ -426,7 +435,8 @@ def test_identity_d2t_for_an_equal_drafter_is_refused_in_the_checkpoint(tmp_path
     # < nor the legacy != rule creates draft_id_to_target_id for Vd == Vt)
     src = copy_fixture("equal", tmp_path)
     before = digest(src)
-    assert all(cli("inspect", src, "--target", SMALL, "--format", "json").json["verdicts"].values())
+    inspected = cli("inspect", src, "--target", SMALL, "--format", "json").json["verdicts"]
+    assert all(vllm_pair(inspected).values())
     for where in (("--out", tmp_path / "eq"), ("--in-place", "--force")):
         r = cli("fix", src, "--target", SMALL, "--emit-d2t", *where)
         assert r.exit_code == 1 and r.stdout == ""
@@ -439,8 +449,9 @@ def test_identity_d2t_for_an_equal_drafter_is_refused_in_the_checkpoint(tmp_path
     # the side file changes nothing by itself: written, with what it would do
     code, out = fix_json(src, "--target", SMALL, "--emit-d2t")
     assert code == 1 and (cwd / "d2t.safetensors").exists()
-    assert all(out["verdicts_before"].values()) and not any(out["verdicts_after"].values())
-    lost = ", ".join(out["verdicts_after"])
+    before_ok, after_ok = out["verdicts_before"], out["verdicts_after"]
+    assert all(vllm_pair(before_ok).values()) and not any(vllm_pair(after_ok).values())
+    lost = ", ".join(n for n, ok in after_ok.items() if before_ok[n] and not ok)
     assert f"this change makes {lost} FAIL (passed before): DSC105" in " ".join(out["notes"])
     assert any("an equal drafter needs no d2t" in n for n in out["notes"])
     table = cli("fix", src, "--target", SMALL, "--emit-d2t", "--force").stdout
@@ -461,12 +472,12 @@ def test_padded_d2t_in_the_checkpoint_follows_the_profile(tmp_path, cwd):
 
 
 def test_default_profile_is_the_family_default_as_for_inspect(tmp_path, cwd):
-    """An EAGLE-3 drafter is judged by vllm-eagle3 unless --profile says otherwise, as
-    inspect does: a padded EAGLE-3 drafter may take d2t (its loader always has the
-    parameter), which the DSpark vllm profile would refuse (DSC105)."""
+    """An EAGLE-3 drafter is judged by vllm-eagle3, as inspect does: a padded EAGLE-3
+    drafter may take d2t (its loader has the parameter when Vd != Vt); the DSpark vllm
+    profile never judges it."""
     src = synth.drafter(
         tmp_path / "eagle",
-        vocab=100,
+        vocab=128,
         draft=128,
         tensors={"lm_head.weight": synth.head(128, 8, 1)},
         config={"architectures": ["LlamaForCausalLMEagle3"], "model_type": "llama"},
@@ -482,7 +493,8 @@ def test_default_profile_is_the_family_default_as_for_inspect(tmp_path, cwd):
     r = cli(
         "fix", src, "--target", SMALL, "--emit-d2t", "--out", tmp_path / "p", "--profile", "vllm"
     )
-    assert r.exit_code == 1 and "fail vllm" in r.stderr and "DSC105" in r.stderr
+    # a profile of another family never decides: vllm judges DSpark drafters
+    assert r.exit_code == 2 and "--profile vllm judges dspark drafters" in r.stderr
     assert not (tmp_path / "p").exists()
 
 

@@ -118,7 +118,12 @@ def test_json_schema_fields():
         ("aux_state_width", "not checked"),
         ("tokenizer", "not checked"),
     }
-    assert rep["verdicts"] == {"vllm": True, "vllm-legacy": False, "trtllm-dspark": True}
+    assert rep["verdicts"] == {
+        "vllm": True,
+        "vllm-legacy": False,
+        "sglang-dspark": True,
+        "trtllm-dspark": True,
+    }
     assert rep["ok"] is True
     (f,) = rep["findings"]
     assert set(f) >= {"code", "severity", "message", "tensor", "hint"}
@@ -483,13 +488,15 @@ def test_without_an_index_every_safetensors_file_is_loaded(tmp_path):
     assert rc == 1 and "DSC105" in codes(rep)
 
 
-def test_every_declared_mask_token_is_checked(tmp_path):
+def test_the_mask_token_the_runtime_reads_is_checked(tmp_path):
+    """vLLM reads dflash_config.mask_token_id before the top-level one: that id is checked."""
     config = {"mask_token_id": 5, "dflash_config": {"mask_token_id": 200, "noise_token_id": 99}}
     _, rep = inspect_json(_variant(tmp_path, config=config))
     found = [f for f in rep["findings"] if f["code"] == "DSC208"]
     assert [f["tensor"] for f in found] == ["dflash_config.mask_token_id"]
-    assert (
-        found[0]["message"] == "dflash_config.mask_token_id 200 is outside the draft vocab [0, 100)"
+    assert found[0]["message"].startswith(
+        "dflash_config.mask_token_id 200 (the mask id vLLM reads) is outside the input vocab "
+        "[0, 100)"
     )
 
 

@@ -16,6 +16,9 @@ from dspark_ckpt.profiles import PROFILES
 DFLASH = {"architectures": ["DFlashQwen3ForCausalLM"], "model_type": "qwen3"}
 EAGLE3 = {"architectures": ["LlamaForCausalLMEagle3"], "model_type": "llama"}
 DSPARK = {"markov_rank": 4}
+# SpecForge's training config: markov_rank only under dflash_config (markov head unbuilt)
+NESTED_RANK = {"markov_rank": None, "dflash_config": {"markov_rank": 4}}
+TRT_NESTED = ["DSC107", "DSC112"]  # no top-level markov_rank; its Markov weights unexpected
 
 
 def d2t(vd: int) -> dict[str, T]:
@@ -56,16 +59,19 @@ CASES = [
     # vllm-dflash: the != rule, a missing d2t is silently all zero
     ("vllm-dflash", "pruned", VT, 40, DFLASH, (lm_head(40), d2t(40)), []),
     ("vllm-dflash", "equal-shared-head", VT, VT, DFLASH, (), []),
-    ("vllm-dflash", "padded-no-d2t", VT, 101, DFLASH, (lm_head(101),), []),
-    ("vllm-dflash", "padded-zero-d2t", VT, 101, DFLASH, (lm_head(101), d2t(101)), []),
+    ("vllm-dflash", "padded-no-d2t", 101, 101, DFLASH, (lm_head(101),), []),
+    ("vllm-dflash", "padded-zero-d2t", 101, 101, DFLASH, (lm_head(101), d2t(101)), []),
     ("vllm-dflash", "pruned-no-lm_head", VT, 40, DFLASH, (d2t(40),), ["DSC102"]),
     ("vllm-dflash", "pruned-no-d2t", VT, 40, DFLASH, (lm_head(40),), ["DSC103"]),
     ("vllm-dflash", "equal-with-d2t", VT, VT, DFLASH, (d2t(VT),), ["DSC105"]),
-    # vllm-eagle3: draft_id_to_target_id always exists, a missing d2t is all zero
+    # vllm-eagle3 (0.33.0): draft_id_to_target_id only when Vd != Vt, a missing d2t is zero
     ("vllm-eagle3", "pruned", VT, 40, EAGLE3, (lm_head(40), d2t(40)), []),
-    ("vllm-eagle3", "equal-with-d2t", VT, VT, EAGLE3, (d2t(VT),), []),
+    ("vllm-eagle3", "equal-with-d2t", VT, VT, EAGLE3, (d2t(VT),), ["DSC105"]),
     ("vllm-eagle3", "pruned-no-lm_head", VT, 40, EAGLE3, (d2t(40),), ["DSC102"]),
     ("vllm-eagle3", "pruned-no-d2t", VT, 40, EAGLE3, (lm_head(40),), ["DSC103"]),
+    # vllm-eagle3-legacy (before PR #53458): the parameter always exists
+    ("vllm-eagle3-legacy", "equal-with-d2t", VT, VT, EAGLE3, (d2t(VT),), []),
+    ("vllm-eagle3-legacy", "pruned-no-lm_head", VT, 40, EAGLE3, (d2t(40),), ["DSC102"]),
     # sglang-eagle3: d2t -> hot_token_id; no draft_vocab_size -> the target's head
     ("sglang-eagle3", "pruned", VT, 40, EAGLE3, (lm_head(40), d2t(40)), []),
     ("sglang-eagle3", "no-draft-vocab-no-head", VT, None, EAGLE3, (), []),
@@ -85,7 +91,23 @@ CASES = [
     ("trtllm-dspark", "equal", VT, None, DSPARK, (markov(VT, VT),), []),
     ("trtllm-dspark", "w2-draft-rows", VT, 40, DSPARK, (lm_head(40), markov(VT, 40)), ["DSC205"]),
     ("trtllm-dspark", "with-d2t", VT, 40, DSPARK, (lm_head(40), d2t(40)), ["DSC105", "DSC105"]),
-    ("trtllm-dspark", "draft-above-vocab", VT, 101, DSPARK, (lm_head(101),), ["DSC603"]),
+    ("trtllm-dspark", "nested-rank", VT, None, NESTED_RANK, (markov(VT, VT),), TRT_NESTED),
+    # trtllm-eagle3: an uninitialised int32 d2t when V != Vd and none shipped
+    ("trtllm-eagle3", "pruned", VT, 40, EAGLE3, (lm_head(40), d2t(40)), []),
+    ("trtllm-eagle3", "pruned-no-d2t", VT, 40, EAGLE3, (lm_head(40),), ["DSC103"]),
+    # sglang-dspark / sglang-dflash: head and embedding from the target, Markov [V, r]
+    ("sglang-dspark", "pruned-no-d2t", VT, 40, DSPARK, (markov(VT, VT),), []),
+    ("sglang-dspark", "w2-draft-rows", VT, 40, DSPARK, (markov(VT, 40),), ["DSC205"]),
+    ("sglang-dflash", "pruned-no-head", VT, 40, DFLASH, (), []),
+    (
+        "sglang-dflash",
+        "fc-for-3",
+        VT,
+        VT,
+        {**DFLASH, "target_layer_ids": [0, 1, 2]},
+        (),
+        ["DSC210"],
+    ),
 ]
 
 
@@ -132,7 +154,8 @@ VLLM_TABLE = {
     "v100-d40-none": ["DSC102", "DSC103"],
     "v100-d40-lm_head": ["DSC103"],
     "v100-d100-none": [],
-    "v100-d101-none": ["DSC104", "DSC401"],
+    # Vd 101 > V 100: DSpark feeds sampled ids back into markov_w1 [V] (issue 10, point 3)
+    "v100-d101-none": ["DSC104", "DSC603", "DSC401"],
 }
 
 
@@ -149,12 +172,12 @@ def test_vllm_table_unchanged(name):
 @pytest.mark.parametrize(
     "fixture,family,primary,verdict_keys",
     [
-        ("padded", "dspark", "vllm", ["vllm", "vllm-legacy", "trtllm-dspark"]),
+        ("padded", "dspark", "vllm", ["vllm", "vllm-legacy", "sglang-dspark", "trtllm-dspark"]),
         (
             "pruned-eagle3",
             "eagle3",
             "vllm-eagle3",
-            ["vllm", "vllm-legacy", "vllm-eagle3", "sglang-eagle3"],
+            ["vllm-eagle3", "vllm-eagle3-legacy", "sglang-eagle3", "trtllm-eagle3"],
         ),
     ],
 )
@@ -169,34 +192,40 @@ def test_family_detection_picks_profiles(fixture, family, primary, verdict_keys)
     "config,family",
     [
         ({"architectures": ["DFlashDraftModel"]}, "dflash"),
-        ({"architectures": ["Foo"], "dflash_config": {"mask_token_id": 1}}, "dflash"),
+        (
+            {"architectures": ["Foo"], "dflash_config": {"mask_token_id": 1}, "markov_rank": None},
+            "dflash",
+        ),
+        ({"architectures": ["Foo"], "dflash_config": {"markov_rank": 4}}, "dspark"),
+        ({"architectures": ["PEagleDraftModel"]}, "eagle3"),
+        ({"architectures": ["DeepSeekMTPModel"]}, "mtp"),
+        ({"architectures": ["EagleLlamaForCausalLM"]}, "eagle"),
         ({"architectures": ["Eagle3Speculator"]}, "eagle3"),
         ({"architectures": [], "speculators_model_type": "eagle3"}, "eagle3"),
         ({"architectures": ["Qwen3DSparkForCausalLM"]}, "dspark"),
-        ({"architectures": ["LlamaForCausalLM"], "model_type": "llama"}, None),
+        ({"architectures": ["LlamaForCausalLM"], "model_type": "llama", "markov_rank": None}, None),
     ],
 )
 def test_family_from_config(tmp_path, config, family):
     path = make(tmp_path, "d", draft=VT, config={"model_type": None, **config})
     r = inspect(path)
     assert r.json["family"] == family
-    if family is None:  # unknown: every profile gets a verdict
-        assert list(r.json["verdicts"]) == list(PROFILES)
+    if family not in ("dspark", "dflash", "eagle3"):  # no profile covers it: not judged
+        assert r.json["verdicts"] == {} and r.exit_code == 3
+        assert [f["code"] for f in r.json["findings"]] == ["DSC108"]
 
 
 def test_profile_list_repeated_comma_and_all(tmp_path):
     path = FIXTURES / "pruned-eagle3"
     r = inspect(path, "sglang-eagle3,vllm-eagle3", "sglang-eagle3", "vllm")
-    assert r.json["profiles"] == ["sglang-eagle3", "vllm-eagle3", "vllm"]
+    # vllm judges DSpark drafters: it never decides for this EAGLE-3 one, and gets no verdict
+    assert r.json["profiles"] == ["sglang-eagle3", "vllm-eagle3"]
+    assert r.json["not_applicable"] == ["vllm"] and "vllm" not in r.json["verdicts"]
     assert r.json["profile"] == "sglang-eagle3" and r.exit_code == 0
-    r = inspect(path, "all")
-    assert r.json["profiles"] == list(PROFILES)
-    assert list(r.json["verdicts"]) == list(PROFILES)
-    assert r.exit_code == 1  # trtllm-dspark refuses d2t and t2d
-    assert {f["profile"] for f in r.json["findings"] if f["severity"] == "error"} == {
-        "trtllm-dspark"
-    }
-    assert r.json["checks"]["DSC105"] == {"trtllm-dspark": "error"}
+    r = inspect(path, "all")  # every profile of the family, none of another
+    eagle3 = ["vllm-eagle3", "vllm-eagle3-legacy", "sglang-eagle3", "trtllm-eagle3"]
+    assert r.json["profiles"] == eagle3 and list(r.json["verdicts"]) == eagle3
+    assert r.json["not_applicable"] == [] and r.exit_code == 0
 
 
 @pytest.mark.parametrize("bad", ["nope", "vllm,,vllm-legacy", "vllm,nope"])
@@ -215,12 +244,15 @@ def test_table_shows_the_matrix():
     assert r.exit_code == 0
     lines = r.stdout.splitlines()
     header = next(_cells(line) for line in lines if line.startswith("┃check"))
-    assert header == ["check", "vllm", "vllm-legacy", "trtllm-dspark"]
-    assert next(_cells(x) for x in lines if x.startswith("│DSC103"))[1:] == ["ok", "error", "ok"]
-    assert next(_cells(x) for x in lines if x.startswith("│DSC602"))[1:] == ["ok", "ok", "warning"]
+    assert header == ["check", "vllm", "vllm-legacy", "sglang-dspark", "trtllm-dspark"]
+    row = next(_cells(x) for x in lines if x.startswith("│DSC103"))[1:]
+    assert row == ["ok", "error", "ok", "ok"]
+    row = next(_cells(x) for x in lines if x.startswith("│DSC602"))[1:]
+    assert row == ["ok", "ok", "warning", "warning"]
     assert next(_cells(x) for x in lines if x.startswith("│verdict"))[1:] == [
         "PASS",
         "FAIL",
+        "PASS",
         "PASS",
     ]
 

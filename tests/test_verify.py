@@ -404,7 +404,7 @@ def test_f8_heads_are_computed_in_float32(tmp_path, dtype, stored):
 @pytest.mark.parametrize(
     ("d2t", "message"),
     [
-        (T("I32", (64,), np.zeros(64)), "d2t is I32 [64]; expected I64 [64]"),
+        (T("F32", (64,), np.zeros(64)), "d2t is F32 [64]; expected I64 [64]"),
         (T("I64", (63,), np.zeros(63)), "d2t is I64 [63]; expected I64 [64]"),
     ],
 )
