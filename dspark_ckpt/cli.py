@@ -316,7 +316,8 @@ def inspect_cmd(
     def runs() -> list:
         from dspark_ckpt.check import run_of_report
 
-        return [run_of_report(report.under(p)) for p in report.profiles]
+        # not covered (no profile): the DSC108 finding alone
+        return [run_of_report(report.under(p)) for p in report.profiles] or [run_of_report(report)]
 
     try:
         profile = parse_profiles(profile)

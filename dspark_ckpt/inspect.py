@@ -188,7 +188,9 @@ def unreadable(
     finding = Finding(UNREADABLE, err.message, file=err.path, hint=err.hint)
     drafter = _config_alone(source, checkpoint)
     family = detect_family(drafter) if drafter else None
-    if not covered(family):  # the family is unknown: the profiles asked for, else the default
+    if family is not None and not covered(family):  # an MTP, EAGLE-1 ... drafter: no verdict
+        selected, evaluated, skipped = [""], [], []
+    elif family is None:  # the family is unknown: the profiles asked for, else the default
         names = [profile] if isinstance(profile, str) else list(profile or [DEFAULT_PROFILE])
         selected, evaluated, skipped = names, names, []
     else:
