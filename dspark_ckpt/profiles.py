@@ -243,6 +243,42 @@ TRT_DSPARK = T + "modeling_dspark_qwen3.py@40289c86"
 TRT_SPEC = T + "modeling_speculative.py@00679c66"
 TRT_HEADS = T + "dspark/heads.py@06ec703b"
 
+# rule values shared by several profiles (each profile still cites them itself)
+# vLLM's Qwen3 DSpark loader, both generations (they differ in reduced_when)
+VLLM_DSPARK_RULES = dict(
+    missing_d2t="error",
+    missing_lm_head="refused",
+    requires_embed_when_expanded=True,
+    omni_vocab_check=True,
+    mask_token_keys=VLLM_MASK,
+    missing_mask_token="error",
+    top_level_keys=("markov_rank",),
+    aux_layer_keys=VLLM_DFLASH_AUX,
+    aux_default="num_hidden_layers",
+)
+# vLLM's EAGLE-3 model, both generations (they differ in d2t_param)
+VLLM_EAGLE3_RULES = dict(
+    aux_layer_keys=EAGLE3_AUX, aux_default="3", norm_before_fc_keys=EAGLE3_NORM
+)
+# runtimes that always take the head and the embedding from the target
+TARGET_HEAD_RULES = dict(
+    missing_d2t="unused",
+    missing_lm_head="target-always",
+    lm_head_from_target="always",
+    own_embed_kept=False,
+    draft_vocab_above_vocab=True,
+)
+# SGLang's DSpark and DFlash loaders (dflash.py, dflash_utils.py)
+SGLANG_BLOCK_RULES = dict(
+    TARGET_HEAD_RULES,
+    d2t_param="ignored",
+    mask_token_keys=("dflash_config.mask_token_id", "mask_token_id"),
+    aux_layer_keys=("dflash_config.target_layer_ids", "target_layer_ids"),
+    aux_default="num_hidden_layers",
+    fc_input_hidden="hidden_size",
+    prefixed_names="stripped",
+)
+
 PROFILES: dict[str, Profile] = {
     p.name: p
     for p in [
@@ -254,15 +290,7 @@ PROFILES: dict[str, Profile] = {
             sources=(DSPARK_PY, DSPARK_UTILS, SPEC_UTILS, DFLASH_PY, SPEC_CONFIG, "vllm PR #55133"),
             cites=_vllm_dspark_cites("262-268", "341-357"),
             reduced_when=LT,
-            missing_d2t="error",
-            missing_lm_head="refused",
-            requires_embed_when_expanded=True,
-            omni_vocab_check=True,
-            mask_token_keys=VLLM_MASK,
-            missing_mask_token="error",
-            top_level_keys=("markov_rank",),
-            aux_layer_keys=VLLM_DFLASH_AUX,
-            aux_default="num_hidden_layers",
+            **VLLM_DSPARK_RULES,
         ),
         Profile(
             name="vllm-legacy",
@@ -276,15 +304,7 @@ PROFILES: dict[str, Profile] = {
                 "Vd != Vt; PR #55133 made it Vd < Vt: " + DSPARK_PY + ":262,342 in 0.33.0)",
             },
             reduced_when=NE,
-            missing_d2t="error",
-            missing_lm_head="refused",
-            requires_embed_when_expanded=True,
-            omni_vocab_check=True,
-            mask_token_keys=VLLM_MASK,
-            missing_mask_token="error",
-            top_level_keys=("markov_rank",),
-            aux_layer_keys=VLLM_DFLASH_AUX,
-            aux_default="num_hidden_layers",
+            **VLLM_DSPARK_RULES,
         ),
         Profile(
             name="vllm-dflash",
@@ -305,9 +325,7 @@ PROFILES: dict[str, Profile] = {
             release=VLLM,
             sources=(EAGLE3_PY, M + "qwen3_eagle3.py", EAGLE_UTILS, LOGITS, SPECULATORS),
             cites=_vllm_eagle_cites(EAGLE3_PY, "338-345", "373-394", "420-470"),
-            aux_layer_keys=EAGLE3_AUX,
-            aux_default="3",
-            norm_before_fc_keys=EAGLE3_NORM,
+            **VLLM_EAGLE3_RULES,
         ),
         Profile(
             name="vllm-eagle3-legacy",
@@ -322,9 +340,7 @@ PROFILES: dict[str, Profile] = {
                 "Vd != Vt)",
             },
             d2t_param="always",
-            aux_layer_keys=EAGLE3_AUX,
-            aux_default="3",
-            norm_before_fc_keys=EAGLE3_NORM,
+            **VLLM_EAGLE3_RULES,
         ),
         Profile(
             name="sglang-eagle3",
@@ -377,20 +393,10 @@ PROFILES: dict[str, Profile] = {
             release=SGLANG,
             sources=(SG_DSPARK, SG_DFLASH, SG_DFLASH_CFG, SG_DSPARK_CFG),
             cites=_sglang_block_cites(SG_DSPARK),
-            missing_d2t="unused",
-            d2t_param="ignored",
-            missing_lm_head="target-always",
-            lm_head_from_target="always",
-            own_embed_kept=False,
             markov_w2_rows="vocab_size",
-            draft_vocab_above_vocab=True,
-            mask_token_keys=("dflash_config.mask_token_id", "mask_token_id"),
             missing_mask_token="error",
             top_level_keys=("markov_rank",),
-            aux_layer_keys=("dflash_config.target_layer_ids", "target_layer_ids"),
-            aux_default="num_hidden_layers",
-            fc_input_hidden="hidden_size",
-            prefixed_names="stripped",
+            **SGLANG_BLOCK_RULES,
         ),
         Profile(
             name="sglang-dflash",
@@ -399,18 +405,8 @@ PROFILES: dict[str, Profile] = {
             release=SGLANG,
             sources=(SG_DFLASH, SG_DFLASH_CFG, S + "speculative/dflash_worker_v2.py"),
             cites=_sglang_block_cites(SG_DFLASH),
-            missing_d2t="unused",
-            d2t_param="ignored",
-            missing_lm_head="target-always",
-            lm_head_from_target="always",
-            own_embed_kept=False,
-            draft_vocab_above_vocab=True,
-            mask_token_keys=("dflash_config.mask_token_id", "mask_token_id"),
             missing_mask_token="tokenizer",
-            aux_layer_keys=("dflash_config.target_layer_ids", "target_layer_ids"),
-            aux_default="num_hidden_layers",
-            fc_input_hidden="hidden_size",
-            prefixed_names="stripped",
+            **SGLANG_BLOCK_RULES,
         ),
         Profile(
             name="trtllm-dspark",
@@ -447,13 +443,8 @@ PROFILES: dict[str, Profile] = {
                 "reads_speculators_format": f"{TRT_DSPARK} (pretrained_config attributes)",
             },
             reduced_when=LT,
-            missing_d2t="unused",
             d2t_param="rejected",
-            missing_lm_head="target-always",
-            lm_head_from_target="always",
-            own_embed_kept=False,
             markov_w2_rows="vocab_size",
-            draft_vocab_above_vocab=True,
             vocab_is_target_width=True,
             mask_token_keys=("mask_token_id",),
             missing_mask_token="vocab_size",
@@ -462,6 +453,7 @@ PROFILES: dict[str, Profile] = {
             aux_default="required",
             fc_input_hidden="hidden_size",
             strict_names=True,
+            **TARGET_HEAD_RULES,
         ),
         Profile(
             name="trtllm-eagle3",

@@ -255,7 +255,7 @@ def _draft_above_vocab_rule(f: Facts, p: Profile) -> list[Finding]:
 def _target_width_rule(f: Facts, p: Profile) -> list[Finding]:
     """TensorRT-LLM DSpark: the Markov bias [V] is added to the target head's logits."""
     width = f.target.embedding_rows  # the target head's rows: unknown without its weights
-    if not p.vocab_is_target_width or width is None or f.V == width:
+    if not p.vocab_is_target_width or width is None or width == f.V:
         return []
     what = f"the target's {f.target.embedding_tensor} rows"
     return [
