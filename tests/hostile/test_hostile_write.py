@@ -101,14 +101,14 @@ def test_a_destination_name_near_the_limit_is_written(tmp_path, length):
 
 # --- item 1: what is written is compared with the plan, not only its verdicts ----------
 
-MYSTERY = {"architectures": ["MysteryForCausalLM"], "model_type": "mystery"}
-
 
 def failing_everywhere(root: Path, head_shard: str) -> Path:
-    """A sharded drafter of no known family whose head has the wrong row count: it fails
-    every profile before and after any fix, so verdicts alone cannot tell a broken write.
-    Its head is stored in ``head_shard``."""
-    synth.write_json(root / "config.json", synth.drafter_config(128, None, **MYSTERY))
+    """A sharded DSpark drafter whose head has the wrong row count (DSC201, a check every
+    runtime shares): it fails every profile before and after any fix, so verdicts alone
+    cannot tell a broken write. Its config states draft_vocab_size (fix leaves config.json
+    alone); its head is stored in ``head_shard``. (A drafter of no known family is not
+    judged: fix refuses it.)"""
+    synth.write_json(root / "config.json", synth.drafter_config(128, 128))
     synth.write_safetensors(root / "model-00001-of-00002.safetensors", synth.backbone(8))
     synth.write_safetensors(root / head_shard, {"lm_head.weight": synth.head(64, 8, 1)})
     weight_map = dict.fromkeys(synth.backbone(8), "model-00001-of-00002.safetensors")
