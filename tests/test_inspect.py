@@ -116,6 +116,7 @@ def test_json_schema_fields():
     # no hidden size, no layers, no tokenizer files: each comparison is named, none made
     assert {(c["check"], c["result"]) for c in rep["target_checks"]} == {
         ("aux_state_width", "not checked"),
+        ("aux_layer_ids", "not checked"),  # the drafter names its layers (target_layer_ids)
         ("tokenizer", "not checked"),
     }
     assert rep["verdicts"] == {
