@@ -109,7 +109,7 @@ def test_a_label_and_its_value_never_split(columns):
     r = cli(*ALL, env={"COLUMNS": str(columns)})
     text = r.stdout
     head = text[: text.index("┏")]
-    for name in ("vllm", "vllm-legacy", "trtllm-dspark", "sglang-eagle3"):
+    for name in ("vllm", "vllm-legacy", "trtllm-dspark", "sglang-dspark"):
         assert re.search(rf"(^|\s){name}: (PASS|FAIL)", head), (name, head)
     for pair in ("Vt 100", "Vd 128", "V 128", "Et 128"):
         assert pair in head, (pair, head)
