@@ -42,6 +42,13 @@ EXPECTED = [
             ),
             (
                 name,
+                "vllm-eagle3-legacy",
+                True,
+                (),
+                "before PR #53458 'the parameter always existed': d2t loads",
+            ),
+            (
+                name,
                 "sglang-eagle3",
                 True,
                 (),
@@ -49,8 +56,32 @@ EXPECTED = [
                 "LlamaForCausalLMEagle3 config format is the one it reads; draft_vocab_size set "
                 "and lm_head shipped (no DSC601)",
             ),
+            (
+                name,
+                "trtllm-eagle3",
+                True,
+                (),
+                "TensorRT-LLM EAGLE-3 creates d2t [Vd] 'when "
+                "V != Vd' and the checkpoint fills it; t2d: 'every runtime skips it'",
+            ),
         ]
     ],
+    (
+        LONGCAT,
+        "vllm-eagle3",
+        False,
+        ("DSC105",),
+        "vLLM EAGLE-3: 'an equal-vocab checkpoint "
+        "that ships d2t (SpecForge always writes one, zeros, plus an all-True t2d) fails to "
+        "load in 0.33.0'",
+    ),
+    (
+        LONGCAT,
+        "vllm-eagle3-legacy",
+        True,
+        (),
+        "before PR #53458 the parameter always existed: the zero d2t loads and is the identity",
+    ),
     (
         LONGCAT,
         "sglang-eagle3",
@@ -68,6 +99,14 @@ EXPECTED = [
         "(Gaps: 'absent, so a runtime silently maps draft id i to target id i')",
     ),
     (
+        ("specforge-qwen3-8b-eagle3", ("d2t",)),
+        "trtllm-eagle3",
+        False,
+        ("DSC103",),
+        "TensorRT-LLM EAGLE-3: 'd2t is an uninitialised int32 [Vd] parameter created when "
+        "V != Vd: a checkpoint without it samples from garbage'",
+    ),
+    (
         DFLASH,
         "vllm-dflash",
         True,
@@ -76,6 +115,26 @@ EXPECTED = [
         "from the target; mask id 151669 read from dflash_config.mask_token_id and in [0, V); "
         "fc [H, 5H] for the 5 nested target_layer_ids",
     ),
+    (
+        DFLASH,
+        "sglang-dflash",
+        True,
+        (),
+        "SGLang DFlash: 'lm_head and embed_tokens are "
+        "skipped and the target's used; d2t/t2d ignored'",
+    ),
+    *[
+        (
+            QWEN_DSPARK,
+            profile,
+            False,
+            ("DSC107",),
+            "'A DSpark config with markov_rank only "
+            "nested fails to build in vLLM' (config.markov_rank, qwen3_dspark.py:212,224; "
+            "'SGLang and TensorRT-LLM alike')",
+        )
+        for profile in ("vllm", "vllm-legacy", "sglang-dspark", "trtllm-dspark")
+    ],
     (
         ("serving", QWEN_DSPARK),
         "vllm",
@@ -94,6 +153,14 @@ EXPECTED = [
     ),
     (
         ("serving", QWEN_DSPARK),
+        "sglang-dspark",
+        True,
+        (),
+        "SGLang: head and embedding from "
+        "the target; markov_w1 and markov_w2 both [V, r] as asserted",
+    ),
+    (
+        ("serving", QWEN_DSPARK),
         "trtllm-dspark",
         True,
         (),
@@ -103,10 +170,33 @@ EXPECTED = [
     ),
     (
         INKLING,
+        "vllm",
+        False,
+        ("DSC101", "DSC104", "DSC107"),
+        "V 201024 > Vt 200058 and no "
+        "embed_tokens: rule 1 ('must include embed_tokens'); padded without lm_head: 'the head "
+        "stays uninitialised memory'; markov_rank only nested",
+    ),
+    (
+        INKLING,
         "vllm-legacy",
         False,
         ("DSC101", "DSC102", "DSC103"),
         "before #55133 rules 2-4 used Vd != Vt: a padded drafter needs lm_head and d2t",
+    ),
+    (
+        INKLING,
+        "sglang-dspark",
+        False,
+        ("DSC107",),
+        "markov_rank only nested (getattr(config, 'markov_rank'))",
+    ),
+    (
+        INKLING,
+        "trtllm-dspark",
+        False,
+        ("DSC107",),
+        "TensorRT-LLM needs top-level target_layer_ids and markov_rank",
     ),
     (
         ("serving", INKLING),
@@ -114,6 +204,14 @@ EXPECTED = [
         False,
         ("DSC101", "DSC104"),
         "rule 1 and the padded head without lm_head, whatever the config keys",
+    ),
+    (
+        ("serving", INKLING),
+        "sglang-dspark",
+        True,
+        (),
+        "SGLang uses the target's head "
+        "(201024 rows) and embedding; Markov [V, r] = [201024, r]; mask id 200064 < V",
     ),
     (
         ("serving", INKLING),

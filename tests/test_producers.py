@@ -15,6 +15,7 @@ import os
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 from conftest import FIXTURES, cli
 from synth import T, write_json, write_safetensors
@@ -99,12 +100,112 @@ EXPECTED = [
         "pruned with lm_head and d2t: the parameter exists (Vd != Vt) and every i + d2t[i] < V",
     ),
     (
+        "speculators-eagle3-pruned",
+        1000,
+        "vllm-eagle3-legacy",
+        True,
+        (),
+        "the parameter always exists",
+    ),
+    (
+        "speculators-eagle3-pruned",
+        1000,
+        "sglang-eagle3",
+        False,
+        ("DSC604",),
+        "SGLang: 'Only "
+        "the LlamaForCausalLMEagle3 config format is read: a speculators-format config is not'",
+    ),
+    (
+        "speculators-eagle3-padded",
+        1000,
+        "vllm-eagle3",
+        False,
+        ("DSC603",),
+        "Vd 1024 > V 1000: "
+        "'EAGLE-3/DFlash scatter into a V-wide row: an index error inside the drafter itself'",
+    ),
+    (
+        "speculators-eagle3-padded",
+        1000,
+        "vllm-eagle3-legacy",
+        False,
+        ("DSC603",),
+        "the same scatter (compute_logits) before PR #53458",
+    ),
+    (
         "speculators-eagle3-equal",
         1000,
         "vllm-eagle3",
         True,
         (),
         "V = Vd = Vt: no d2t parameter and none shipped; logits V wide",
+    ),
+    (
+        "speculators-eagle3-equal",
+        1024,
+        "vllm-eagle3",
+        False,
+        ("DSC110",),
+        "own embed_tokens "
+        "of V 1000 < Vt 1024 rows: 'keeps it (shapes differ), and target tokens >= V index "
+        "past its end'",
+    ),
+    (
+        "speculators-eagle3-4-aux",
+        1000,
+        "vllm-eagle3",
+        False,
+        ("DSC210",),
+        "'A speculators "
+        "config with 4 top-level aux ids and fc [H, 4*Ht] therefore builds an fc for 3 and "
+        "fails to load'",
+    ),
+    (
+        "speculators-peagle-pruned",
+        1000,
+        "vllm-eagle3",
+        True,
+        (),
+        "'P-EAGLE checkpoints are "
+        "served by the same classes'; mask id 999 in [0, V) though >= Vd 500",
+    ),
+    (
+        "speculators-dflash-pruned",
+        1000,
+        "vllm-dflash",
+        True,
+        (),
+        "lm_head [Vd, H] and d2t "
+        "(Vd != Vt); mask id 999 in [0, V): 'its range is the draft input vocab [0, V), not "
+        "[0, Vd)'; fc [H, 3H] for its 3 aux ids (vLLM maps aux_hidden_state_layer_ids, "
+        "transformers_utils/configs/speculators/algos.py:114-115)",
+    ),
+    (
+        "speculators-dspark-pruned",
+        1000,
+        "vllm",
+        True,
+        (),
+        "rules 1-3 met (lm_head, d2t, "
+        "V = Vt); markov_w1 [V, r], markov_w2 [Vd, r] as vLLM builds them; mask id in [0, V)",
+    ),
+    (
+        "speculators-dspark-pruned",
+        1000,
+        "vllm-legacy",
+        True,
+        (),
+        "Vd != Vt: the same requirements, all met",
+    ),
+    (
+        "speculators-dspark-pruned",
+        1000,
+        "sglang-dspark",
+        False,
+        ("DSC205",),
+        "SGLang: "
+        "'markov_w1 and markov_w2 must both be [V, r] (asserted)'; speculators writes w2 [Vd, r]",
     ),
     (
         "speculators-dspark-pruned",
@@ -115,6 +216,7 @@ EXPECTED = [
         "TensorRT-LLM: strict load rejects d2t and t2d; 'markov_w1, markov_w2 both [V, r]'",
     ),
     ("specforge-eagle3-pruned", 1000, "vllm-eagle3", True, (), "pruned, lm_head and d2t"),
+    ("specforge-eagle3-pruned", 1000, "vllm-eagle3-legacy", True, (), "pruned, lm_head, d2t"),
     (
         "specforge-eagle3-pruned",
         1000,
@@ -122,6 +224,31 @@ EXPECTED = [
         True,
         (),
         "its own config format; d2t -> hot_token_id; draft_vocab_size with lm_head",
+    ),
+    (
+        "specforge-eagle3-pruned",
+        1000,
+        "trtllm-eagle3",
+        True,
+        (),
+        "V != Vd: the d2t parameter exists and the checkpoint fills it",
+    ),
+    (
+        "specforge-eagle3-full",
+        1000,
+        "vllm-eagle3",
+        False,
+        ("DSC105",),
+        "'an equal-vocab "
+        "checkpoint that ships d2t (SpecForge always writes one ...) fails to load in 0.33.0'",
+    ),
+    (
+        "specforge-eagle3-full",
+        1000,
+        "vllm-eagle3-legacy",
+        True,
+        (),
+        "before PR #53458 the parameter always existed",
     ),
     ("specforge-eagle3-full", 1000, "sglang-eagle3", True, (), "hot_token_id = 0 + arange"),
     (
@@ -133,6 +260,27 @@ EXPECTED = [
         "no lm_head/embed (shared, Vd = V = "
         "Vt); mask id from dflash_config.mask_token_id; fc [H, 3H] for 3 target_layer_ids",
     ),
+    ("specforge-dflash", 1000, "sglang-dflash", True, (), "head and embedding from the target"),
+    (
+        "specforge-dflash-no-mask",
+        1000,
+        "vllm-dflash",
+        False,
+        ("DSC109",),
+        "'the proposer raises when none is set'",
+    ),
+    *[
+        (
+            "specforge-dspark",
+            1000,
+            profile,
+            False,
+            ("DSC107",),
+            "'A DSpark config with "
+            "markov_rank only nested fails to build' (vLLM; SGLang and TensorRT-LLM alike)",
+        )
+        for profile in ("vllm", "vllm-legacy", "sglang-dspark", "trtllm-dspark")
+    ],
 ]
 
 
@@ -147,3 +295,47 @@ def test_producer_drafter_verdict(drafters, targets, row):
         assert not found, (why, found)
     else:
         assert set(codes) <= found, (why, found)
+
+
+@pytest.mark.parametrize(
+    "name", ["speculators-peagle-pruned", "specforge-peagle-pruned"], ids=lambda n: n
+)
+def test_peagle_is_judged_as_eagle3(drafters, targets, name):
+    """P-EAGLE (speculators ``peagle``, SpecForge ``PEagleDraftModel``) is served by vLLM's
+    EAGLE-3 classes (registry.py:698-699; CONTRACT.md "P-EAGLE checkpoints are served by
+    the same classes"): its family is eagle3 and its default profile vllm-eagle3."""
+    r = cli("inspect", drafters / name, "--target", targets[1000], "--format", "json")
+    assert r.json["family"] == "eagle3", r.stdout[-2000:]
+    assert r.json["profiles"] == ["vllm-eagle3"]
+
+
+def test_eagle1_is_not_judged(drafters, targets):
+    """An EAGLE-1 drafter (eagle-llm) is no family a profile covers: it must not be judged
+    by DSpark rules and called deployable (issue 10, point 9)."""
+    r = cli("inspect", drafters / "eagle-llm-eagle1", "--target", targets[1000], "--format", "json")
+    assert r.exit_code != 0, r.stdout[-2000:]
+    assert r.json["ok"] is False
+    assert "DSC108" in {f["code"] for f in r.json["findings"]}
+
+
+def test_fix_accepts_speculators_placeholder_t2d(drafters, targets, tmp_path):
+    """speculators' padded EAGLE-3 ships the identity d2t with an all-False placeholder
+    t2d (CONTRACT.md: 'speculators writes an all-False placeholder when it has no
+    mapping'): fix --emit-mask builds the mask on the d2t (issue 10, point 11)."""
+    from safetensors.numpy import load_file
+
+    mask = tmp_path / "mask.safetensors"
+    r = cli(
+        "fix",
+        drafters / "speculators-eagle3-padded",
+        "--target",
+        targets[1000],
+        "--mask-path",
+        mask,
+        "--profile",
+        "vllm-eagle3",
+    )
+    assert mask.is_file(), r.stdout + r.stderr
+    m = load_file(mask)["draft_vocab_mask"]
+    assert m.shape == (1024,)
+    assert np.array_equal(m, np.arange(1024) < 1000)
