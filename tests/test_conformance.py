@@ -13,6 +13,7 @@ from __future__ import annotations
 import pytest
 from conformance import TARGET_OF, build_real, build_target, real_config_names
 from conftest import cli, cli_subprocess
+from synth import T
 
 EAGLE3_PRUNED = [
     "specforge-llama3.1-8b-eagle3",
@@ -24,6 +25,36 @@ LONGCAT = "specforge-longcat-flash-eagle3"
 DFLASH = "specforge-qwen3-8b-dflash"
 QWEN_DSPARK = "specforge-qwen3-8b-dspark"
 INKLING = "specforge-inkling-dspark"
+
+# checkpoints derived from a real one: name -> (real config, build_real keyword arguments)
+NVFP4 = {"quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 16}
+VARIANTS = {
+    # SpecForge's export without its d2t (a pruned drafter that lost its map)
+    "qwen3-8b-eagle3-no-d2t": ("specforge-qwen3-8b-eagle3", {"drop": ("d2t",)}),
+    # the same map stored as int32 (issue 10 point 8)
+    "qwen3-8b-eagle3-int32-d2t": ("specforge-qwen3-8b-eagle3", {"dtypes": {"d2t": "I32"}}),
+    # a ModelOpt NVFP4 head: packed U8 [Vd, H/2] with its scales (issue 10 point 8)
+    "qwen3-8b-eagle3-nvfp4-head": (
+        "specforge-qwen3-8b-eagle3",
+        {
+            "drop": ("lm_head.weight",),
+            "add": {
+                "lm_head.weight": T("U8", (32000, 2048)),
+                "lm_head.weight_scale": T("F8_E4M3", (32000, 256)),
+                "lm_head.weight_scale_2": T("F32", ()),
+            },
+            "config": {"quantization_config": NVFP4},
+        },
+    ),
+    # the DSpark configs after SpecForge's serving script (keys at the top level)
+    "qwen3-8b-dspark-serving": (QWEN_DSPARK, {"serving": True}),
+    "inkling-dspark-serving": (INKLING, {"serving": True}),
+    # the served Qwen3 DSpark with the target's embedding under a wrapper prefix
+    "qwen3-8b-dspark-serving-prefixed-embed": (
+        QWEN_DSPARK,
+        {"serving": True, "add": {"model.embed_tokens.weight": T("BF16", (151936, 4096))}},
+    ),
+}
 
 # (drafter variant, profile, deployable, error codes among the findings, why: CONTRACT.md)
 EXPECTED = [
@@ -91,7 +122,7 @@ EXPECTED = [
     ),
     # SpecForge's SGLang export without d2t (a pruned drafter that lost its map)
     (
-        ("specforge-qwen3-8b-eagle3", ("d2t",)),
+        "qwen3-8b-eagle3-no-d2t",
         "vllm-eagle3",
         False,
         ("DSC103",),
@@ -99,7 +130,7 @@ EXPECTED = [
         "(Gaps: 'absent, so a runtime silently maps draft id i to target id i')",
     ),
     (
-        ("specforge-qwen3-8b-eagle3", ("d2t",)),
+        "qwen3-8b-eagle3-no-d2t",
         "trtllm-eagle3",
         False,
         ("DSC103",),
@@ -136,7 +167,7 @@ EXPECTED = [
         for profile in ("vllm", "vllm-legacy", "sglang-dspark", "trtllm-dspark")
     ],
     (
-        ("serving", QWEN_DSPARK),
+        "qwen3-8b-dspark-serving",
         "vllm",
         True,
         (),
@@ -145,14 +176,14 @@ EXPECTED = [
         "mask id in [0, V)",
     ),
     (
-        ("serving", QWEN_DSPARK),
+        "qwen3-8b-dspark-serving",
         "vllm-legacy",
         True,
         (),
         "Vd == Vt: not reduced under the legacy != rule either",
     ),
     (
-        ("serving", QWEN_DSPARK),
+        "qwen3-8b-dspark-serving",
         "sglang-dspark",
         True,
         (),
@@ -160,7 +191,7 @@ EXPECTED = [
         "the target; markov_w1 and markov_w2 both [V, r] as asserted",
     ),
     (
-        ("serving", QWEN_DSPARK),
+        "qwen3-8b-dspark-serving",
         "trtllm-dspark",
         True,
         (),
@@ -199,14 +230,14 @@ EXPECTED = [
         "TensorRT-LLM needs top-level target_layer_ids and markov_rank",
     ),
     (
-        ("serving", INKLING),
+        "inkling-dspark-serving",
         "vllm",
         False,
         ("DSC101", "DSC104"),
         "rule 1 and the padded head without lm_head, whatever the config keys",
     ),
     (
-        ("serving", INKLING),
+        "inkling-dspark-serving",
         "sglang-dspark",
         True,
         (),
@@ -214,29 +245,53 @@ EXPECTED = [
         "(201024 rows) and embedding; Markov [V, r] = [201024, r]; mask id 200064 < V",
     ),
     (
-        ("serving", INKLING),
+        "inkling-dspark-serving",
         "trtllm-dspark",
         True,
         (),
         "TensorRT-LLM: V 201024 equals the "
         "target's logit width (its head's rows, Et 201024); strict load finds every name",
     ),
+    (
+        "qwen3-8b-eagle3-int32-d2t",
+        "vllm-eagle3",
+        True,
+        (),
+        "d2t: 'int32 is converted on load by vLLM's weight loader ... a warning, not an error'",
+    ),
+    (
+        "qwen3-8b-eagle3-int32-d2t",
+        "sglang-eagle3",
+        True,
+        (),
+        "d2t: int32 is 'used as is by SGLang: a warning, not an error'",
+    ),
+    (
+        "qwen3-8b-dspark-serving-prefixed-embed",
+        "vllm",
+        False,
+        ("DSC111",),
+        "'vLLM DSpark prefixes every name except lm_head and d2t with model.: a checkpoint "
+        "that stores ... model.embed_tokens.weight fails to load'",
+    ),
+    (
+        "qwen3-8b-dspark-serving-prefixed-embed",
+        "trtllm-dspark",
+        False,
+        ("DSC111",),
+        "'TensorRT-LLM's load_state_dict(strict=True) rejects them too' (it skips only names "
+        "starting with embed_tokens.)",
+    ),
 ]
 
 
-def _variant(key) -> tuple[str, dict]:
-    """(real config name, build_real keyword arguments) of an EXPECTED drafter key."""
-    if isinstance(key, str):
-        return key, {}
-    if key[0] == "serving":
-        return key[1], {"serving": True}
-    return key[0], {"drop": key[1]}
+def _variant(key: str) -> tuple[str, dict]:
+    """(real config name, build_real keyword arguments) of an EXPECTED drafter."""
+    return VARIANTS.get(key, (key, {}))
 
 
 def _id(row) -> str:
-    name, kw = _variant(row[0])
-    extra = "-serving" if kw.get("serving") else "".join(f"-no-{d}" for d in kw.get("drop", ()))
-    return f"{name.removeprefix('specforge-')}{extra}@{row[1]}"
+    return f"{row[0].removeprefix('specforge-')}@{row[1]}"
 
 
 @pytest.fixture(scope="module")
@@ -245,10 +300,9 @@ def built(tmp_path_factory):
     out = tmp_path_factory.mktemp("real")
     targets = {t: build_target(t, out / "targets") for t in set(TARGET_OF.values())}
     drafters = {}
-    for row in EXPECTED:
-        name, kw = _variant(row[0])
-        if row[0] not in drafters:
-            drafters[row[0]] = (build_real(name, out, **kw), targets[TARGET_OF[name]])
+    for key in {row[0] for row in EXPECTED} | set(VARIANTS):
+        name, kw = _variant(key)
+        drafters[key] = (build_real(name, out / key, **kw), targets[TARGET_OF[name]])
     return drafters
 
 
@@ -283,6 +337,16 @@ def test_real_drafter_verdict(built, row):
         assert set(codes) <= found, (why, found)
 
 
+def test_quantised_head_is_no_hidden_size_mismatch(built):
+    """A ModelOpt NVFP4 head (packed U8 [Vd, H/2] with weight_scale tensors and a
+    quantization_config) is not a hidden-size mismatch (CONTRACT.md: 'a packed head's
+    width is not H'; issue 10 point 8)."""
+    drafter, target = built["qwen3-8b-eagle3-nvfp4-head"]
+    r = cli("inspect", drafter, "--target", target, "--profile", "vllm-eagle3", "--format", "json")
+    codes = {f["code"] for f in r.json["findings"] if f["severity"] == "error"}
+    assert not codes & {"DSC001", "DSC201", "DSC203"}, r.stdout[-3000:]
+
+
 def test_real_checkpoints_are_valid_safetensors(built):
     """The sparse builds are what the safetensors library itself reads: header-true,
     every tensor at its offsets, d2t/t2d with their values."""
@@ -299,7 +363,7 @@ def test_real_checkpoints_are_valid_safetensors(built):
 
 def test_real_drafter_through_the_process(built):
     """One pair through ``python -m dspark_ckpt`` as a real process: the same verdict."""
-    drafter, target = built[("serving", INKLING)]
+    drafter, target = built["inkling-dspark-serving"]
     p = cli_subprocess("inspect", drafter, "--target", target, "--profile", "vllm")
     assert p.returncode == 1, p.stdout + p.stderr
     assert "DSC101" in p.stdout
