@@ -101,17 +101,19 @@ EXPECTED = [
         LONGCAT,
         "vllm-eagle3",
         False,
-        ("DSC105",),
+        ("DSC105", "DSC705"),
         "vLLM EAGLE-3: 'an equal-vocab checkpoint "
         "that ships d2t (SpecForge always writes one, zeros, plus an all-True t2d) fails to "
-        "load in 0.33.0'",
+        "load in 0.33.0'; and the target: vLLM 0.33.0's LongcatFlashForCausalLM "
+        "(longcat_flash.py:551) does not implement SupportsEagle3",
     ),
     (
         LONGCAT,
         "vllm-eagle3-legacy",
-        True,
-        (),
-        "before PR #53458 the parameter always existed: the zero d2t loads and is the identity",
+        False,
+        ("DSC705",),
+        "before PR #53458 the parameter always existed: the zero d2t loads (no DSC105); the "
+        "target still gives no aux hidden states (longcat_flash.py:551, no SupportsEagle3)",
     ),
     (
         LONGCAT,
@@ -335,6 +337,15 @@ def test_real_drafter_verdict(built, row):
         assert not found, (why, found)
     else:
         assert set(codes) <= found, (why, found)
+
+
+def test_longcat_zero_d2t_loads_before_pr_53458(built):
+    """The zero d2t of the full-vocab LongCat drafter fails vLLM 0.33.0 (DSC105) but not
+    the generation before PR #53458 ('before it the parameter always existed')."""
+    drafter, target = built[LONGCAT]
+    for profile, refused in (("vllm-eagle3", True), ("vllm-eagle3-legacy", False)):
+        r = cli("inspect", drafter, "--target", target, "--profile", profile, "--format", "json")
+        assert ("DSC105" in errors_under(r.json, profile)) is refused, (profile, r.stdout[-2000:])
 
 
 def test_quantised_head_is_no_hidden_size_mismatch(built):
