@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dspark_ckpt.profiles import DFLASH, DSPARK, EAGLE3, Profile
+from dspark_ckpt.profiles import DFLASH, DSPARK, EAGLE3, VLLM_DFLASH_AUX, Profile
 from dspark_ckpt.vllm_aux_targets import AUX_CAPABLE, NOT_AUX_CAPABLE, VLLM_RELEASE
 
 VLLM_RUNNER = (
@@ -58,14 +58,9 @@ VLLM_TARGETS_SOURCE = (
     "SupportsEagle3; eagle3_utils.py:25-31 raises for others)"
 )
 
-VLLM_IDS = (
-    ("eagle_aux_hidden_state_layer_ids", 0),
-    ("dflash_config.target_layer_ids", 1),
-    ("dspark_target_layer_ids", 1),
-    ("target_layer_ids", 1),
-    ("dflash_config.layer_ids", 0),
-    ("eagle_config.layer_ids", 0),
-)
+# vLLM's keys in its read order (profiles.VLLM_DFLASH_AUX), each with the offset that
+# turns it into a capture id: DFlash/DSpark target_layer_ids are aux ids minus one
+VLLM_IDS = tuple((key, 1 if key.endswith("target_layer_ids") else 0) for key in VLLM_DFLASH_AUX)
 SGLANG_DFLASH_IDS = (("dflash_config.target_layer_ids", 1), ("target_layer_ids", 1))
 
 HIDDEN_STATES: dict[tuple[str, str], HiddenStates] = {

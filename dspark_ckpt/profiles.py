@@ -123,8 +123,12 @@ VLLM_MASK = (
     "pard_token",
     "ptd_token_id",
 )
+# the order vLLM's runner reads aux layer ids in (eagle3_utils.py:113-150); a speculators
+# config's aux_hidden_state_layer_ids is copied to eagle_aux_hidden_state_layer_ids on load
+# (transformers_utils/configs/speculators/algos.py:114-115 DFlash, 192-193 DSpark)
 VLLM_DFLASH_AUX = (
     "eagle_aux_hidden_state_layer_ids",
+    "aux_hidden_state_layer_ids",
     "dflash_config.target_layer_ids",
     "dspark_target_layer_ids",
     "target_layer_ids",
