@@ -71,7 +71,7 @@ class Hostile:
     """How a server departs from the Hub (the default: it does not)."""
 
     silent: str | None = None  # never answer requests whose path ends so ("": all of them)
-    drip: str | None = None  # send those answers' bodies one byte a second (as silent)
+    drip: str | None = None  # send those answers' bodies a byte every 0.25 s (as silent)
     endless_range: bool = False  # answer range requests 206 with a body that never ends
     model_info: bytes | None = None  # the raw body of every model-info answer (200)
     huge: dict[str, int] = field(default_factory=dict)  # file name -> claimed size, streamed
@@ -158,7 +158,7 @@ class _Handler(BaseHTTPRequestHandler):
         if drip is None or not unquote(urlsplit(self.path).path).endswith(drip):
             return self.wfile.write(data)
         for i in range(len(data)):
-            if self.hub.closing.wait(1):
+            if self.hub.closing.wait(0.25):
                 return
             self.wfile.write(data[i : i + 1])
             self.wfile.flush()
