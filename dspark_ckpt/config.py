@@ -51,7 +51,7 @@ BACKBONE_KEYS = ("transformer_layer_config", "text_config")
 SPECULATORS_DEFAULT_DRAFT_VOCAB = 32000
 
 
-def _int(value: Any, key: str, path: Path, *, lo: int, hi: int) -> int:
+def config_int(value: Any, key: str, path: Path, *, lo: int, hi: int) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
         raise CheckpointError(path, f"{key} must be an integer in [{lo}, {hi}], got {value!r}")
     return value
@@ -116,7 +116,7 @@ def _sized(cfg: dict, key: str, path: Path, hi: int) -> int | None:
     found = _lookup(cfg, key, BACKBONE_KEYS)
     if found is None:
         return None
-    return _int(*found, path, lo=1, hi=hi)
+    return config_int(*found, path, lo=1, hi=hi)
 
 
 def parse_drafter_config(cfg: Any, path: Path) -> DrafterConfig:
@@ -127,11 +127,11 @@ def parse_drafter_config(cfg: Any, path: Path) -> DrafterConfig:
         raise CheckpointError(path, "config has no vocab_size")
     draft = cfg.get("draft_vocab_size")
     defaulted = draft is None
-    draft = vocab if defaulted else _int(draft, "draft_vocab_size", path, lo=1, hi=MAX_VOCAB)
+    draft = vocab if defaulted else config_int(draft, "draft_vocab_size", path, lo=1, hi=MAX_VOCAB)
     hidden = _sized(cfg, "hidden_size", path, MAX_DIM)
     rank = _lookup(cfg, "markov_rank", NESTED_DRAFTER_KEYS)
     if rank is not None:
-        rank = _int(*rank, path, lo=1, hi=MAX_DIM)
+        rank = config_int(*rank, path, lo=1, hi=MAX_DIM)
     archs = cfg.get("architectures") or []
     if not isinstance(archs, list) or not all(isinstance(a, str) for a in archs):
         raise CheckpointError(path, f"architectures must be a list of strings, got {archs!r}")
@@ -146,7 +146,7 @@ def parse_drafter_config(cfg: Any, path: Path) -> DrafterConfig:
         for key in MASK_TOKEN_KEYS:
             if node.get(key) is not None:
                 where = f"{nest}.{key}" if nest else key
-                token = _int(node[key], where, path, lo=-MAX_VOCAB, hi=MAX_VOCAB)
+                token = config_int(node[key], where, path, lo=-MAX_VOCAB, hi=MAX_VOCAB)
                 mask_tokens.append((where, token))
     return DrafterConfig(
         path=path,
@@ -180,7 +180,7 @@ def resolve_target_vocab(cfg: Any, path: Path) -> tuple[int, str]:
             node = node.get(k) if isinstance(node, dict) else None
         if node is not None:
             where = ".".join(keys)
-            return _int(node, where, path, lo=1, hi=MAX_VOCAB), where
+            return config_int(node, where, path, lo=1, hi=MAX_VOCAB), where
     raise CheckpointError(
         path,
         "cannot resolve the target vocab size: no vocab_size, text_config.vocab_size "

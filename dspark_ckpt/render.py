@@ -98,7 +98,7 @@ def inspect_obj(r: Report) -> dict[str, Any]:
     }
 
 
-def _printable(text: str) -> str:
+def printable(text: str) -> str:
     """``text`` with every control character but the newline escaped."""
     return "\n".join(map(one_line, text.split("\n")))
 
@@ -188,7 +188,7 @@ GITHUB_COMMAND = {ERROR: "error", WARNING: "warning", INFO: "notice"}
 
 
 def _gh_data(s: str) -> str:
-    return _printable(s).replace("%", "%25").replace("\n", "%0A")
+    return printable(s).replace("%", "%25").replace("\n", "%0A")
 
 
 def _gh_prop(s: str) -> str:
@@ -263,7 +263,7 @@ def junit_xml(runs: list[CheckRun], suite: str = "dspark-ckpt") -> str:
             ET.SubElement(case, "system-out").text = "\n".join(rest)
     ET.indent(root)
     xml = ET.tostring(root, encoding="unicode")
-    return '<?xml version="1.0" encoding="utf-8"?>\n' + _printable(xml) + "\n"  # XML 1.0 has no ESC
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + printable(xml) + "\n"  # XML 1.0 has no ESC
 
 
 def _repo_path(path: str) -> str:

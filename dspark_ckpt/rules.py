@@ -97,7 +97,7 @@ def gather(ckpt: Checkpoint, cfg: DrafterConfig, target: Target) -> Facts:
     return Facts(cfg, target, ckpt, *(ckpt.find(name) for name in ROLE_TENSORS))
 
 
-def _f(code: str, message: str, info: TensorInfo | None = None, *, tensor=None, hint=None):
+def new_finding(code: str, message: str, info: TensorInfo | None = None, *, tensor=None, hint=None):
     return Finding(
         code,
         message,
@@ -107,7 +107,7 @@ def _f(code: str, message: str, info: TensorInfo | None = None, *, tensor=None, 
     )
 
 
-def _rank(f: Facts) -> int | None:
+def rank_of(f: Facts) -> int | None:
     """``r``: the config's markov_rank, else the columns of markov_w1."""
     if f.cfg.markov_rank:
         return f.cfg.markov_rank
@@ -138,7 +138,7 @@ def _alias_rules(f: Facts) -> list[Finding]:
         if len(names) > 1:
             first = f.ckpt.tensors[names[0]]
             out.append(
-                _f(
+                new_finding(
                     "DSC209",
                     f"{role} is stored under {len(names)} names ({', '.join(names)}): only "
                     f"{names[0]} is checked, and a runtime may load any of them",
@@ -153,7 +153,7 @@ def _t2d_alone_rules(f: Facts) -> list[Finding]:
     if f.t2d is None or f.d2t is not None:
         return []
     if (problem := t2d_problem(f)) is not None:
-        return [_f("DSC303", problem, f.t2d)]
+        return [new_finding("DSC303", problem, f.t2d)]
     return []
 
 
@@ -167,7 +167,7 @@ def _config_info(f: Facts) -> list[Finding]:
         else f"; the speculators library would default to {SPECULATORS_DEFAULT_DRAFT_VOCAB}"
     )
     return [
-        _f(
+        new_finding(
             "DSC501",
             f"draft_vocab_size is missing: vLLM, SGLang and TensorRT-LLM use vocab_size "
             f"{f.V}{spec}",
@@ -184,12 +184,14 @@ def _rows_and_width(
     out = []
     if len(info.shape) != 2 or info.shape[0] != rows:
         out.append(
-            _f(code, f"{info.name} is {list(info.shape)}; expected [{rows_name} {rows}, H]", info)
+            new_finding(
+                code, f"{info.name} is {list(info.shape)}; expected [{rows_name} {rows}, H]", info
+            )
         )
     h = f.cfg.hidden_size
     if h is not None and len(info.shape) == 2 and info.shape[1] != h and not _packed(info, f):
         out.append(
-            _f(
+            new_finding(
                 "DSC203",
                 f"{info.name} has {info.shape[1]} columns but hidden_size is {h}",
                 info,
@@ -212,10 +214,10 @@ def _packed(info: TensorInfo, f: Facts) -> bool:
 def _shape_rules(f: Facts) -> list[Finding]:
     out = _rows_and_width(f.lm_head, f.Vd, "draft_vocab_size", "DSC201", f)
     out += _rows_and_width(f.embed, f.V, "vocab_size", "DSC202", f)
-    w1, r = f.markov_w1, _rank(f)
+    w1, r = f.markov_w1, rank_of(f)
     if w1 is not None and (len(w1.shape) != 2 or w1.shape[0] != f.V or (r and w1.shape[1] != r)):
         out.append(
-            _f(
+            new_finding(
                 "DSC204",
                 f"markov_w1 is {list(w1.shape)}; expected [vocab_size {f.V}, markov_rank {r}]",
                 w1,
@@ -231,7 +233,7 @@ def _padding_rules(f: Facts) -> list[Finding]:
     et = f.target.embedding_rows
     if et is not None and f.Vd > et:
         out.append(
-            _f(
+            new_finding(
                 "DSC207",
                 f"draft_vocab_size {f.Vd} exceeds the target's {et} embedding rows "
                 f"({f.target.embedding_tensor}): sampled ids in [{et}, {f.Vd}) index out of "
@@ -241,7 +243,7 @@ def _padding_rules(f: Facts) -> list[Finding]:
         )
     illegal = f"[{f.Vt}, {f.Vd})"
     out.append(
-        _f(
+        new_finding(
             "DSC401",
             f"{f.padded_rows} padded rows {illegal} can be sampled (no runtime masks them): "
             "each becomes an illegal target token"
@@ -257,12 +259,12 @@ def _d2t_rules(f: Facts) -> list[Finding]:
     if d2t is None:
         return []
     if (problem := d2t_layout_problem(d2t, f.Vd)) is not None:
-        return [_f("DSC206", problem, d2t)]
+        return [new_finding("DSC206", problem, d2t)]
     offsets = read_d2t(f.ckpt, f.Vd)
     out = d2t_value_findings(offsets, f.Vt, info=d2t)
     if d2t.dtype != "I64":
         out.append(
-            _f(
+            new_finding(
                 "DSC305",
                 f"d2t is {d2t.dtype} {list(d2t.shape)}: vLLM's weight loader converts it "
                 "into its int64 parameter, SGLang adds it to an int64 arange",
@@ -271,7 +273,7 @@ def _d2t_rules(f: Facts) -> list[Finding]:
         )
     if f.t2d is not None and (problem := t2d_layout_problem(f.t2d, f.Vt)) is not None:
         # vLLM skips t2d: a warning, and nothing to compare d2t with
-        out.append(_f("DSC303", problem, f.t2d))
+        out.append(new_finding("DSC303", problem, f.t2d))
     return out + _t2d_disagreement(f, offsets)
 
 
@@ -391,7 +393,7 @@ def d2t_value_findings(offsets, vt: int, *, info: TensorInfo | None = None) -> l
     if bad.size:
         i = int(bad[0])
         out.append(
-            _f(
+            new_finding(
                 "DSC301",
                 f"{bad.size} of {vd} draft ids map outside [0, {vt}); first: draft id {i} "
                 f"-> {int(ids[i])}"
@@ -409,7 +411,7 @@ def d2t_value_findings(offsets, vt: int, *, info: TensorInfo | None = None) -> l
         unique = np.unique(ids)
         if unique.size != ids.size:
             out.append(
-                _f(
+                new_finding(
                     "DSC302",
                     f"d2t maps {vd} draft ids onto {unique.size} distinct target ids",
                     info,
@@ -418,7 +420,7 @@ def d2t_value_findings(offsets, vt: int, *, info: TensorInfo | None = None) -> l
             )
         else:
             out.append(
-                _f(
+                new_finding(
                     "DSC304",
                     "i + d2t[i] is not strictly increasing",
                     info,
@@ -448,7 +450,7 @@ def _t2d_disagreement(f: Facts, offsets) -> list[Finding]:
         return []
     vd = offsets.shape[0]
     if selected.size != vd:
-        return [_f("DSC303", f"t2d selects {selected.size} target ids; Vd is {vd}", f.t2d)]
+        return [new_finding("DSC303", f"t2d selects {selected.size} target ids; Vd is {vd}", f.t2d)]
     if not np.array_equal(selected, np.sort(target_ids(vd, offsets))):
-        return [_f("DSC303", "t2d selects other target ids than d2t maps to", f.t2d)]
+        return [new_finding("DSC303", "t2d selects other target ids than d2t maps to", f.t2d)]
     return []

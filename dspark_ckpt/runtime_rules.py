@@ -20,8 +20,8 @@ from dspark_ckpt.rules import (
     PRUNED,
     T2D,
     Facts,
-    _f,
-    _rank,
+    new_finding,
+    rank_of,
     t2d_problem,
 )
 
@@ -47,7 +47,7 @@ def _tied(f: Facts) -> bool:
 def _embed_rule(f: Facts, p: Profile) -> list[Finding]:
     if p.requires_embed_when_expanded and f.expanded_input_vocab and f.embed is None:
         return [
-            _f(
+            new_finding(
                 "DSC101",
                 f"input vocab_size {f.V} is larger than the target's {f.Vt} and the "
                 f"drafter has no embed_tokens: {p.runtime} refuses to load it ('... whose "
@@ -63,7 +63,7 @@ def _own_embed_rule(f: Facts, p: Profile) -> list[Finding]:
     """Point 4: an own embedding of V < Vt rows is kept, and target ids >= V overrun it."""
     if p.own_embed_kept and f.embed is not None and f.Vt > f.V:
         return [
-            _f(
+            new_finding(
                 "DSC110",
                 f"{f.embed.name} has {f.V} rows but the target's vocab is {f.Vt}: "
                 f"{p.runtime} keeps the drafter's own embedding (its shape differs from the "
@@ -81,7 +81,7 @@ def _lm_head_rule(f: Facts, p: Profile) -> list[Finding]:
     reduced = _reduced(f, p)
     if p.missing_lm_head == "refused" and reduced:
         return [
-            _f(
+            new_finding(
                 "DSC102",
                 f"{p.name} treats the draft vocab as reduced ({_rule_text(f, p)}) and refuses "
                 "to load it without lm_head ('Reduced-vocabulary ... checkpoints must include "
@@ -91,7 +91,7 @@ def _lm_head_rule(f: Facts, p: Profile) -> list[Finding]:
         ]
     if p.missing_lm_head == "refused" and f.classification == PADDED:
         return [
-            _f(
+            new_finding(
                 "DSC104",
                 f"padded drafter (Vd {f.Vd} > Vt {f.Vt}) without lm_head: {p.name} shares the "
                 "target head only when Vd == Vt, so the draft head stays uninitialised "
@@ -113,7 +113,7 @@ def _lm_head_rule(f: Facts, p: Profile) -> list[Finding]:
                 "proposals are wrong and acceptance collapses"
             )
         return [
-            _f(
+            new_finding(
                 "DSC102",
                 f"no lm_head and the draft vocab is reduced ({_rule_text(f, p)}): {p.name} "
                 f"shares the target's lm_head {what}",
@@ -126,7 +126,7 @@ def _lm_head_rule(f: Facts, p: Profile) -> list[Finding]:
         and not _tied(f)
     ):
         return [
-            _f(
+            new_finding(
                 "DSC601",
                 f"no lm_head, yet draft_vocab_size {f.Vd} is set: {p.name} creates a "
                 f"[{f.Vd}, H] head that nothing loads (uninitialised memory, no error)",
@@ -150,7 +150,7 @@ def _head_replaced_rule(f: Facts, p: Profile) -> list[Finding]:
     else:
         return []
     return [
-        _f(
+        new_finding(
             "DSC602",
             f"the drafter ships lm_head {list(f.lm_head.shape)} but {p.name} {why}: the "
             "trained head is ignored",
@@ -186,7 +186,7 @@ def _missing_d2t_rule(f: Facts, p: Profile) -> list[Finding]:
             "`dspark-ckpt fix --emit-d2t` refuses"
         )
     return [
-        _f(
+        new_finding(
             "DSC103",
             f"no d2t mapping ({f.classification} drafter, {_rule_text(f, p)}): {how}",
             tensor=D2T,
@@ -198,7 +198,7 @@ def _missing_d2t_rule(f: Facts, p: Profile) -> list[Finding]:
 def _d2t_param_rule(f: Facts, p: Profile) -> list[Finding]:
     if p.d2t_param == "reduced" and f.d2t is not None and not _reduced(f, p):
         return [
-            _f(
+            new_finding(
                 "DSC105",
                 f"d2t is present but {p.name} creates no draft_id_to_target_id parameter "
                 f"for Vd {f.Vd} vs Vt {f.Vt} under its rule ({p.reduced_when}): the weight "
@@ -214,7 +214,7 @@ def _d2t_param_rule(f: Facts, p: Profile) -> list[Finding]:
 def _omni_rule(f: Facts, p: Profile) -> list[Finding]:
     if p.omni_vocab_check and f.target.is_omni and f.Vd > f.Vt:
         return [
-            _f(
+            new_finding(
                 "DSC106",
                 f"draft_vocab_size {f.Vd} exceeds the Qwen3-Omni target's thinker vocab_size "
                 f"{f.Vt}: {p.runtime} refuses it at config time",
@@ -244,7 +244,7 @@ def _draft_above_vocab_rule(f: Facts, p: Profile) -> list[Finding]:
             "an assertion error at the first draft step"
         )
     return [
-        _f(
+        new_finding(
             "DSC603",
             f"draft_vocab_size {f.Vd} > vocab_size {f.V}: {how}",
             tensor="draft_vocab_size",
@@ -259,7 +259,7 @@ def _target_width_rule(f: Facts, p: Profile) -> list[Finding]:
         return []
     what = f"the target's {f.target.embedding_tensor} rows"
     return [
-        _f(
+        new_finding(
             "DSC605",
             f"vocab_size {f.V} differs from {what} ({width}): {p.runtime} adds a Markov bias "
             f"of {f.V} columns to the target head's {width} logits, a shape error at the "
@@ -274,10 +274,10 @@ def _markov_w2_rule(f: Facts, p: Profile) -> list[Finding]:
     if w2 is None or p.family != DSPARK:
         return []
     rows = f.Vd if p.markov_w2_rows == "draft_vocab_size" else f.V
-    r = _rank(f)
+    r = rank_of(f)
     if len(w2.shape) != 2 or w2.shape[0] != rows or (r and w2.shape[1] != r):
         return [
-            _f(
+            new_finding(
                 "DSC205",
                 f"markov_w2 is {list(w2.shape)}; {p.name} expects "
                 f"[{p.markov_w2_rows} {rows}, markov_rank {r or 'r'}] (a shape mismatch at load)",
@@ -297,7 +297,7 @@ def _mask_rule(f: Facts, p: Profile) -> list[Finding]:
         if p.missing_mask_token != "error":
             return []
         return [
-            _f(
+            new_finding(
                 "DSC109",
                 f"no mask token id: {p.runtime} reads {', '.join(p.mask_token_keys)} and "
                 "refuses a DFlash/DSpark drafter without one",
@@ -308,7 +308,7 @@ def _mask_rule(f: Facts, p: Profile) -> list[Finding]:
     if 0 <= mask_id < f.V:
         return []
     return [
-        _f(
+        new_finding(
             "DSC208",
             f"{key} {mask_id} (the mask id {p.runtime} reads) is outside the input vocab "
             f"[0, {f.V}): its embedding lookup indexes out of range",
@@ -326,7 +326,7 @@ def _top_level_rule(f: Facts, p: Profile) -> list[Finding]:
         nested = f.cfg.nested_copy(key)
         where = f"only nested as {nested}" if nested else "missing"
         out.append(
-            _f(
+            new_finding(
                 "DSC107",
                 f"{key} is {where}: {p.runtime} reads config.{key} at the top level of "
                 "config.json and cannot build the drafter without it",
@@ -383,7 +383,7 @@ def _fc_rule(f: Facts, p: Profile) -> list[Finding]:
                 "builds fc for the hidden states the runner feeds"
             )
         out.append(
-            _f(
+            new_finding(
                 "DSC210",
                 f"{fc.name} is {list(fc.shape)}; {p.runtime} builds fc for {n} target "
                 f"hidden states ({source}) of width {ht}: [{h}, {width}], and the load "
@@ -397,7 +397,7 @@ def _fc_rule(f: Facts, p: Profile) -> list[Finding]:
     norm_on = next((v for k in p.norm_before_fc_keys if (v := f.cfg.value(k)) is not None), False)
     if norm is not None and norm_on and norm.shape != (width,):
         out.append(
-            _f(
+            new_finding(
                 "DSC211",
                 f"{norm.name} is {list(norm.shape)}; with norm_before_fc {p.runtime} builds "
                 f"input_norm [{width}] ({n} x {ht}): the load fails on the shape",
@@ -423,7 +423,7 @@ def _prefix_rule(f: Facts, p: Profile) -> list[Finding]:
     )
     shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
     return [
-        _f(
+        new_finding(
             "DSC111",
             f"{len(names)} tensor name(s) carry a wrapper prefix ({shown}): {p.runtime} {how}",
             f.ckpt.tensors[names[0]],
@@ -469,7 +469,7 @@ def _strict_rule(f: Facts, p: Profile) -> list[Finding]:
     for role in (D2T, T2D):
         if (info := f.ckpt.tensors.get(role)) is not None:
             out.append(
-                _f(
+                new_finding(
                     "DSC105",
                     f"{role} is present but {p.name} loads the drafter with a strict state "
                     "dict that has no such key: load_state_dict raises 'Unexpected key(s)'",
@@ -486,7 +486,7 @@ def _strict_rule(f: Facts, p: Profile) -> list[Finding]:
     if others:
         shown = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
         out.append(
-            _f(
+            new_finding(
                 "DSC112",
                 f"{len(others)} tensor(s) the {p.runtime} model does not have ({shown}): "
                 "load_state_dict(strict=True) raises 'Unexpected key(s)' (a confidence head "
@@ -503,7 +503,7 @@ def _format_rule(f: Facts, p: Profile) -> list[Finding]:
     if p.reads_speculators_format or not f.cfg.speculators_format:
         return []
     return [
-        _f(
+        new_finding(
             "DSC604",
             f"this is a speculators-format config (speculators_model_type): {p.release} "
             "reads only the LlamaForCausalLMEagle3 config format and cannot build the "

@@ -18,7 +18,7 @@ from rich.text import Text
 from dspark_ckpt.findings import CODES, ERROR, INFO, WARNING, Code, Finding
 from dspark_ckpt.inspect import UNREADABLE, Report
 from dspark_ckpt.profiles import PROFILES
-from dspark_ckpt.render import _printable, one_line, profile_obj
+from dspark_ckpt.render import one_line, printable, profile_obj
 
 if TYPE_CHECKING:
     from dspark_ckpt.check import CheckResult
@@ -41,13 +41,13 @@ class DataConsole(Console):
         super().__init__(file=file, markup=False, emoji=False, **options)
 
     def render_str(self, text: str, **options) -> Text:
-        return super().render_str(_printable(text), **options)
+        return super().render_str(printable(text), **options)
 
     def render(self, renderable, options=None):
-        if isinstance(renderable, Text) and _printable(renderable.plain) != renderable.plain:
+        if isinstance(renderable, Text) and printable(renderable.plain) != renderable.plain:
             shown, start = renderable.blank_copy(), 0
             for i, c in enumerate(renderable.plain):
-                if _printable(c) != c:
+                if printable(c) != c:
                     shown.append_text(renderable[start:i])
                     shown.append(one_line(c), renderable.get_style_at_offset(self, i))
                     start = i + 1
@@ -88,7 +88,7 @@ def flow(parts: list[str | Text], width: int) -> Text:
     width = max(width, 1)
     out, used = Text(), 0
     for part in parts:
-        part = Text(_printable(part)) if isinstance(part, str) else part  # Text drops BEL
+        part = Text(printable(part)) if isinstance(part, str) else part  # Text drops BEL
         if used and used + 1 + len(part) > width:
             out.append("\n")
             used = 0

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dspark_ckpt.config import MAX_DIM, _int
+from dspark_ckpt.config import MAX_DIM, config_int
 from dspark_ckpt.errors import CheckpointError
 
 MAX_LAYERS = 1 << 16
@@ -59,7 +59,7 @@ def read_target_model(cfg: dict, vocab_key: str, path: Path) -> TargetModel:
     def sized(name: str, hi: int) -> int | None:
         value = node.get(name)
         where = f"{text}.{name}" if text else name
-        return None if value is None else _int(value, where, path, lo=1, hi=hi)
+        return None if value is None else config_int(value, where, path, lo=1, hi=hi)
 
     archs = cfg.get("architectures") or []
     if not isinstance(archs, list) or not all(isinstance(a, str) for a in archs):

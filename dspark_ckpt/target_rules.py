@@ -20,6 +20,7 @@ from dspark_ckpt.config import DrafterConfig
 from dspark_ckpt.findings import Finding
 from dspark_ckpt.hidden_states import HiddenStates, hidden_states
 from dspark_ckpt.profiles import DFLASH, DSPARK, EAGLE3, Profile
+from dspark_ckpt.rules import new_finding
 from dspark_ckpt.tokenizer_compare import (
     DIFFER,
     NOT_CHECKED,
@@ -112,10 +113,6 @@ def _int_list(value: Any) -> list[int] | None:
     return None
 
 
-def _f(code: str, message: str, *, tensor: str | None = None, hint: str | None = None):
-    return Finding(code, message, tensor=tensor, hint=hint)
-
-
 def uses_aux(f: TargetFacts, p: Profile) -> bool:
     """Whether the drafter's fc is fed the target's hidden states under ``p``."""
     if p.family == EAGLE3:  # eagle_config.use_aux_hidden_state (default True)
@@ -164,7 +161,7 @@ def _target_arch_rule(f: TargetFacts, p: Profile, hs: HiddenStates) -> list[Find
     if not known or known[0] not in hs.refused_targets:  # the first one the runtime knows
         return []
     return [
-        _f(
+        new_finding(
             "DSC705",
             f"the target's architecture {known[0]} does not give aux hidden states in "
             f"{p.runtime} (its model class does not implement SupportsEagle3): the model "
@@ -202,7 +199,7 @@ def _hidden_size_rule(f: TargetFacts, p: Profile, hs: HiddenStates) -> list[Find
             f"drafter trained for this target (hidden_size {ht})"
         )
     return [
-        _f(
+        new_finding(
             "DSC701",
             f"{p.name} builds fc for target hidden states {width} wide ({key}) but the "
             f"target's hidden_size is {ht} ({f.target.model.key('hidden_size')}){evidence}: "
@@ -240,7 +237,7 @@ def _shared_width_rule(f: TargetFacts, p: Profile, hs: HiddenStates) -> list[Fin
         return []
     names = " and ".join(shared)
     return [
-        _f(
+        new_finding(
             "DSC702",
             f"{p.name} gives the drafter the target's {names} ({ht} wide, the target's "
             f"hidden_size) but the drafter's hidden_size is {h}: a shape error at its first "
@@ -294,7 +291,7 @@ def _aux_ids_rule(f: TargetFacts, p: Profile, hs: HiddenStates) -> list[Finding]
         )
     at = "the state entering layer id + 1" if shift else "the state entering layer id"
     return [
-        _f(
+        new_finding(
             "DSC703",
             f"{key} {ids}: {' and '.join(what)} for a target of {n} layers "
             f"({f.target.model.key('num_hidden_layers')}); {p.runtime} captures {at}, "
@@ -342,7 +339,7 @@ def _verifier_rule(f: TargetFacts) -> list[Finding]:
     if archs and model.architectures and not set(archs) & set(model.architectures):
         made = f"{', '.join(archs)}" + (f" ({name})" if name else "")
         out.append(
-            _f(
+            new_finding(
                 "DSC704",
                 f"the drafter was made for {made} (speculators_config.verifier) but the "
                 f"target is {', '.join(model.architectures)}: no runtime checks this; hidden "
@@ -354,7 +351,7 @@ def _verifier_rule(f: TargetFacts) -> list[Finding]:
     trained = trained_layers(f.raw)
     if trained and f.layers and trained[0] != f.layers:
         out.append(
-            _f(
+            new_finding(
                 "DSC704",
                 f"the drafter was trained on a target of {trained[0]} layers ({trained[1]}) "
                 f"but the target has {f.layers} ({model.key('num_hidden_layers')}): SGLang "
@@ -374,7 +371,7 @@ def _tokenizer_rules(f: TargetFacts) -> list[Finding]:
     if tok.result == NOT_CHECKED:
         if not (tok.drafter.files or tok.target.files):
             return []  # neither folder has tokenizer files: nothing to compare, nothing to say
-        return [_f("DSC712", f"tokenizer not checked: {tok.reason}")]
+        return [new_finding("DSC712", f"tokenizer not checked: {tok.reason}")]
     if tok.result != DIFFER:
         return []
     out = []
@@ -383,7 +380,7 @@ def _tokenizer_rules(f: TargetFacts) -> list[Finding]:
             f"id {i}: drafter {a!r}, target {b!r}" for i, a, b in tok.first_differences
         )
         out.append(
-            _f(
+            new_finding(
                 "DSC710",
                 f"the drafter's tokenizer differs from the target's: {tok.differing_ids} of "
                 f"the {tok.compared_ids} shared ids name other tokens (first: {shown}); the "
@@ -394,7 +391,7 @@ def _tokenizer_rules(f: TargetFacts) -> list[Finding]:
         )
     if tok.special_differences:
         out.append(
-            _f(
+            new_finding(
                 "DSC711",
                 f"special tokens differ: {'; '.join(tok.special_differences)}",
                 tensor="tokenizer_config.json",
