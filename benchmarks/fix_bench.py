@@ -20,8 +20,8 @@ sys.path[:0] = [str(ROOT), str(ROOT / "fixtures")]
 
 import synth  # noqa: E402
 
-from dspark_ckpt.checkpoint import load_target  # noqa: E402
-from dspark_ckpt.fix import FixRequest, run_fix  # noqa: E402
+from dspark_ckpt.commands.fix import FixRequest, run_fix  # noqa: E402
+from dspark_ckpt.source.checkpoint import load_target  # noqa: E402
 
 
 def main() -> None:

@@ -99,7 +99,7 @@ def worker(mode: str, root: Path) -> None:
     tensor count and CPU seconds (steadier than wall time on a busy machine)."""
     import time
 
-    from dspark_ckpt.checkpoint import load_checkpoint  # same imports for both modes
+    from dspark_ckpt.source.checkpoint import load_checkpoint  # same imports for both modes
 
     files = sorted(root.glob("*.safetensors"))
     t0, c0 = time.perf_counter(), time.process_time()

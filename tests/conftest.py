@@ -58,7 +58,7 @@ def cli_subprocess(*args: str | Path, cwd: Path | None = None, timeout: float = 
 WITH_FAULT = """
 import os, signal, sys, time, runpy
 from pathlib import Path
-from dspark_ckpt import atomic
+from dspark_ckpt.source import atomic
 exec(sys.argv[1])
 atomic.fault = fault
 sys.argv = ['dspark-ckpt', *sys.argv[2:]]

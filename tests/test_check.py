@@ -377,7 +377,7 @@ def test_no_configuration(repo):
 
 def test_profiles_all_expands_to_every_profile_of_the_family(repo):
     """'all' runs every profile of the drafter's family; another family's never judges it."""
-    from dspark_ckpt.profiles import applicable_profiles
+    from dspark_ckpt.profiles.registry import applicable_profiles
 
     (repo / "dspark-ckpt.toml").write_text(
         "profiles = 'all'\n[[pairs]]\ndrafter = 'ckpt/padded'\ntarget = 'ckpt/targets/small'\n"
@@ -484,7 +484,7 @@ def test_wrong_types_in_pyproject_exact_messages(repo, toml, expected):
 
 
 def test_unreadable_drafter_says_why_in_the_table_and_on_stderr(repo):
-    from dspark_ckpt.safetensors_io import SHORT_HINT
+    from dspark_ckpt.source.safetensors import SHORT_HINT
 
     (repo / "ckpt/broken").mkdir()
     (repo / "ckpt/broken/config.json").write_text('{"vocab_size": 100}')
@@ -550,8 +550,8 @@ def test_each_header_is_read_once_per_run(repo):
     each file's header in a run (issue 14)."""
     from collections import Counter
 
-    from dspark_ckpt.check import load_config, run_check
-    from dspark_ckpt.checkpoint import on_header
+    from dspark_ckpt.commands.check import load_config, run_check
+    from dspark_ckpt.source.checkpoint import on_header
 
     (repo / "dspark-ckpt.toml").write_text(
         "".join(
@@ -570,7 +570,7 @@ def test_each_header_is_read_once_per_run(repo):
 
 
 def test_a_cached_header_is_read_again_once_its_file_changed(repo):
-    from dspark_ckpt.checkpoint import header_cache, load_checkpoint, on_header
+    from dspark_ckpt.source.checkpoint import header_cache, load_checkpoint, on_header
 
     reads = []
     tokens = on_header.set(reads.append), header_cache.set({})

@@ -18,8 +18,8 @@ import pytest
 from conftest import FIXTURES, ROOT, cli, cli_subprocess
 from rich.console import Console
 
-from dspark_ckpt.findings import CODES
-from dspark_ckpt.progress import DelayedProgress
+from dspark_ckpt.cli.progress import DelayedProgress
+from dspark_ckpt.rules.findings import CODES
 
 SARIF_SCHEMA = json.loads((ROOT / "tests/data/sarif-schema-2.1.0.json").read_text())
 PADDED, EQUAL = FIXTURES / "padded", FIXTURES / "equal"
@@ -329,7 +329,7 @@ def test_github_paths_are_relative_to_the_workspace():
 
 
 def test_sarif_keeps_hub_file_uris():
-    from dspark_ckpt.render import _sarif_uri
+    from dspark_ckpt.output.render import _sarif_uri
 
     uri = "hf://org/padded@0123abcd/model.safetensors"
     assert _sarif_uri(uri) == uri

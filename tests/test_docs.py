@@ -10,7 +10,7 @@ import typer.main
 from conftest import ROOT, cli
 
 from dspark_ckpt.cli import app
-from dspark_ckpt.findings import CODES
+from dspark_ckpt.rules.findings import CODES
 
 DOCS = ROOT / "docs"
 PAGES = sorted([ROOT / "README.md", *DOCS.glob("*.md")])

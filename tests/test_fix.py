@@ -23,12 +23,12 @@ from conftest import FIXTURES, ROOT, cli, signal_at
 from safetensors import safe_open
 from safetensors.numpy import load_file
 
-from dspark_ckpt import atomic
-from dspark_ckpt.checkpoint import load_checkpoint
+from dspark_ckpt.commands.fix import NEW_SHARD
 from dspark_ckpt.errors import CheckpointError
-from dspark_ckpt.fix import NEW_SHARD
-from dspark_ckpt.mask import BIAS_TENSOR, MASK_MEANING, MASK_TENSOR
-from dspark_ckpt.rules import BROKEN_MAP, read_d2t
+from dspark_ckpt.facts.vocab import BIAS_TENSOR, MASK_MEANING, MASK_TENSOR
+from dspark_ckpt.rules.common import BROKEN_MAP, read_d2t
+from dspark_ckpt.source import atomic
+from dspark_ckpt.source.checkpoint import load_checkpoint
 
 SMALL = FIXTURES / "targets/small"
 LEGACY = ("--profile", "vllm-legacy")  # a padded drafter with d2t is meant for this loader
@@ -921,7 +921,7 @@ def test_a_signal_mid_write_rolls_back(tmp_path, signum, mode, step, name):
 SIGNAL_IN_ROLLBACK = """
 import os, sys, runpy
 from pathlib import Path
-from dspark_ckpt import atomic
+from dspark_ckpt.source import atomic
 step, name, first, then = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 def fault(s, path):
     if s == step and Path(path).name.startswith((name, '.' + name)):

@@ -20,7 +20,7 @@ from conftest import FIXTURES, cli, cli_subprocess
 from hubserver import TOKEN, HubServer, Repo, build_cache, repo_from_dir
 
 from dspark_ckpt.errors import UsageError
-from dspark_ckpt.hub import HubRef, hub_ref
+from dspark_ckpt.source.hub import HubRef, hub_ref
 
 TARGET = FIXTURES / "targets/small"
 
@@ -119,8 +119,8 @@ def test_existing_local_path_wins_without_network(tmp_path):
 def test_local_inspect_never_imports_huggingface_hub():
     code = (
         "import sys\n"
-        "from dspark_ckpt.checkpoint import open_checkpoint, open_target\n"
-        "from dspark_ckpt.inspect import inspect_checkpoint\n"
+        "from dspark_ckpt.source.checkpoint import open_checkpoint, open_target\n"
+        "from dspark_ckpt.commands.inspect import inspect_checkpoint\n"
         f"r = inspect_checkpoint({str(FIXTURES / 'padded')!r}, open_target({str(TARGET)!r}))\n"
         "assert r.ok\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('huggingface_hub', 'httpx2', 'torch')))\n"
@@ -228,8 +228,8 @@ def test_download_weights_for_verify_fetches_whole_files_into_the_cache(tmp_path
     repos = {"org/sharded": repo_from_dir(FIXTURES / "sharded")}
     code = (
         "from pathlib import Path\n"
-        "from dspark_ckpt.checkpoint import open_checkpoint\n"
-        "from dspark_ckpt.hub import download_weights\n"
+        "from dspark_ckpt.source.checkpoint import open_checkpoint\n"
+        "from dspark_ckpt.source.hub import download_weights\n"
         "remote = open_checkpoint('org/sharded')\n"
         "local = download_weights(remote)\n"
         "assert local.source == 'org/sharded' and local.index_path is not None\n"

@@ -11,7 +11,7 @@ import synth
 from conftest import FIXTURES, cli, cli_subprocess
 from synth import VT, H, T, head, markov, sorted_mapping
 
-from dspark_ckpt.profiles import PROFILES
+from dspark_ckpt.profiles.registry import PROFILES
 
 DFLASH = {"architectures": ["DFlashQwen3ForCausalLM"], "model_type": "qwen3"}
 EAGLE3 = {"architectures": ["LlamaForCausalLMEagle3"], "model_type": "llama"}

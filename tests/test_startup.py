@@ -22,13 +22,13 @@ HEAVY = (
     "pydantic",
     "numpy",
     "concurrent.futures",
-    "dspark_ckpt.check",
-    "dspark_ckpt.hub",
-    "dspark_ckpt.fix",
-    "dspark_ckpt.verify",
-    "dspark_ckpt.atomic",
-    "dspark_ckpt.tables",
-    "dspark_ckpt.progress",
+    "dspark_ckpt.commands.check",
+    "dspark_ckpt.source.hub",
+    "dspark_ckpt.commands.fix",
+    "dspark_ckpt.commands.verify",
+    "dspark_ckpt.source.atomic",
+    "dspark_ckpt.output.table",
+    "dspark_ckpt.cli.progress",
 )
 RUN = """
 import json, sys
@@ -74,7 +74,9 @@ def test_inspect_json_imports_no_table_hub_torch_pydantic_or_numpy(tmp_path):
 def test_help_and_version_import_no_command_machinery(tmp_path, argv):
     modules = imported(tmp_path, *argv)
     assert heavy(modules) == []
-    assert "dspark_ckpt.inspect" not in modules and "dspark_ckpt.rules" not in modules
+    assert (
+        "dspark_ckpt.commands.inspect" not in modules and "dspark_ckpt.rules.common" not in modules
+    )
 
 
 def test_the_table_imports_rich_and_a_d2t_numpy(tmp_path):

@@ -9,7 +9,7 @@ import synth
 from conftest import FIXTURES, cli
 from synth import VT, H, T, head, markov, sorted_mapping
 
-from dspark_ckpt.profiles import PROFILES, RULE_FIELDS
+from dspark_ckpt.profiles.registry import PROFILES, RULE_FIELDS
 
 EAGLE3 = {"architectures": ["LlamaForCausalLMEagle3"], "model_type": "llama"}
 DFLASH = {"architectures": ["DFlashDraftModel"], "model_type": "qwen3"}

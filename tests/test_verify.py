@@ -11,10 +11,10 @@ import torch
 from conftest import FIXTURES, ROOT, cli, cli_subprocess
 from synth import VT, T
 
-from dspark_ckpt.checkpoint import load_target
-from dspark_ckpt.mask import BIAS_TENSOR, MASK_TENSOR, sampleable_mask
-from dspark_ckpt.rules import BROKEN_MAP
-from dspark_ckpt.verify import verify_checkpoint
+from dspark_ckpt.commands.verify import verify_checkpoint
+from dspark_ckpt.facts.vocab import BIAS_TENSOR, MASK_TENSOR, sampleable_mask
+from dspark_ckpt.rules.common import BROKEN_MAP
+from dspark_ckpt.source.checkpoint import load_target
 
 PADDED, SMALL = FIXTURES / "padded", FIXTURES / "targets/small"
 MODES = ("greedy", "topk", "gumbel")
@@ -374,9 +374,9 @@ def test_an_f4_head_is_refused_in_one_line_naming_file_and_tensor(tmp_path, tens
 
 def test_torch_errors_while_loading_name_the_file_and_tensor(tmp_path):
     """The second line of defence behind the allow-list: a tensor torch cannot convert."""
+    from dspark_ckpt.commands.verify import load_tensor
     from dspark_ckpt.errors import CheckpointError
-    from dspark_ckpt.safetensors_io import read_header
-    from dspark_ckpt.verify import load_tensor
+    from dspark_ckpt.source.safetensors import read_header
 
     path = head_as(tmp_path / "f4", "float4_e2m1fn_x2") / "model.safetensors"
     info = read_header(path).tensors["lm_head.weight"]
@@ -391,7 +391,7 @@ def test_torch_errors_while_loading_name_the_file_and_tensor(tmp_path):
     [("float8_e4m3fn", "F8_E4M3"), ("float8_e5m2", "F8_E5M2"), ("float8_e8m0fnu", "F8_E8M0")],
 )
 def test_f8_heads_are_computed_in_float32(tmp_path, dtype, stored):
-    from dspark_ckpt.verify import computable_dtypes
+    from dspark_ckpt.commands.verify import computable_dtypes
 
     assert stored in computable_dtypes()  # this torch converts it
     r = verify(head_as(tmp_path / stored, dtype), "--target", SMALL)
@@ -454,7 +454,7 @@ def test_a_mask_that_hides_real_tokens_fails(tmp_path, keep):
 def test_running_argmax_and_topk_agree_with_torch_on_the_full_row():
     """The chunked running best picks what torch.argmax / torch.topk pick on the unchunked
     logits: NaN counts as the largest value, then +inf; a NaN in a chunk never hides it."""
-    from dspark_ckpt.verify import _Running
+    from dspark_ckpt.commands.verify import _Running
 
     gen = torch.Generator().manual_seed(3)
     n, v, k = 40, 50, 4
@@ -617,8 +617,8 @@ def test_out_of_range_seed_and_tokens_are_usage_errors(option, value):
 
 
 def test_the_largest_seed_and_the_bounds_are_the_librarys():
-    from dspark_ckpt.config import MAX_SEED, MAX_TOKENS
     from dspark_ckpt.errors import UsageError
+    from dspark_ckpt.facts.config import MAX_SEED, MAX_TOKENS
 
     assert (MAX_TOKENS, MAX_SEED) == (65536, 2**63 - 1)  # one definition, CLI and library
     too_many = cli("verify", PADDED, "--target", SMALL, "--tokens", str(MAX_TOKENS + 1))
@@ -634,7 +634,7 @@ def test_the_largest_seed_and_the_bounds_are_the_librarys():
 
 def test_hidden_states_are_built_per_chunk_and_depend_on_the_seed_alone():
     """Rows [b0, b1) are the same whichever chunks ask for them; the seed decides them."""
-    from dspark_ckpt.verify import HIDDEN_BLOCK, HiddenStates
+    from dspark_ckpt.commands.verify import HIDDEN_BLOCK, HiddenStates
 
     head = torch.randn(128, 8, generator=torch.Generator().manual_seed(0))
     illegal = torch.arange(VT, 128)
@@ -783,7 +783,7 @@ def test_fixed_seed_counts_are_those_recorded_before_the_loops_were_swapped():
 def test_each_batch_chunk_is_built_once(monkeypatch):
     """A batch chunk's hidden states (seeded randn, RMS norm, head rows) are built once and
     scored against every vocab chunk, not rebuilt per vocab chunk."""
-    from dspark_ckpt import verify as v
+    from dspark_ckpt.commands import verify as v
 
     built = []
     chunk = v.HiddenStates.chunk

@@ -20,7 +20,7 @@ import atheris
 
 with atheris.instrument_imports():
     from dspark_ckpt.errors import CheckpointError
-    from dspark_ckpt.safetensors_io import NUMPY_DTYPES, read_array, read_header
+    from dspark_ckpt.source.safetensors import NUMPY_DTYPES, read_array, read_header
 
 ROOT = Path(__file__).resolve().parents[1]
 WORK = Path(tempfile.mkdtemp(prefix="fuzz-header-"))

@@ -5,7 +5,7 @@ layers; vLLM's model runner refuses a target model class that does not implement
 ``SupportsEagle3`` ("Model does not support EAGLE3 interface",
 ``v1/worker/gpu/spec_decode/eagle/eagle3_utils.py:28``). This reads an unpacked vLLM
 wheel, resolves each registered architecture's class and its base classes (by name,
-across ``model_executor/models/*.py``) and writes ``dspark_ckpt/vllm_aux_targets.py``.
+across ``model_executor/models/*.py``) and writes ``dspark_ckpt/profiles/vllm_aux_targets.py``.
 
     pip download --no-deps vllm==0.33.0 -d /tmp/vllm && unzip -q /tmp/vllm/*.whl 'vllm/*' -d /tmp/vllm/src
     python tools/vllm_aux_targets.py /tmp/vllm/src/vllm 0.33.0
@@ -22,7 +22,7 @@ import re
 import sys
 from pathlib import Path
 
-OUT = Path(__file__).resolve().parents[1] / "dspark_ckpt" / "vllm_aux_targets.py"
+OUT = Path(__file__).resolve().parents[1] / "dspark_ckpt" / "profiles" / "vllm_aux_targets.py"
 TABLES = ("_TEXT_GENERATION_MODELS", "_MULTIMODAL_MODELS")
 ENTRY = re.compile(r'"(\w+)":\s*\(\s*"(\w+)",\s*"(\w+)",?\s*\)')
 

@@ -20,10 +20,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from synth import T, drafter_config, write_json, write_safetensors
 
-from dspark_ckpt.checkpoint import drafter_config as parse_drafter
-from dspark_ckpt.checkpoint import load_checkpoint
 from dspark_ckpt.errors import CheckpointError, UsageError
-from dspark_ckpt.safetensors_io import read_header
+from dspark_ckpt.source.checkpoint import drafter_config as parse_drafter
+from dspark_ckpt.source.checkpoint import load_checkpoint
+from dspark_ckpt.source.safetensors import read_header
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from conftest import cli  # noqa: E402

@@ -19,7 +19,7 @@ import synth
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from conftest import FIXTURES, ROOT, cli, cli_with_fault, signal_at  # noqa: E402
 
-from dspark_ckpt.fix import NEW_SHARD  # noqa: E402
+from dspark_ckpt.commands.fix import NEW_SHARD  # noqa: E402
 
 SMALL = FIXTURES / "targets/small"
 LEGACY = ("--profile", "vllm-legacy")  # a padded drafter with d2t is meant for this loader
@@ -284,7 +284,7 @@ def test_a_shard_replaced_while_fix_runs_is_refused(tmp_path, monkeypatch, mode)
     """The shard is cut short after fix read it and before it checks its plan: the plan
     cannot be checked, so nothing is written (side files included) and the line names the
     file; no KeyError from a report that covers other profiles."""
-    from dspark_ckpt import atomic
+    from dspark_ckpt.source import atomic
 
     d2t, _ = synth.sorted_mapping(synth.VT, 32, seed=5)
     src = synth.drafter(

@@ -20,7 +20,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from dspark_ckpt.checkpoint import (
+from dspark_ckpt.commands.inspect import Report, inspect_checkpoint, unreadable, unreadable_target
+from dspark_ckpt.errors import CheckpointError, TargetError, UsageError
+from dspark_ckpt.facts.config import MAX_VOCAB, torch_install_hint
+from dspark_ckpt.profiles.registry import PROFILES
+from dspark_ckpt.rules.findings import CODES, ERROR, WARNING, Finding
+from dspark_ckpt.source.checkpoint import (
     HUB_PREFIX,
     Target,
     header_cache,
@@ -28,11 +33,6 @@ from dspark_ckpt.checkpoint import (
     open_target,
     target_from_vocab_size,
 )
-from dspark_ckpt.config import MAX_VOCAB, torch_install_hint
-from dspark_ckpt.errors import CheckpointError, TargetError, UsageError
-from dspark_ckpt.findings import CODES, ERROR, WARNING, Finding
-from dspark_ckpt.inspect import Report, inspect_checkpoint, unreadable, unreadable_target
-from dspark_ckpt.profiles import PROFILES
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -489,7 +489,7 @@ def check_pair(pair: Pair, cfg: CheckConfig) -> list[CheckRun]:
 def run_verify(pair: Pair, target: Target) -> CheckRun:
     """``verify`` on the pair, as its own run: it fails where ``verify`` fails (its
     ``problems``), or when the head cannot be read."""
-    from dspark_ckpt.verify import verify_checkpoint
+    from dspark_ckpt.commands.verify import verify_checkpoint
 
     try:
         report = verify_checkpoint(pair.drafter, target)

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dspark_ckpt.config import MAX_DIM, config_int
 from dspark_ckpt.errors import CheckpointError
+from dspark_ckpt.facts.config import MAX_DIM, config_int
 
 MAX_LAYERS = 1 << 16
 

@@ -24,9 +24,31 @@ from pathlib import Path
 
 import numpy as np
 
-from dspark_ckpt import hub
-from dspark_ckpt.atomic import Transaction, check_destination, refuse_symlink, step, writing
-from dspark_ckpt.checkpoint import (
+from dspark_ckpt.commands.fix_checks import (
+    File,
+    check_bytes,
+    check_layout,
+    planned_checkpoint,
+    read_back,
+    refuse_unreadable,
+)
+from dspark_ckpt.commands.inspect import Report, inspect_checkpoint
+from dspark_ckpt.errors import CheckpointError, UsageError, few
+from dspark_ckpt.facts.config import DrafterConfig
+from dspark_ckpt.facts.vocab import BIAS_TENSOR, MASK_MEANING, MASK_TENSOR, sampleable_mask
+from dspark_ckpt.profiles.registry import (
+    PROFILES,
+    applicable_profiles,
+    covered,
+    default_profile,
+    detect_family,
+    get_profile,
+)
+from dspark_ckpt.rules.common import D2T, EQUAL, PADDED, classify, draft_map
+from dspark_ckpt.rules.findings import ERROR, Finding, get_code
+from dspark_ckpt.source import hub
+from dspark_ckpt.source.atomic import Transaction, check_destination, refuse_symlink, step, writing
+from dspark_ckpt.source.checkpoint import (
     CONFIG,
     INDEX,
     Checkpoint,
@@ -35,29 +57,7 @@ from dspark_ckpt.checkpoint import (
     open_checkpoint,
     pick_weights,
 )
-from dspark_ckpt.config import DrafterConfig
-from dspark_ckpt.errors import CheckpointError, UsageError, few
-from dspark_ckpt.findings import ERROR, Finding, get_code
-from dspark_ckpt.fix_checks import (
-    File,
-    check_bytes,
-    check_layout,
-    planned_checkpoint,
-    read_back,
-    refuse_unreadable,
-)
-from dspark_ckpt.inspect import Report, inspect_checkpoint
-from dspark_ckpt.mask import BIAS_TENSOR, MASK_MEANING, MASK_TENSOR, sampleable_mask
-from dspark_ckpt.profiles import (
-    PROFILES,
-    applicable_profiles,
-    covered,
-    default_profile,
-    detect_family,
-    get_profile,
-)
-from dspark_ckpt.rules import D2T, EQUAL, PADDED, classify, draft_map
-from dspark_ckpt.safetensors_io import read_json_file
+from dspark_ckpt.source.safetensors import read_json_file
 
 MASK_FILE = "draft_vocab_mask.safetensors"
 D2T_FILE = "d2t.safetensors"

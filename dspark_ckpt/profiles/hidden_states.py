@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dspark_ckpt.profiles import DFLASH, DSPARK, EAGLE3, VLLM_DFLASH_AUX, Profile
-from dspark_ckpt.vllm_aux_targets import AUX_CAPABLE, NOT_AUX_CAPABLE, VLLM_RELEASE
+from dspark_ckpt.profiles.registry import DFLASH, DSPARK, EAGLE3, VLLM_DFLASH_AUX, Profile
+from dspark_ckpt.profiles.vllm_aux_targets import AUX_CAPABLE, NOT_AUX_CAPABLE, VLLM_RELEASE
 
 VLLM_RUNNER = (
     "vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py:113-150 "
@@ -54,7 +54,7 @@ class HiddenStates:
 
 VLLM_TARGETS = dict(capable_targets=AUX_CAPABLE, refused_targets=NOT_AUX_CAPABLE)
 VLLM_TARGETS_SOURCE = (
-    f"dspark_ckpt/vllm_aux_targets.py (vLLM {VLLM_RELEASE} registry: classes implementing "
+    f"dspark_ckpt/profiles/vllm_aux_targets.py (vLLM {VLLM_RELEASE} registry: classes implementing "
     "SupportsEagle3; eagle3_utils.py:25-31 raises for others)"
 )
 

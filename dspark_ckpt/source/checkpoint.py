@@ -15,14 +15,20 @@ from operator import attrgetter
 from pathlib import Path, PureWindowsPath
 from typing import Any
 
-from dspark_ckpt.config import (
+from dspark_ckpt.errors import CheckpointError, TargetError, UsageError, few
+from dspark_ckpt.facts.config import (
     MAX_VOCAB,
     DrafterConfig,
     parse_drafter_config,
     resolve_target_vocab,
 )
-from dspark_ckpt.errors import CheckpointError, TargetError, UsageError, few
-from dspark_ckpt.safetensors_io import (
+from dspark_ckpt.facts.target_model import (
+    SideFiles,
+    TargetModel,
+    local_side_files,
+    read_target_model,
+)
+from dspark_ckpt.source.safetensors import (
     MAX_HEADER_BYTES,
     SafetensorsHeader,
     TensorInfo,
@@ -32,7 +38,6 @@ from dspark_ckpt.safetensors_io import (
     read_header,
     read_json_file,
 )
-from dspark_ckpt.target_model import SideFiles, TargetModel, local_side_files, read_target_model
 
 CONFIG = "config.json"
 SINGLE = "model.safetensors"
@@ -449,7 +454,7 @@ def open_checkpoint(source: str | Path, *, need_config: bool = True) -> Checkpoi
     repository ``org/name[@revision]`` / ``hf://org/name[@revision]``."""
     if is_local(source):  # the Hub machinery is not even imported
         return load_checkpoint(source, need_config=need_config)
-    from dspark_ckpt import hub
+    from dspark_ckpt.source import hub
 
     ref = hub.hub_ref(source)
     if ref is None:
@@ -461,7 +466,7 @@ def open_target(source: str | Path) -> Target:
     """A target as the user named it: a local path, or a Hub repository (see above)."""
     if is_local(source):
         return load_target(source)
-    from dspark_ckpt import hub
+    from dspark_ckpt.source import hub
 
     ref = hub.hub_ref(source)
     if ref is None:

@@ -15,12 +15,12 @@ from pathlib import Path
 
 import numpy as np
 
-from dspark_ckpt.atomic import step
-from dspark_ckpt.checkpoint import CONFIG, Checkpoint
+from dspark_ckpt.commands.inspect import UNREADABLE, Report
 from dspark_ckpt.errors import CheckpointError
-from dspark_ckpt.inspect import UNREADABLE, Report
-from dspark_ckpt.rules import D2T
-from dspark_ckpt.safetensors_io import parse_header
+from dspark_ckpt.rules.common import D2T
+from dspark_ckpt.source.atomic import step
+from dspark_ckpt.source.checkpoint import CONFIG, Checkpoint
+from dspark_ckpt.source.safetensors import parse_header
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dspark_ckpt.target_model import SideFiles
+from dspark_ckpt.facts.target_model import SideFiles
 
 TOKENIZER_FILES = (
     "tokenizer.json",

@@ -11,13 +11,13 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from dspark_ckpt.findings import CODES, ERROR, INFO, WARNING, Code, Finding
-from dspark_ckpt.inspect import UNREADABLE, Report
-from dspark_ckpt.profiles import PROFILES
-from dspark_ckpt.target_rules import comparisons
+from dspark_ckpt.commands.inspect import UNREADABLE, Report
+from dspark_ckpt.profiles.registry import PROFILES
+from dspark_ckpt.rules.findings import CODES, ERROR, INFO, WARNING, Code, Finding
+from dspark_ckpt.rules.target import comparisons
 
 if TYPE_CHECKING:
-    from dspark_ckpt.check import CheckResult, CheckRun
+    from dspark_ckpt.commands.check import CheckResult, CheckRun
 
 INSPECT_SCHEMA = "dspark-ckpt/inspect/v2"
 PROFILES_SCHEMA = "dspark-ckpt/profiles/v1"
@@ -311,7 +311,7 @@ def _sarif_result(f: Finding, run: CheckRun, index: dict[str, int]) -> dict[str,
 def sarif_obj(runs: list[CheckRun]) -> dict[str, Any]:
     """SARIF 2.1.0: one rule per finding code, one result per finding (ignored ones suppressed)."""
     from dspark_ckpt import __version__
-    from dspark_ckpt.findings import CODES
+    from dspark_ckpt.rules.findings import CODES
 
     index = {code: i for i, code in enumerate(CODES)}
     rules = [

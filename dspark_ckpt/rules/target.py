@@ -15,13 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from dspark_ckpt.checkpoint import Checkpoint, Target
-from dspark_ckpt.config import DrafterConfig
-from dspark_ckpt.findings import Finding
-from dspark_ckpt.hidden_states import HiddenStates, hidden_states
-from dspark_ckpt.profiles import DFLASH, DSPARK, EAGLE3, Profile
-from dspark_ckpt.rules import new_finding
-from dspark_ckpt.tokenizer_compare import (
+from dspark_ckpt.facts.config import DrafterConfig
+from dspark_ckpt.facts.tokenizer import (
     DIFFER,
     NOT_CHECKED,
     TOKENIZER_FILES,
@@ -30,6 +25,11 @@ from dspark_ckpt.tokenizer_compare import (
     TokenizerSide,
     compare_tokenizers,
 )
+from dspark_ckpt.profiles.hidden_states import HiddenStates, hidden_states
+from dspark_ckpt.profiles.registry import DFLASH, DSPARK, EAGLE3, Profile
+from dspark_ckpt.rules.common import new_finding
+from dspark_ckpt.rules.findings import Finding
+from dspark_ckpt.source.checkpoint import Checkpoint, Target
 
 FC = "fc.weight"
 INPUT_NORM = "input_norm.weight"

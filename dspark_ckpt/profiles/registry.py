@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 
-from dspark_ckpt.config import DrafterConfig
 from dspark_ckpt.errors import UsageError
+from dspark_ckpt.facts.config import DrafterConfig
 
 LT, NE = "<", "!="
 DSPARK, DFLASH, EAGLE3 = "dspark", "dflash", "eagle3"

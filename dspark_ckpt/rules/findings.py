@@ -432,7 +432,7 @@ CODES: dict[str, Code] = {
             "EAGLE-3, DFlash and DSpark drafters are fed hidden states of the target's inner "
             "layers; vLLM takes them only from target model classes implementing "
             "SupportsEagle3 and raises 'Model does not support EAGLE3 interface' at start-up "
-            "for any other (the list of vLLM 0.33.0's: dspark_ckpt/vllm_aux_targets.py).",
+            "for any other (the list of vLLM 0.33.0's: dspark_ckpt/profiles/vllm_aux_targets.py).",
             "serve the drafter on a target architecture the runtime supports for it",
         ),
         Code(

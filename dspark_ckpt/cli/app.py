@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING, Annotated, NoReturn
 import typer
 
 from dspark_ckpt import __version__
-from dspark_ckpt.config import MAX_SEED, MAX_TOKENS
+from dspark_ckpt.cli.usage import HELP_OPTIONS, Command, Group
 from dspark_ckpt.errors import CheckpointError, UsageError, WriteError
-from dspark_ckpt.usage import HELP_OPTIONS, Command, Group
+from dspark_ckpt.facts.config import MAX_SEED, MAX_TOKENS
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -90,13 +90,13 @@ def output_width() -> int | None:
 
 def tables():
     """The table format (imports Rich: only where a table is shown)."""
-    from dspark_ckpt import tables
+    from dspark_ckpt.output import table as tables
 
     return tables
 
 
 def stdout() -> Console:
-    from dspark_ckpt.tables import PLAIN_WIDTH, DataConsole
+    from dspark_ckpt.output.table import PLAIN_WIDTH, DataConsole
 
     console = DataConsole(sys.stdout, soft_wrap=False)
     if not console.is_terminal:
@@ -105,7 +105,7 @@ def stdout() -> Console:
 
 
 def stderr() -> Console:
-    from dspark_ckpt.tables import DataConsole
+    from dspark_ckpt.output.table import DataConsole
 
     return DataConsole(sys.stderr, soft_wrap=True)
 
@@ -113,7 +113,7 @@ def stderr() -> Console:
 def fail_input(err: CheckpointError, schema: str | None = None) -> NoReturn:
     """An unreadable or refused input: one line naming the file on stderr, exit 1, nothing
     written; with ``schema`` (json output) also the one JSON object stdout promises."""
-    from dspark_ckpt.render import error_obj, one_line, to_json
+    from dspark_ckpt.output.render import error_obj, one_line, to_json
 
     print(one_line(f"dspark-ckpt: error: {err}"), file=sys.stderr)
     if schema is not None:
@@ -124,7 +124,7 @@ def fail_input(err: CheckpointError, schema: str | None = None) -> NoReturn:
 def fail_write(err: WriteError, schema: str | None = None) -> NoReturn:
     """An output that cannot be written: one line naming it, exit 2 as for every problem
     with where a command was asked to write; with ``schema`` also the JSON object."""
-    from dspark_ckpt.render import error_obj, one_line, to_json
+    from dspark_ckpt.output.render import error_obj, one_line, to_json
 
     print(one_line(f"dspark-ckpt: error: {err}"), file=sys.stderr)
     if schema is not None:
@@ -133,7 +133,7 @@ def fail_write(err: WriteError, schema: str | None = None) -> NoReturn:
 
 
 def fail_usage(message: str) -> NoReturn:
-    from dspark_ckpt.render import one_line
+    from dspark_ckpt.output.render import one_line
 
     print(one_line(f"dspark-ckpt: error: {message}"), file=sys.stderr)
     raise typer.Exit(EXIT_USAGE)
@@ -226,7 +226,7 @@ def deliver(output: Path | None, text: str | None, show: Callable[[Console], Non
         else:
             sys.stdout.write(text)
         return
-    from dspark_ckpt.atomic import write_atomic
+    from dspark_ckpt.source.atomic import write_atomic
 
     if text is None:
         buf = io.StringIO()
@@ -251,7 +251,7 @@ def emit(
 ) -> None:
     """A result in ``fmt``: JSON, a CI format over its check runs, or the table for people
     (``--quiet``: the summary line only); to stdout or atomically to ``output``."""
-    from dspark_ckpt.render import ci_text, to_json
+    from dspark_ckpt.output.render import ci_text, to_json
 
     if fmt is Format.json:
         text = to_json(json_obj()) + "\n"
@@ -274,8 +274,8 @@ def header_progress(enabled: bool) -> Iterator[None]:
     if not enabled:
         yield
         return
-    from dspark_ckpt.checkpoint import on_header
-    from dspark_ckpt.progress import DelayedProgress
+    from dspark_ckpt.cli.progress import DelayedProgress
+    from dspark_ckpt.source.checkpoint import on_header
 
     with DelayedProgress("reading headers", None, stderr(), enabled=enabled) as bar:
         token = on_header.set(lambda path: bar.advance(path.name))
@@ -286,8 +286,8 @@ def header_progress(enabled: bool) -> Iterator[None]:
 
 
 def resolve_target(target: str | None, target_vocab_size: str | None):
-    from dspark_ckpt.checkpoint import open_target, target_from_vocab_size
-    from dspark_ckpt.config import MAX_VOCAB
+    from dspark_ckpt.facts.config import MAX_VOCAB
+    from dspark_ckpt.source.checkpoint import open_target, target_from_vocab_size
 
     if (target is None) == (target_vocab_size is None):
         raise UsageError("give exactly one of --target TARGET and --target-vocab-size N")
@@ -309,12 +309,12 @@ def inspect_cmd(
     quiet: QuietOpt = False,
 ) -> None:
     """Classify a drafter against its target and check every tensor and invariant."""
-    from dspark_ckpt.inspect import inspect_checkpoint, unreadable_target
-    from dspark_ckpt.profiles import parse_profiles
-    from dspark_ckpt.render import error_lines, inspect_obj
+    from dspark_ckpt.commands.inspect import inspect_checkpoint, unreadable_target
+    from dspark_ckpt.output.render import error_lines, inspect_obj
+    from dspark_ckpt.profiles.registry import parse_profiles
 
     def runs() -> list:
-        from dspark_ckpt.check import run_of_report
+        from dspark_ckpt.commands.check import run_of_report
 
         # not covered (no profile): the DSC108 finding alone
         return [run_of_report(report.under(p)) for p in report.profiles] or [run_of_report(report)]
@@ -350,8 +350,8 @@ def inspect_cmd(
 def profiles_cmd(fmt: PlainFormatOpt = PlainFormat.table, quiet: QuietOpt = False) -> None:
     """List the runtime profiles: the release each mirrors and the source files (file:line)
     its rules were read from (-q: their names, on one line)."""
-    from dspark_ckpt.profiles import PROFILES
-    from dspark_ckpt.render import profiles_obj, to_json
+    from dspark_ckpt.output.render import profiles_obj, to_json
+    from dspark_ckpt.profiles.registry import PROFILES
 
     if fmt is PlainFormat.json:
         print(to_json(profiles_obj()))
@@ -372,8 +372,8 @@ def explain_cmd(
 ) -> None:
     """Explain a finding code: what it means, why the runtime cares, how to fix it. Without
     a code, list every code (-q: one line)."""
-    from dspark_ckpt.findings import CODES, get_code
-    from dspark_ckpt.render import codes_obj, explain_obj, to_json
+    from dspark_ckpt.output.render import codes_obj, explain_obj, to_json
+    from dspark_ckpt.rules.findings import CODES, get_code
 
     if code is None:
         if fmt is PlainFormat.json:
@@ -410,9 +410,9 @@ def check_cmd(
     quiet: QuietOpt = False,
 ) -> None:
     """The pre-deploy gate: every drafter/target pair of the configuration, one exit code."""
-    from dspark_ckpt.check import load_config, run_check
-    from dspark_ckpt.progress import DelayedProgress
-    from dspark_ckpt.render import check_error_lines, check_obj
+    from dspark_ckpt.cli.progress import DelayedProgress
+    from dspark_ckpt.commands.check import load_config, run_check
+    from dspark_ckpt.output.render import check_error_lines, check_obj
 
     try:
         cfg = load_config(config)
@@ -477,8 +477,8 @@ def verify_cmd(
 ) -> None:
     """Sample from the drafter's real head (greedy, top-k, Gumbel) and count the ids that
     leave the target vocab, without and with the padded-row mask. Needs torch."""
-    from dspark_ckpt.render import VERIFY_SCHEMA, to_json, verify_obj
-    from dspark_ckpt.verify import verify_checkpoint
+    from dspark_ckpt.commands.verify import verify_checkpoint
+    from dspark_ckpt.output.render import VERIFY_SCHEMA, to_json, verify_obj
 
     def log(msg: str) -> None:
         if not quiet:
@@ -575,8 +575,8 @@ def fix_cmd(
     """Emit the padded-row mask and the d2t a drafter needs: side files, a patched copy or in place."""
     from pathlib import Path
 
-    from dspark_ckpt.fix import D2T_FILE, MASK_FILE, FixRequest, run_fix
-    from dspark_ckpt.render import FIX_SCHEMA, fix_obj, to_json
+    from dspark_ckpt.commands.fix import D2T_FILE, MASK_FILE, FixRequest, run_fix
+    from dspark_ckpt.output.render import FIX_SCHEMA, fix_obj, to_json
 
     schema = FIX_SCHEMA if fmt is PlainFormat.json else None
 
@@ -645,7 +645,7 @@ _after_commit: list[int] = []
 
 
 def _on_signal(signum, frame) -> None:
-    atomic = sys.modules.get("dspark_ckpt.atomic")  # not imported: nothing written yet
+    atomic = sys.modules.get("dspark_ckpt.source.atomic")  # not imported: nothing written yet
     if atomic is not None and atomic.committed():
         _after_commit.append(signum)
         return

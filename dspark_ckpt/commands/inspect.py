@@ -4,17 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from dspark_ckpt.checkpoint import (
-    Checkpoint,
-    Target,
-    drafter_config,
-    local_drafter_config,
-    open_checkpoint,
-)
-from dspark_ckpt.config import DrafterConfig
 from dspark_ckpt.errors import CheckpointError, UsageError
-from dspark_ckpt.findings import ERROR, SEVERITY_ORDER, Finding
-from dspark_ckpt.profiles import (
+from dspark_ckpt.facts.config import DrafterConfig
+from dspark_ckpt.profiles.registry import (
     DEFAULT_PROFILE,
     PROFILES,
     applicable_profiles,
@@ -23,13 +15,21 @@ from dspark_ckpt.profiles import (
     detect_family,
     get_profile,
 )
-from dspark_ckpt.rules import Facts, classify, common_findings, gather, padded_rows
-from dspark_ckpt.runtime_rules import profile_findings
-from dspark_ckpt.target_rules import (
+from dspark_ckpt.rules.common import Facts, classify, common_findings, gather, padded_rows
+from dspark_ckpt.rules.findings import ERROR, SEVERITY_ORDER, Finding
+from dspark_ckpt.rules.runtime import profile_findings
+from dspark_ckpt.rules.target import (
     TargetFacts,
     gather_target,
     target_common_findings,
     target_profile_findings,
+)
+from dspark_ckpt.source.checkpoint import (
+    Checkpoint,
+    Target,
+    drafter_config,
+    local_drafter_config,
+    open_checkpoint,
 )
 
 UNREADABLE = "DSC001"

@@ -38,7 +38,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from dspark_ckpt.checkpoint import (
+from dspark_ckpt.errors import CheckpointError, TargetError, UsageError, few
+from dspark_ckpt.facts.target_model import SideFiles
+from dspark_ckpt.source.checkpoint import (
     CONFIG,
     HUB_PREFIX,
     INDEX,
@@ -53,8 +55,7 @@ from dspark_ckpt.checkpoint import (
     read_tensors,
     target_from,
 )
-from dspark_ckpt.errors import CheckpointError, TargetError, UsageError, few
-from dspark_ckpt.safetensors_io import (
+from dspark_ckpt.source.safetensors import (
     MAX_HEADER_BYTES,
     MAX_JSON_BYTES,
     SafetensorsHeader,
@@ -65,7 +66,6 @@ from dspark_ckpt.safetensors_io import (
     read_header,
     read_json_file,
 )
-from dspark_ckpt.target_model import SideFiles
 
 PREFIX = HUB_PREFIX
 # owner/name as the Hub allows them, then an optional @revision (a branch, tag or commit)

@@ -15,13 +15,13 @@ from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 
-from dspark_ckpt.findings import CODES, ERROR, INFO, WARNING, Code, Finding
-from dspark_ckpt.inspect import UNREADABLE, Report
-from dspark_ckpt.profiles import PROFILES
-from dspark_ckpt.render import one_line, printable, profile_obj
+from dspark_ckpt.commands.inspect import UNREADABLE, Report
+from dspark_ckpt.output.render import one_line, printable, profile_obj
+from dspark_ckpt.profiles.registry import PROFILES
+from dspark_ckpt.rules.findings import CODES, ERROR, INFO, WARNING, Code, Finding
 
 if TYPE_CHECKING:
-    from dspark_ckpt.check import CheckResult
+    from dspark_ckpt.commands.check import CheckResult
 
 SEVERITY_STYLE = {ERROR: "bold red", WARNING: "yellow", INFO: "cyan"}
 # width of tables written to a file or a pipe (a CI log), where no terminal says it

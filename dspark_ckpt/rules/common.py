@@ -12,11 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-from dspark_ckpt.checkpoint import Checkpoint, Target
-from dspark_ckpt.config import SPECULATORS_DEFAULT_DRAFT_VOCAB, DrafterConfig
 from dspark_ckpt.errors import CheckpointError
-from dspark_ckpt.findings import ERROR, Finding
-from dspark_ckpt.safetensors_io import TensorInfo
+from dspark_ckpt.facts.config import SPECULATORS_DEFAULT_DRAFT_VOCAB, DrafterConfig
+from dspark_ckpt.rules.findings import ERROR, Finding
+from dspark_ckpt.source.checkpoint import Checkpoint, Target
+from dspark_ckpt.source.safetensors import TensorInfo
 
 PRUNED, EQUAL, PADDED = "pruned", "equal", "padded"
 
@@ -383,7 +383,7 @@ def d2t_value_findings(offsets, vt: int, *, info: TensorInfo | None = None) -> l
     """
     import numpy as np
 
-    from dspark_ckpt.mask import target_ids  # numpy only where a mapping is read
+    from dspark_ckpt.facts.vocab import target_ids  # numpy only where a mapping is read
 
     vd = offsets.shape[0]
     ids = target_ids(vd, offsets)
@@ -443,7 +443,7 @@ def _t2d_disagreement(f: Facts, offsets) -> list[Finding]:
     placeholder speculators writes when it has no mapping: nothing to compare."""
     import numpy as np
 
-    from dspark_ckpt.mask import target_ids
+    from dspark_ckpt.facts.vocab import target_ids
 
     selected = f.t2d_selected
     if selected is None or selected.size == 0:  # none, or speculators' all-False placeholder

@@ -9,10 +9,8 @@ from __future__ import annotations
 
 import re
 
-from dspark_ckpt.checkpoint import NAME_PREFIXES
-from dspark_ckpt.findings import Finding
-from dspark_ckpt.profiles import DSPARK, Profile
-from dspark_ckpt.rules import (
+from dspark_ckpt.profiles.registry import DSPARK, Profile
+from dspark_ckpt.rules.common import (
     D2T,
     EMBED,
     LM_HEAD,
@@ -24,6 +22,8 @@ from dspark_ckpt.rules import (
     rank_of,
     t2d_problem,
 )
+from dspark_ckpt.rules.findings import Finding
+from dspark_ckpt.source.checkpoint import NAME_PREFIXES
 
 
 def profile_findings(f: Facts, p: Profile) -> list[Finding]:
