@@ -4,7 +4,7 @@ inspected by the engine in-process (``inspect_checkpoint``), no CLI.
 A ``Case`` is one row of a rule table: a drafter (the synth.py drafter with config
 overrides and extra tensors), a target, the profile it is judged under, and whether
 the finding code fires there. Every code has firing rows and clean twins: the smallest
-change that makes it not fire (test_registry.py holds every table to that).
+change that makes it not fire (test_cases.py holds every table to that).
 
 Not ``conftest.py``: the suite's own conftest module is imported by name (``from conftest
 import cli``), and a second one in this folder would take its place in ``sys.modules``.
