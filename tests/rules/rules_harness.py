@@ -66,7 +66,7 @@ class Case:
     profile: str = "vllm"
     vocab: int = VT
     draft: int | None = VT  # None: no draft_vocab_size in the config
-    config: dict = field(default_factory=dict)  # over synth.drafter_config (None drops a key)
+    config: dict = field(default_factory=dict)  # over synth.drafter_config (None: unset)
     tensors: dict = field(default_factory=dict)  # over synth.backbone (DROP removes one)
     target: TargetSpec = VT
     tokenizer: str | None = None  # the drafter folder's tokenizer files (TOKENIZERS / name)
