@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from conftest import FIXTURES, cli
 
-PADDED, SMALL, TIGHT = FIXTURES / "padded", FIXTURES / "targets/small", FIXTURES / "targets/tight"
+PADDED, SMALL = FIXTURES / "padded", FIXTURES / "targets/small"
 
 
 def test_after_the_mask_is_written_dsc401_says_apply_it(tmp_path, monkeypatch):
@@ -18,13 +18,6 @@ def test_after_the_mask_is_written_dsc401_says_apply_it(tmp_path, monkeypatch):
     assert "fix --emit-mask`" not in table.stdout
     # inspect, which cannot see the side file, still points to it
     assert "fix --emit-mask" in cli("inspect", PADDED, "--target", SMALL).stdout
-
-
-def test_dsc207_says_the_mask_does_not_clear_it():
-    obj = cli("inspect", PADDED, "--target", TIGHT, "--format", "json").json
-    (dsc207,) = [f for f in obj["findings"] if f["code"] == "DSC207"]
-    assert "only that clears this error" in dsc207["hint"]
-    assert "the checkpoint still fails" in dsc207["hint"]
 
 
 def test_a_refused_d2t_copy_of_a_padded_drafter_names_the_profile_it_is_for(tmp_path):

@@ -1,0 +1,27 @@
+"""Every finding code has rule cases: at least one row where it fires and one clean twin
+where it does not. A new code without both fails here."""
+
+from __future__ import annotations
+
+import test_load_rules
+import test_map_rules
+import test_shape_rules
+import test_target_rules
+
+from dspark_ckpt.rules.findings import CODES
+
+TABLES = (test_load_rules, test_shape_rules, test_map_rules, test_target_rules)
+ALL = [c for table in TABLES for c in table.CASES]
+
+
+def test_every_code_has_firing_and_clean_cases():
+    firing = {c.code for c in ALL if c.fires}
+    cleaned = {c.code for c in ALL if not c.fires}
+    assert sorted(set(CODES) - firing) == [], "codes without a firing case"
+    assert sorted(set(CODES) - cleaned) == [], "codes without a clean case"
+    assert firing == cleaned == set(CODES), "cases for codes that do not exist"
+
+
+def test_case_ids_are_unique():
+    ids = [c.id for c in ALL]
+    assert len(ids) == len(set(ids)), sorted(i for i in ids if ids.count(i) > 1)

@@ -1,0 +1,217 @@
+"""What each runtime release does when it loads the drafter (DSC101-DSC112, DSC601-DSC605):
+firing rows and their clean twins, judged by the engine in-process.
+
+Vt is 100 unless a row names another target; the drafter is synth.py's DSpark drafter
+(hidden 8, fc [8, 16], markov_rank 4, mask id 0) with the row's changes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from rules_harness import (
+    DFLASH,
+    EAGLE3,
+    Bench,
+    Case,
+    check,
+    clean,
+    d2t,
+    fires,
+    head,
+    ids,
+    mapping,
+    zeros,
+)
+from synth import VT, H, T, markov
+
+
+@pytest.fixture(scope="module")
+def bench(tmp_path_factory):
+    return Bench(tmp_path_factory.mktemp("load-rules"))
+
+
+PRUNED_HEAD = {"lm_head.weight": head(40)}  # Vd 40 < Vt: a pruned drafter's own head
+PADDED = {"embed_tokens.weight": head(128), "lm_head.weight": head(128), **markov(128, 128)}
+# SpecForge's full-vocab EAGLE-3: d2t all zeros and t2d all True, V = Vd = Vt
+FULL_MAP = {
+    "lm_head.weight": head(VT),
+    "d2t": d2t(np.zeros(VT)),
+    "t2d": T("BOOL", (VT,), np.ones(VT, bool)),
+}
+# SpecForge's DSpark training config: markov_rank and target_layer_ids only nested
+NESTED = {
+    "architectures": ["DSparkDraftModel"],
+    "markov_rank": None,
+    "target_layer_ids": None,
+    "dflash_config": {"markov_rank": 4, "mask_token_id": 5, "target_layer_ids": [0, 1]},
+}
+PREFIXED = {"model.lm_head.weight": head(40), "model.d2t": mapping(40)["d2t"]}
+UNPREFIXED = {"lm_head.weight": head(40), "d2t": mapping(40)["d2t"]}
+# TensorRT-LLM's strict load: names its Qwen3 DSpark model does not have
+TRT_EXTRA = {
+    **markov(VT, VT),
+    "mask_embedding": zeros("F32", (H,)),
+    "confidence_head.proj.weight": zeros("F32", (1, H)),
+}
+SPECULATORS = {**EAGLE3, "speculators_model_type": "eagle3"}
+# V = Vd = 90 < Vt: a pruned EAGLE-3 drafter with its own (smaller) embedding
+OWN_EMBED_90 = {
+    "embed_tokens.weight": head(90),
+    "lm_head.weight": head(90),
+    "d2t": d2t(np.zeros(90)),
+}
+
+
+CASES: list[Case] = [
+    # DSC101: an input vocab larger than the target's needs the drafter's own embedding
+    fires("DSC101", "v101-no-embed", vocab=101, says="refuses to load it"),
+    clean("DSC101", "v101-own-embed", vocab=101, tensors={"embed_tokens.weight": head(101)}),
+    clean("DSC101", "v101-sglang-uses-target", vocab=101, profile="sglang-dspark"),
+    # DSC102: a reduced vocab without lm_head
+    fires("DSC102", "d40-no-head", draft=40, says="refuses to load it without lm_head",
+          exactly=("DSC102", "DSC103")),
+    clean("DSC102", "d40-own-head", draft=40, tensors=PRUNED_HEAD),
+    fires("DSC102", "v99-d99-no-head", vocab=99, draft=99, says="Vd < Vt: 99 < 100"),
+    clean("DSC102", "v100-d100-no-head", exactly=()),
+    fires("DSC102", "d101-legacy-reduced", draft=101, profile="vllm-legacy", says="Vd != Vt"),
+    clean("DSC102", "d101-vllm-not-reduced", draft=101),
+    fires("DSC102", "eagle3-shares-target-head", profile="vllm-eagle3", by_default=True, draft=40,
+          config=EAGLE3, tensors=mapping(40), says="draft id i is scored with target token i's row",
+          exactly=("DSC102",)),
+    clean("DSC102", "eagle3-own-head", profile="vllm-eagle3", draft=40, config=EAGLE3,
+          tensors={**mapping(40), **PRUNED_HEAD}),
+    clean("DSC102", "sglang-dspark-head-from-target", profile="sglang-dspark", draft=40,
+          tensors=markov(VT, VT), exactly=(), verdicts={"sglang-dspark": True}),
+    # DSC103: a reduced vocab without d2t
+    fires("DSC103", "d40-no-d2t", draft=40, tensors=PRUNED_HEAD,
+          says="no d2t mapping (pruned drafter, Vd < Vt: 40 < 100)", exactly=("DSC103",)),
+    clean("DSC103", "d40-d2t", draft=40, tensors={**PRUNED_HEAD, **mapping(40)}, exactly=()),
+    fires("DSC103", "padded-legacy-identity-hint", profile="vllm-legacy", vocab=128, draft=128,
+          tensors=PADDED, hint="`dspark-ckpt fix --emit-d2t` writes the identity d2t"),
+    clean("DSC103", "padded-vllm-no-parameter", vocab=128, draft=128, tensors=PADDED),
+    fires("DSC103", "t2d-derivable-hint", draft=32,
+          tensors={"lm_head.weight": head(32), "t2d": mapping(32)["t2d"]},
+          hint="derives d2t from the t2d this checkpoint has"),
+    fires("DSC103", "trtllm-eagle3-uninitialised", profile="trtllm-eagle3", draft=40, config=EAGLE3,
+          tensors=PRUNED_HEAD, says="uninitialised int32 d2t", exactly=("DSC103",)),
+    clean("DSC103", "trtllm-eagle3-d2t", profile="trtllm-eagle3", draft=40, config=EAGLE3,
+          tensors={**PRUNED_HEAD, **mapping(40)}),
+    clean("DSC103", "sglang-dspark-d2t-unused", profile="sglang-dspark", draft=40,
+          tensors=markov(VT, VT)),
+    # DSC104: a padded drafter without lm_head
+    fires("DSC104", "padded-no-head", vocab=128, draft=128,
+          tensors={"embed_tokens.weight": head(128)}, says="the draft head stays uninitialised"),
+    clean("DSC104", "padded-own-head", vocab=128, draft=128, tensors=PADDED),
+    clean("DSC104", "padded-trtllm-target-head", profile="trtllm-dspark", vocab=128, draft=128,
+          tensors={"embed_tokens.weight": head(128)}),
+    # DSC105: a d2t the runtime has no parameter for
+    fires("DSC105", "equal-with-d2t", tensors={"d2t": d2t(np.zeros(VT))},
+          says="There is no module or parameter named"),
+    clean("DSC105", "equal-without-d2t"),
+    fires("DSC105", "eagle3-full-vocab-map", profile="vllm-eagle3", config=EAGLE3, tensors=FULL_MAP,
+          says="There is no module or parameter named", exactly=("DSC105",),
+          verdicts={"vllm-eagle3": False, "vllm-eagle3-legacy": True}),
+    clean("DSC105", "eagle3-full-vocab-map-legacy", profile="vllm-eagle3-legacy", config=EAGLE3,
+          tensors=FULL_MAP, exactly=()),
+    fires("DSC105", "trtllm-strict-d2t", profile="trtllm-dspark",
+          tensors={"d2t": d2t(np.zeros(VT))}, says="strict state dict"),
+    clean("DSC105", "trtllm-no-d2t", profile="trtllm-dspark"),
+    # DSC106: Qwen3-Omni targets check Vd <= Vt at config time
+    fires("DSC106", "padded-on-omni", vocab=128, draft=128, tensors=PADDED, target="omni",
+          says="refuses it at config time"),
+    clean("DSC106", "padded-on-vl", vocab=128, draft=128, tensors=PADDED, target="vl"),
+    # DSC107: keys read only at the top level of config.json
+    fires("DSC107", "markov-rank-nested", config=NESTED, tensors=markov(VT, VT),
+          says="only nested as dflash_config.markov_rank",
+          hint="copy dflash_config.markov_rank to the top level", exactly=("DSC107",)),
+    fires("DSC107", "markov-rank-nested-sglang", profile="sglang-dspark", config=NESTED,
+          tensors=markov(VT, VT), exactly=("DSC107",)),
+    fires("DSC107", "markov-rank-and-layer-ids-nested-trtllm", profile="trtllm-dspark",
+          config=NESTED, tensors=markov(VT, VT), says="target_layer_ids is only nested",
+          exactly=("DSC107", "DSC107", "DSC112")),
+    clean("DSC107", "markov-rank-top-level",
+          config={**NESTED, "markov_rank": 4, "target_layer_ids": [0, 1]}, tensors=markov(VT, VT)),
+    clean("DSC107", "trtllm-top-level", profile="trtllm-dspark",
+          config={**NESTED, "markov_rank": 4, "target_layer_ids": [0, 1]}, tensors=markov(VT, VT)),
+    # DSC108: a family no profile covers is not judged
+    fires("DSC108", "mtp", config={"architectures": ["DeepSeekMTPModel"], "markov_rank": None},
+          says="no profile covers it"),
+    fires("DSC108", "no-family", config={"architectures": [], "markov_rank": None}),
+    clean("DSC108", "dspark-by-architecture", config={"markov_rank": None}),
+    clean("DSC108", "p-eagle-is-eagle3", profile="vllm-eagle3", by_default=True,
+          config={"architectures": ["PEagleDraftModel"]}),
+    # DSC109: DFlash/DSpark need a mask token id
+    fires("DSC109", "dflash-no-mask", profile="vllm-dflash", by_default=True,
+          config={**DFLASH, "mask_token_id": None},
+          says="refuses a DFlash/DSpark drafter without one", exactly=("DSC109",)),
+    clean("DSC109", "dflash-mask", profile="vllm-dflash", config=DFLASH, exactly=()),
+    clean("DSC109", "sglang-dflash-from-tokenizer", profile="sglang-dflash",
+          config={**DFLASH, "mask_token_id": None}),
+    # DSC110: an own embedding smaller than the target vocab is kept and overrun
+    fires("DSC110", "eagle3-v90-own-embed", profile="vllm-eagle3", vocab=90, draft=90,
+          config=EAGLE3, tensors=OWN_EMBED_90,
+          says="is an index error", exactly=("DSC110",)),
+    clean("DSC110", "eagle3-v90-sglang-replaces-it", profile="sglang-eagle3", vocab=90, draft=90,
+          config=EAGLE3, tensors=OWN_EMBED_90),
+    clean("DSC110", "eagle3-v90-no-embed", profile="vllm-eagle3", vocab=90, draft=90, config=EAGLE3,
+          tensors={"lm_head.weight": head(90), "d2t": d2t(np.zeros(90))}),
+    # DSC111: names under a wrapper prefix
+    fires("DSC111", "model-prefix", draft=40, tensors=PREFIXED,
+          says="There is no module or parameter named"),
+    fires("DSC111", "model-prefix-trtllm", profile="trtllm-dspark", draft=40, tensors=PREFIXED),
+    clean("DSC111", "model-prefix-sglang-strips", profile="sglang-dspark", draft=40,
+          tensors=PREFIXED),
+    clean("DSC111", "no-prefix", draft=40, tensors=UNPREFIXED),
+    # DSC112: TensorRT-LLM's strict state-dict load
+    fires("DSC112", "trtllm-extra-names", profile="trtllm-dspark", tensors=TRT_EXTRA,
+          target="small", says="(confidence_head.proj.weight, mask_embedding)",
+          exactly=("DSC112", "DSC605")),
+    clean("DSC112", "trtllm-confidence-head-enabled", profile="trtllm-dspark",
+          config={"enable_confidence_head": True},
+          tensors={**markov(VT, VT), "confidence_head.proj.weight": zeros("F32", (1, H))}),
+    clean("DSC112", "vllm-not-strict", tensors=TRT_EXTRA),
+    # DSC601: SGLang EAGLE-3 builds a head nothing loads
+    fires("DSC601", "sglang-eagle3-draft-vocab-no-head", profile="sglang-eagle3", config=EAGLE3,
+          says="creates a [100, H] head that nothing loads"),
+    clean("DSC601", "sglang-eagle3-no-draft-vocab", profile="sglang-eagle3", draft=None,
+          config=EAGLE3),
+    clean("DSC601", "sglang-eagle3-tied", profile="sglang-eagle3",
+          config={**EAGLE3, "tie_word_embeddings": True}),
+    # DSC602: a shipped head replaced by the target's
+    fires("DSC602", "sglang-eagle3-no-draft-vocab", profile="sglang-eagle3", draft=None,
+          config=EAGLE3, tensors={"lm_head.weight": head(VT)},
+          says="because the config has no draft_vocab_size"),
+    clean("DSC602", "sglang-eagle3-draft-vocab", profile="sglang-eagle3", config=EAGLE3,
+          tensors={"lm_head.weight": head(VT)}),
+    fires("DSC602", "trtllm-pruned-head", profile="trtllm-dspark", draft=40,
+          tensors={**PRUNED_HEAD, **markov(VT, VT)}, says="always uses the target's lm_head"),
+    clean("DSC602", "trtllm-equal-head", profile="trtllm-dspark",
+          tensors={"lm_head.weight": head(VT), **markov(VT, VT)}),
+    # DSC603: Vd > V breaks the drafter itself
+    fires("DSC603", "dspark-d101", draft=101, tensors={"lm_head.weight": head(101)},
+          says="into markov_w1 (100 rows)"),
+    clean("DSC603", "dspark-d100", tensors={"lm_head.weight": head(100)}),
+    fires("DSC603", "eagle3-d128", profile="vllm-eagle3", by_default=True, draft=128, config=EAGLE3,
+          tensors={"lm_head.weight": head(128)},
+          says="into a 100-wide row at arange(Vd) + d2t: an index error",
+          exactly=("DSC401", "DSC603")),
+    clean("DSC603", "eagle3-d128-sglang", profile="sglang-eagle3", draft=128, config=EAGLE3,
+          tensors={"lm_head.weight": head(128)}),
+    # DSC604: SGLang reads no speculators-format config
+    fires("DSC604", "sglang-speculators-config", profile="sglang-eagle3", config=SPECULATORS,
+          says="speculators-format config", verdicts={"vllm-eagle3": True, "sglang-eagle3": False}),
+    clean("DSC604", "sglang-eagle3-config", profile="sglang-eagle3", config=EAGLE3),
+    clean("DSC604", "vllm-reads-speculators", profile="vllm-eagle3", config=SPECULATORS),
+    # DSC605: TensorRT-LLM adds a Markov bias of V columns to the target head's logits
+    fires("DSC605", "trtllm-v100-head-128", profile="trtllm-dspark", tensors=markov(VT, VT),
+          target="small",
+          says="vocab_size 100 differs from the target's lm_head.weight rows (128)"),
+    clean("DSC605", "trtllm-v128-head-128", profile="trtllm-dspark", vocab=128,
+          tensors=markov(128, 128), target="small"),
+    clean("DSC605", "trtllm-head-unknown", profile="trtllm-dspark", tensors=markov(VT, VT)),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("c", CASES, ids=ids(CASES))
+def test_case(bench, c):
+    check(bench, c)
