@@ -27,7 +27,7 @@ def torch_install_hint() -> str:
     """How to get torch for ``verify``, as one line that works where this runs: the
     checkout this package runs from (the ``verify`` extra; the package is not on PyPI),
     else torch itself (all the extra adds)."""
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]  # dspark_ckpt/facts/config.py: the checkout
     if (root / "pyproject.toml").is_file():
         how = f"pip install -e '{root}[verify]'"
     else:
