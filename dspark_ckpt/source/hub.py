@@ -8,7 +8,8 @@ range requests (its 8-byte length, then exactly its header), all validated by th
 same strict parsers as local files. ``d2t`` / ``t2d`` are fetched with one range
 request of just their bytes. No other weight byte is read. A file already in the
 local cache is read there instead. With ``HF_HUB_OFFLINE=1`` everything comes from
-the cache.
+the cache (its snapshot, read as a local folder). ``HubSource`` is this module's
+``Source``: ``checkpoint.build_checkpoint`` reads a Hub checkpoint through it.
 
 Every request of ours is bounded (``_get``): connect and read timeouts of
 ``HF_HUB_DOWNLOAD_TIMEOUT`` seconds (huggingface_hub's variable, default 10), the
