@@ -79,7 +79,7 @@ def build(tmp: Path, pairs: int, targets: int, shards: int) -> list[tuple[str, s
 def in_process(listed: list[tuple[str, str]]) -> float:
     """Seconds for ``inspect_checkpoint`` of every pair, in this (fresh) process."""
     from dspark_ckpt.commands.inspect import inspect_checkpoint
-    from dspark_ckpt.source.checkpoint import open_target
+    from dspark_ckpt.facts.target import open_target
 
     t0 = time.perf_counter()
     for d, t in listed:

@@ -21,7 +21,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "fixtures")]
 import synth  # noqa: E402
 
 from dspark_ckpt.commands.fix import FixRequest, run_fix  # noqa: E402
-from dspark_ckpt.source.checkpoint import load_target  # noqa: E402
+from dspark_ckpt.facts.target import load_target  # noqa: E402
 
 
 def main() -> None:

@@ -25,7 +25,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "fixtures")]
 import synth  # noqa: E402
 
 from dspark_ckpt.commands.fix import FixRequest, run_fix  # noqa: E402
-from dspark_ckpt.source.checkpoint import target_from_vocab_size  # noqa: E402
+from dspark_ckpt.facts.target import target_from_vocab_size  # noqa: E402
 
 
 def one(tmp: Path, n: int) -> tuple[float, float]:

@@ -71,7 +71,7 @@ def baseline(root: Path) -> tuple[float, int]:
 
 def ours(root: Path) -> tuple[float, int]:
     from dspark_ckpt.commands.inspect import inspect_checkpoint
-    from dspark_ckpt.source.checkpoint import target_from_vocab_size
+    from dspark_ckpt.facts.target import target_from_vocab_size
 
     t0 = time.perf_counter()
     report = inspect_checkpoint(str(root), target_from_vocab_size(VT))

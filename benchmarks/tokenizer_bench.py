@@ -28,8 +28,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from dspark_ckpt.facts.target_model import local_side_files  # noqa: E402
 from dspark_ckpt.facts.tokenizer import compare_tokenizers  # noqa: E402
+from dspark_ckpt.source.local import LocalSource as local_side_files  # noqa: E402
 
 VOCAB, MERGES, SPECIAL = 151643, 151387, 26
 

@@ -30,7 +30,7 @@ import synth  # noqa: E402
 import torch  # noqa: E402
 
 from dspark_ckpt.commands.verify import verify_checkpoint  # noqa: E402
-from dspark_ckpt.source.checkpoint import target_from_vocab_size  # noqa: E402
+from dspark_ckpt.facts.target import target_from_vocab_size  # noqa: E402
 from dspark_ckpt.source.safetensors import read_header  # noqa: E402
 
 VT, VD, H, RANK = synth.INKLING_VT, synth.INKLING_VD, 4096, 16

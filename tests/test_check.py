@@ -551,7 +551,7 @@ def test_each_header_is_read_once_per_run(repo):
     from collections import Counter
 
     from dspark_ckpt.commands.check import load_config, run_check
-    from dspark_ckpt.source.checkpoint import on_header
+    from dspark_ckpt.source.base import on_header
 
     (repo / "dspark-ckpt.toml").write_text(
         "".join(
@@ -570,7 +570,8 @@ def test_each_header_is_read_once_per_run(repo):
 
 
 def test_a_cached_header_is_read_again_once_its_file_changed(repo):
-    from dspark_ckpt.source.checkpoint import header_cache, load_checkpoint, on_header
+    from dspark_ckpt.source.base import header_cache, on_header
+    from dspark_ckpt.source.checkpoint import load_checkpoint
 
     reads = []
     tokens = on_header.set(reads.append), header_cache.set({})

@@ -77,7 +77,8 @@ def test_unreadable_file_is_named_in_the_table(tmp_path):
 
 
 def test_header_progress_hears_every_shard():
-    from dspark_ckpt.source.checkpoint import on_header, open_checkpoint
+    from dspark_ckpt.source.base import on_header
+    from dspark_ckpt.source.checkpoint import open_checkpoint
 
     seen = []
     token = on_header.set(seen.append)

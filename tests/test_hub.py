@@ -119,7 +119,7 @@ def test_existing_local_path_wins_without_network(tmp_path):
 def test_local_inspect_never_imports_huggingface_hub():
     code = (
         "import sys\n"
-        "from dspark_ckpt.source.checkpoint import open_checkpoint, open_target\n"
+        "from dspark_ckpt.facts.target import open_target\n"
         "from dspark_ckpt.commands.inspect import inspect_checkpoint\n"
         f"r = inspect_checkpoint({str(FIXTURES / 'padded')!r}, open_target({str(TARGET)!r}))\n"
         "assert r.ok\n"
@@ -223,16 +223,16 @@ def test_online_prefers_safetensors_already_in_the_cache(tmp_path):
     assert hub.data_reads("org/small", "model.safetensors")  # the target is not cached
 
 
-def test_download_weights_for_verify_fetches_whole_files_into_the_cache(tmp_path):
-    """verify needs every tensor: download_weights turns a Hub checkpoint into a local one."""
+def test_local_checkpoint_for_fix_out_fetches_whole_files_into_the_cache(tmp_path):
+    """fix --out copies every file: local_checkpoint turns a Hub checkpoint into a local one."""
     repos = {"org/sharded": repo_from_dir(FIXTURES / "sharded")}
     code = (
         "from pathlib import Path\n"
-        "from dspark_ckpt.source.checkpoint import open_checkpoint\n"
-        "from dspark_ckpt.source.hub import download_weights\n"
+        "from dspark_ckpt.source.checkpoint import local_checkpoint, open_checkpoint\n"
         "remote = open_checkpoint('org/sharded')\n"
-        "local = download_weights(remote)\n"
-        "assert local.source == 'org/sharded' and local.index_path is not None\n"
+        "local = local_checkpoint(remote)\n"
+        "assert local.name == 'org/sharded' and local.index_path is not None\n"
+        "assert local.origin.is_local is True and remote.origin.is_local is False\n"
         "assert sorted(local.tensors) == sorted(remote.tensors)\n"
         "assert all(isinstance(f, Path) and f.is_file() for f in local.files)\n"
         "print(len(local.files))\n"

@@ -12,9 +12,9 @@ from conftest import FIXTURES, ROOT, cli, cli_subprocess
 from synth import VT, T
 
 from dspark_ckpt.commands.verify import verify_checkpoint
+from dspark_ckpt.facts.target import load_target
 from dspark_ckpt.facts.vocab import BIAS_TENSOR, MASK_TENSOR, sampleable_mask
 from dspark_ckpt.rules.common import BROKEN_MAP
-from dspark_ckpt.source.checkpoint import load_target
 
 PADDED, SMALL = FIXTURES / "padded", FIXTURES / "targets/small"
 MODES = ("greedy", "topk", "gumbel")

@@ -275,7 +275,7 @@ def header_progress(enabled: bool) -> Iterator[None]:
         yield
         return
     from dspark_ckpt.cli.progress import DelayedProgress
-    from dspark_ckpt.source.checkpoint import on_header
+    from dspark_ckpt.source.base import on_header
 
     with DelayedProgress("reading headers", None, stderr(), enabled=enabled) as bar:
         token = on_header.set(lambda path: bar.advance(path.name))
@@ -287,7 +287,7 @@ def header_progress(enabled: bool) -> Iterator[None]:
 
 def resolve_target(target: str | None, target_vocab_size: str | None):
     from dspark_ckpt.facts.config import MAX_VOCAB
-    from dspark_ckpt.source.checkpoint import open_target, target_from_vocab_size
+    from dspark_ckpt.facts.target import open_target, target_from_vocab_size
 
     if (target is None) == (target_vocab_size is None):
         raise UsageError("give exactly one of --target TARGET and --target-vocab-size N")

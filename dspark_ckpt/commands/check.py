@@ -23,16 +23,11 @@ from typing import Any
 from dspark_ckpt.commands.inspect import Report, inspect_checkpoint, unreadable, unreadable_target
 from dspark_ckpt.errors import CheckpointError, TargetError, UsageError
 from dspark_ckpt.facts.config import MAX_VOCAB, torch_install_hint
+from dspark_ckpt.facts.target import Target, open_target, target_from_vocab_size
 from dspark_ckpt.profiles.registry import PROFILES
 from dspark_ckpt.rules.findings import CODES, ERROR, WARNING, Finding
-from dspark_ckpt.source.checkpoint import (
-    HUB_PREFIX,
-    Target,
-    header_cache,
-    open_checkpoint,
-    open_target,
-    target_from_vocab_size,
-)
+from dspark_ckpt.source.base import HUB_PREFIX, header_cache
+from dspark_ckpt.source.checkpoint import open_checkpoint
 
 if sys.version_info >= (3, 11):
     import tomllib

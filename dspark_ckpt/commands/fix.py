@@ -34,7 +34,8 @@ from dspark_ckpt.commands.fix_checks import (
 )
 from dspark_ckpt.commands.inspect import Report, inspect_checkpoint
 from dspark_ckpt.errors import CheckpointError, UsageError, few
-from dspark_ckpt.facts.config import DrafterConfig
+from dspark_ckpt.facts.config import DrafterConfig, drafter_config
+from dspark_ckpt.facts.target import Target
 from dspark_ckpt.facts.vocab import BIAS_TENSOR, MASK_MEANING, MASK_TENSOR, sampleable_mask
 from dspark_ckpt.profiles.registry import (
     PROFILES,
@@ -46,17 +47,14 @@ from dspark_ckpt.profiles.registry import (
 )
 from dspark_ckpt.rules.common import D2T, EQUAL, PADDED, classify, draft_map
 from dspark_ckpt.rules.findings import ERROR, Finding, get_code
-from dspark_ckpt.source import hub
 from dspark_ckpt.source.atomic import Transaction, check_destination, refuse_symlink, step, writing
 from dspark_ckpt.source.checkpoint import (
-    CONFIG,
-    INDEX,
     Checkpoint,
-    Target,
-    drafter_config,
-    open_checkpoint,
-    pick_weights,
+    build_checkpoint,
+    local_checkpoint,
+    open_source,
 )
+from dspark_ckpt.source.layout import CONFIG, INDEX, pick_weights
 from dspark_ckpt.source.safetensors import read_json_file
 
 MASK_FILE = "draft_vocab_mask.safetensors"
@@ -285,7 +283,7 @@ def _refuse_unserved_neighbours(ckpt: Checkpoint) -> None:
     others = sorted(set(loaded) - {f.name for f in ckpt.files}) if index is None else []
     if others:
         raise UsageError(
-            f"{ckpt.source}: the folder also holds {few(others)}, which runtimes load with it "
+            f"{ckpt.name}: the folder also holds {few(others)}, which runtimes load with it "
             "(there is no index); an index naming only this file would stop serving them: "
             f"pass the folder ({ckpt.root})"
         )
@@ -301,9 +299,9 @@ def _other_files(ckpt: Checkpoint) -> tuple[list[Path], list[str]]:
     config, and no link leading out of the checkpoint (a Hub snapshot's links into its
     repo's blobs count as inside). Also what it leaves out, named for a note: stray
     weights, hidden files, links out, folders, anything not a regular file."""
-    if not isinstance(ckpt.root, Path) or not ckpt.root.is_dir():
+    if ckpt.origin.folder is None or not ckpt.root.is_dir():  # read from the Hub
         return [], []
-    jail = os.path.realpath(ckpt.link_root or ckpt.root)
+    jail = os.path.realpath(ckpt.origin.jail)
     copied, left = [], []
     used = {p.name for p in ckpt.files} | {CONFIG, INDEX}
     used |= {ckpt.index_path.name} if ckpt.index_path else set()
@@ -482,7 +480,7 @@ def _side_path(path: str | Path, *folders: tuple[str, Path | None]) -> Path:
     path = Path(path)
     here = os.path.realpath(path.parent)
     for what, folder in folders:
-        if isinstance(folder, Path) and here == os.path.realpath(folder):
+        if folder is not None and here == os.path.realpath(folder):
             raise UsageError(
                 f"{path}: inside the {what} folder {folder}, where it would be loaded as "
                 "weights; write side files elsewhere"
@@ -502,9 +500,10 @@ def _result_files(
     files: list[File] = []
     index = d2t_file = None
     root = ckpt.root
-    near = [("checkpoint", ckpt.root), ("target's checkpoint", target.root)]
+    near = [("checkpoint", ckpt.origin.folder), ("target's checkpoint", target.root)]
     if req.mode != SIDE:
         root = _destination_root(ckpt, req)
+        near.append(("checkpoint", root))  # the checkpoint written: no side file in it
         files, index, more = _checkpoint_files(ckpt, cfg, plan, req, root)
         notes += more
         d2t_file = next((f for f in files if f.tensors is not None and D2T in f.tensors), None)
@@ -518,7 +517,7 @@ def _result_files(
         # the mask is for the serving runtime, never a checkpoint tensor (vLLM
         # refuses tensors it has no parameter for): always a side file
         name, values, meta = mask_file(plan, req.mask_style)
-        mask_path = _side_path(req.mask_path, *near, ("checkpoint", root))
+        mask_path = _side_path(req.mask_path, *near)
         files.append(_new_safetensors(mask_path, {name: values}, meta))
     files += [index] if index is not None else []  # the index goes in last
     if req.mode == OUT:
@@ -540,11 +539,12 @@ def run_fix(source: str, target: Target, req: FixRequest) -> FixResult:
         raise UsageError("nothing to do: give --emit-mask and/or --emit-d2t")
     if req.out is not None and req.in_place:
         raise UsageError("give at most one of --out and --in-place")
-    if req.mode == IN_PLACE and hub.hub_ref(source) is not None:
+    origin = open_source(source)
+    if req.mode == IN_PLACE and not origin.is_local:
         raise UsageError(f"{source}: a Hub repository cannot be patched in place; use --out DIR")
-    ckpt = open_checkpoint(source)
+    ckpt = build_checkpoint(origin)
     if req.mode == OUT:
-        ckpt = hub.download_weights(ckpt)  # the copy links or copies local weight files
+        ckpt = local_checkpoint(ckpt)  # the copy links or copies local weight files
     cfg = drafter_config(ckpt)
     family = detect_family(cfg)
     if not covered(family):

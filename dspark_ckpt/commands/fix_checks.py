@@ -9,8 +9,7 @@ checkpoint holds exactly the planned tensors, file by file (``check_layout``).
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -19,8 +18,9 @@ from dspark_ckpt.commands.inspect import UNREADABLE, Report
 from dspark_ckpt.errors import CheckpointError
 from dspark_ckpt.rules.common import D2T
 from dspark_ckpt.source.atomic import step
-from dspark_ckpt.source.checkpoint import CONFIG, Checkpoint
-from dspark_ckpt.source.safetensors import parse_header
+from dspark_ckpt.source.checkpoint import Checkpoint, build_checkpoint
+from dspark_ckpt.source.layout import CONFIG
+from dspark_ckpt.source.overlay import OverlaySource, parse_made_bytes
 
 
 @dataclass(frozen=True)
@@ -38,8 +38,7 @@ class File:
 
 def parse_made(f: File):
     """Our own strict reader's view of the bytes ``f`` is about to write."""
-    n = int.from_bytes(f.data[:8], "little")
-    return parse_header(f.data[8 : 8 + n], len(f.data), f.dest)
+    return parse_made_bytes(f.data, f.dest)
 
 
 def _as_meant(f: File, got: dict[str, np.ndarray], metadata: dict[str, str] | None) -> bool:
@@ -69,22 +68,15 @@ def check_bytes(f: File) -> None:
 
 def planned_checkpoint(ckpt: Checkpoint, files: list[File], d2t_file: File | None) -> Checkpoint:
     """The checkpoint as it will be once ``files`` are written: the new config, and the
-    new ``d2t`` read from the very bytes that will be written."""
+    new ``d2t`` read from the very bytes that will be written (its file one more weight
+    file of the checkpoint, wherever it goes)."""
     config = next((f.data for f in files if f.dest.name == CONFIG and f.data is not None), None)
-    tensors = dict(ckpt.tensors)
+    added = {}
     if d2t_file is not None and ckpt.find(D2T) is None:
-        tensors.update(parse_made(d2t_file).tensors)
-
-    def fetch(info):
-        if d2t_file is not None and info.path == d2t_file.dest:
-            return d2t_file.data[info.start : info.end]
-        return ckpt.fetch(info)
-
-    return replace(
-        ckpt,
-        config=ckpt.config if config is None else json.loads(config),
-        tensors=tensors,
-        fetch=fetch,
+        added[d2t_file.dest] = d2t_file.data
+    planned = OverlaySource(ckpt, config=config, added=added)
+    return build_checkpoint(
+        planned, need_config=ckpt.config is not None, files=[*ckpt.files, *added]
     )
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from dspark_ckpt.errors import CheckpointError, UsageError
-from dspark_ckpt.facts.config import DrafterConfig
+from dspark_ckpt.facts.config import DrafterConfig, drafter_config, local_drafter_config
+from dspark_ckpt.facts.target import Target
 from dspark_ckpt.profiles.registry import (
     DEFAULT_PROFILE,
     PROFILES,
@@ -24,13 +25,7 @@ from dspark_ckpt.rules.target import (
     target_common_findings,
     target_profile_findings,
 )
-from dspark_ckpt.source.checkpoint import (
-    Checkpoint,
-    Target,
-    drafter_config,
-    local_drafter_config,
-    open_checkpoint,
-)
+from dspark_ckpt.source.checkpoint import Checkpoint, open_checkpoint
 
 UNREADABLE = "DSC001"
 UNCOVERED = "DSC108"

@@ -32,12 +32,13 @@ from dspark_ckpt.facts.config import (
     MAX_TOKENS,
     NESTED_DRAFTER_KEYS,
     DrafterConfig,
+    drafter_config,
     torch_install_hint,
 )
+from dspark_ckpt.facts.target import Target
 from dspark_ckpt.facts.vocab import BIAS_TENSOR, MASK_TENSOR, sampleable_mask, target_ids
 from dspark_ckpt.rules.common import D2T, LM_HEAD, MARKOV_W1, MARKOV_W2, classify, draft_map
-from dspark_ckpt.source import hub
-from dspark_ckpt.source.checkpoint import Checkpoint, Target, drafter_config, open_checkpoint
+from dspark_ckpt.source.checkpoint import Checkpoint, open_checkpoint
 from dspark_ckpt.source.safetensors import TensorInfo, read_array, read_header, read_tensor_bytes
 
 MODES = ("greedy", "topk", "gumbel")
@@ -220,7 +221,7 @@ def head_info(ckpt: Checkpoint, cfg: DrafterConfig, target: Target) -> tuple[Ten
     shared = target.checkpoint.find(LM_HEAD) if target.checkpoint else None
     if shared is None:
         raise UsageError(
-            f"{ckpt.source} shares the target's {LM_HEAD} (Vd == Vt, none of its own): "
+            f"{ckpt.name} shares the target's {LM_HEAD} (Vd == Vt, none of its own): "
             "give --target with the target's weights"
         )
     if len(shared.shape) != 2 or shared.shape[0] < vt:
@@ -559,7 +560,11 @@ def verify_checkpoint(
         check_computable(t)
     head_path = info.path  # as the user knows it: a Hub file, not its cached copy
     # only the files holding these tensors are downloaded from the Hub, never the backbone
-    info, *markov_infos = hub.localize(heads)
+    if head_source == "drafter":
+        info, *markov_infos = ckpt.local_tensors(heads)
+    else:  # the target's head; any Markov matrices are the drafter's
+        info, *markov_infos = target.checkpoint.local_tensors(heads[:1])
+        markov_infos += ckpt.local_tensors(heads[1:])
     w1_info, w2_info = markov_infos or (None, None)
 
     if dev == "cuda":

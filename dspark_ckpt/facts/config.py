@@ -8,9 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dspark_ckpt.errors import CheckpointError
+
+if TYPE_CHECKING:
+    from dspark_ckpt.source.checkpoint import Checkpoint
 
 MAX_VOCAB = 2**31 - 1  # token ids are int32 in every runtime
 # verify's bounds, here so the CLI can state them without importing verify (numpy, torch)
@@ -24,7 +27,7 @@ def torch_install_hint() -> str:
     """How to get torch for ``verify``, as one line that works where this runs: the
     checkout this package runs from (the ``verify`` extra; the package is not on PyPI),
     else torch itself (all the extra adds)."""
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[2]  # dspark_ckpt/facts/config.py: the checkout
     if (root / "pyproject.toml").is_file():
         how = f"pip install -e '{root}[verify]'"
     else:
@@ -160,6 +163,19 @@ def parse_drafter_config(cfg: Any, path: Path) -> DrafterConfig:
         mask_tokens=tuple(mask_tokens),
         raw=cfg,
     )
+
+
+def drafter_config(ckpt: Checkpoint) -> DrafterConfig:
+    return parse_drafter_config(ckpt.config, ckpt.config_path)
+
+
+def local_drafter_config(name: str | Path) -> DrafterConfig:
+    """A local drafter's config alone, read as strictly as by ``open_checkpoint``."""
+    from dspark_ckpt.source.layout import CONFIG  # the CLI's help needs none of source/
+    from dspark_ckpt.source.local import open_local
+
+    source = open_local(name)
+    return parse_drafter_config(source.read_json(CONFIG, "config"), source.path(CONFIG))
 
 
 # vLLM: ModelConfig.get_vocab_size() reads config.get_text_config().vocab_size

@@ -1,4 +1,4 @@
-"""The target model as the drafter meets it: its text config and its side files.
+"""The target model as the drafter meets it: the facts of its text config.
 
 vLLM reads a target's sizes from its *text* config (``config.get_text_config()``):
 the top level for plain LMs, ``text_config`` for VL models,
@@ -10,8 +10,6 @@ by. Header-only: nothing here imports torch or reads a weight.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -80,38 +78,3 @@ def read_target_model(cfg: dict, vocab_key: str, path: Path) -> TargetModel:
         dtype=str(dtype[0]) if dtype else None,
         quantization=method,
     )
-
-
-@dataclass(frozen=True)
-class SideFiles:
-    """The top-level files of a checkpoint folder beside its weights (tokenizer files),
-    through one reader: a local folder, or a Hub repo whose files are downloaded
-    through the cache only when read (``hub.py``)."""
-
-    names: frozenset[str]
-    fetch: Callable[[str], str | Path] | None = None  # a local path for a listed name
-    root: Path | None = None  # a local folder: read there, never through a link out of it
-    jail: Path | None = None  # where its links may lead (a Hub cache repo); default: root
-
-    def path(self, name: str) -> Path | None:
-        """A readable local path for ``name``, or None when the folder has no such file.
-        Raises ``CheckpointError`` for a link leading out of a local folder."""
-        if name not in self.names:
-            return None
-        if self.fetch is not None:
-            return Path(self.fetch(name))
-        assert self.root is not None
-        path = self.root / name
-        real = Path(os.path.realpath(path))
-        if not real.is_relative_to(Path(os.path.realpath(self.jail or self.root))):
-            raise CheckpointError(path, "is a symlink leading out of the folder")
-        return path
-
-
-def local_side_files(root: Path, jail: Path | None = None) -> SideFiles:
-    """The regular files directly inside a local folder."""
-    try:
-        names = frozenset(p.name for p in root.iterdir() if p.is_file())
-    except OSError:
-        names = frozenset()
-    return SideFiles(names, root=root, jail=jail)

@@ -19,7 +19,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dspark_ckpt.facts.target_model import SideFiles
+from dspark_ckpt.source.base import Source, UnreadableFile
 
 TOKENIZER_FILES = (
     "tokenizer.json",
@@ -73,24 +73,38 @@ class _Parsed:
     roles: dict[str, str]  # bos_token, ... -> the token
 
 
-def _read(side: SideFiles, names: tuple[str, ...]) -> dict[str, bytes]:
-    out = {}
+class _Files(dict):
+    """A folder's tokenizer files read: name -> bytes, and where each was read from."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.paths: dict[str, Path] = {}
+
+    def path(self, name: str) -> Path:
+        return self.paths[name]
+
+
+def _read(source: Source, names: tuple[str, ...]) -> _Files:
+    out = _Files()
     for name in names:
-        path = side.path(name)
         try:
-            if path.stat().st_size > MAX_FILE:
-                raise TokenizerError(path, "is too large to be a tokenizer file")
-            out[name] = path.read_bytes()
-        except OSError as e:
-            raise TokenizerError(path, f"cannot be read: {e.strerror or e}") from None
+            path, out[name] = source.read_file(name, MAX_FILE)
+        except UnreadableFile as e:
+            why = (
+                "is too large to be a tokenizer file"
+                if e.too_large
+                else f"cannot be read: {e.reason}"
+            )
+            raise TokenizerError(e.path, why) from None
+        out.paths[name] = path
     return out
 
 
-def _json(data: bytes, name: str, side: SideFiles):
+def _json(data: bytes, name: str, files: _Files):
     try:
         return json.loads(data)
     except (ValueError, RecursionError) as e:
-        raise TokenizerError(side.path(name), f"is not valid JSON: {e}") from None
+        raise TokenizerError(files.path(name), f"is not valid JSON: {e}") from None
 
 
 _DECODE = json.JSONDecoder().raw_decode
@@ -143,13 +157,13 @@ def _pick(text: str, i: int, spec: dict) -> tuple[dict, int]:
         i = _ws(text, i + 1)
 
 
-def _tokenizer_json(data: bytes, side: SideFiles) -> dict:
+def _tokenizer_json(data: bytes, files: _Files) -> dict:
     """The parts of a tokenizer.json that give ids: ``_pick`` reads only what it needs;
     a file it cannot walk is parsed whole (and refused if that fails too)."""
     try:
         return _pick(data.decode("utf-8"), 0, TOKENIZER_JSON_SPEC)[0]
     except (ValueError, IndexError, RecursionError):
-        return _json(data, "tokenizer.json", side)
+        return _json(data, "tokenizer.json", files)
 
 
 def _content(value) -> str | None:
@@ -176,15 +190,15 @@ def _by_id(vocab: dict, n: int) -> list:
     return tokens
 
 
-def _base(files: dict[str, bytes], side: SideFiles, n: int) -> tuple[list, list]:
+def _base(files: _Files, n: int) -> tuple[list, list]:
     """The vocab file's id -> token list (ids below ``n``) and its added tokens."""
     added: list[tuple[int, str, bool]] = []
     if "tokenizer.json" not in files:
-        vocab = _json(files["vocab.json"], "vocab.json", side)
+        vocab = _json(files["vocab.json"], "vocab.json", files)
         if not isinstance(vocab, dict):
-            raise TokenizerError(side.path("vocab.json"), "is not a token -> id object")
+            raise TokenizerError(files.path("vocab.json"), "is not a token -> id object")
         return _by_id(vocab, n), added
-    doc = _tokenizer_json(files["tokenizer.json"], side)
+    doc = _tokenizer_json(files["tokenizer.json"], files)
     model = doc.get("model") if isinstance(doc, dict) else None
     vocab = model.get("vocab") if isinstance(model, dict) else None
     if isinstance(vocab, dict):
@@ -195,17 +209,17 @@ def _base(files: dict[str, bytes], side: SideFiles, n: int) -> tuple[list, list]
         ]
         tokens += [None] * (n - len(tokens))
     else:
-        raise TokenizerError(side.path("tokenizer.json"), "has no model.vocab")
+        raise TokenizerError(files.path("tokenizer.json"), "has no model.vocab")
     for tok in doc.get("added_tokens") or []:
         if isinstance(tok, dict):
             added.append((tok.get("id"), tok.get("content"), tok.get("special") is True))
     return tokens, added
 
 
-def _parse(files: dict[str, bytes], side: SideFiles, n: int, base=None) -> _Parsed:
+def _parse(files: _Files, n: int, base=None) -> _Parsed:
     """id -> token for ids below ``n``, the special tokens and their roles. ``base``:
     ``_base`` of these files, when already read (the other side has the same vocab file)."""
-    tokens, added = base or _base(files, side, n)
+    tokens, added = base or _base(files, n)
     tokens, added = list(tokens), list(added)  # a shared base is not modified
     specials: dict[str, int] = {}
 
@@ -217,7 +231,7 @@ def _parse(files: dict[str, bytes], side: SideFiles, n: int, base=None) -> _Pars
     for name in ("special_tokens_map.json", "tokenizer_config.json"):  # the config wins
         if name not in files:
             continue
-        doc = _json(files[name], name, side)
+        doc = _json(files[name], name, files)
         if not isinstance(doc, dict):
             continue
         decoder = doc.get("added_tokens_decoder")
@@ -260,11 +274,16 @@ def _differing(a: list, b: list, chunk: int = 4096) -> list[int]:
     return out
 
 
-def compare_tokenizers(drafter: SideFiles, target: SideFiles, n: int) -> TokenizerComparison:
+def tokenizer_files(source: Source) -> tuple[str, ...]:
+    """The tokenizer files a folder holds, in ``TOKENIZER_FILES`` order."""
+    names = source.file_names()
+    return tuple(f for f in TOKENIZER_FILES if f in names)
+
+
+def compare_tokenizers(drafter: Source, target: Source, n: int) -> TokenizerComparison:
     """Compare the tokenizer files of the drafter's and the target's folders over ids
     ``[0, n)`` (``n`` = min(V, Vt)). Raises ``TokenizerError`` for an unreadable file."""
-    d_files = tuple(f for f in TOKENIZER_FILES if f in drafter.names)
-    t_files = tuple(f for f in TOKENIZER_FILES if f in target.names)
+    d_files, t_files = tokenizer_files(drafter), tokenizer_files(target)
     d_vocab = any(f in d_files for f in VOCAB_FILES)
     t_vocab = any(f in t_files for f in VOCAB_FILES)
     if not (d_vocab and t_vocab):
@@ -282,10 +301,10 @@ def compare_tokenizers(drafter: SideFiles, target: SideFiles, n: int) -> Tokeniz
     if d_side.sha256 == t_side.sha256:
         return TokenizerComparison(SAME, "identical files (sha256)", d_side, t_side, n)
     vocab_file = next(f for f in VOCAB_FILES if f in d_bytes)
-    d_base = _base(d_bytes, drafter, n)
+    d_base = _base(d_bytes, n)
     same_vocab = vocab_file in t_bytes and d_bytes[vocab_file] == t_bytes[vocab_file]
-    d = _parse(d_bytes, drafter, n, d_base)  # an identical vocab file is read once
-    t = _parse(t_bytes, target, n, d_base if same_vocab else None)
+    d = _parse(d_bytes, n, d_base)  # an identical vocab file is read once
+    t = _parse(t_bytes, n, d_base if same_vocab else None)
     diff_ids = _differing(d.tokens, t.tokens)
     specials = _special_differences(d, t)
     result = DIFFER if diff_ids or specials else SAME

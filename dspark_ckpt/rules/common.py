@@ -14,8 +14,9 @@ from functools import cached_property
 
 from dspark_ckpt.errors import CheckpointError
 from dspark_ckpt.facts.config import SPECULATORS_DEFAULT_DRAFT_VOCAB, DrafterConfig
+from dspark_ckpt.facts.target import Target
 from dspark_ckpt.rules.findings import ERROR, Finding
-from dspark_ckpt.source.checkpoint import Checkpoint, Target
+from dspark_ckpt.source.checkpoint import Checkpoint
 from dspark_ckpt.source.safetensors import TensorInfo
 
 PRUNED, EQUAL, PADDED = "pruned", "equal", "padded"

@@ -16,20 +16,21 @@ from dataclasses import dataclass
 from typing import Any
 
 from dspark_ckpt.facts.config import DrafterConfig
+from dspark_ckpt.facts.target import Target
 from dspark_ckpt.facts.tokenizer import (
     DIFFER,
     NOT_CHECKED,
-    TOKENIZER_FILES,
     TokenizerComparison,
     TokenizerError,
     TokenizerSide,
     compare_tokenizers,
+    tokenizer_files,
 )
 from dspark_ckpt.profiles.hidden_states import HiddenStates, hidden_states
 from dspark_ckpt.profiles.registry import DFLASH, DSPARK, EAGLE3, Profile
 from dspark_ckpt.rules.common import new_finding
 from dspark_ckpt.rules.findings import Finding
-from dspark_ckpt.source.checkpoint import Checkpoint, Target
+from dspark_ckpt.source.checkpoint import Checkpoint
 
 FC = "fc.weight"
 INPUT_NORM = "input_norm.weight"
@@ -85,13 +86,13 @@ def gather_target(ckpt: Checkpoint, cfg: DrafterConfig, target: Target) -> Targe
 
 
 def _tokenizers(ckpt: Checkpoint, cfg: DrafterConfig, target: Target):
-    if target.side is None:
+    if target.origin is None:
         return None
-    drafter = ckpt.side_files()
+    drafter = ckpt.origin
     try:
-        return compare_tokenizers(drafter, target.side, min(cfg.vocab_size, target.vocab_size))
+        return compare_tokenizers(drafter, target.origin, min(cfg.vocab_size, target.vocab_size))
     except TokenizerError as e:  # a broken tokenizer file is reported, never fatal
-        d, t = (tuple(n for n in TOKENIZER_FILES if n in s.names) for s in (drafter, target.side))
+        d, t = (tokenizer_files(s) for s in (drafter, target.origin))
         return TokenizerComparison(
             NOT_CHECKED, f"{e.path}: {e.message}", TokenizerSide(d), TokenizerSide(t)
         )

@@ -8,7 +8,8 @@ range requests (its 8-byte length, then exactly its header), all validated by th
 same strict parsers as local files. ``d2t`` / ``t2d`` are fetched with one range
 request of just their bytes. No other weight byte is read. A file already in the
 local cache is read there instead. With ``HF_HUB_OFFLINE=1`` everything comes from
-the cache.
+the cache (its snapshot, read as a local folder). ``HubSource`` is this module's
+``Source``: ``checkpoint.build_checkpoint`` reads a Hub checkpoint through it.
 
 Every request of ours is bounded (``_get``): connect and read timeouts of
 ``HF_HUB_DOWNLOAD_TIMEOUT`` seconds (huggingface_hub's variable, default 10), the
@@ -34,27 +35,14 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from dspark_ckpt.errors import CheckpointError, TargetError, UsageError, few
-from dspark_ckpt.facts.target_model import SideFiles
-from dspark_ckpt.source.checkpoint import (
-    CONFIG,
-    HUB_PREFIX,
-    INDEX,
-    Checkpoint,
-    Target,
-    is_local,
-    load_checkpoint,
-    load_target,
-    parse_index,
-    pick_weights,
-    read_index,
-    read_tensors,
-    target_from,
-)
+from dspark_ckpt.errors import CheckpointError, UsageError, few
+from dspark_ckpt.source.base import HUB_PREFIX, Source, is_local, read_whole, told
+from dspark_ckpt.source.layout import INDEX, parse_index
+from dspark_ckpt.source.local import LocalSource
 from dspark_ckpt.source.safetensors import (
     MAX_HEADER_BYTES,
     MAX_JSON_BYTES,
@@ -65,6 +53,7 @@ from dspark_ckpt.source.safetensors import (
     parse_json,
     read_header,
     read_json_file,
+    read_tensor_bytes,
 )
 
 PREFIX = HUB_PREFIX
@@ -402,10 +391,11 @@ class _Remote:
             raise CheckpointError(path, "file ended while reading the header")
         return parse_header(raw, size, path)
 
-    def fetch(self, info: TensorInfo) -> bytes | None:
-        """The bytes of one small tensor (``d2t``, ``t2d``); None: read the local file."""
+    def fetch(self, info: TensorInfo) -> bytes | bytearray:
+        """The bytes of one small tensor (``d2t``, ``t2d``): a range request, or the file
+        where it was read from the cache."""
         if not isinstance(info.path, HubPath):
-            return None
+            return read_tensor_bytes(info)
         if info.nbytes == 0:
             return b""
         data, _ = self.range(info.path, info.start, info.end)
@@ -527,134 +517,153 @@ def _uncached_weights(snap: Path) -> list[str]:
     """The weight files a cached snapshot lacks (an online run only range-reads them)."""
     if (snap / INDEX).exists():
         try:
-            wanted = set(read_index(snap / INDEX).values())
+            index = snap / INDEX
+            wanted = set(
+                parse_index(read_json_file(index, "index", MAX_HEADER_BYTES), index).values()
+            )
         except CheckpointError:
             return []  # a broken index: the checkpoint reader reports it
         return sorted(n for n in wanted if not (snap / n).exists())
     return [] if any(snap.glob("*.safetensors")) else ["*.safetensors"]
 
 
-def _remote_checkpoint(ref: HubRef, *, need_config: bool, weights: bool = True) -> Checkpoint:
-    commit, listed = _listing(ref)
-    names = {n for n in listed if "/" not in n}  # the checkpoint is the repo's top level
-    remote = _Remote(ref, commit)
-    config_path = remote.path(CONFIG)
-    config = None
-    if CONFIG in names:
-        config = remote.json(CONFIG, "config")
-    elif need_config:
-        raise CheckpointError(config_path, "file not found")
-    has_weights = INDEX in names or any(n.endswith(".safetensors") for n in names)
-    files: list[Path] = []
-    index = wmap = None
-    if weights or has_weights:
-        index_name, found = pick_weights(names, remote.root)
-        if index_name is None:
-            files = found
-        else:
-            index = remote.path(index_name)
-            wmap = parse_index(remote.json(index_name, "index", MAX_HEADER_BYTES), index)
-            files = sorted(set(wmap.values()))
-            missing = [n for n in files if n not in names]
+class HubSource(Source):
+    """A Hub repository at one commit. Online: listed by model-info, JSON files with one
+    GET, headers by range requests in daemon threads, a file in the local cache read
+    there. Offline (``HF_HUB_OFFLINE``): the cache snapshot, through a ``LocalSource``
+    shown under the Hub id. Nothing is asked of the Hub before ``prepare``."""
+
+    is_local = False  # not even read from the cache: never patched in place
+
+    def __init__(self, ref: HubRef) -> None:
+        self.ref, self.name = ref, ref.source
+        self._cache: LocalSource | None = None  # offline: the cache snapshot
+        self._remote: _Remote | None = None  # online
+        self._names: frozenset[str] = frozenset()
+
+    def prepare(self, *, weights: bool) -> None:
+        if self._cache is None and self._remote is None:
+            _start()
+            if _offline():
+                snap = _snapshot(self.ref)
+                self._cache = LocalSource(snap, name=self.ref.source, jail=snap.parent.parent)
+            else:
+                commit, listed = _listing(self.ref)
+                self._remote = _Remote(self.ref, commit)
+                # the checkpoint is the repo's top level
+                self._names = frozenset(n for n in listed if "/" not in n)
+        if weights and self._cache is not None:
+            snap, ref = self._cache.root, self.ref
+            missing = _uncached_weights(snap)
             if missing:
-                raise CheckpointError(index, f"{len(missing)} missing shard(s): {few(missing)}")
-    paths = [Path(c) if (c := remote.cached(n)) else remote.path(n) for n in files]
-    fetched = _in_threads(remote.header, paths, WORKERS)  # in order, WORKERS at a time
-    tensors = read_tensors(paths, index, wmap, read=lambda _path: next(fetched))
-    return Checkpoint(
-        ref.source,
-        remote.root,
-        config_path,
-        config,
-        paths,
-        tensors,
-        index,
-        fetch=remote.fetch,
-        side=SideFiles(frozenset(names), fetch=remote.download),
-    )
-
-
-def load_hub_checkpoint(ref: HubRef, *, need_config: bool = True) -> Checkpoint:
-    """A drafter on the Hub: config and every safetensors header, no weights."""
-    _start()
-    if _offline():
-        snap = _snapshot(ref)
-        missing = _uncached_weights(snap)
-        if missing:
-            raise UsageError(
-                f"{ref.source}: the local Hub cache holds {ref.named} at {snap.name} without "
-                f"its weights ({few(missing, 3)}) and HF_HUB_OFFLINE is set: download "
-                f"them (hf download {ref.repo_id}) or run online"
-            )
-        ckpt = load_checkpoint(snap, link_root=snap.parent.parent, need_config=need_config)
-        ckpt.source = ref.source
-        return ckpt
-    return _remote_checkpoint(ref, need_config=need_config)
-
-
-def load_hub_target(ref: HubRef) -> Target:
-    """A target on the Hub: ``Vt`` from its config, ``Et`` from its headers if it has weights."""
-    _start()
-    if _offline():
-        snap = _snapshot(ref)
-        return replace(load_target(snap, link_root=snap.parent.parent), source=ref.source)
-    try:
-        ckpt = _remote_checkpoint(ref, need_config=True, weights=False)
-    except CheckpointError as e:
-        if e.path and e.path.endswith("/" + CONFIG):  # as for a local target: a usage error
-            raise TargetError(e) from None
-        raise
-    return target_from(
-        ref.source, ckpt.config, ckpt.config_path, ckpt if ckpt.files else None, ckpt.side
-    )
-
-
-def localize(infos: list[TensorInfo]) -> list[TensorInfo]:
-    """The same tensors in local files: for ``verify``, which loads a few tensors whole.
-
-    Each distinct Hub file that holds one of ``infos`` is downloaded once into the Hub
-    cache (``hf_hub_download`` at the commit it was read at, so the cache, ``HF_TOKEN``
-    and ``HF_ENDPOINT`` are honoured); no other file is. A tensor already in a local file
-    is returned unchanged. The downloaded file must hold the tensor exactly as the header
-    read from the Hub described it.
-    """
-    _start()
-    local: dict[HubPath, Path] = {}
-    for path in dict.fromkeys(i.path for i in infos if isinstance(i.path, HubPath)):
-        repo_id, _, commit = str(path.parent).removeprefix(PREFIX).rpartition("@")
-        remote = _Remote(HubRef(repo_id, commit, str(path)), commit)
-        local[path] = Path(remote.download(path.name))
-    out = []
-    for info in infos:
-        if info.path not in local:
-            out.append(info)
-            continue
-        moved = info._replace(path=local[info.path])
-        with _named(str(moved.path), info.path):
-            if read_header(moved.path).tensors.get(info.name) != moved:
-                raise CheckpointError(
-                    moved.path, f"{info.name} differs from the header read from the Hub"
+                raise UsageError(
+                    f"{ref.source}: the local Hub cache holds {ref.named} at {snap.name} "
+                    f"without its weights ({few(missing, 3)}) and HF_HUB_OFFLINE is set: "
+                    f"download them (hf download {ref.repo_id}) or run online"
                 )
-        out.append(moved)
-    return out
 
+    @property
+    def _online(self) -> _Remote:
+        assert self._remote is not None, "prepare() first"
+        return self._remote
 
-def download_weights(ckpt: Checkpoint) -> Checkpoint:
-    """For ``fix --out``, which copies every file: a Hub checkpoint read online, with its
-    config, index and weight files downloaded into the Hub cache, as a local Checkpoint.
-    (``verify`` needs a few tensors only: ``localize``.)
+    @property
+    def root(self) -> Path:
+        return self._cache.root if self._cache is not None else self._online.root
 
-    A local checkpoint (or one read from the cache offline) is returned as it is.
-    """
-    if not isinstance(ckpt.root, HubPath):
-        return ckpt
-    _start()
-    repo_id, _, commit = str(ckpt.root).removeprefix(PREFIX).rpartition("@")
-    remote = _Remote(HubRef(repo_id, commit, ckpt.source), commit)
-    config = ckpt.config_path if ckpt.config is not None else None
-    names = [p.name for p in (config, ckpt.index_path, *ckpt.files) if p is not None]
-    local = [Path(remote.download(n)) for n in names]
-    snap = local[0].parent
-    out = load_checkpoint(snap, link_root=snap.parent.parent, need_config=ckpt.config is not None)
-    out.source = ckpt.source
-    return out
+    @property
+    def folder(self) -> Path | None:
+        return self._cache.folder if self._cache is not None else None
+
+    @property
+    def jail(self) -> Path | None:
+        return self._cache.jail if self._cache is not None else None
+
+    def names(self) -> frozenset[str]:
+        return self._cache.names() if self._cache is not None else self._names
+
+    def file_names(self) -> frozenset[str]:
+        return self._cache.file_names() if self._cache is not None else self._names
+
+    def read_json(self, name: str, what: str, limit: int = MAX_JSON_BYTES) -> Any:
+        if self._cache is not None:
+            return self._cache.read_json(name, what, limit)
+        if name not in self._names:
+            raise CheckpointError(self.path(name), "file not found")
+        return self._online.json(name, what, limit)
+
+    def weight_path(self, name: str) -> Path:
+        if self._cache is not None:
+            return self._cache.weight_path(name)
+        cached = self._online.cached(name)
+        return Path(cached) if cached else self._online.path(name)
+
+    def read_header(self, path: Path) -> SafetensorsHeader:
+        if self._cache is not None:
+            return self._cache.read_header(path)
+        return self._online.header(path)
+
+    def read_tensors(self, paths: Iterable[Path]) -> Iterator[dict[str, TensorInfo]]:
+        if self._cache is not None:
+            yield from self._cache.read_tensors(paths)
+            return
+        paths = list(paths)
+        fetched = _in_threads(self._online.header, paths, WORKERS)  # in order, WORKERS at a time
+        for path, header in zip(paths, fetched, strict=True):
+            told(path)
+            yield header.tensors
+
+    def read_bytes(self, info: TensorInfo) -> bytes | bytearray:
+        if self._cache is not None:
+            return self._cache.read_bytes(info)
+        return self._online.fetch(info)
+
+    def read_file(self, name: str, limit: int) -> tuple[Path, bytes]:
+        if self._cache is not None:
+            return self._cache.read_file(name, limit)
+        path = Path(self._online.download(name))
+        return path, read_whole(path, limit)
+
+    def _pinned(self, source: str) -> _Remote:
+        """The repository at the commit it was read at, its errors named as ``source``."""
+        commit = self._online.commit
+        return _Remote(HubRef(self.ref.repo_id, commit, source), commit)
+
+    def local_copy(self, names: list[str]) -> list[Path]:
+        """Whole files downloaded into the Hub cache (``hf_hub_download`` at the commit
+        read, so the cache, ``HF_TOKEN`` and ``HF_ENDPOINT`` are honoured)."""
+        if self._cache is not None:
+            return self._cache.local_copy(names)
+        remote = self._pinned(self.name)
+        return [Path(remote.download(n)) for n in names]
+
+    def localized(self, names: list[str]) -> Source:
+        """For ``fix --out``, which copies every file: ``names`` (its config, index and
+        weight files) downloaded into the cache, read there as a local folder. Read
+        offline, the source is local already."""
+        if self._cache is not None:
+            return self
+        snap = self.local_copy(names)[0].parent
+        return LocalSource(snap, name=self.name, jail=snap.parent.parent)
+
+    def local_tensors(self, infos: list[TensorInfo]) -> list[TensorInfo]:
+        """For ``verify``, which loads a few tensors whole: each distinct Hub file holding
+        one of ``infos`` is downloaded once into the cache; no other file is. A tensor
+        already in a local file is returned unchanged. The downloaded file must hold the
+        tensor exactly as the header read from the Hub described it."""
+        local: dict[HubPath, Path] = {}
+        for path in dict.fromkeys(i.path for i in infos if isinstance(i.path, HubPath)):
+            local[path] = Path(self._pinned(str(path)).download(path.name))
+        out = []
+        for info in infos:
+            if info.path not in local:
+                out.append(info)
+                continue
+            moved = info._replace(path=local[info.path])
+            with _named(str(moved.path), info.path):
+                if read_header(moved.path).tensors.get(info.name) != moved:
+                    raise CheckpointError(
+                        moved.path, f"{info.name} differs from the header read from the Hub"
+                    )
+            out.append(moved)
+        return out

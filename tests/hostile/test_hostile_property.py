@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from synth import T, drafter_config, write_json, write_safetensors
 
 from dspark_ckpt.errors import CheckpointError, UsageError
-from dspark_ckpt.source.checkpoint import drafter_config as parse_drafter
+from dspark_ckpt.facts.config import drafter_config as parse_drafter
 from dspark_ckpt.source.checkpoint import load_checkpoint
 from dspark_ckpt.source.safetensors import read_header
 
