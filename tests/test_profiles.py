@@ -4,6 +4,8 @@ failing drafter per rule of each profile (real safetensors files, Vt = 100)."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
+from typing import get_args
 
 import numpy as np
 import pytest
@@ -11,7 +13,9 @@ import synth
 from conftest import FIXTURES, cli, cli_subprocess
 from synth import VT, H, T, head, markov, sorted_mapping
 
-from dspark_ckpt.profiles.registry import PROFILES
+from dspark_ckpt.profiles.hidden_states import hidden_states
+from dspark_ckpt.profiles.registry import COVERED, PROFILES, RULE_FIELDS
+from dspark_ckpt.profiles.schema import PROFILE_CHOICES, Family
 
 DFLASH = {"architectures": ["DFlashQwen3ForCausalLM"], "model_type": "qwen3"}
 EAGLE3 = {"architectures": ["LlamaForCausalLMEagle3"], "model_type": "llama"}
@@ -129,6 +133,42 @@ def test_every_profile_has_a_passing_and_a_failing_case():
     failing = {c[0] for c in CASES if c[-1]}
     assert passing >= set(PROFILES) - {"vllm", "vllm-legacy"}
     assert failing >= set(PROFILES) - {"vllm", "vllm-legacy"}
+
+
+def test_every_rule_field_is_cited_and_hidden_states_is_no_rule():
+    """The typed schema's rule fields are the cited ones; hidden-state feeding is a
+    profile field with its own sources, neither a rule nor a cite."""
+    assert "hidden_states" not in RULE_FIELDS
+    for p in PROFILES.values():
+        assert set(p.cites) == set(RULE_FIELDS) == set(p.rules), p.name
+        assert all(p.cites.values()), p.name
+        assert hidden_states(p) is p.hidden_states
+        assert p.hidden_states is None or p.hidden_states.sources
+    # a release can feed hidden states differently from another release of its runtime
+    older = replace(PROFILES["vllm-legacy"], hidden_states=None)
+    assert hidden_states(older) is None and hidden_states(PROFILES["vllm-legacy"]) is not None
+
+
+@pytest.mark.parametrize(
+    "field,value",
+    [("d2t_param", "rejectd"), ("family", "mtp"), ("runtime", "vllm"), ("aux_default", 3)],
+)
+def test_an_invalid_value_fails_when_the_profile_is_built(field, value):
+    with pytest.raises(ValueError, match=f"^profile 'vllm': {field}={value!r} is not one of"):
+        replace(PROFILES["vllm"], **{field: value})
+
+
+def test_an_invalid_hidden_states_value_fails_when_built():
+    hs = PROFILES["vllm"].hidden_states
+    with pytest.raises(ValueError, match=r"^hidden states from .*: captures='0\.\.N\+1' is not"):
+        replace(hs, captures="0..N+1")
+    assert replace(hs, captures=None).captures is None  # None: unknown, allowed
+
+
+def test_every_string_rule_is_a_literal_and_the_families_are_the_schema_s():
+    strings = {k for p in PROFILES.values() for k, v in p.rules.items() if isinstance(v, str)}
+    assert strings <= set(PROFILE_CHOICES)
+    assert get_args(Family) == COVERED
 
 
 def test_missing_d2t_message_says_silent_zeros(tmp_path):

@@ -2,4 +2,8 @@
 
 One entry per runtime release, every rule field cited to the ``file:line`` of that
 release it was read from. A new release is a new entry, never a branch in a rule.
+
+``schema.py`` (the typed ``Profile`` and ``HiddenStates``), ``families.py`` (how a config
+names its family), one module per runtime holding its release entries (``vllm.py``,
+``sglang.py``, ``trtllm.py``), and ``registry.py`` (all of them by name, ``--profile``).
 """

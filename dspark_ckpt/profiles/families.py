@@ -1,0 +1,54 @@
+"""Drafter families: how a config names its family, which families the profiles cover,
+and each covered family's default profile."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from dspark_ckpt.facts.config import DrafterConfig
+
+DSPARK, DFLASH, EAGLE3 = "dspark", "dflash", "eagle3"  # the schema's Family values
+# families seen in drafter configs that no profile covers (never judged by another's rules)
+MTP, EAGLE1, MEDUSA = "mtp", "eagle", "medusa"
+
+DEFAULT_PROFILE = "vllm"
+# the primary profile for a family when --profile is not given
+FAMILY_DEFAULT = {DSPARK: "vllm", DFLASH: "vllm-dflash", EAGLE3: "vllm-eagle3"}
+COVERED = tuple(FAMILY_DEFAULT)
+
+# how a config names its family: substrings of architectures / model_type /
+# speculators_model_type (lower case), first match wins (P-EAGLE is served as EAGLE-3:
+# vllm/model_executor/models/registry.py:698-706; MTP and EAGLE-1 have no profile)
+FAMILY_MARKERS = (
+    (EAGLE3, ("eagle3", "peagle")),
+    (DSPARK, ("dspark",)),
+    (DFLASH, ("dflash",)),
+    (MTP, ("mtp",)),
+    (MEDUSA, ("medusa",)),
+    (EAGLE1, ("eagle",)),
+)
+# a nested config that names the family when no name does
+NESTED_MARKERS = ((DSPARK, "dspark_config"), (DFLASH, "dflash_config"))
+
+
+def detect_family(cfg: DrafterConfig) -> str | None:
+    """The drafter family from architectures, model_type and the speculators format;
+    a DSpark config is also known by its Markov head (``markov_rank``)."""
+    raw = cfg.raw if isinstance(cfg.raw, dict) else {}
+    names = [*cfg.architectures, cfg.model_type or "", str(raw.get("speculators_model_type", ""))]
+    names = [n.lower() for n in names]
+    for family, marks in FAMILY_MARKERS:
+        if any(m in n for n in names for m in marks):
+            return family
+    if cfg.markov_rank is not None:
+        return DSPARK
+    for family, nested in NESTED_MARKERS:
+        if isinstance(raw.get(nested), dict):
+            return family
+    return None
+
+
+def covered(family: str | None) -> bool:
+    """Whether some profile judges drafters of ``family``."""
+    return family in COVERED

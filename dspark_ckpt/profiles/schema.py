@@ -1,0 +1,240 @@
+"""What a runtime profile says: the ``Profile`` and ``HiddenStates`` records, every
+string-valued field a ``Literal`` whose values are documented here, once.
+
+A profile is one runtime release's loader for one drafter family; the entries live in
+one module per runtime (``vllm.py``, ``sglang.py``, ``trtllm.py``). A value outside its
+``Literal`` fails when the entry is built (at import), naming the profile and the field.
+"""
+
+# no ``from __future__ import annotations``: the field types stay objects, so the
+# Literal choices are read once from them (no annotation evaluation per profile)
+from dataclasses import dataclass, field, fields
+from types import NoneType, UnionType
+from typing import Literal, Union, get_args, get_origin
+
+LT, NE = "<", "!="
+
+Family = Literal[
+    "dspark",  # DSpark: a DFlash block drafter with a Markov head (markov_rank)
+    "dflash",  # DFlash block drafters
+    "eagle3",  # EAGLE-3 (P-EAGLE is served as EAGLE-3)
+]
+"""The drafter family a profile's loader reads."""
+
+Runtime = Literal["vLLM", "SGLang", "TensorRT-LLM"]
+"""The runtime a profile's release belongs to."""
+
+ReducedWhen = Literal[
+    "<",  # reduced when Vd < the other size
+    "!=",  # reduced when Vd != the other size
+]
+"""How Vd is compared (with ``ReducedAgainst``) to decide the draft vocab is reduced: a
+draft_id_to_target_id / d2t parameter is created; the DSpark loader also requires
+lm_head and d2t."""
+
+ReducedAgainst = Literal[
+    "target",  # Vt, the target's vocab size
+    "vocab_size",  # V, the drafter's own vocab_size
+]
+"""What Vd is compared with to decide the draft vocab is reduced."""
+
+MissingD2t = Literal[
+    "error",  # refused at load
+    "zeros",  # silently all zero: draft id i becomes target id i
+    "uninitialised",  # an int32 parameter that nothing loads
+    "unused",  # the runtime has no d2t path
+]
+"""What a reduced drafter without d2t gets."""
+
+D2tParam = Literal[
+    "reduced",  # a parameter exists only for a reduced vocab; otherwise the loader raises
+    "always",  # the parameter always exists
+    "hot_token_id",  # turned into hot_token_id = d2t + arange, never a parameter
+    "ignored",  # skipped
+    "rejected",  # strict state-dict load
+]
+"""Where a checkpoint's d2t goes."""
+
+MissingLmHead = Literal[
+    "refused",  # load error
+    "target",  # the target's head is shared silently
+    "uninitialised",  # an explicit draft_vocab_size creates a head nothing loads
+    "target-always",  # the head always comes from the target
+    "unchecked",  # not read here
+]
+"""What a reduced drafter without lm_head gets."""
+
+LmHeadFromTarget = Literal[
+    "never",
+    "no_draft_vocab_size",  # when the config has no draft_vocab_size
+    "always",
+]
+"""When a shipped lm_head is replaced by the target's."""
+
+MarkovW2Rows = Literal["draft_vocab_size", "vocab_size"]
+"""The rows of markov_head.markov_w2.weight."""
+
+MissingMaskToken = Literal[
+    "error",  # refused
+    "tokenizer",  # resolved from the tokenizer
+    "vocab_size",  # defaults to V
+    "",  # the family has no mask token
+]
+"""What a drafter without a mask (noise) token id gets."""
+
+AuxDefault = Literal[
+    "3",  # three aux hidden states
+    "num_hidden_layers",  # the drafter's num_hidden_layers
+    "required",  # no default: the key must be there
+    "",  # no fc check
+]
+"""The count n_aux of target hidden states fc takes when no ``aux_layer_keys`` key is set."""
+
+HiddenWidth = Literal[
+    "target_hidden_size",  # that key, else hidden_size
+    "hidden_size",  # target_hidden_size is not read
+]
+"""The width of each target hidden state the drafter's fc is built for (fc takes
+n_aux * this width)."""
+
+PrefixedNames = Literal[
+    "rejected",  # load error
+    "stripped",  # the prefix is removed
+]
+"""What the loader does with tensor names under a wrapper prefix (``model.``)."""
+
+Captures = Literal[
+    "0..N",  # every layer boundary, the final pre-norm state included
+    "0..N-1",  # the state entering each layer
+]
+"""The capture points a target produces (None: unknown)."""
+
+CheckedIds = Literal["0..N-1"]
+"""The aux layer ids a runtime accepts at start-up, when it checks them (None: no check)."""
+
+EmbedFromTarget = Literal[
+    "missing",  # the target's, when the drafter ships none
+    "unless_target_hidden_size",  # the target's unless target_hidden_size != hidden_size
+    "always",  # always the target's
+]
+"""Where the drafter's embed_tokens comes from."""
+
+
+def _choices(tp: object) -> tuple | None:
+    """The values a field typed ``tp`` may hold, or None for a type that is no Literal."""
+    if get_origin(tp) is Literal:
+        return get_args(tp)
+    if get_origin(tp) in (Union, UnionType):
+        parts = [_choices(a) or ((None,) if a is NoneType else None) for a in get_args(tp)]
+        if all(parts):
+            return tuple(v for part in parts for v in part)
+    return None
+
+
+def _literal_fields(cls: type) -> dict[str, tuple]:
+    return {f.name: c for f in fields(cls) if (c := _choices(f.type)) is not None}
+
+
+def _check(obj: object, choices: dict[str, tuple], what: str) -> None:
+    for name, allowed in choices.items():
+        value = getattr(obj, name)
+        if value not in allowed:
+            raise ValueError(
+                f"{what}: {name}={value!r} is not one of {', '.join(map(repr, allowed))}"
+            )
+
+
+@dataclass(frozen=True)
+class HiddenStates:
+    """How one runtime release feeds the target's hidden states to one drafter family."""
+
+    aux_width: HiddenWidth
+    # where the aux layer ids are read, in order: (dotted key, shift to a capture point)
+    aux_ids: tuple[tuple[str, int], ...]
+    captures: Captures | None
+    checked: CheckedIds | None  # an id outside these the runtime refuses at start-up
+    embed_from_target: EmbedFromTarget
+    sources: tuple[str, ...]
+    # target architectures the runtime can take aux states from, and those it refuses
+    # (any other: not judged)
+    capable_targets: frozenset[str] = frozenset()
+    refused_targets: frozenset[str] = frozenset()
+
+    def __post_init__(self) -> None:
+        first = self.sources[0].split(" (")[0] if self.sources else "no source"
+        _check(self, HIDDEN_STATES_CHOICES, f"hidden states from {first}")
+
+
+# the fields of Profile that are not rules (everything else must be cited)
+ABOUT = ("name", "runtime", "family", "release", "sources", "cites", "hidden_states")
+
+
+@dataclass(frozen=True)
+class Profile:
+    """One runtime release's loader for one drafter family. Every rule field (all but
+    ``ABOUT``) has a ``cites`` entry: the ``file:line`` at that release it was read from."""
+
+    name: str
+    runtime: Runtime
+    family: Family
+    release: str  # the runtime release the rules were read from
+    sources: tuple[str, ...]  # the runtime source files (and PRs) the rules mirror
+    cites: dict[str, str] = field(compare=False)  # rule field -> file:line at that release
+    # how this release feeds the target's hidden states (None: not read); its sources
+    # are cited in HiddenStates.sources
+    hidden_states: HiddenStates | None = None
+    reduced_when: ReducedWhen = NE
+    reduced_against: ReducedAgainst = "target"
+    missing_d2t: MissingD2t = "zeros"
+    d2t_param: D2tParam = "reduced"
+    missing_lm_head: MissingLmHead = "target"
+    lm_head_from_target: LmHeadFromTarget = "never"
+    # input embeddings larger than the target's must ship embed_tokens (else a load error)
+    requires_embed_when_expanded: bool = False
+    # a shipped embed_tokens whose rows differ from the target's is kept (else the
+    # target's replaces it): with V < Vt, target ids >= V index past it
+    own_embed_kept: bool = True
+    # Qwen3-Omni targets: config-time check 0 < Vd <= Vt
+    omni_vocab_check: bool = False
+    markov_w2_rows: MarkovW2Rows = "draft_vocab_size"
+    # False where Vd > V breaks the drafter itself (an index error at the first draft step)
+    draft_vocab_above_vocab: bool = False
+    # V must equal the target's logit width (the head and embedding are the target's)
+    vocab_is_target_width: bool = False
+    # where the mask (noise) token id is read, first found wins; () for no mask token
+    mask_token_keys: tuple[str, ...] = ()
+    missing_mask_token: MissingMaskToken = ""
+    # config keys read only at the top level of the drafter config (a nested copy is unread)
+    top_level_keys: tuple[str, ...] = ()
+    # the count n_aux of target hidden states fc takes: the first of these keys (a
+    # list, or an int for num_aux_hidden_states), else aux_default; () for no fc check
+    aux_layer_keys: tuple[str, ...] = ()
+    aux_default: AuxDefault = ""
+    fc_input_hidden: HiddenWidth = "target_hidden_size"
+    # norm_before_fc (an input_norm [n_aux * Ht]) is read from these keys; () for none
+    norm_before_fc_keys: tuple[str, ...] = ()
+    prefixed_names: PrefixedNames = "rejected"
+    # the loader is load_state_dict(strict=True): every name the model lacks fails
+    strict_names: bool = False
+    # reads a speculators-format config (speculators_model_type, transformer_layer_config)
+    reads_speculators_format: bool = True
+
+    def __post_init__(self) -> None:
+        _check(self, PROFILE_CHOICES, f"profile {self.name!r}")
+        if self.hidden_states is not None and not isinstance(self.hidden_states, HiddenStates):
+            raise TypeError(f"profile {self.name!r}: hidden_states is not a HiddenStates")
+
+    def reduced(self, vd: int, vt: int, v: int | None = None) -> bool:
+        other = v if self.reduced_against == "vocab_size" and v is not None else vt
+        return vd < other if self.reduced_when == LT else vd != other
+
+    @property
+    def rules(self) -> dict:
+        """The rule fields and their values (everything but the profile's identity)."""
+        return {name: getattr(self, name) for name in RULE_FIELDS}
+
+
+# the allowed values of each Literal-typed field, read once from the field types
+HIDDEN_STATES_CHOICES = _literal_fields(HiddenStates)
+PROFILE_CHOICES = _literal_fields(Profile)
+RULE_FIELDS = tuple(f.name for f in fields(Profile) if f.name not in ABOUT)

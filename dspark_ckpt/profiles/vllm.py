@@ -1,0 +1,250 @@
+"""vLLM's profiles: one ``Profile`` entry per release and drafter family.
+
+vLLM 0.33.0 is the wheel read (git 4ba787ec9); the legacy entries are the releases
+before the PRs they name. A new release is a new entry in ``PROFILES`` below, citing
+the ``file:line`` it was read from.
+"""
+
+from __future__ import annotations
+
+from dspark_ckpt.profiles.families import DFLASH, DSPARK, EAGLE3
+from dspark_ckpt.profiles.schema import LT, NE, HiddenStates, Profile
+from dspark_ckpt.profiles.vllm_aux_targets import AUX_CAPABLE, NOT_AUX_CAPABLE, VLLM_RELEASE
+
+VLLM = "vLLM 0.33.0"
+M = "vllm/model_executor/models/"
+DSPARK_PY = M + "qwen3_dspark.py"
+DFLASH_PY = M + "qwen3_dflash.py"
+EAGLE3_PY = M + "llama_eagle3.py"
+SPEC_UTILS = "vllm/v1/worker/gpu/spec_decode/utils.py"
+EAGLE_UTILS = "vllm/v1/worker/gpu/spec_decode/eagle/utils.py"
+DSPARK_UTILS = "vllm/v1/worker/gpu/spec_decode/dspark/utils.py"
+AUX_UTILS = "vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py"
+SPEC_CONFIG = "vllm/config/speculative.py"
+SPECULATORS = "vllm/transformers_utils/configs/speculators/algos.py"
+LOGITS = "vllm/model_executor/layers/logits_processor.py"
+LOADER = "vllm/model_executor/model_loader/weight_utils.py"
+NO_PARAM = M + "utils.py:443 ('There is no module or parameter named ...')"
+VLLM_MASK = (
+    "dflash_config.mask_token_id",
+    "mask_token_id",
+    "dspark_noise_token_id",
+    "pard_token",
+    "ptd_token_id",
+)
+# the order vLLM's runner reads aux layer ids in (eagle3_utils.py:113-150); a speculators
+# config's aux_hidden_state_layer_ids is copied to eagle_aux_hidden_state_layer_ids on load
+# (transformers_utils/configs/speculators/algos.py:114-115 DFlash, 192-193 DSpark)
+VLLM_DFLASH_AUX = (
+    "eagle_aux_hidden_state_layer_ids",
+    "aux_hidden_state_layer_ids",
+    "dflash_config.target_layer_ids",
+    "dspark_target_layer_ids",
+    "target_layer_ids",
+    "dflash_config.layer_ids",
+    "eagle_config.layer_ids",
+)
+EAGLE3_AUX = ("num_aux_hidden_states", "eagle_config.eagle_aux_hidden_state_layer_ids")
+EAGLE3_NORM = ("eagle_config.norm_before_fc", "norm_before_fc")
+
+
+def _vllm_dspark_cites(param_line: str, rules_line: str) -> dict[str, str]:
+    return {
+        "reduced_when": f"{DSPARK_PY}:{param_line}",
+        "reduced_against": f"{DSPARK_PY}:258 (target_vocab_size = get_vocab_size())",
+        "missing_d2t": f"{DSPARK_PY}:{rules_line}",
+        "d2t_param": f"{DSPARK_PY}:{param_line},322-323; {NO_PARAM}",
+        "missing_lm_head": f"{DSPARK_PY}:{rules_line}; {DSPARK_UTILS}:141-149 (shared only if Vd == Vt)",
+        "lm_head_from_target": f"{DSPARK_UTILS}:141-149",
+        "requires_embed_when_expanded": f"{DSPARK_PY}:343-347",
+        "own_embed_kept": f"{DSPARK_UTILS}:133-134; {EAGLE_UTILS}:18-34 (a shipped copy of "
+        "other shape is kept)",
+        "omni_vocab_check": f"{SPEC_CONFIG}:343-355",
+        "markov_w2_rows": f"{DSPARK_PY}:71-79,206-214",
+        "draft_vocab_above_vocab": f"{DSPARK_PY}:83-85 (markov_w1 [V] embeds the sampled "
+        "draft id); v1/worker/gpu/spec_decode/dspark/speculator.py:189",
+        "vocab_is_target_width": f"{DSPARK_PY}:250-257 (own head, logits Vd wide)",
+        "mask_token_keys": f"{SPEC_UTILS}:92-113",
+        "missing_mask_token": f"{SPEC_UTILS}:110-113",
+        "top_level_keys": f"{DSPARK_PY}:212,224 (config.markov_rank)",
+        "aux_layer_keys": f"{DFLASH_PY}:84-93; {AUX_UTILS}:113-150",
+        "aux_default": f"{DFLASH_PY}:89 (else num_hidden_layers)",
+        "fc_input_hidden": f"{DFLASH_PY}:90-92",
+        "norm_before_fc_keys": f"{DSPARK_PY} (no input_norm)",
+        "prefixed_names": f"{DSPARK_PY}:322-326 ('model.' + name); {NO_PARAM}",
+        "strict_names": f"{DSPARK_PY}:359-371 (unknown names: {NO_PARAM})",
+        "reads_speculators_format": f"{SPECULATORS}:152-209",
+    }
+
+
+def _vllm_eagle_cites(model_py: str, param: str, logits: str, load: str) -> dict[str, str]:
+    """vLLM's EAGLE-3 and DFlash loaders (the same shape of code)."""
+    share = f"{EAGLE_UTILS}:104-116 (no lm_head -> the target's); {LOGITS}:198 (first Vd rows)"
+    return {
+        "reduced_when": f"{model_py}:{param}",
+        "reduced_against": f"{model_py}:{param} (get_vocab_size())",
+        "missing_d2t": f"{model_py}:{load} (parameter left at zeros)",
+        "d2t_param": f"{model_py}:{param}; {NO_PARAM}",
+        "missing_lm_head": share,
+        "lm_head_from_target": share,
+        "requires_embed_when_expanded": f"{EAGLE_UTILS}:45-77 (no check)",
+        "own_embed_kept": f"{EAGLE_UTILS}:18-34,74-77",
+        "omni_vocab_check": f"{SPEC_CONFIG}:167 (Qwen3-Omni DSpark only)",
+        "markov_w2_rows": f"{model_py} (no Markov head)",
+        "draft_vocab_above_vocab": f"{model_py}:{logits} (scatter into a V-wide row)",
+        "vocab_is_target_width": f"{model_py}:{logits}",
+        "mask_token_keys": f"{SPEC_UTILS}:92-113",
+        "missing_mask_token": f"{SPEC_UTILS}:110-113",
+        "top_level_keys": f"{model_py} (none)",
+        "aux_layer_keys": f"{EAGLE3_PY}:209-221" if model_py == EAGLE3_PY else f"{DFLASH_PY}:84-93",
+        "aux_default": f"{EAGLE3_PY}:216" if model_py == EAGLE3_PY else f"{DFLASH_PY}:89",
+        "fc_input_hidden": f"{EAGLE3_PY}:218-221"
+        if model_py == EAGLE3_PY
+        else f"{DFLASH_PY}:90-92",
+        "norm_before_fc_keys": f"{EAGLE3_PY}:184-188,223-227"
+        if model_py == EAGLE3_PY
+        else f"{DFLASH_PY} (no input_norm)",
+        "prefixed_names": f"{model_py}:{load} ('model.' + name); {NO_PARAM}",
+        "strict_names": f"{model_py}:{load} (unknown names: {NO_PARAM})",
+        "reads_speculators_format": f"{SPECULATORS}:15-126",
+    }
+
+
+# --- how vLLM 0.33.0 feeds the target's hidden states ------------------------------
+VLLM_RUNNER = (
+    "vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py:113-150 "
+    "(get_eagle3_aux_layers_from_config, Model Runner V2, the 0.33.0 default)"
+)
+VLLM_CAPTURE = (
+    "vllm/model_executor/models/llama.py:427-441 and interfaces.py:1616-1650 (the "
+    "target captures the state entering layer L, L in [0, N]; ids deduplicated, sorted)"
+)
+VLLM_TARGETS = dict(capable_targets=AUX_CAPABLE, refused_targets=NOT_AUX_CAPABLE)
+VLLM_TARGETS_SOURCE = (
+    f"dspark_ckpt/profiles/vllm_aux_targets.py (vLLM {VLLM_RELEASE} registry: classes implementing "
+    "SupportsEagle3; eagle3_utils.py:25-31 raises for others)"
+)
+# vLLM's keys in its read order (VLLM_DFLASH_AUX), each with the offset that turns it
+# into a capture id: DFlash/DSpark target_layer_ids are aux ids minus one
+VLLM_IDS = tuple((key, 1 if key.endswith("target_layer_ids") else 0) for key in VLLM_DFLASH_AUX)
+
+EAGLE3_HIDDEN = HiddenStates(
+    "target_hidden_size",
+    VLLM_IDS,
+    "0..N",
+    None,
+    "missing",
+    (
+        "vllm/model_executor/models/llama_eagle3.py:209-248, qwen3_eagle3.py:201-214 "
+        "(fc input = target_hidden_size (default hidden_size) x n_aux)",
+        VLLM_RUNNER,
+        VLLM_CAPTURE,
+        "vllm/v1/worker/gpu/spec_decode/eagle/utils.py:18-77 (the target's "
+        "embed_tokens / lm_head shared when the drafter ships none)",
+        VLLM_TARGETS_SOURCE,
+    ),
+    **VLLM_TARGETS,
+)
+# DFlash, and DSpark (Qwen3DSparkModel is a DFlash model)
+DFLASH_HIDDEN = HiddenStates(
+    "target_hidden_size",
+    VLLM_IDS,
+    "0..N",
+    None,
+    "missing",
+    (
+        "vllm/model_executor/models/qwen3_dflash.py:84-93 (fc input = (target_hidden_size "
+        "or hidden_size) x the aux ids), 829-846 (combine_hidden_states raises on "
+        "another width)",
+        VLLM_RUNNER,
+        VLLM_CAPTURE,
+        VLLM_TARGETS_SOURCE,
+    ),
+    **VLLM_TARGETS,
+)
+
+# rule values shared by two generations of one loader (each profile still cites them)
+# vLLM's Qwen3 DSpark loader, both generations (they differ in reduced_when)
+VLLM_DSPARK_RULES = dict(
+    hidden_states=DFLASH_HIDDEN,
+    missing_d2t="error",
+    missing_lm_head="refused",
+    requires_embed_when_expanded=True,
+    omni_vocab_check=True,
+    mask_token_keys=VLLM_MASK,
+    missing_mask_token="error",
+    top_level_keys=("markov_rank",),
+    aux_layer_keys=VLLM_DFLASH_AUX,
+    aux_default="num_hidden_layers",
+)
+# vLLM's EAGLE-3 model, both generations (they differ in d2t_param)
+VLLM_EAGLE3_RULES = dict(
+    hidden_states=EAGLE3_HIDDEN,
+    aux_layer_keys=EAGLE3_AUX,
+    aux_default="3",
+    norm_before_fc_keys=EAGLE3_NORM,
+)
+
+PROFILES = (
+    Profile(
+        name="vllm",
+        runtime="vLLM",
+        family=DSPARK,
+        release=VLLM,
+        sources=(DSPARK_PY, DSPARK_UTILS, SPEC_UTILS, DFLASH_PY, SPEC_CONFIG, "vllm PR #55133"),
+        cites=_vllm_dspark_cites("262-268", "341-357"),
+        reduced_when=LT,
+        **VLLM_DSPARK_RULES,
+    ),
+    Profile(
+        name="vllm-legacy",
+        runtime="vLLM",
+        family=DSPARK,
+        release="vLLM before 0.33.0 (PR #52560 until PR #55133)",
+        sources=(DSPARK_PY + " at PR #52560", "vllm PR #52560", "vllm PR #55133"),
+        cites={
+            **_vllm_dspark_cites("262-268", "341-357"),
+            "reduced_when": "vllm PR #52560 qwen3_dspark.py (uses_reduced_vocab = "
+            "Vd != Vt; PR #55133 made it Vd < Vt: " + DSPARK_PY + ":262,342 in 0.33.0)",
+        },
+        reduced_when=NE,
+        **VLLM_DSPARK_RULES,
+    ),
+    Profile(
+        name="vllm-dflash",
+        runtime="vLLM",
+        family=DFLASH,
+        release=VLLM,
+        sources=(DFLASH_PY, EAGLE_UTILS, LOGITS, SPEC_UTILS, AUX_UTILS),
+        cites=_vllm_eagle_cites(DFLASH_PY, "768-775", "801-814", "851-892"),
+        hidden_states=DFLASH_HIDDEN,
+        mask_token_keys=VLLM_MASK,
+        missing_mask_token="error",
+        aux_layer_keys=VLLM_DFLASH_AUX,
+        aux_default="num_hidden_layers",
+    ),
+    Profile(
+        name="vllm-eagle3",
+        runtime="vLLM",
+        family=EAGLE3,
+        release=VLLM,
+        sources=(EAGLE3_PY, M + "qwen3_eagle3.py", EAGLE_UTILS, LOGITS, SPECULATORS),
+        cites=_vllm_eagle_cites(EAGLE3_PY, "338-345", "373-394", "420-470"),
+        **VLLM_EAGLE3_RULES,
+    ),
+    Profile(
+        name="vllm-eagle3-legacy",
+        runtime="vLLM",
+        family=EAGLE3,
+        release="vLLM before PR #53458 (2026-08-23): draft_id_to_target_id always created",
+        sources=(EAGLE3_PY + " before PR #53458", "vllm PR #53458"),
+        cites={
+            **_vllm_eagle_cites(EAGLE3_PY, "338-345", "373-394", "420-470"),
+            "d2t_param": "vllm PR #53458 (before it, __init__ always created "
+            "draft_id_to_target_id [Vd]; " + EAGLE3_PY + ":338-345 in 0.33.0 only when "
+            "Vd != Vt)",
+        },
+        d2t_param="always",
+        **VLLM_EAGLE3_RULES,
+    ),
+)
