@@ -23,6 +23,7 @@ HEAVY = (
     "numpy",
     "concurrent.futures",
     "dspark_ckpt.commands.check",
+    "dspark_ckpt.commands.check_config",
     "dspark_ckpt.source.hub",
     "dspark_ckpt.commands.fix",
     "dspark_ckpt.commands.verify",

@@ -314,7 +314,7 @@ def inspect_cmd(
     from dspark_ckpt.profiles.registry import parse_profiles
 
     def runs() -> list:
-        from dspark_ckpt.commands.check import run_of_report
+        from dspark_ckpt.commands.runs import run_of_report
 
         # not covered (no profile): the DSC108 finding alone
         return [run_of_report(report.under(p)) for p in report.profiles] or [run_of_report(report)]
@@ -411,7 +411,8 @@ def check_cmd(
 ) -> None:
     """The pre-deploy gate: every drafter/target pair of the configuration, one exit code."""
     from dspark_ckpt.cli.progress import DelayedProgress
-    from dspark_ckpt.commands.check import load_config, run_check
+    from dspark_ckpt.commands.check import run_check
+    from dspark_ckpt.commands.check_config import load_config
     from dspark_ckpt.output.render import check_error_lines, check_obj
 
     try:

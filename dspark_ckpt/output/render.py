@@ -17,7 +17,7 @@ from dspark_ckpt.rules.findings import CODES, ERROR, INFO, WARNING, Code, Findin
 from dspark_ckpt.rules.target import comparisons
 
 if TYPE_CHECKING:
-    from dspark_ckpt.commands.check import CheckResult, CheckRun
+    from dspark_ckpt.commands.runs import CheckResult, CheckRun
 
 INSPECT_SCHEMA = "dspark-ckpt/inspect/v2"
 PROFILES_SCHEMA = "dspark-ckpt/profiles/v1"
@@ -177,7 +177,7 @@ def codes_obj() -> dict[str, Any]:
 
 # ---------------------------------------------------------------- CI formats
 #
-# github, junit and sarif report on a list of ``CheckRun`` (check.py): ``inspect``
+# github, junit and sarif report on a list of ``CheckRun`` (commands/runs.py): ``inspect``
 # gives one, ``check`` one per pair and profile. Any command can reuse them.
 
 SARIF_SCHEMA = (

@@ -21,7 +21,7 @@ from dspark_ckpt.profiles.registry import PROFILES
 from dspark_ckpt.rules.findings import CODES, ERROR, INFO, WARNING, Code, Finding
 
 if TYPE_CHECKING:
-    from dspark_ckpt.commands.check import CheckResult
+    from dspark_ckpt.commands.runs import CheckResult
 
 SEVERITY_STYLE = {ERROR: "bold red", WARNING: "yellow", INFO: "cyan"}
 # width of tables written to a file or a pipe (a CI log), where no terminal says it
