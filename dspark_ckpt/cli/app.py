@@ -113,7 +113,8 @@ def stderr() -> Console:
 def fail_input(err: CheckpointError, schema: str | None = None) -> NoReturn:
     """An unreadable or refused input: one line naming the file on stderr, exit 1, nothing
     written; with ``schema`` (json output) also the one JSON object stdout promises."""
-    from dspark_ckpt.output.render import error_obj, one_line, to_json
+    from dspark_ckpt.output.json import error_obj, to_json
+    from dspark_ckpt.output.text import one_line
 
     print(one_line(f"dspark-ckpt: error: {err}"), file=sys.stderr)
     if schema is not None:
@@ -124,7 +125,8 @@ def fail_input(err: CheckpointError, schema: str | None = None) -> NoReturn:
 def fail_write(err: WriteError, schema: str | None = None) -> NoReturn:
     """An output that cannot be written: one line naming it, exit 2 as for every problem
     with where a command was asked to write; with ``schema`` also the JSON object."""
-    from dspark_ckpt.output.render import error_obj, one_line, to_json
+    from dspark_ckpt.output.json import error_obj, to_json
+    from dspark_ckpt.output.text import one_line
 
     print(one_line(f"dspark-ckpt: error: {err}"), file=sys.stderr)
     if schema is not None:
@@ -133,7 +135,7 @@ def fail_write(err: WriteError, schema: str | None = None) -> NoReturn:
 
 
 def fail_usage(message: str) -> NoReturn:
-    from dspark_ckpt.output.render import one_line
+    from dspark_ckpt.output.text import one_line
 
     print(one_line(f"dspark-ckpt: error: {message}"), file=sys.stderr)
     raise typer.Exit(EXIT_USAGE)
@@ -251,7 +253,8 @@ def emit(
 ) -> None:
     """A result in ``fmt``: JSON, a CI format over its check runs, or the table for people
     (``--quiet``: the summary line only); to stdout or atomically to ``output``."""
-    from dspark_ckpt.output.render import ci_text, to_json
+    from dspark_ckpt.output.ci import ci_text
+    from dspark_ckpt.output.json import to_json
 
     if fmt is Format.json:
         text = to_json(json_obj()) + "\n"
@@ -310,7 +313,8 @@ def inspect_cmd(
 ) -> None:
     """Classify a drafter against its target and check every tensor and invariant."""
     from dspark_ckpt.commands.inspect import inspect_checkpoint, unreadable_target
-    from dspark_ckpt.output.render import error_lines, inspect_obj
+    from dspark_ckpt.output.json import inspect_obj
+    from dspark_ckpt.output.stderr import error_lines
     from dspark_ckpt.profiles.registry import parse_profiles
 
     def runs() -> list:
@@ -350,7 +354,7 @@ def inspect_cmd(
 def profiles_cmd(fmt: PlainFormatOpt = PlainFormat.table, quiet: QuietOpt = False) -> None:
     """List the runtime profiles: the release each mirrors and the source files (file:line)
     its rules were read from (-q: their names, on one line)."""
-    from dspark_ckpt.output.render import profiles_obj, to_json
+    from dspark_ckpt.output.json import profiles_obj, to_json
     from dspark_ckpt.profiles.registry import PROFILES
 
     if fmt is PlainFormat.json:
@@ -372,7 +376,7 @@ def explain_cmd(
 ) -> None:
     """Explain a finding code: what it means, why the runtime cares, how to fix it. Without
     a code, list every code (-q: one line)."""
-    from dspark_ckpt.output.render import codes_obj, explain_obj, to_json
+    from dspark_ckpt.output.json import codes_obj, explain_obj, to_json
     from dspark_ckpt.rules.findings import CODES, get_code
 
     if code is None:
@@ -413,7 +417,8 @@ def check_cmd(
     from dspark_ckpt.cli.progress import DelayedProgress
     from dspark_ckpt.commands.check import run_check
     from dspark_ckpt.commands.check_config import load_config
-    from dspark_ckpt.output.render import check_error_lines, check_obj
+    from dspark_ckpt.output.json import check_obj
+    from dspark_ckpt.output.stderr import check_error_lines
 
     try:
         cfg = load_config(config)
@@ -479,7 +484,7 @@ def verify_cmd(
     """Sample from the drafter's real head (greedy, top-k, Gumbel) and count the ids that
     leave the target vocab, without and with the padded-row mask. Needs torch."""
     from dspark_ckpt.commands.verify import verify_checkpoint
-    from dspark_ckpt.output.render import VERIFY_SCHEMA, to_json, verify_obj
+    from dspark_ckpt.output.json import VERIFY_SCHEMA, to_json, verify_obj
 
     def log(msg: str) -> None:
         if not quiet:
@@ -577,7 +582,7 @@ def fix_cmd(
     from pathlib import Path
 
     from dspark_ckpt.commands.fix import D2T_FILE, MASK_FILE, FixRequest, run_fix
-    from dspark_ckpt.output.render import FIX_SCHEMA, fix_obj, to_json
+    from dspark_ckpt.output.json import FIX_SCHEMA, fix_obj, to_json
 
     schema = FIX_SCHEMA if fmt is PlainFormat.json else None
 

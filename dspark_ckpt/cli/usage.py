@@ -158,7 +158,7 @@ def given(argv: list[str], opts: list[str]) -> str | None:
 def usage_message(err: Any, argv: list[str], command: str = "") -> str:
     """``err`` (raised parsing ``argv`` for ``command``) in the tool's words: what is
     wrong, and what to write instead."""
-    from dspark_ckpt.output.render import one_line
+    from dspark_ckpt.output.text import one_line
 
     see = f" (see 'dspark-ckpt {command} -h')" if command else " (see 'dspark-ckpt -h')"
     if isinstance(err, errors.NoSuchOption):
