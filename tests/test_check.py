@@ -550,7 +550,8 @@ def test_each_header_is_read_once_per_run(repo):
     each file's header in a run (issue 14)."""
     from collections import Counter
 
-    from dspark_ckpt.commands.check import load_config, run_check
+    from dspark_ckpt.commands.check import run_check
+    from dspark_ckpt.commands.check_config import load_config
     from dspark_ckpt.source.base import on_header
 
     (repo / "dspark-ckpt.toml").write_text(

@@ -329,8 +329,8 @@ def test_github_paths_are_relative_to_the_workspace():
 
 
 def test_sarif_keeps_hub_file_uris():
-    from dspark_ckpt.output.render import _sarif_uri
+    from dspark_ckpt.output.sarif import file_uri
 
     uri = "hf://org/padded@0123abcd/model.safetensors"
-    assert _sarif_uri(uri) == uri
-    assert _sarif_uri("fixtures/padded/config.json") == "fixtures/padded/config.json"
+    assert file_uri(uri) == uri
+    assert file_uri("fixtures/padded/config.json") == "fixtures/padded/config.json"

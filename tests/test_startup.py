@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 import subprocess
 import sys
@@ -23,12 +24,23 @@ HEAVY = (
     "numpy",
     "concurrent.futures",
     "dspark_ckpt.commands.check",
+    "dspark_ckpt.commands.check_config",
+    "dspark_ckpt.commands.runs",
     "dspark_ckpt.source.hub",
     "dspark_ckpt.commands.fix",
     "dspark_ckpt.commands.verify",
     "dspark_ckpt.source.atomic",
     "dspark_ckpt.output.table",
+    "dspark_ckpt.output.ci",
     "dspark_ckpt.cli.progress",
+)
+# what --help and --version never need besides: the engine, the formats, the readers
+ENGINE = (
+    "dspark_ckpt.commands.inspect",
+    "dspark_ckpt.rules.common",
+    "dspark_ckpt.profiles.registry",
+    "dspark_ckpt.source.checkpoint",
+    "dspark_ckpt.output.json",
 )
 RUN = """
 import json, sys
@@ -74,9 +86,40 @@ def test_inspect_json_imports_no_table_hub_torch_pydantic_or_numpy(tmp_path):
 def test_help_and_version_import_no_command_machinery(tmp_path, argv):
     modules = imported(tmp_path, *argv)
     assert heavy(modules) == []
-    assert (
-        "dspark_ckpt.commands.inspect" not in modules and "dspark_ckpt.rules.common" not in modules
-    )
+    assert sorted(m for m in modules if m in ENGINE) == []
+
+
+@pytest.mark.parametrize("fmt", ["github", "junit", "sarif"])
+def test_ci_formats_import_only_the_check_runs_and_the_formats(tmp_path, fmt):
+    """A CI format starts as lean as JSON (no Rich): it adds the runs it reports on."""
+    modules = imported(tmp_path, "inspect", *PADDED, "--format", fmt)
+    assert f"dspark_ckpt.output.{fmt}" in modules
+    assert heavy(modules - {"dspark_ckpt.commands.runs", "dspark_ckpt.output.ci"}) == []
+
+
+@pytest.mark.parametrize(
+    "argv", [["profiles", "--format", "json"], ["explain", "--format", "json"]]
+)
+def test_profiles_and_explain_read_no_checkpoint_machinery(tmp_path, argv):
+    modules = imported(tmp_path, *argv)
+    assert heavy(modules) == []
+    assert "dspark_ckpt.commands.inspect" not in modules
+    assert "dspark_ckpt.source.checkpoint" not in modules
+
+
+def test_commands_give_typer_annotations_it_need_not_evaluate():
+    """Typer reads every command's signature at each start: annotations left as strings
+    (``from __future__ import annotations`` in a cli/ command module) are compiled and
+    evaluated there each time, about 10 ms of a start-up."""
+    import typer.main
+
+    from dspark_ckpt.cli import app
+
+    group = typer.main.get_command(app)
+    for name, command in group.commands.items():
+        callback = inspect.unwrap(command.callback)
+        strings = [k for k, v in inspect.get_annotations(callback).items() if isinstance(v, str)]
+        assert strings == [], f"{name}: annotations as strings: {strings}"
 
 
 def test_the_table_imports_rich_and_a_d2t_numpy(tmp_path):

@@ -1,5 +1,15 @@
-"""The command line: thin commands over ``dspark_ckpt.commands``, one error table."""
+"""The command line: thin commands over ``dspark_ckpt.commands``, one error table.
 
-from dspark_ckpt.cli.app import app, main
+``root.py`` holds the one Typer app and the entry point; each command is a module here
+that registers on it, with its exit codes and example beside it; ``errors.py`` maps
+errors to exit codes, once.
+"""
+
+# each registers its command(s) on the app, in the order `dspark-ckpt -h` lists them
+# isort: off
+from dspark_ckpt.cli import inspect, info, check, verify, fix  # noqa: F401
+
+# isort: on
+from dspark_ckpt.cli.root import app, main
 
 __all__ = ["app", "main"]

@@ -1,8 +1,9 @@
 """Help and argument errors in the tool's own words, whatever Typer or Click version runs.
 
 ``Command.format_help`` writes every command's help in one style (metavars ``DRAFTER``,
-``TARGET``, ``PATH``, ``DIR``, ``N``; exit codes and an example at the end); ``Group.main``
-turns Click's usage errors into one ``dspark-ckpt: error: ...`` line and exit 2.
+``TARGET``, ``PATH``, ``DIR``, ``N``; at the end the exit codes and an example, which
+each command gives where it is defined); ``Group.main`` turns Click's usage errors into
+one ``dspark-ckpt: error: ...`` line and exit 2.
 """
 
 from __future__ import annotations
@@ -14,45 +15,14 @@ from typing import Any
 import typer
 from typer.core import TyperCommand, TyperGroup
 
+from dspark_ckpt.cli.errors import EXIT_USAGE
+
 try:  # Typer 0.2x carries its own copy of Click; older ones use Click itself
     from typer._click import exceptions as errors
 except ImportError:  # pragma: no cover - depends on the installed Typer
     from click import exceptions as errors
 
-EXIT_USAGE = 2
 HELP_OPTIONS = ["-h", "--help"]
-EXIT_CODES = {
-    "inspect": [
-        "0  deployable under the deciding profile(s): no error finding",
-        "1  not deployable, including an unreadable checkpoint",
-        "2  usage error: bad arguments, a path that does not exist, an output not written",
-    ],
-    "check": [
-        "0  every pair passes",
-        "1  a pair fails",
-        "2  bad configuration or arguments",
-    ],
-    "fix": [
-        "0  written, and the result is deployable under --profile",
-        "1  refused, unreadable, or not deployable after the change",
-        "2  usage error, an existing file without --force, a file that cannot be written",
-    ],
-    "verify": [
-        "0  the mask keeps every sampled id inside the target vocab",
-        "1  an id leaves it, the mask is wrong, or the input is unreadable",
-        "2  usage error, torch not installed, --device cuda without a GPU",
-    ],
-    "profiles": ["0  always; 2  bad arguments"],
-    "explain": ["0  the code is known; 2  an unknown code or bad arguments"],
-}
-EXAMPLES = {
-    "inspect": "dspark-ckpt inspect fixtures/padded --target fixtures/targets/small",
-    "check": "dspark-ckpt check --format github   # in a folder with dspark-ckpt.toml",
-    "fix": "dspark-ckpt fix fixtures/padded --target fixtures/targets/small --emit-mask",
-    "verify": "dspark-ckpt verify fixtures/padded --target fixtures/targets/small",
-    "profiles": "dspark-ckpt profiles --format json",
-    "explain": "dspark-ckpt explain DSC401",
-}
 # a value given to a flag: the option that takes it
 VALUE_OPTIONS = {"--emit-mask": "--mask-path", "--emit-d2t": "--d2t-path"}
 
@@ -73,6 +43,9 @@ def is_flag(param: Any) -> bool:
 class Command(TyperCommand):
     """A subcommand whose help is written here, in the tool's one style."""
 
+    exit_codes: tuple[str, ...] = ()  # what each exit code means, for this command
+    example: str | None = None
+
     def collect_usage_pieces(self, ctx: Any) -> list[str]:
         args = [metavar(p) for p in self.params if is_argument(p)]
         return ["[OPTIONS]", *args]
@@ -81,7 +54,6 @@ class Command(TyperCommand):
         formatter.write_usage(ctx.command_path, " ".join(self.collect_usage_pieces(ctx)))
 
     def format_help(self, ctx: Any, formatter: Any) -> None:
-        name = self.name or ""
         self.format_usage(ctx, formatter)
         if self.help:
             formatter.write_paragraph()
@@ -98,7 +70,7 @@ class Command(TyperCommand):
             if rows:
                 with formatter.section(title):
                     formatter.write_dl(rows)
-        extra = [("Exit codes", EXIT_CODES.get(name, [])), ("Example", [EXAMPLES.get(name)])]
+        extra = [("Exit codes", self.exit_codes), ("Example", [self.example])]
         for title, lines in extra:
             if any(lines):
                 formatter.write_paragraph()
@@ -158,7 +130,7 @@ def given(argv: list[str], opts: list[str]) -> str | None:
 def usage_message(err: Any, argv: list[str], command: str = "") -> str:
     """``err`` (raised parsing ``argv`` for ``command``) in the tool's words: what is
     wrong, and what to write instead."""
-    from dspark_ckpt.output.render import one_line
+    from dspark_ckpt.output.text import one_line
 
     see = f" (see 'dspark-ckpt {command} -h')" if command else " (see 'dspark-ckpt -h')"
     if isinstance(err, errors.NoSuchOption):

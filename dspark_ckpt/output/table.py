@@ -1,8 +1,8 @@
 """The table format, for people: Rich tables and lines on a console.
 
 The only module that imports Rich, and only the commands that show a table import it
-(``render.py`` has the machine formats, which start without it). Nothing here decides
-anything: it only shows a result.
+(the machine formats, ``json.py`` and the CI formats, start without it). Nothing here
+decides anything: it only shows a result.
 """
 
 from __future__ import annotations
@@ -16,12 +16,13 @@ from rich.table import Table
 from rich.text import Text
 
 from dspark_ckpt.commands.inspect import UNREADABLE, Report
-from dspark_ckpt.output.render import one_line, printable, profile_obj
+from dspark_ckpt.output.json import profile_obj
+from dspark_ckpt.output.text import one_line, printable
 from dspark_ckpt.profiles.registry import PROFILES
 from dspark_ckpt.rules.findings import CODES, ERROR, INFO, WARNING, Code, Finding
 
 if TYPE_CHECKING:
-    from dspark_ckpt.commands.check import CheckResult
+    from dspark_ckpt.commands.runs import CheckResult
 
 SEVERITY_STYLE = {ERROR: "bold red", WARNING: "yellow", INFO: "cyan"}
 # width of tables written to a file or a pipe (a CI log), where no terminal says it

@@ -25,10 +25,10 @@ import synth  # fixtures/, on sys.path through tests/conftest.py
 from synth import VT, H, T
 
 from dspark_ckpt.commands.inspect import Report, inspect_checkpoint
-from dspark_ckpt.rules.findings import CODES, Finding
 
 # the target builders: the one import line to change when they move
-from dspark_ckpt.source.checkpoint import load_target, target_from_vocab_size
+from dspark_ckpt.facts.target import load_target, target_from_vocab_size
+from dspark_ckpt.rules.findings import CODES, Finding
 
 FIXTURES = Path(synth.HERE)
 TOKENIZERS = FIXTURES / "target-contract" / "tokenizers"

@@ -1,0 +1,61 @@
+"""``dspark-ckpt check``: the pre-deploy gate over every pair of a configuration."""
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from dspark_ckpt.cli.console import emit, show_progress, stderr, tables
+from dspark_ckpt.cli.errors import EXIT_FAIL, EXIT_OK
+from dspark_ckpt.cli.options import Format, FormatOpt, OutputOpt, QuietOpt
+from dspark_ckpt.cli.root import command
+
+
+@command(
+    "check",
+    exit_codes=[
+        "0  every pair passes",
+        "1  a pair fails",
+        "2  bad configuration or arguments",
+    ],
+    example="dspark-ckpt check --format github   # in a folder with dspark-ckpt.toml",
+)
+def check_cmd(
+    config: Annotated[
+        Path | None,
+        typer.Option(
+            "--config",
+            metavar="PATH",
+            help="A dspark-ckpt.toml or pyproject.toml (default: the one in the current folder).",
+        ),
+    ] = None,
+    fmt: FormatOpt = Format.table,
+    output: OutputOpt = None,
+    quiet: QuietOpt = False,
+) -> None:
+    """The pre-deploy gate: every drafter/target pair of the configuration, one exit code."""
+    from dspark_ckpt.cli.progress import DelayedProgress
+    from dspark_ckpt.commands.check import run_check
+    from dspark_ckpt.commands.check_config import load_config
+    from dspark_ckpt.output.json import check_obj
+    from dspark_ckpt.output.stderr import check_error_lines
+
+    cfg = load_config(config)
+    enabled = show_progress(fmt, quiet)
+    with DelayedProgress(
+        "checking", len(cfg.pairs), stderr() if enabled else None, enabled=enabled
+    ) as bar:
+        result = run_check(cfg, on_pair=lambda pair: bar.advance(pair.name))
+    for line in check_error_lines(result):
+        print(line, file=sys.stderr)
+    emit(
+        fmt,
+        output,
+        quiet,
+        json_obj=lambda: check_obj(result),
+        runs=lambda: result.runs,
+        full=lambda console: tables().print_check(result, console),
+        summary=lambda console: console.print(tables().check_summary(result), soft_wrap=True),
+    )
+    raise typer.Exit(EXIT_OK if result.ok else EXIT_FAIL)

@@ -1,0 +1,135 @@
+"""Where a command's output and progress go: stdout or a file (``-o``), the table's
+consoles, progress bars on stderr for people.
+
+The table (``output/table.py``, Rich) is imported only where a table is shown; the
+machine formats start without it (``tests/test_startup.py``).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from dspark_ckpt.cli.options import CI_FORMATS, Format, PlainFormat
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+
+def output_width() -> int | None:
+    """The width to draw stdout at when it is no terminal (``| less``, ``| tee log``):
+    ``COLUMNS``, else the terminal of stderr, else the controlling terminal; None when
+    nothing says (a CI log: ``PLAIN_WIDTH``)."""
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    try:
+        return os.get_terminal_size(sys.stderr.fileno()).columns or None
+    except (OSError, ValueError, AttributeError):  # not a terminal, or no real file
+        pass
+    try:
+        fd = os.open("/dev/tty", os.O_RDONLY | os.O_NOCTTY)
+    except OSError:  # no controlling terminal
+        return None
+    try:
+        return os.get_terminal_size(fd).columns or None
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def tables():
+    """The table format (imports Rich: only where a table is shown)."""
+    from dspark_ckpt.output import table as tables
+
+    return tables
+
+
+def stdout() -> Console:
+    from dspark_ckpt.output.table import PLAIN_WIDTH, DataConsole
+
+    console = DataConsole(sys.stdout, soft_wrap=False)
+    if not console.is_terminal:
+        console.width = output_width() or PLAIN_WIDTH
+    return console
+
+
+def stderr() -> Console:
+    from dspark_ckpt.output.table import DataConsole
+
+    return DataConsole(sys.stderr, soft_wrap=True)
+
+
+def deliver(output: Path | None, text: str | None, show: Callable[[Console], None]) -> None:
+    """Machine ``text``, or ``show`` drawing on a console, to stdout or atomically to a file."""
+    if output is None or str(output) == "-":
+        if text is None:
+            show(stdout())
+        else:
+            sys.stdout.write(text)
+        return
+    from dspark_ckpt.source.atomic import write_atomic
+
+    if text is None:
+        buf = io.StringIO()
+        show(
+            tables().DataConsole(
+                buf, width=tables().PLAIN_WIDTH, soft_wrap=False, force_terminal=False
+            )
+        )
+        text = buf.getvalue()
+    write_atomic(output, text)
+
+
+def emit(
+    fmt: Format,
+    output: Path | None,
+    quiet: bool,
+    *,
+    json_obj: Callable[[], dict],
+    runs: Callable[[], list],
+    full: Callable[[Console], None],
+    summary: Callable[[Console], None],
+) -> None:
+    """A result in ``fmt``: JSON, a CI format over its check runs, or the table for people
+    (``--quiet``: the summary line only); to stdout or atomically to ``output``."""
+    if fmt is Format.json:
+        from dspark_ckpt.output.json import to_json
+
+        text = to_json(json_obj()) + "\n"
+    elif fmt in CI_FORMATS:
+        from dspark_ckpt.output.ci import ci_text
+
+        text = ci_text(fmt.value, runs())
+    else:
+        text = None
+    deliver(output, text, summary if quiet else full)
+
+
+def show_progress(fmt: Format | PlainFormat, quiet: bool = False) -> bool:
+    """Progress bars: for people only (table format, stderr a terminal, not --quiet)."""
+    return fmt.value == "table" and not quiet and sys.stderr.isatty()
+
+
+@contextmanager
+def header_progress(enabled: bool) -> Iterator[None]:
+    """A bar on stderr while safetensors headers are read, once that takes over a second
+    (many shards, the Hub); nothing at all when not ``enabled``."""
+    if not enabled:
+        yield
+        return
+    from dspark_ckpt.cli.progress import DelayedProgress
+    from dspark_ckpt.source.base import on_header
+
+    with DelayedProgress("reading headers", None, stderr(), enabled=enabled) as bar:
+        token = on_header.set(lambda path: bar.advance(path.name))
+        try:
+            yield
+        finally:
+            on_header.reset(token)

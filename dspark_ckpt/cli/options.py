@@ -1,0 +1,125 @@
+"""What the commands share: their arguments and options, the formats, the target.
+
+No ``from __future__ import annotations`` in ``cli/``'s command modules: Typer reads each
+command's signature at every start, and annotations left as strings are compiled and
+evaluated there each time (about 10 ms of a start-up, ``benchmarks/startup_bench.py``).
+"""
+
+from enum import Enum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from dspark_ckpt.errors import UsageError
+
+
+class Format(str, Enum):
+    table = "table"
+    json = "json"
+    github = "github"
+    junit = "junit"
+    sarif = "sarif"
+
+
+CI_FORMATS = (Format.github, Format.junit, Format.sarif)
+
+
+class PlainFormat(str, Enum):
+    """For commands that report no findings per file (fix, verify, profiles, explain)."""
+
+    table = "table"
+    json = "json"
+
+
+DrafterArg = Annotated[
+    str,
+    typer.Argument(
+        metavar="DRAFTER",
+        help="Drafter checkpoint: a directory, a .safetensors file, an index, or a Hub "
+        "repo (org/name[@rev], hf://org/name[@rev]).",
+    ),
+]
+TargetOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--target",
+        metavar="TARGET",
+        help="Target model: a directory (config.json, optional weights) or a Hub repo.",
+    ),
+]
+TargetVocabOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--target-vocab-size",
+        metavar="N",
+        help="The target's logical vocab size Vt, instead of --target.",
+    ),
+]
+ProfileOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--profile",
+        metavar="NAME",
+        help="Runtime profile whose rules decide the exit code. Default: the detected "
+        "drafter family's (`dspark-ckpt profiles` lists them).",
+    ),
+]
+ProfilesOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--profile",
+        metavar="NAME",
+        help="Runtime profile(s) whose rules decide the exit code: repeat it, separate "
+        "names with commas, or give 'all'. Default: the detected drafter family's "
+        "(`dspark-ckpt profiles` lists them).",
+    ),
+]
+FormatOpt = Annotated[
+    Format, typer.Option("--format", metavar="|".join(Format), help="Output format.")
+]
+PlainFormatOpt = Annotated[
+    PlainFormat, typer.Option("--format", metavar="|".join(PlainFormat), help="Output format.")
+]
+OutputOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "-o",
+        "--output",
+        metavar="PATH",
+        help="Write the output to PATH (atomically, replacing it); - is stdout.",
+    ),
+]
+QuietOpt = Annotated[
+    bool,
+    typer.Option(
+        "-q", "--quiet", help="No progress or logs; the table format prints one line: the verdict."
+    ),
+]
+
+
+def integer(value: str | None, option: str, lo: int, hi: int) -> int | None:
+    """An integer option's value, in the tool's words when it is not one in [lo, hi]."""
+    if value is None:
+        return None
+    try:
+        n = int(value.strip())
+    except ValueError:
+        n = None
+    if n is None or not lo <= n <= hi:
+        raise UsageError(f"{option} must be an integer in [{lo}, {hi}], got {value!r}")
+    return n
+
+
+def resolve_target(target: str | None, target_vocab_size: str | None):
+    """The target of ``--target TARGET`` or ``--target-vocab-size N`` (exactly one)."""
+    from dspark_ckpt.facts.config import MAX_VOCAB
+    from dspark_ckpt.facts.target import open_target, target_from_vocab_size
+
+    if (target is None) == (target_vocab_size is None):
+        raise UsageError("give exactly one of --target TARGET and --target-vocab-size N")
+    if target_vocab_size is not None:
+        return target_from_vocab_size(
+            integer(target_vocab_size, "--target-vocab-size", 1, MAX_VOCAB)
+        )
+    return open_target(target)

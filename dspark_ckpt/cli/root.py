@@ -1,0 +1,161 @@
+"""The root of the command line: the one Typer app every command registers on (``command``),
+``--version``, and the process entry point ``main``.
+
+Machine output goes to stdout; logs and errors to stderr. Bad input never shows a
+traceback: each command's errors become exit codes by the one table in ``cli/errors.py``.
+Start-up is most of what a command costs (``benchmarks/startup_bench.py``): each module is
+imported where it is used, so that a command loads only what it needs (Rich for a table,
+huggingface_hub for a Hub id, torch for verify); ``tests/test_startup.py`` guards it.
+"""
+
+import io
+import os
+import signal
+import sys
+from typing import Annotated
+
+import typer
+
+from dspark_ckpt import __version__
+from dspark_ckpt.cli.errors import EXIT_FAIL, EXIT_USAGE, reported
+from dspark_ckpt.cli.usage import HELP_OPTIONS, Command, Group
+
+app = typer.Typer(
+    cls=Group,
+    name="dspark-ckpt",
+    help="Check speculative-decoding drafter checkpoints against their target, before deployment.",
+    context_settings={"help_option_names": HELP_OPTIONS},
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+
+def command(name: str, *, exit_codes: list[str], example: str, json_errors: bool = False):
+    """Register the decorated function as the command ``name`` of the app. Its help ends
+    with ``exit_codes`` and ``example``; every error it lets out becomes an exit code by
+    the one table (``cli/errors.py``); ``json_errors``: under ``--format json`` an error
+    that names a file also prints the command's JSON error object on stdout."""
+
+    class NamedCommand(Command):
+        def invoke(self, ctx):
+            fmt = ctx.params.get("fmt")  # as given: Typer makes it a Format in the call
+            schema = None
+            if json_errors and getattr(fmt, "value", fmt) == "json":
+                from dspark_ckpt.output.json import SCHEMAS
+
+                schema = SCHEMAS[name]
+            with reported(schema):
+                return super().invoke(ctx)
+
+    NamedCommand.exit_codes, NamedCommand.example = tuple(exit_codes), example
+    return app.command(name, cls=NamedCommand)
+
+
+def _version(value: bool) -> None:
+    if value:
+        print(f"dspark-ckpt {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def root(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version.")
+    ] = False,
+) -> None:
+    pass
+
+
+class Interrupted(BaseException):
+    """SIGINT or SIGTERM, raised where the program is so that a write in progress rolls
+    back (a ``BaseException``: no ``except Exception`` swallows it, and Typer, which turns
+    a ``KeyboardInterrupt`` into a silent exit 130 itself, lets it through)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+# signals received after a write's commit point: they no longer stop the command
+_after_commit: list[int] = []
+
+
+def _on_signal(signum, frame) -> None:
+    atomic = sys.modules.get("dspark_ckpt.source.atomic")  # not imported: nothing written yet
+    if atomic is not None and atomic.committed():
+        _after_commit.append(signum)
+        return
+    raise Interrupted(signum)
+
+
+def _said(signum: int) -> str:
+    return "interrupted" if signum == signal.SIGINT else "terminated"
+
+
+class StdoutError(Exception):
+    """stdout cannot be written (a full disk, a closed pipe): exit 2, as for any output."""
+
+    def __init__(self, err: OSError) -> None:
+        super().__init__(err.strerror or str(err))
+
+
+class _Stdout:
+    """sys.stdout, whose write errors are ``StdoutError``s, told apart from all others."""
+
+    def __init__(self, stream) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except OSError as e:
+            raise StdoutError(e) from None
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except OSError as e:
+            raise StdoutError(e) from None
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
+
+
+def main() -> None:
+    """The entry point. SIGINT (Ctrl-C) and SIGTERM alike, before a write's commit point,
+    roll back the write in progress, say so on stderr and exit 128 + the signal number;
+    after it (the change is complete, nothing rolls back) the command finishes its report,
+    says on stderr that it is done and exits with its own code. What an output's encoding
+    cannot show is escaped (``PYTHONIOENCODING=ascii``, a path that is not UTF-8); stdout
+    that cannot be written is one line and exit 2."""
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, _on_signal)
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper) and stream.errors == "strict":
+            stream.reconfigure(errors="backslashreplace")
+    real, sys.stdout = sys.stdout, _Stdout(sys.stdout)
+    try:
+        try:
+            app()
+        finally:
+            sys.stdout.flush()  # a write error surfaces here, not at exit
+    except Interrupted as stop:
+        print(f"dspark-ckpt: {_said(stop.signum)}; nothing written", file=sys.stderr)
+        sys.exit(128 + stop.signum)
+    except MemoryError:  # past what the readers catch themselves (they name the file)
+        print("dspark-ckpt: error: out of memory", file=sys.stderr)
+        sys.exit(EXIT_FAIL)
+    except StdoutError as err:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), real.fileno())  # nothing more to flush
+        sys.stdout = real
+        print(f"dspark-ckpt: error: stdout: cannot write: {err}", file=sys.stderr)
+        sys.exit(EXIT_USAGE)
+    finally:
+        if _after_commit:
+            print(
+                f"dspark-ckpt: {_said(_after_commit[0])} after the commit point; done, "
+                "the change is complete",
+                file=sys.stderr,
+            )

@@ -1,0 +1,102 @@
+"""``dspark-ckpt verify``: sample from the drafter's real head and count the ids that leave
+the target vocab (needs torch)."""
+
+import sys
+from enum import Enum
+from typing import Annotated
+
+import typer
+
+from dspark_ckpt.cli.console import header_progress, show_progress, stdout, tables
+from dspark_ckpt.cli.errors import EXIT_FAIL, EXIT_OK
+from dspark_ckpt.cli.options import (
+    DrafterArg,
+    PlainFormat,
+    PlainFormatOpt,
+    QuietOpt,
+    TargetOpt,
+    TargetVocabOpt,
+    integer,
+    resolve_target,
+)
+from dspark_ckpt.cli.root import command
+from dspark_ckpt.facts.config import MAX_SEED, MAX_TOKENS
+
+
+class Device(str, Enum):
+    auto = "auto"
+    cuda = "cuda"
+    cpu = "cpu"
+
+
+@command(
+    "verify",
+    exit_codes=[
+        "0  the mask keeps every sampled id inside the target vocab",
+        "1  an id leaves it, the mask is wrong, or the input is unreadable",
+        "2  usage error, torch not installed, --device cuda without a GPU",
+    ],
+    example="dspark-ckpt verify fixtures/padded --target fixtures/targets/small",
+    json_errors=True,
+)
+def verify_cmd(
+    drafter: DrafterArg,
+    target: TargetOpt = None,
+    target_vocab_size: TargetVocabOpt = None,
+    mask: Annotated[
+        str | None,
+        typer.Option(
+            "--mask", metavar="PATH", help="Mask file from `fix --emit-mask` (default: computed)."
+        ),
+    ] = None,
+    device: Annotated[
+        Device, typer.Option("--device", metavar="|".join(Device), help="Where to compute.")
+    ] = Device.auto,
+    tokens: Annotated[
+        str,
+        typer.Option(
+            "--tokens",
+            metavar="N",
+            help=f"Random hidden states, 1 to {MAX_TOKENS} (as many again aim at padding).",
+        ),
+    ] = "512",
+    seed: Annotated[
+        str,
+        typer.Option("--seed", metavar="N", help="Seed for hidden states and sampling."),
+    ] = "0",
+    markov: Annotated[
+        bool, typer.Option("--markov/--no-markov", help="Add the Markov bias where present.")
+    ] = True,
+    fmt: PlainFormatOpt = PlainFormat.table,
+    quiet: QuietOpt = False,
+) -> None:
+    """Sample from the drafter's real head (greedy, top-k, Gumbel) and count the ids that
+    leave the target vocab, without and with the padded-row mask. Needs torch."""
+    from dspark_ckpt.commands.verify import verify_checkpoint
+    from dspark_ckpt.output.json import to_json, verify_obj
+
+    def log(msg: str) -> None:
+        if not quiet:
+            print(f"dspark-ckpt: {msg}", file=sys.stderr)
+
+    n_tokens = integer(tokens, "--tokens", 1, MAX_TOKENS)
+    n_seed = integer(seed, "--seed", 0, MAX_SEED)
+    with header_progress(show_progress(fmt, quiet)):
+        tgt = resolve_target(target, target_vocab_size)
+    report = verify_checkpoint(
+        drafter,
+        tgt,
+        mask_path=mask,
+        device=device.value,
+        tokens=n_tokens,
+        seed=n_seed,
+        markov=markov,
+        progress=log,
+    )
+    if fmt is PlainFormat.json:
+        print(to_json(verify_obj(report)))
+    elif quiet:
+        stdout().print(tables().verify_summary(report), soft_wrap=True)
+    else:
+        tables().print_verify(report, stdout())
+    raise typer.Exit(EXIT_OK if report.ok else EXIT_FAIL)

@@ -1,0 +1,337 @@
+"""``check``'s configuration: ``dspark-ckpt.toml`` (top-level keys) or ``[tool.dspark-ckpt]``
+in ``pyproject.toml``, read and validated into a ``CheckConfig``: the drafter/target
+pairs, each with its profiles, its ``Policy`` and whether it runs ``verify``.
+
+Any problem with the configuration is a ``ConfigError`` naming the file, the exact key
+and the reason (exit 2), raised before a checkpoint is read where it can be.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from dspark_ckpt.commands.runs import Policy
+from dspark_ckpt.errors import UsageError
+from dspark_ckpt.facts.config import MAX_VOCAB, torch_install_hint
+from dspark_ckpt.profiles.registry import PROFILES
+from dspark_ckpt.rules.findings import CODES, WARNING
+from dspark_ckpt.source.base import HUB_PREFIX
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+CONFIG_FILE = "dspark-ckpt.toml"
+PYPROJECT = "pyproject.toml"
+TOOL_TABLE = "tool.dspark-ckpt"
+UNIGNORABLE = frozenset({"DSC001"})  # an unreadable checkpoint can never pass
+
+
+class ConfigError(UsageError):
+    """A bad ``check`` configuration: the file, the exact key and the reason."""
+
+    def __init__(self, path: str | Path, key: str, reason: str) -> None:
+        self.path, self.key, self.reason = str(path), key, reason
+        super().__init__(f"{path}: {key}: {reason}")
+
+
+@dataclass(frozen=True)
+class Pair:
+    key: str  # where it is configured: "pairs[0]"
+    name: str
+    drafter: str  # resolved against the config file's folder
+    target: str | None
+    target_vocab_size: int | None
+    profiles: tuple[str | None, ...]  # None: the drafter family's default profile
+    policy: Policy
+    verify: bool
+
+
+@dataclass(frozen=True)
+class CheckConfig:
+    path: Path
+    table: str  # "" for dspark-ckpt.toml, "tool.dspark-ckpt." for pyproject.toml
+    pairs: tuple[Pair, ...]
+
+
+GLOBAL_KEYS = {"pairs", "profiles", "warnings-as-errors", "ignore", "verify"}
+PAIR_KEYS = {
+    "name",
+    "drafter",
+    "target",
+    "target-vocab-size",
+    "profiles",
+    "warnings-as-errors",
+    "ignore",
+    "verify",
+}
+
+
+def find_config(start: Path) -> tuple[Path, dict[str, Any], str]:
+    """The configuration table in ``start``: ``dspark-ckpt.toml`` first, then pyproject."""
+    own = start / CONFIG_FILE
+    if own.is_file():
+        return own, _read_toml(own), ""
+    pyproject = start / PYPROJECT
+    if pyproject.is_file():
+        table = _tool_table(pyproject, _read_toml(pyproject), required=False)
+        if table is not None:
+            return pyproject, table, TOOL_TABLE + "."
+    raise UsageError(f"no {CONFIG_FILE} and no [{TOOL_TABLE}] in {PYPROJECT} in {start}")
+
+
+def read_config(path: Path) -> tuple[dict[str, Any], str]:
+    """The table of an explicitly named configuration file."""
+    if path.is_dir():
+        raise UsageError(f"{path}: is a directory; --config takes a {CONFIG_FILE} or {PYPROJECT}")
+    if not path.exists():
+        raise UsageError(f"{path}: no such configuration file")
+    if not path.is_file():
+        raise UsageError(f"{path}: not a regular file")
+    data = _read_toml(path)
+    if path.name == PYPROJECT:
+        return _tool_table(path, data, required=True), TOOL_TABLE + "."
+    return data, ""
+
+
+def _tool_table(path: Path, data: dict[str, Any], required: bool) -> dict[str, Any] | None:
+    """``[tool.dspark-ckpt]`` of a pyproject (None where it has none and none is required)."""
+    tool = data.get("tool", {})
+    if not isinstance(tool, dict):
+        raise ConfigError(path, "tool", f"must be a table, got {_shown(tool)}")
+    table = tool.get("dspark-ckpt")
+    if table is None and not required:
+        return None
+    if table is None:
+        raise ConfigError(path, TOOL_TABLE, "missing")
+    if not isinstance(table, dict):
+        raise ConfigError(path, TOOL_TABLE, f"must be a table, got {_shown(table)}")
+    return table
+
+
+def _shown(value: Any) -> str:
+    """A TOML value in a message: scalars as written (cut short), arrays and tables by kind."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, dict):
+        return "a table"
+    if isinstance(value, (str, int, float)):
+        text = repr(value)
+        return text if len(text) <= 60 else text[:57] + "..."
+    return f"a {type(value).__name__} ({value})"  # TOML dates and times
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as e:
+        raise UsageError(f"{path}: invalid TOML: {e}") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise UsageError(f"{path}: cannot read: {e}") from None
+
+
+class _Keys:
+    """Validates values and raises ``ConfigError`` naming the exact key."""
+
+    def __init__(self, path: Path, prefix: str) -> None:
+        self.path, self.prefix = path, prefix
+
+    def fail(self, key: str, reason: str) -> ConfigError:
+        return ConfigError(self.path, self.prefix + key, reason)
+
+    def unknown(self, table: dict[str, Any], allowed: set[str], where: str) -> None:
+        for k in table:
+            if k not in allowed:
+                raise self.fail(
+                    where + k, f"unknown key; expected one of {', '.join(sorted(allowed))}"
+                )
+
+    def boolean(self, value: Any, key: str) -> bool:
+        if not isinstance(value, bool):
+            raise self.fail(key, f"must be true or false, got {_shown(value)}")
+        return value
+
+    def string(self, value: Any, key: str) -> str:
+        if not isinstance(value, str):
+            raise self.fail(key, f"expected a string, got {_shown(value)}")
+        if not value.strip():
+            raise self.fail(key, f"must be a non-empty string, got {_shown(value)}")
+        return value
+
+    def location(self, value: Any, base: Path, key: str) -> str:
+        """A drafter or target: ``hf://org/name[@rev]`` as written, else a path taken from
+        the configuration's folder, which must exist."""
+        text = self.string(value, key)
+        if text.startswith(HUB_PREFIX):
+            return text
+        self.existing(base / text, key)
+        return str(base / text)
+
+    def existing(self, path: Path, key: str) -> None:
+        try:
+            found = path.exists()
+        except (OSError, ValueError) as e:  # a name too long, a NUL byte
+            raise self.fail(
+                key, f"{path}: cannot access: {getattr(e, 'strerror', None) or e}"
+            ) from None
+        if not found:
+            raise self.fail(key, f"{path}: no such file or directory")
+
+    def code(self, value: Any, key: str) -> str:
+        if not isinstance(value, str):
+            raise self.fail(key, f"expected a string (a finding code), got {_shown(value)}")
+        if value not in CODES:
+            raise self.fail(key, f"unknown finding code {_shown(value)}")
+        return value
+
+    def profiles(self, value: Any, key: str) -> tuple[str, ...]:
+        names = [value] if isinstance(value, str) else value
+        if not isinstance(names, list) or not names:
+            raise self.fail(
+                key, f"must be a profile name or a non-empty list of them, got {_shown(value)}"
+            )
+        for i, name in enumerate(names):
+            if not isinstance(name, str):
+                raise self.fail(f"{key}[{i}]", f"expected a string, got {_shown(name)}")
+            if name != "all" and name not in PROFILES:
+                raise self.fail(
+                    f"{key}[{i}]",
+                    f"unknown profile {_shown(name)}; choose from {', '.join(PROFILES)} or all",
+                )
+        expanded = [p for name in names for p in (PROFILES if name == "all" else [name])]
+        return tuple(dict.fromkeys(expanded))
+
+    def warnings_as_errors(self, value: Any, key: str) -> bool | frozenset[str]:
+        if isinstance(value, bool):
+            return value
+        if not isinstance(value, list):
+            raise self.fail(
+                key, f"must be true, false or a list of finding codes, got {_shown(value)}"
+            )
+        codes = [self.code(c, f"{key}[{i}]") for i, c in enumerate(value)]
+        for i, c in enumerate(codes):
+            if CODES[c].severity != WARNING:
+                raise self.fail(f"{key}[{i}]", f"{c} is not a warning ({CODES[c].severity})")
+        return frozenset(codes)
+
+    def ignore(self, value: Any, key: str) -> dict[str, str]:
+        if isinstance(value, list):
+            raise self.fail(
+                key, 'ignoring a code needs a written reason: use a table, DSC401 = "why"'
+            )
+        if not isinstance(value, dict):
+            raise self.fail(key, f'must be a table of code = "reason", got {_shown(value)}')
+        out = {}
+        for code, reason in value.items():
+            self.code(code, f"{key}.{code}")
+            if code in UNIGNORABLE:
+                raise self.fail(f"{key}.{code}", f"{code} ({CODES[code].title}) cannot be ignored")
+            if not isinstance(reason, str):
+                raise self.fail(
+                    f"{key}.{code}", f"expected a string (the reason), got {_shown(reason)}"
+                )
+            if not reason.strip():
+                raise self.fail(f"{key}.{code}", "ignoring a code needs a written reason")
+            out[code] = reason.strip()
+        return out
+
+
+def parse_config(table: dict[str, Any], path: Path, prefix: str = "") -> CheckConfig:
+    """Validate a configuration table; relative paths are taken from ``path``'s folder."""
+    keys = _Keys(path, prefix)
+    if not prefix and isinstance(table.get("tool"), dict) and "dspark-ckpt" in table["tool"]:
+        raise keys.fail(
+            "tool",
+            f"unknown key; {path.name} takes the keys at top level (without the "
+            f"[{TOOL_TABLE}] table, which is for {PYPROJECT})",
+        )
+    keys.unknown(table, GLOBAL_KEYS, "")
+    # no profiles: each drafter's family default, as for inspect and fix
+    profiles = keys.profiles(table["profiles"], "profiles") if "profiles" in table else (None,)
+    wae = keys.warnings_as_errors(table.get("warnings-as-errors", False), "warnings-as-errors")
+    ignore = keys.ignore(table.get("ignore", {}), "ignore")
+    verify = keys.boolean(table.get("verify", False), "verify")
+    if "pairs" not in table:
+        raise keys.fail("pairs", "missing: add a [[pairs]] table per drafter")
+    raw_pairs = table["pairs"]
+    if not isinstance(raw_pairs, list) or not raw_pairs:
+        raise keys.fail(
+            "pairs",
+            "must be a non-empty array of tables ([[pairs]]), got "
+            + ("an empty array" if raw_pairs == [] else _shown(raw_pairs)),
+        )
+    base = path.parent
+    pairs, names = [], {}
+    for i, raw in enumerate(raw_pairs):
+        at = f"pairs[{i}]"
+        if not isinstance(raw, dict):
+            raise keys.fail(at, f"must be a table with drafter and target, got {_shown(raw)}")
+        keys.unknown(raw, PAIR_KEYS, at + ".")
+        if "drafter" not in raw:
+            raise keys.fail(at + ".drafter", "missing")
+        drafter = keys.string(raw["drafter"], at + ".drafter")
+        drafter_at = keys.location(drafter, base, at + ".drafter")
+        target = vocab = None
+        if ("target" in raw) == ("target-vocab-size" in raw):
+            raise keys.fail(at + ".target", "give exactly one of target and target-vocab-size")
+        if "target" in raw:
+            target = keys.location(raw["target"], base, at + ".target")
+        else:
+            vocab = raw["target-vocab-size"]
+            if not isinstance(vocab, int) or isinstance(vocab, bool) or not 1 <= vocab <= MAX_VOCAB:
+                raise keys.fail(
+                    at + ".target-vocab-size",
+                    f"must be an integer in [1, {MAX_VOCAB}], got {_shown(vocab)}",
+                )
+        name = keys.string(raw.get("name", drafter), at + ".name")
+        if name in names:
+            raise keys.fail(
+                at + ".name", f"duplicate pair name {_shown(name)} (also {names[name]})"
+            )
+        names[name] = at
+        pair_wae = (
+            keys.warnings_as_errors(raw["warnings-as-errors"], at + ".warnings-as-errors")
+            if "warnings-as-errors" in raw
+            else wae
+        )
+        pair_ignore = {**ignore, **keys.ignore(raw.get("ignore", {}), at + ".ignore")}
+        pair_verify = keys.boolean(raw.get("verify", verify), at + ".verify")
+        if pair_verify and not verify_available():
+            raise keys.fail(
+                at + ".verify" if "verify" in raw else "verify",
+                f"{torch_install_hint()}; or set verify = false",
+            )
+        pairs.append(
+            Pair(
+                at,
+                name,
+                drafter_at,
+                target,
+                vocab,
+                keys.profiles(raw["profiles"], at + ".profiles") if "profiles" in raw else profiles,
+                Policy(pair_wae, pair_ignore),
+                pair_verify,
+            )
+        )
+    return CheckConfig(path, prefix, tuple(pairs))
+
+
+def load_config(config: Path | None = None, cwd: Path | None = None) -> CheckConfig:
+    """The configuration named by ``--config``, else the one found in ``cwd``."""
+    if config is not None:
+        table, prefix = read_config(config)
+        return parse_config(table, config, prefix)
+    path, table, prefix = find_config(cwd or Path("."))
+    return parse_config(table, path, prefix)
+
+
+def verify_available() -> bool:
+    """``verify`` needs torch, an optional extra."""
+    return importlib.util.find_spec("torch") is not None

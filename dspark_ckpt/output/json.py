@@ -1,0 +1,294 @@
+"""JSON: every object the commands print with ``--format json``, each a versioned public
+schema (documented in docs/json.md). Add fields freely; never rename or drop one.
+
+Plain data in, objects out: nothing here decides anything. What an object needs beyond
+the result it shows (the profiles, the finding codes) is imported where it is built, so
+that each command's JSON loads only what that command uses.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from dspark_ckpt.commands.inspect import Report
+    from dspark_ckpt.commands.runs import CheckResult
+    from dspark_ckpt.rules.findings import Code, Finding
+
+INSPECT_SCHEMA = "dspark-ckpt/inspect/v2"
+CHECK_SCHEMA = "dspark-ckpt/check/v1"
+FIX_SCHEMA = "dspark-ckpt/fix/v1"
+VERIFY_SCHEMA = "dspark-ckpt/verify/v1"
+PROFILES_SCHEMA = "dspark-ckpt/profiles/v1"
+EXPLAIN_SCHEMA = "dspark-ckpt/explain/v1"
+CODES_SCHEMA = "dspark-ckpt/codes/v1"
+# each command's schema: the one a failed command's error object carries
+SCHEMAS = {
+    "inspect": INSPECT_SCHEMA,
+    "check": CHECK_SCHEMA,
+    "fix": FIX_SCHEMA,
+    "verify": VERIFY_SCHEMA,
+    "profiles": PROFILES_SCHEMA,
+    "explain": EXPLAIN_SCHEMA,
+}
+
+
+def to_json(obj: dict[str, Any]) -> str:
+    return json.dumps(obj, indent=2)
+
+
+def error_obj(schema: str, err) -> dict[str, Any]:
+    """The one JSON object of a command that could not read its input or write its output
+    (``fix``, ``verify``): ``err`` names the file (a ``CheckpointError``, a ``WriteError``)."""
+    return {"schema": schema, "ok": False, "error": {"file": err.path, "message": err.message}}
+
+
+def finding_obj(f: Finding) -> dict[str, Any]:
+    return {
+        "code": f.code,
+        "severity": f.severity,
+        "title": f.title,
+        "message": f.message,
+        "tensor": f.tensor,
+        "file": f.file,
+        "hint": f.fix_hint,
+        "profile": f.profile,
+    }
+
+
+def inspect_obj(r: Report) -> dict[str, Any]:
+    """The ``dspark-ckpt/inspect/v2`` object. Add fields freely; never rename or drop one
+    (v2: verdicts only for the drafter family's profiles; ``covered``, ``releases``,
+    ``not_applicable``; ``profile`` null when no profile covers the family)."""
+    from dspark_ckpt.profiles.registry import PROFILES
+    from dspark_ckpt.rules.target import comparisons
+
+    d, t, ck = r.drafter, r.target, r.checkpoint
+    m = t.model if t else None
+    return {
+        "schema": INSPECT_SCHEMA,
+        "profile": r.profile or None,
+        "drafter": {
+            "source": r.drafter_source,
+            "architectures": list(d.architectures) if d else [],
+            "model_type": d.model_type if d else None,
+            "vocab_size": d.vocab_size if d else None,
+            "draft_vocab_size": d.draft_vocab_size if d else None,
+            "draft_vocab_size_defaulted": d.draft_vocab_size_defaulted if d else None,
+            "hidden_size": d.hidden_size if d else None,
+            "markov_rank": d.markov_rank if d else None,
+            "files": len(ck.files) if ck else 0,
+            "tensors": len(ck.tensors) if ck else 0,
+        },
+        "target": {
+            "source": t.source if t else None,
+            "vocab_size": t.vocab_size if t else None,
+            "vocab_key": t.vocab_key if t else None,
+            "embedding_rows": t.embedding_rows if t else None,
+            "embedding_tensor": t.embedding_tensor if t else None,
+            # v2: the target's text config (null: not in it, or no --target folder)
+            "text_config": m.text_config if m else None,
+            "hidden_size": m.hidden_size if m else None,
+            "num_hidden_layers": m.num_hidden_layers if m else None,
+            "architectures": list(m.architectures) if m else None,
+            "tie_word_embeddings": m.tie_word_embeddings if m else None,
+            "dtype": m.dtype if m else None,
+            "quantization": m.quantization if m else None,
+        },
+        # v2: each drafter/target comparison made (hidden sizes, aux ids, tokenizer, ...)
+        "target_checks": (
+            comparisons(r.target_facts, [PROFILES[n] for n in r.verdicts if n in PROFILES])
+            if r.target_facts
+            else []
+        ),
+        "classification": r.classification,
+        "padded_rows": r.padded_rows,
+        "expanded_input_vocab": r.expanded_input_vocab,
+        "findings": [finding_obj(f) for f in r.findings],
+        "verdicts": r.verdicts,
+        "ok": r.ok,
+        "profiles": r.profiles,
+        "family": r.family,
+        "checks": r.checks,
+        "failing_elsewhere": {
+            name: [finding_obj(f) for f in found] for name, found in r.failing_elsewhere.items()
+        },
+        "covered": r.covered,
+        "releases": {name: PROFILES[name].release for name in r.verdicts if name in PROFILES},
+        "not_applicable": r.not_applicable,
+    }
+
+
+# --- check ----------------------------------------------------------------------------
+
+
+def check_obj(result: CheckResult) -> dict[str, Any]:
+    """The ``dspark-ckpt/check/v1`` object. Add fields freely; never rename or drop one."""
+    return {
+        "schema": CHECK_SCHEMA,
+        "config": str(result.config_path),
+        "runs": [
+            {
+                "name": run.name,
+                "profile": run.profile,
+                "ok": run.ok,
+                "drafter": run.report.drafter_source if run.report else None,
+                "target": run.report.target.source if run.report and run.report.target else None,
+                "classification": run.report.classification if run.report else None,
+                "findings": [finding_obj(f) for f in run.findings],
+                "ignored": [{**finding_obj(f), "reason": why} for f, why in run.ignored],
+                "failure": run.failure,
+            }
+            for run in result.runs
+        ],
+        "ok": result.ok,
+    }
+
+
+# --- fix ------------------------------------------------------------------------------
+
+
+def fix_obj(r) -> dict[str, Any]:
+    """The ``dspark-ckpt/fix/v1`` object (``r``: a ``fix.FixResult``). Add fields freely;
+    never rename or drop one."""
+    p, req = r.plan, r.request
+    return {
+        "schema": FIX_SCHEMA,
+        "profile": req.profile,
+        "drafter": r.before.drafter_source,
+        "mode": req.mode,
+        "classification": p.classification,
+        "draft_vocab_size": p.vd,
+        "target_vocab_size": p.vt,
+        "mask": None
+        if p.mask is None
+        else {
+            "style": req.mask_style,
+            "masked_rows": p.masked_rows,
+            "masking_needed": p.masked_rows > 0,
+        },
+        "d2t_origin": p.d2t_origin,
+        "written": [
+            {
+                "path": w.path,
+                "tensor": w.tensor,
+                "dtype": w.dtype,
+                "shape": w.shape,
+                "sha256": w.sha256,
+            }
+            for w in r.written
+        ],
+        "files": r.files,
+        "notes": r.notes,
+        "verdicts_before": r.before.verdicts,
+        "verdicts_after": r.after.verdicts,
+        "findings_after": [finding_obj(f) for f in r.after.findings],
+        "ok": r.ok,
+    }
+
+
+# --- verify ---------------------------------------------------------------------------
+
+
+def verify_obj(r) -> dict[str, Any]:
+    """The ``dspark-ckpt/verify/v1`` object. Add fields freely; never rename or drop one."""
+    t, d = r.target, r.drafter
+    sampled_time = r.timings_s["logits"] + r.timings_s["sampling"]
+    return {
+        "schema": VERIFY_SCHEMA,
+        "drafter": {
+            "source": r.drafter_source,
+            "vocab_size": d.vocab_size,
+            "draft_vocab_size": d.draft_vocab_size,
+            "hidden_size": d.hidden_size,
+        },
+        "target": {
+            "source": t.source,
+            "vocab_size": t.vocab_size,
+            "embedding_rows": t.embedding_rows,
+        },
+        "classification": r.classification,
+        "head": {"source": r.head_source, "shape": list(r.head_shape), "bytes": r.head_bytes},
+        "device": r.device,
+        "dtype": r.dtype,
+        "compute_dtype": r.compute_dtype,
+        "tokens": r.tokens,
+        "random_tokens": r.random_tokens,
+        "adversarial_tokens": r.adversarial_tokens,
+        "seed": r.seed,
+        "topk": r.topk,
+        "markov": r.markov,
+        "d2t": r.d2t,
+        "mask": {
+            "source": r.mask_source,
+            "masked_rows": r.masked_rows,
+            "hidden_tokens": r.hidden_tokens,
+            "leaked_rows": r.leaked_rows,
+        },
+        "illegal_rows": r.illegal_rows,
+        "modes": {
+            name: {
+                "unmasked_illegal": m.unmasked_illegal,
+                "masked_illegal": m.masked_illegal,
+                "unmasked_out_of_bounds": m.unmasked_out_of_bounds,
+                "masked_out_of_bounds": m.masked_out_of_bounds,
+                "sampled": m.sampled,
+            }
+            for name, m in r.modes.items()
+        },
+        "timings_s": dict(r.timings_s),
+        "tokens_per_s": r.tokens / sampled_time if sampled_time > 0 else None,
+        "bandwidth_gbs": r.bandwidth_gbs,
+        "peak_memory_bytes": r.peak_memory_bytes,
+        "peak_memory_kind": r.peak_memory_kind,
+        "notes": list(r.notes),
+        "ok": r.ok,
+    }
+
+
+# --- profiles, explain ----------------------------------------------------------------
+
+
+def profile_obj(name: str) -> dict[str, Any]:
+    from dspark_ckpt.profiles.registry import PROFILES
+
+    p = PROFILES[name]
+    rules = {k: list(v) if isinstance(v, tuple) else v for k, v in p.rules.items()}
+    return {
+        "name": p.name,
+        "runtime": p.runtime,
+        "family": p.family,
+        "versions": p.release,  # v1's name for the release
+        "release": p.release,
+        "sources": list(p.sources),
+        "rules": rules,
+        "cites": dict(p.cites),
+    }
+
+
+def profiles_obj() -> dict[str, Any]:
+    """The ``dspark-ckpt/profiles/v1`` object: every profile with its rules and sources."""
+    from dspark_ckpt.profiles.registry import PROFILES
+
+    return {"schema": PROFILES_SCHEMA, "profiles": [profile_obj(n) for n in PROFILES]}
+
+
+def explain_obj(code: Code) -> dict[str, Any]:
+    """The ``dspark-ckpt/explain/v1`` object for one finding code."""
+    return {
+        "schema": EXPLAIN_SCHEMA,
+        "code": code.code,
+        "severity": code.severity,
+        "title": code.title,
+        "explanation": code.explanation,
+        "hint": code.hint,
+    }
+
+
+def codes_obj() -> dict[str, Any]:
+    """The ``dspark-ckpt/codes/v1`` object: every finding code, as ``explain`` gives one."""
+    from dspark_ckpt.rules.findings import CODES
+
+    codes = [{k: v for k, v in explain_obj(c).items() if k != "schema"} for c in CODES.values()]
+    return {"schema": CODES_SCHEMA, "codes": codes}

@@ -1,0 +1,106 @@
+"""SARIF 2.1.0: one rule per finding code, one result per finding of the check runs
+(commands/runs.py), ignored ones suppressed with their written reason."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from dspark_ckpt.output.github import repo_path
+from dspark_ckpt.output.json import to_json
+from dspark_ckpt.output.text import finding_text
+from dspark_ckpt.rules.findings import ERROR, INFO, WARNING
+
+if TYPE_CHECKING:
+    from dspark_ckpt.commands.runs import CheckRun
+    from dspark_ckpt.rules.findings import Finding
+
+SARIF_SCHEMA = (
+    "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+)
+SARIF_LEVEL = {ERROR: "error", WARNING: "warning", INFO: "note"}
+
+
+def file_uri(path: str) -> str:
+    """A file as a URI: relative ones stay relative (to the repository), percent-encoded."""
+    import os
+    from pathlib import Path
+    from urllib.parse import quote
+
+    if "://" in path:  # a Hub file, hf://org/name@commit/file: already a URI
+        return path
+    p = Path(repo_path(path))
+    # the path's own bytes, percent-encoded (as as_uri does): a name that is not UTF-8 too
+    return p.resolve().as_uri() if p.is_absolute() else quote(os.fsencode(p.as_posix()))
+
+
+def _result(f: Finding, run: CheckRun, index: dict[str, int]) -> dict[str, Any]:
+    location: dict[str, Any] = {}
+    if f.file:
+        location["physicalLocation"] = {"artifactLocation": {"uri": file_uri(f.file)}}
+    if f.tensor:
+        location["logicalLocations"] = [{"name": f.tensor, "kind": "member"}]
+    result: dict[str, Any] = {
+        "ruleId": f.code,
+        "ruleIndex": index[f.code],
+        "level": SARIF_LEVEL[f.severity],
+        "message": {"text": finding_text(f)},
+        "locations": [location] if location else [],
+        "properties": {"check": run.title, "profile": run.profile},
+    }
+    return result
+
+
+def sarif_obj(runs: list[CheckRun]) -> dict[str, Any]:
+    """SARIF 2.1.0: one rule per finding code, one result per finding (ignored ones suppressed)."""
+    from dspark_ckpt import __version__
+    from dspark_ckpt.rules.findings import CODES
+
+    index = {code: i for i, code in enumerate(CODES)}
+    rules = [
+        {
+            "id": c.code,
+            "shortDescription": {"text": c.title},
+            "fullDescription": {"text": c.explanation},
+            **({"help": {"text": c.hint}} if c.hint else {}),
+            "defaultConfiguration": {"level": SARIF_LEVEL[c.severity]},
+        }
+        for c in CODES.values()
+    ]
+    results: dict[str, dict[str, Any]] = {}  # a finding common to several profiles: once
+    notes = []
+    for run in runs:
+        found = [(_result(f, run, index), None) for f in run.findings]
+        found += [(_result(f, run, index), why) for f, why in run.ignored]
+        for res, why in found:
+            if why is not None:
+                res["suppressions"] = [{"kind": "external", "justification": why}]
+            same = {k: v for k, v in res.items() if k != "properties"}
+            key = json.dumps([run.name, same], sort_keys=True)
+            if key in results:
+                results[key]["properties"]["profiles"].append(run.profile)
+            else:
+                res["properties"]["profiles"] = [run.profile]
+                results[key] = res
+        if run.failure:
+            notes.append({"level": "error", "message": {"text": f"{run.title}: {run.failure}"}})
+    return {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {"driver": {"name": "dspark-ckpt", "version": __version__, "rules": rules}},
+                "invocations": [
+                    {
+                        "executionSuccessful": True,
+                        "toolExecutionNotifications": notes,
+                    }
+                ],
+                "results": list(results.values()),
+            }
+        ],
+    }
+
+
+def text(runs: list[CheckRun]) -> str:
+    return to_json(sarif_obj(runs)) + "\n"
