@@ -75,7 +75,7 @@ def test_help_and_version_import_no_command_machinery(tmp_path, argv):
     modules = imported(tmp_path, *argv)
     assert heavy(modules) == []
     assert (
-        "dspark_ckpt.commands.inspect" not in modules and "dspark_ckpt.rules.common" not in modules
+        "dspark_ckpt.commands.inspect" not in modules and "dspark_ckpt.rules.engine" not in modules
     )
 
 

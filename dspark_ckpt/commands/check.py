@@ -24,7 +24,8 @@ from dspark_ckpt.commands.inspect import Report, inspect_checkpoint, unreadable,
 from dspark_ckpt.errors import CheckpointError, TargetError, UsageError
 from dspark_ckpt.facts.config import MAX_VOCAB, torch_install_hint
 from dspark_ckpt.profiles.registry import PROFILES
-from dspark_ckpt.rules.findings import CODES, ERROR, WARNING, Finding
+from dspark_ckpt.rules.codes import CODES
+from dspark_ckpt.rules.findings import ERROR, WARNING, Finding
 from dspark_ckpt.source.checkpoint import (
     HUB_PREFIX,
     Target,

@@ -17,7 +17,7 @@ import numpy as np
 
 from dspark_ckpt.commands.inspect import UNREADABLE, Report
 from dspark_ckpt.errors import CheckpointError
-from dspark_ckpt.rules.common import D2T
+from dspark_ckpt.facts.vocab import D2T
 from dspark_ckpt.source.atomic import step
 from dspark_ckpt.source.checkpoint import CONFIG, Checkpoint
 from dspark_ckpt.source.safetensors import parse_header

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from dspark_ckpt.commands.inspect import UNREADABLE, Report
 from dspark_ckpt.profiles.registry import PROFILES
-from dspark_ckpt.rules.findings import CODES, ERROR, INFO, WARNING, Code, Finding
-from dspark_ckpt.rules.target import comparisons
+from dspark_ckpt.rules.codes import CODES
+from dspark_ckpt.rules.findings import ERROR, INFO, WARNING, Code, Finding
 
 if TYPE_CHECKING:
     from dspark_ckpt.commands.check import CheckResult, CheckRun
@@ -75,11 +75,7 @@ def inspect_obj(r: Report) -> dict[str, Any]:
             "quantization": m.quantization if m else None,
         },
         # v2: each drafter/target comparison made (hidden sizes, aux ids, tokenizer, ...)
-        "target_checks": (
-            comparisons(r.target_facts, [PROFILES[n] for n in r.verdicts if n in PROFILES])
-            if r.target_facts
-            else []
-        ),
+        "target_checks": r.target_checks,
         "classification": r.classification,
         "padded_rows": r.padded_rows,
         "expanded_input_vocab": r.expanded_input_vocab,
@@ -311,7 +307,7 @@ def _sarif_result(f: Finding, run: CheckRun, index: dict[str, int]) -> dict[str,
 def sarif_obj(runs: list[CheckRun]) -> dict[str, Any]:
     """SARIF 2.1.0: one rule per finding code, one result per finding (ignored ones suppressed)."""
     from dspark_ckpt import __version__
-    from dspark_ckpt.rules.findings import CODES
+    from dspark_ckpt.rules.codes import CODES
 
     index = {code: i for i, code in enumerate(CODES)}
     rules = [
