@@ -19,7 +19,7 @@ from conftest import FIXTURES, ROOT, cli, cli_subprocess
 from rich.console import Console
 
 from dspark_ckpt.cli.progress import DelayedProgress
-from dspark_ckpt.rules.findings import CODES
+from dspark_ckpt.rules.codes import CODES
 
 SARIF_SCHEMA = json.loads((ROOT / "tests/data/sarif-schema-2.1.0.json").read_text())
 PADDED, EQUAL = FIXTURES / "padded", FIXTURES / "equal"

@@ -3,6 +3,7 @@ exists, every option and code the CLI has is documented, and every link leads so
 
 from __future__ import annotations
 
+import importlib.util
 import re
 
 import pytest
@@ -10,7 +11,7 @@ import typer.main
 from conftest import ROOT, cli
 
 from dspark_ckpt.cli import app
-from dspark_ckpt.rules.findings import CODES
+from dspark_ckpt.rules.codes import CODES
 
 DOCS = ROOT / "docs"
 PAGES = sorted([ROOT / "README.md", *DOCS.glob("*.md")])
@@ -96,6 +97,16 @@ def test_every_finding_code_is_documented_with_its_severity():
         assert f"| `{code.code}` | {code.severity} |" in table, code.code
     rows = re.findall(r"^\| `(DSC\d{3})` \|", table, flags=re.M)
     assert sorted(rows) == sorted(c.code for c in CODES.values())
+
+
+def test_the_finding_codes_section_is_what_the_registry_gives():
+    spec = importlib.util.spec_from_file_location(
+        "findings_table", ROOT / "tools/findings_table.py"
+    )
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    text = (DOCS / "findings.md").read_text(encoding="utf-8")
+    assert text == tool.page(text), "run python tools/findings_table.py"
 
 
 def test_every_finding_code_the_docs_mention_exists():

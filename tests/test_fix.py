@@ -23,10 +23,11 @@ from conftest import FIXTURES, ROOT, cli, signal_at
 from safetensors import safe_open
 from safetensors.numpy import load_file
 
+from dspark_ckpt.commands.draft_map import BROKEN_MAP
 from dspark_ckpt.commands.fix import NEW_SHARD
 from dspark_ckpt.errors import CheckpointError
+from dspark_ckpt.facts.gather import read_d2t
 from dspark_ckpt.facts.vocab import BIAS_TENSOR, MASK_MEANING, MASK_TENSOR
-from dspark_ckpt.rules.common import BROKEN_MAP, read_d2t
 from dspark_ckpt.source import atomic
 from dspark_ckpt.source.checkpoint import load_checkpoint
 
@@ -323,7 +324,7 @@ def test_t2d_that_selects_the_wrong_count_is_refused(tmp_path, cwd):
     "dtype, shape", [("F32", (32,)), ("I64", (33,)), ("I64", (32, 1)), ("U8", (32,))]
 )
 def test_a_d2t_that_is_not_i64_vd_is_one_rule(tmp_path, cwd, dtype, shape):
-    """rules.read_d2t is the one reader: fix refuses with inspect's own DSC206 message."""
+    """facts.gather.read_d2t is the one reader: fix refuses with inspect's own DSC206 message."""
     pruned_32(tmp_path / "p", d2t=synth.T(dtype, shape, np.zeros(shape)))
     found = cli("inspect", tmp_path / "p", "--target", SMALL, "--format", "json").json
     [dsc206] = [f for f in found["findings"] if f["code"] == "DSC206"]
@@ -1181,7 +1182,7 @@ def test_side_file_in_a_missing_folder_is_a_usage_error(cwd):
     assert list(cwd.iterdir()) == []
 
 
-# --- one rule for "can d2t be derived from t2d?" (rules.t2d_problem) ---------------------
+# --- one rule for "can d2t be derived from t2d?" (facts.gather.t2d_problem) --------------
 
 
 @pytest.mark.parametrize(

@@ -37,7 +37,7 @@ HEAVY = (
 # what --help and --version never need besides: the engine, the formats, the readers
 ENGINE = (
     "dspark_ckpt.commands.inspect",
-    "dspark_ckpt.rules.common",
+    "dspark_ckpt.rules.engine",
     "dspark_ckpt.profiles.registry",
     "dspark_ckpt.source.checkpoint",
     "dspark_ckpt.output.json",

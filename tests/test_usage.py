@@ -10,7 +10,7 @@ import typer.main
 from conftest import FIXTURES, cli
 
 from dspark_ckpt.cli import app
-from dspark_ckpt.rules.findings import CODES
+from dspark_ckpt.rules.codes import CODES
 
 COMMANDS = sorted(typer.main.get_command(app).commands)
 PADDED, SMALL = FIXTURES / "padded", FIXTURES / "targets/small"

@@ -11,10 +11,10 @@ import torch
 from conftest import FIXTURES, ROOT, cli, cli_subprocess
 from synth import VT, T
 
+from dspark_ckpt.commands.draft_map import BROKEN_MAP
 from dspark_ckpt.commands.verify import verify_checkpoint
 from dspark_ckpt.facts.target import load_target
 from dspark_ckpt.facts.vocab import BIAS_TENSOR, MASK_TENSOR, sampleable_mask
-from dspark_ckpt.rules.common import BROKEN_MAP
 
 PADDED, SMALL = FIXTURES / "padded", FIXTURES / "targets/small"
 MODES = ("greedy", "topk", "gumbel")
@@ -694,7 +694,7 @@ def test_quiet_prints_no_progress_and_only_the_verdict():
     assert bad.exit_code == 1 and "README.md" in bad.stderr  # errors still say why
 
 
-# --- one map for fix and verify (rules.draft_map) ---------------------------------------
+# --- one map for fix and verify (commands/draft_map.py) --------------------------------
 
 
 def test_a_pruned_drafter_without_any_map_is_refused_as_fix_refuses_it(tmp_path):

@@ -44,7 +44,7 @@ def explain_cmd(
     """Explain a finding code: what it means, why the runtime cares, how to fix it. Without
     a code, list every code (-q: one line)."""
     from dspark_ckpt.output.json import codes_obj, explain_obj, to_json
-    from dspark_ckpt.rules.findings import CODES, get_code
+    from dspark_ckpt.rules.codes import CODES, get_code
 
     if code is None:
         if fmt is PlainFormat.json:

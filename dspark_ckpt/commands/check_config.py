@@ -18,7 +18,8 @@ from dspark_ckpt.commands.runs import Policy
 from dspark_ckpt.errors import UsageError
 from dspark_ckpt.facts.config import MAX_VOCAB, torch_install_hint
 from dspark_ckpt.profiles.registry import PROFILES
-from dspark_ckpt.rules.findings import CODES, WARNING
+from dspark_ckpt.rules.codes import CODES
+from dspark_ckpt.rules.findings import WARNING
 from dspark_ckpt.source.base import HUB_PREFIX
 
 if sys.version_info >= (3, 11):

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from dspark_ckpt.commands.draft_map import draft_map
 from dspark_ckpt.commands.fix_checks import (
     File,
     check_bytes,
@@ -36,7 +37,16 @@ from dspark_ckpt.commands.inspect import Report, inspect_checkpoint
 from dspark_ckpt.errors import CheckpointError, UsageError, few
 from dspark_ckpt.facts.config import DrafterConfig, drafter_config
 from dspark_ckpt.facts.target import Target
-from dspark_ckpt.facts.vocab import BIAS_TENSOR, MASK_MEANING, MASK_TENSOR, sampleable_mask
+from dspark_ckpt.facts.vocab import (
+    BIAS_TENSOR,
+    D2T,
+    EQUAL,
+    MASK_MEANING,
+    MASK_TENSOR,
+    PADDED,
+    classify,
+    sampleable_mask,
+)
 from dspark_ckpt.profiles.registry import (
     PROFILES,
     applicable_profiles,
@@ -45,8 +55,8 @@ from dspark_ckpt.profiles.registry import (
     detect_family,
     get_profile,
 )
-from dspark_ckpt.rules.common import D2T, EQUAL, PADDED, classify, draft_map
-from dspark_ckpt.rules.findings import ERROR, Finding, get_code
+from dspark_ckpt.rules.codes import get_code
+from dspark_ckpt.rules.findings import ERROR, Finding
 from dspark_ckpt.source.atomic import Transaction, check_destination, refuse_symlink, step, writing
 from dspark_ckpt.source.checkpoint import (
     Checkpoint,
@@ -131,7 +141,7 @@ class FixResult:
 
 def plan_fix(ckpt: Checkpoint, cfg: DrafterConfig, target: Target, req: FixRequest) -> Plan:
     """The mask and d2t this checkpoint needs, or a ``CheckpointError`` saying why not
-    (``rules.draft_map``: the map verify applies the mask through, or its refusal)."""
+    (``draft_map``: the map verify applies the mask through, or its refusal)."""
     vd, vt = cfg.draft_vocab_size, target.vocab_size
     cls = classify(vd, vt)
     mapping = draft_map(ckpt, cfg, target)

@@ -16,7 +16,7 @@ import numpy as np
 
 from dspark_ckpt.commands.inspect import UNREADABLE, Report
 from dspark_ckpt.errors import CheckpointError
-from dspark_ckpt.rules.common import D2T
+from dspark_ckpt.facts.vocab import D2T
 from dspark_ckpt.source.atomic import step
 from dspark_ckpt.source.checkpoint import Checkpoint, build_checkpoint
 from dspark_ckpt.source.layout import CONFIG

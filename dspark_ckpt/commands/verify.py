@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from dspark_ckpt.commands.draft_map import draft_map
 from dspark_ckpt.errors import CheckpointError, UsageError
 from dspark_ckpt.facts.config import (
     MAX_SEED,
@@ -36,8 +37,17 @@ from dspark_ckpt.facts.config import (
     torch_install_hint,
 )
 from dspark_ckpt.facts.target import Target
-from dspark_ckpt.facts.vocab import BIAS_TENSOR, MASK_TENSOR, sampleable_mask, target_ids
-from dspark_ckpt.rules.common import D2T, LM_HEAD, MARKOV_W1, MARKOV_W2, classify, draft_map
+from dspark_ckpt.facts.vocab import (
+    BIAS_TENSOR,
+    D2T,
+    LM_HEAD,
+    MARKOV_W1,
+    MARKOV_W2,
+    MASK_TENSOR,
+    classify,
+    sampleable_mask,
+    target_ids,
+)
 from dspark_ckpt.source.checkpoint import Checkpoint, open_checkpoint
 from dspark_ckpt.source.safetensors import TensorInfo, read_array, read_header, read_tensor_bytes
 

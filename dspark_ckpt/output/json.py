@@ -62,7 +62,6 @@ def inspect_obj(r: Report) -> dict[str, Any]:
     (v2: verdicts only for the drafter family's profiles; ``covered``, ``releases``,
     ``not_applicable``; ``profile`` null when no profile covers the family)."""
     from dspark_ckpt.profiles.registry import PROFILES
-    from dspark_ckpt.rules.target import comparisons
 
     d, t, ck = r.drafter, r.target, r.checkpoint
     m = t.model if t else None
@@ -97,11 +96,7 @@ def inspect_obj(r: Report) -> dict[str, Any]:
             "quantization": m.quantization if m else None,
         },
         # v2: each drafter/target comparison made (hidden sizes, aux ids, tokenizer, ...)
-        "target_checks": (
-            comparisons(r.target_facts, [PROFILES[n] for n in r.verdicts if n in PROFILES])
-            if r.target_facts
-            else []
-        ),
+        "target_checks": r.target_checks,
         "classification": r.classification,
         "padded_rows": r.padded_rows,
         "expanded_input_vocab": r.expanded_input_vocab,
@@ -288,7 +283,7 @@ def explain_obj(code: Code) -> dict[str, Any]:
 
 def codes_obj() -> dict[str, Any]:
     """The ``dspark-ckpt/codes/v1`` object: every finding code, as ``explain`` gives one."""
-    from dspark_ckpt.rules.findings import CODES
+    from dspark_ckpt.rules.codes import CODES
 
     codes = [{k: v for k, v in explain_obj(c).items() if k != "schema"} for c in CODES.values()]
     return {"schema": CODES_SCHEMA, "codes": codes}

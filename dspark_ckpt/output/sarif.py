@@ -54,7 +54,7 @@ def _result(f: Finding, run: CheckRun, index: dict[str, int]) -> dict[str, Any]:
 def sarif_obj(runs: list[CheckRun]) -> dict[str, Any]:
     """SARIF 2.1.0: one rule per finding code, one result per finding (ignored ones suppressed)."""
     from dspark_ckpt import __version__
-    from dspark_ckpt.rules.findings import CODES
+    from dspark_ckpt.rules.codes import CODES
 
     index = {code: i for i, code in enumerate(CODES)}
     rules = [

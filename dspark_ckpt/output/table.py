@@ -19,7 +19,8 @@ from dspark_ckpt.commands.inspect import UNREADABLE, Report
 from dspark_ckpt.output.json import profile_obj
 from dspark_ckpt.output.text import one_line, printable
 from dspark_ckpt.profiles.registry import PROFILES
-from dspark_ckpt.rules.findings import CODES, ERROR, INFO, WARNING, Code, Finding
+from dspark_ckpt.rules.codes import CODES
+from dspark_ckpt.rules.findings import ERROR, INFO, WARNING, Code, Finding
 
 if TYPE_CHECKING:
     from dspark_ckpt.commands.runs import CheckResult
@@ -147,7 +148,7 @@ def findings_table(
 def target_line(r: Report) -> str | None:
     """The target model's facts and the tokenizer verdict, in one short line; None when
     there is nothing beyond its vocab (no hidden size, no layers, no tokenizer files)."""
-    m, tf = r.target.model if r.target else None, r.target_facts
+    m, tf = r.target.model if r.target else None, r.facts
     tok = tf.tokenizer if tf else None
     if tok is not None and not (tok.drafter.files or tok.target.files):
         tok = None

@@ -28,7 +28,8 @@ from dspark_ckpt.commands.inspect import Report, inspect_checkpoint
 
 # the target builders: the one import line to change when they move
 from dspark_ckpt.facts.target import load_target, target_from_vocab_size
-from dspark_ckpt.rules.findings import CODES, Finding
+from dspark_ckpt.rules.codes import CODES
+from dspark_ckpt.rules.findings import Finding
 
 FIXTURES = Path(synth.HERE)
 TOKENIZERS = FIXTURES / "target-contract" / "tokenizers"

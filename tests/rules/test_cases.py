@@ -8,7 +8,7 @@ import test_map_rules
 import test_shape_rules
 import test_target_rules
 
-from dspark_ckpt.rules.findings import CODES
+from dspark_ckpt.rules.codes import CODES
 
 TABLES = (test_load_rules, test_shape_rules, test_map_rules, test_target_rules)
 ALL = [c for table in TABLES for c in table.CASES]

@@ -1,0 +1,196 @@
+"""Everything a rule reads, read once and up front: ``gather``.
+
+The rules are pure functions of the ``Facts`` gathered here: the drafter's config, the
+target, the tensors the rules look at (their headers), the values of the small
+mapping tensors ``d2t`` and ``t2d``, and the tokenizer comparison. No rule reads a
+file: every read, a range request on the Hub included, happens here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from dspark_ckpt.errors import CheckpointError
+from dspark_ckpt.facts.config import DrafterConfig
+from dspark_ckpt.facts.target import Target
+from dspark_ckpt.facts.tokenizer import (
+    NOT_CHECKED,
+    TokenizerComparison,
+    TokenizerError,
+    TokenizerSide,
+    compare_tokenizers,
+    tokenizer_files,
+)
+from dspark_ckpt.facts.vocab import (
+    D2T,
+    EMBED,
+    FC,
+    INPUT_NORM,
+    LM_HEAD,
+    MARKOV_W1,
+    MARKOV_W2,
+    ROLE_TENSORS,
+    T2D,
+    classify,
+    d2t_layout_problem,
+    padded_rows,
+    t2d_layout_problem,
+)
+from dspark_ckpt.source.checkpoint import NAME_PREFIXES, Checkpoint
+from dspark_ckpt.source.safetensors import TensorInfo
+
+WRAPPER_PREFIXES = tuple(x for x in NAME_PREFIXES if x)
+
+
+@dataclass(frozen=True)
+class Facts:
+    """One drafter/target pair as the rules see it."""
+
+    cfg: DrafterConfig
+    target: Target
+    tensors: Mapping[str, TensorInfo]  # every tensor, by its name as stored
+    aliases: Mapping[str, list[str]]  # each role tensor's names as stored (prefixed forms)
+    prefixed: tuple[str, ...]  # the names under a wrapper prefix (model., ...), sorted
+    # the role tensors (ROLE_TENSORS), each found under its prefixed forms
+    lm_head: TensorInfo | None
+    embed: TensorInfo | None
+    d2t: TensorInfo | None
+    t2d: TensorInfo | None
+    markov_w1: TensorInfo | None
+    markov_w2: TensorInfo | None
+    fc: TensorInfo | None
+    input_norm: TensorInfo | None
+    # d2t's offsets, int64 [Vd]: read when d2t has the layout runtimes load (else DSC206)
+    d2t_values: Any = None
+    # the target ids a BOOL [Vt] t2d selects: read alongside d2t, or when there is none
+    t2d_selected: Any = None
+    tokenizer: TokenizerComparison | None = None  # None: no target folder (--target-vocab-size)
+
+    @property
+    def V(self) -> int:  # noqa: N802 - the names the docs use
+        return self.cfg.vocab_size
+
+    @property
+    def Vd(self) -> int:  # noqa: N802
+        return self.cfg.draft_vocab_size
+
+    @property
+    def Vt(self) -> int:  # noqa: N802
+        return self.target.vocab_size
+
+    @property
+    def classification(self) -> str:
+        return classify(self.Vd, self.Vt)
+
+    @property
+    def padded_rows(self) -> int:
+        return padded_rows(self.Vd, self.Vt)
+
+    @property
+    def expanded_input_vocab(self) -> bool:
+        return self.Vt < self.V
+
+    @property
+    def rank(self) -> int | None:
+        """``r``: the config's markov_rank, else the columns of markov_w1."""
+        if self.cfg.markov_rank:
+            return self.cfg.markov_rank
+        w1 = self.markov_w1
+        return w1.shape[1] if w1 is not None and len(w1.shape) == 2 else None
+
+    @property
+    def tied(self) -> bool:
+        return self.cfg.raw.get("tie_word_embeddings") is True
+
+    @property
+    def raw(self) -> dict:
+        return self.cfg.raw if isinstance(self.cfg.raw, dict) else {}
+
+    @property
+    def ht(self) -> int | None:
+        """The target's hidden size."""
+        return self.target.model.hidden_size if self.target.model else None
+
+    @property
+    def layers(self) -> int | None:
+        return self.target.model.num_hidden_layers if self.target.model else None
+
+
+def header_facts(ckpt: Checkpoint, cfg: DrafterConfig, target: Target) -> Facts:
+    """The facts the headers and configs give: no tensor is read, no tokenizer compared."""
+    return Facts(
+        cfg,
+        target,
+        ckpt.tensors,
+        {role: ckpt.aliases(role) for role in ROLE_TENSORS},
+        tuple(sorted(n for n in ckpt.tensors if n.startswith(WRAPPER_PREFIXES))),
+        *(ckpt.find(name) for name in (LM_HEAD, EMBED, D2T, T2D, MARKOV_W1, MARKOV_W2)),
+        ckpt.find(FC),
+        ckpt.find(INPUT_NORM),
+    )
+
+
+def gather(ckpt: Checkpoint, cfg: DrafterConfig, target: Target) -> Facts:
+    """Everything ``inspect``'s rules read, in this order: the tokenizer files of both
+    folders, then ``d2t`` and ``t2d``. A ``d2t`` of another layout than runtimes load is
+    a finding (DSC206), not an error: then neither map is read. A read that fails
+    raises ``CheckpointError``."""
+    tokenizer = _tokenizers(ckpt, cfg, target)
+    f = header_facts(ckpt, cfg, target)
+    if f.d2t is not None and d2t_layout_problem(f.d2t, f.Vd) is not None:
+        return replace(f, tokenizer=tokenizer)
+    offsets = read_d2t(ckpt, f.Vd)
+    return replace(f, d2t_values=offsets, t2d_selected=read_t2d(ckpt, f.Vt), tokenizer=tokenizer)
+
+
+def _tokenizers(ckpt: Checkpoint, cfg: DrafterConfig, target: Target):
+    if target.origin is None:
+        return None
+    drafter = ckpt.origin
+    try:
+        return compare_tokenizers(drafter, target.origin, min(cfg.vocab_size, target.vocab_size))
+    except TokenizerError as e:  # a broken tokenizer file is reported, never fatal
+        d, t = (tokenizer_files(s) for s in (drafter, target.origin))
+        return TokenizerComparison(
+            NOT_CHECKED, f"{e.path}: {e.message}", TokenizerSide(d), TokenizerSide(t)
+        )
+
+
+def read_d2t(ckpt: Checkpoint, vd: int):
+    """The checkpoint's ``d2t`` as an int64 ``[Vd]`` numpy array, or None when it has
+    none. Raises ``CheckpointError`` (DSC206) for any other dtype or shape: the one
+    reader of ``d2t`` for every command."""
+    info = ckpt.find(D2T)
+    if info is None:
+        return None
+    if (problem := d2t_layout_problem(info, vd)) is not None:
+        raise CheckpointError(info.path, f"DSC206: {problem}")
+    return ckpt.read(info).astype("int64", copy=False)
+
+
+def read_t2d(ckpt: Checkpoint, vt: int):
+    """The target ids the checkpoint's ``t2d`` selects, or None: no t2d, or not BOOL [Vt]."""
+    info = ckpt.find(T2D)
+    if info is None or t2d_layout_problem(info, vt) is not None:
+        return None
+    import numpy as np  # only where a mapping is read
+
+    return np.flatnonzero(ckpt.read(info))
+
+
+def t2d_problem(f: Facts) -> str | None:
+    """The one answer to "can d2t be derived from t2d?" (``fix``, DSC303 on a lone
+    ``t2d``, DSC103's hint): a ``BOOL [Vt]`` t2d that selects exactly ``Vd`` target ids.
+    Why not, or None."""
+    if f.t2d is None:
+        return "the checkpoint has no t2d to derive d2t from"
+    if (problem := t2d_layout_problem(f.t2d, f.Vt)) is not None:
+        return f"{problem}: no d2t can be derived from it"
+    if f.t2d_selected.size != f.Vd:
+        return (
+            f"t2d selects {f.t2d_selected.size} target ids; Vd is {f.Vd}: no d2t can be "
+            "derived from it"
+        )
+    return None

@@ -1,0 +1,25 @@
+"""Every finding code, generated from the registry: ``CODES``, in code order.
+
+``dspark-ckpt explain``, the SARIF rule metadata and docs/findings.md read the codes
+from here; each one is registered beside its rule (``registry.py``).
+"""
+
+from __future__ import annotations
+
+from dspark_ckpt.errors import UsageError
+
+# the engine imports every rule module and registers the codes it emits itself
+from dspark_ckpt.rules import engine  # noqa: F401
+from dspark_ckpt.rules.findings import Code
+from dspark_ckpt.rules.registry import RULES
+
+CODES: dict[str, Code] = {code: RULES[code].as_code for code in sorted(RULES)}
+
+
+def get_code(code: str) -> Code:
+    """A finding code by name (case-insensitive); a ``UsageError`` for an unknown one."""
+    try:
+        return CODES[code.strip().upper()]
+    except KeyError:
+        what = f"unknown finding code {code!r}" if code.strip() else "give a finding code"
+        raise UsageError(f"{what}; known: {', '.join(CODES)}") from None

@@ -1,0 +1,275 @@
+"""The draft-to-target map: ``d2t`` (``target_id = draft_id + d2t[draft_id]``) and its
+companion ``t2d``, the membership mask over the target vocab.
+
+Each function is one finding code (``registry.py``); its docstring is the code's
+explanation. They read only the gathered ``Facts``: ``d2t_values`` (read when the
+layout is one runtimes load) and ``t2d_selected``.
+"""
+
+from __future__ import annotations
+
+from dspark_ckpt.facts.gather import Facts, t2d_problem
+from dspark_ckpt.facts.vocab import (
+    D2T,
+    PRUNED,
+    T2D,
+    d2t_layout_problem,
+    t2d_disagreement,
+    t2d_layout_problem,
+    target_ids,
+)
+from dspark_ckpt.profiles.registry import Profile
+from dspark_ckpt.rules.findings import ERROR, WARNING, Finding, new_finding
+from dspark_ckpt.rules.registry import COMMON, PROFILE, rule
+from dspark_ckpt.rules.vocab import reduced, reduced_text
+
+
+@rule(
+    "DSC103",
+    ERROR,
+    "d2t missing",
+    scope=PROFILE,
+    hint=(
+        "ship d2t [Vd] int64; `dspark-ckpt fix --emit-d2t` derives it from t2d, or writes the "
+        "identity for an equal or padded drafter"
+    ),
+)
+def d2t_missing(f: Facts, p: Profile) -> list[Finding]:
+    """Sampled draft ids must be converted to target ids through d2t (target_id = draft_id +
+    d2t[draft_id]). Depending on the runtime, a missing d2t is a load error or is silently all
+    zeros, which maps draft id i to target id i and collapses acceptance for a pruned drafter."""
+    if f.d2t is not None or p.missing_d2t == "unused":
+        return []
+    how = {
+        "error": f"{p.runtime} refuses to load it ('... must include a d2t mapping so sampled "
+        "draft ids can be converted to target ids')",
+        "zeros": f"{p.runtime} silently maps draft id i to target id i (an all-zero d2t)",
+        "uninitialised": f"{p.runtime} creates an uninitialised int32 d2t [{f.Vd}] "
+        "(torch.empty) that nothing loads: sampled ids map through garbage",
+    }[p.missing_d2t]
+    fires = reduced(f, p) if p.missing_d2t != "zeros" else f.classification == PRUNED
+    if not fires:
+        return []
+    if f.classification != PRUNED:  # the hint says what `fix --emit-d2t` (fix.plan_fix) does
+        hint = (
+            f"`dspark-ckpt fix --emit-d2t` writes the identity d2t (all zeros) {p.name} "
+            "needs; profiles that create no d2t parameter here then refuse it (DSC105)"
+        )
+    elif (problem := t2d_problem(f)) is None:
+        hint = "`dspark-ckpt fix --emit-d2t` derives d2t from the t2d this checkpoint has"
+    else:
+        hint = (
+            f"ship the d2t the drafter was trained with: {problem}, so "
+            "`dspark-ckpt fix --emit-d2t` refuses"
+        )
+    return [
+        new_finding(
+            "DSC103",
+            f"no d2t mapping ({f.classification} drafter, {reduced_text(f, p)}): {how}",
+            tensor=D2T,
+            hint=hint,
+        )
+    ]
+
+
+@rule(
+    "DSC105",
+    ERROR,
+    "d2t present where the runtime has no parameter for it",
+    scope=PROFILE,
+    hint=(
+        "drop d2t from the checkpoint for this runtime (one checkpoint cannot satisfy both vllm "
+        "and vllm-legacy for a padded drafter)"
+    ),
+)
+def d2t_without_parameter(f: Facts, p: Profile) -> list[Finding]:
+    """The runtime creates draft_id_to_target_id only for a reduced vocab; for any other checkpoint
+    tensor vLLM's weight loader raises 'There is no module or parameter named ...'. TensorRT-LLM
+    loads a DSpark drafter with a strict state dict, where d2t and t2d are unexpected keys."""
+    if p.d2t_param == "reduced":  # a parameter only for a reduced vocab
+        if f.d2t is None or reduced(f, p):
+            return []
+        return [
+            new_finding(
+                "DSC105",
+                f"d2t is present but {p.name} creates no draft_id_to_target_id parameter "
+                f"for Vd {f.Vd} vs Vt {f.Vt} under its rule ({p.reduced_when}): the weight "
+                "loader raises 'There is no module or parameter named ...'",
+                f.d2t,
+                hint=f"drop d2t for {p.name}: its map is the identity here (a padded drafter "
+                "cannot satisfy both vllm and vllm-legacy with one checkpoint)",
+            )
+        ]
+    if p.d2t_param != "rejected":  # a strict state-dict load, which has no such key
+        return []
+    return [
+        new_finding(
+            "DSC105",
+            f"{role} is present but {p.name} loads the drafter with a strict state "
+            "dict that has no such key: load_state_dict raises 'Unexpected key(s)'",
+            info,
+            hint=f"drop d2t and t2d for {p.runtime}: it uses the target's head, "
+            "whose ids are target ids",
+        )
+        for role in (D2T, T2D)
+        if (info := f.tensors.get(role)) is not None
+    ]
+
+
+@rule(
+    "DSC206",
+    ERROR,
+    "d2t is not rank-1 int64 of length Vd",
+    scope=COMMON,
+    hint="re-export d2t as int64 [Vd]",
+)
+def d2t_layout(f: Facts) -> list[Finding]:
+    """d2t holds one integer offset per draft id (int64; int32 is converted on load, DSC305); any
+    other dtype or shape fails the runtime's load or indexes the wrong ids."""
+    if f.d2t is None or (problem := d2t_layout_problem(f.d2t, f.Vd)) is None:
+        return []
+    return [new_finding("DSC206", problem, f.d2t)]
+
+
+def _padding(offsets, vt: int):
+    """Padded rows ``[Vt, Vd)`` that keep the identity (offset 0): padding, not a
+    mapping error (DSC401 reports them and the padded-row mask covers them)."""
+    import numpy as np
+
+    return (np.arange(offsets.shape[0]) >= vt) & (offsets == 0)
+
+
+def _is_arange(offsets) -> bool:
+    import numpy as np
+
+    return offsets.size > 1 and bool(np.array_equal(offsets, np.arange(offsets.size)))
+
+
+@rule(
+    "DSC301",
+    ERROR,
+    "d2t maps to ids outside the target vocab",
+    scope=COMMON,
+    hint="rebuild d2t from the selected token ids: d2t[i] = selected[i] - i",
+)
+def d2t_out_of_range(f: Facts) -> list[Finding]:
+    """Every draft id i must map to 0 <= i + d2t[i] < Vt; an out-of-range id is an illegal token or
+    an out-of-bounds index in the target. A classic cause is an arange 'identity' (the identity d2t
+    is all zeros)."""
+    offsets = f.d2t_values
+    if offsets is None:
+        return []
+    import numpy as np
+
+    vd, vt = offsets.shape[0], f.Vt
+    ids = target_ids(vd, offsets)
+    bad = np.flatnonzero(((ids < 0) | (ids >= vt)) & ~_padding(offsets, vt))
+    if not bad.size:
+        return []
+    i = int(bad[0])
+    arange = " (d2t looks like arange: the identity is all zeros)" if _is_arange(offsets) else ""
+    return [
+        new_finding(
+            "DSC301",
+            f"{bad.size} of {vd} draft ids map outside [0, {vt}); first: draft id {i} "
+            f"-> {int(ids[i])}{arange}",
+            f.d2t,
+        )
+    ]
+
+
+def _unsorted(offsets):
+    """The target ids ``i + d2t[i]`` when they are not strictly increasing, else None
+    (a strictly increasing map is injective: no hash of Vd ids is needed)."""
+    import numpy as np
+
+    ids = target_ids(offsets.shape[0], offsets)
+    return ids if ids.size > 1 and not bool(np.all(np.diff(ids) > 0)) else None
+
+
+@rule(
+    "DSC302",
+    ERROR,
+    "d2t is not injective",
+    scope=COMMON,
+    hint="rebuild d2t from the selected token ids: d2t[i] = selected[i] - i",
+)
+def d2t_not_injective(f: Facts) -> list[Finding]:
+    """Two draft ids map to the same target id: one target token is proposed twice and another can
+    never be proposed."""
+    if f.d2t_values is None or (ids := _unsorted(f.d2t_values)) is None:
+        return []
+    import numpy as np
+
+    unique = np.unique(ids)
+    if unique.size == ids.size:
+        return []
+    vd = ids.size
+    return [
+        new_finding(
+            "DSC302", f"d2t maps {vd} draft ids onto {unique.size} distinct target ids", f.d2t
+        )
+    ]
+
+
+@rule(
+    "DSC303",
+    WARNING,
+    "t2d inconsistent with d2t",
+    scope=COMMON,
+    hint="re-export d2t and t2d together",
+)
+def t2d_inconsistent(f: Facts) -> list[Finding]:
+    """t2d (the membership mask over the target vocab) must select exactly the target ids that d2t
+    maps to, with t2d.sum() == Vd. vLLM skips t2d, but a mismatch means one of the two is stale."""
+    if f.t2d is None:
+        return []
+    if f.d2t is None:  # t2d alone: the map fix would derive from it must be possible
+        problem = t2d_problem(f)
+    elif f.d2t_values is None:  # d2t of another layout (DSC206): nothing to compare
+        problem = None
+    else:  # vLLM skips a t2d of another layout: a warning, and nothing to compare d2t with
+        problem = t2d_layout_problem(f.t2d, f.Vt) or t2d_disagreement(f.t2d_selected, f.d2t_values)
+    return [] if problem is None else [new_finding("DSC303", problem, f.t2d)]
+
+
+@rule(
+    "DSC304",
+    WARNING,
+    "d2t not sorted",
+    scope=COMMON,
+)
+def d2t_not_sorted(f: Facts) -> list[Finding]:
+    """i + d2t[i] is not strictly increasing. Legal (ModelOpt's calibration does not sort), but
+    SpecForge and speculators always sort: an unsorted map from those producers suggests corruption.
+    """
+    if f.d2t_values is None or (ids := _unsorted(f.d2t_values)) is None:
+        return []
+    import numpy as np
+
+    if np.unique(ids).size != ids.size:  # not injective: DSC302
+        return []
+    return [new_finding("DSC304", "i + d2t[i] is not strictly increasing", f.d2t)]
+
+
+@rule(
+    "DSC305",
+    WARNING,
+    "d2t is int32: converted on load",
+    scope=COMMON,
+    hint="re-export d2t as int64 [Vd]",
+)
+def d2t_int32(f: Facts) -> list[Finding]:
+    """d2t is stored as int32. vLLM's weight loader copies it into its int64 parameter and SGLang
+    adds it to an int64 arange: it works, but producers write int64."""
+    d2t = f.d2t
+    if f.d2t_values is None or d2t.dtype == "I64":
+        return []
+    return [
+        new_finding(
+            "DSC305",
+            f"d2t is {d2t.dtype} {list(d2t.shape)}: vLLM's weight loader converts it "
+            "into its int64 parameter, SGLang adds it to an int64 arange",
+            d2t,
+        )
+    ]

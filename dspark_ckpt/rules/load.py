@@ -1,0 +1,445 @@
+"""What a runtime's loader does with the drafter: its head, its embedding, its tensor
+names, the config keys it reads, its mask token.
+
+Each function is one finding code (``registry.py``); its docstring is the code's
+explanation. They read only the gathered ``Facts``, parameterised by a ``Profile``. A
+finding's message says what the runtime will do (a load error and its message, an
+index error at the first step, silent garbage); its hint is safe to follow.
+"""
+
+from __future__ import annotations
+
+import re
+
+from dspark_ckpt.facts.gather import Facts
+from dspark_ckpt.facts.vocab import D2T, EMBED, LM_HEAD, PADDED, T2D
+from dspark_ckpt.profiles.registry import Profile
+from dspark_ckpt.rules.findings import ERROR, WARNING, Finding, new_finding
+from dspark_ckpt.rules.registry import PROFILE, rule
+from dspark_ckpt.rules.vocab import reduced, reduced_text
+
+
+@rule(
+    "DSC101",
+    ERROR,
+    "embed_tokens missing for an expanded input vocab",
+    scope=PROFILE,
+    hint="ship embed_tokens.weight [V, H] with the drafter",
+)
+def embed_missing(f: Facts, p: Profile) -> list[Finding]:
+    """The drafter's vocab_size V is larger than the target's Vt, so the target's embedding cannot
+    be shared: vLLM refuses to load a Qwen3 DSpark drafter whose input vocab_size is larger than the
+    target vocabulary without embed_tokens."""
+    if p.requires_embed_when_expanded and f.expanded_input_vocab and f.embed is None:
+        return [
+            new_finding(
+                "DSC101",
+                f"input vocab_size {f.V} is larger than the target's {f.Vt} and the "
+                f"drafter has no embed_tokens: {p.runtime} refuses to load it ('... whose "
+                "input vocab_size is larger than the target vocabulary must include "
+                "embed_tokens weights')",
+                tensor=EMBED,
+            )
+        ]
+    return []
+
+
+@rule(
+    "DSC102",
+    ERROR,
+    "lm_head missing for a reduced vocab",
+    scope=PROFILE,
+    hint="ship lm_head.weight [Vd, H] with the drafter",
+)
+def lm_head_missing(f: Facts, p: Profile) -> list[Finding]:
+    """The runtime treats this drafter's output vocab as reduced (under its rule, < or !=), so the
+    full target lm_head cannot stand in for the drafter's: vLLM's DSpark loader refuses to load
+    without it. vLLM's DFlash and EAGLE-3 loaders share the target's head instead and keep its first
+    Vd logits: draft id i is scored with target token i's row, then proposed as target id i + d2t[i]
+    (wrong proposals, no error); a padded drafter whose Vd exceeds the target head's rows fails at
+    the first proposal."""
+    if f.lm_head is not None or not reduced(f, p):
+        return []
+    if p.missing_lm_head == "refused":
+        return [
+            new_finding(
+                "DSC102",
+                f"{p.name} treats the draft vocab as reduced ({reduced_text(f, p)}) and "
+                "refuses to load it without lm_head ('Reduced-vocabulary ... checkpoints must "
+                "include lm_head weights; the full target lm_head cannot be shared')",
+                tensor=LM_HEAD,
+            )
+        ]
+    if p.missing_lm_head != "target":
+        return []
+    et = f.target.embedding_rows
+    if f.Vd > f.Vt and et is not None and et < f.Vd:
+        what = (
+            f"its {et} rows give {et} logits for a {f.Vd}-wide scatter: a shape error "
+            "at the first proposal"
+        )
+    else:
+        what = (
+            f"and keeps its first {f.Vd} logits: draft id i is scored with target "
+            "token i's row, then proposed as target id i + d2t[i]. No error; the "
+            "proposals are wrong and acceptance collapses"
+        )
+    return [
+        new_finding(
+            "DSC102",
+            f"no lm_head and the draft vocab is reduced ({reduced_text(f, p)}): {p.name} "
+            f"shares the target's lm_head {what}",
+            tensor=LM_HEAD,
+        )
+    ]
+
+
+@rule(
+    "DSC104",
+    ERROR,
+    "padded drafter without lm_head: uninitialised head",
+    scope=PROFILE,
+    hint="ship lm_head.weight [Vd, H] with the drafter",
+)
+def padded_lm_head_missing(f: Facts, p: Profile) -> list[Finding]:
+    """Vd > Vt and no lm_head: vLLM shares the target head only when Vd == Vt, raises nothing, and
+    the draft head stays uninitialised memory: acceptance rate zero with no error."""
+    # where the draft vocab counts as reduced, DSC102 says it instead
+    if f.lm_head is not None or p.missing_lm_head != "refused" or reduced(f, p):
+        return []
+    if f.classification != PADDED:
+        return []
+    return [
+        new_finding(
+            "DSC104",
+            f"padded drafter (Vd {f.Vd} > Vt {f.Vt}) without lm_head: {p.name} shares the "
+            "target head only when Vd == Vt, so the draft head stays uninitialised "
+            "(acceptance rate zero, no error)",
+            tensor=LM_HEAD,
+        )
+    ]
+
+
+@rule(
+    "DSC107",
+    ERROR,
+    "config key missing where the runtime reads it",
+    scope=PROFILE,
+    hint=(
+        "copy the key to the top level of config.json (SpecForge ships a script that does this "
+        "for serving)"
+    ),
+)
+def key_not_top_level(f: Facts, p: Profile) -> list[Finding]:
+    """The runtime reads this key at the top level of the drafter's config.json (vLLM and SGLang:
+    config.markov_rank; TensorRT-LLM also config.target_layer_ids). SpecForge's training configs
+    nest them under dflash_config, where nothing reads them: the drafter fails to build (no Markov
+    head, no captured layers)."""
+    # keys the runtime reads only at the top level of the config
+    out = []
+    for key in p.top_level_keys:
+        if f.cfg.raw.get(key) is not None:
+            continue
+        nested = f.cfg.nested_copy(key)
+        where = f"only nested as {nested}" if nested else "missing"
+        out.append(
+            new_finding(
+                "DSC107",
+                f"{key} is {where}: {p.runtime} reads config.{key} at the top level of "
+                "config.json and cannot build the drafter without it",
+                tensor=nested or key,
+                hint=f"copy {nested} to the top level of config.json (SpecForge ships a "
+                "script that does this for serving)"
+                if nested
+                else None,
+            )
+        )
+    return out
+
+
+def _mask_token(f: Facts, p: Profile) -> tuple[str, int] | None:
+    """The mask token id the runtime reads (its key order) and its key; None if none."""
+    declared = dict(f.cfg.mask_tokens)
+    key = next((k for k in p.mask_token_keys if k in declared), None)
+    return None if key is None else (key, declared[key])
+
+
+@rule(
+    "DSC109",
+    ERROR,
+    "mask token id missing",
+    scope=PROFILE,
+    hint=(
+        "set the mask token id the drafter was trained with (SpecForge: "
+        "dflash_config.mask_token_id)"
+    ),
+)
+def mask_token_missing(f: Facts, p: Profile) -> list[Finding]:
+    """DFlash and DSpark drafters feed a mask (noise) token id as an input id. vLLM reads
+    dflash_config.mask_token_id, mask_token_id, dspark_noise_token_id, pard_token, ptd_token_id in
+    that order and its proposer raises when none is set; SGLang's DSpark refuses a config without
+    mask_token_id."""
+    if not p.mask_token_keys or p.missing_mask_token != "error" or _mask_token(f, p):
+        return []
+    return [
+        new_finding(
+            "DSC109",
+            f"no mask token id: {p.runtime} reads {', '.join(p.mask_token_keys)} and "
+            "refuses a DFlash/DSpark drafter without one",
+            tensor=p.mask_token_keys[0],
+        )
+    ]
+
+
+@rule(
+    "DSC110",
+    ERROR,
+    "own embed_tokens smaller than the target vocab",
+    scope=PROFILE,
+    hint=(
+        "export embed_tokens with a row for every target id ([Vt, H]), or drop it so the target's "
+        "embedding is shared (what SGLang and TensorRT-LLM do anyway)"
+    ),
+)
+def own_embed_too_small(f: Facts, p: Profile) -> list[Finding]:
+    """The drafter ships embed_tokens with V < Vt rows. vLLM keeps a drafter's own embedding when
+    its shape differs from the target's, and the drafter is fed target token ids: any id in [V, Vt)
+    indexes past its end (an index error, a device-side assert on GPU)."""
+    # an own embedding of V < Vt rows is kept, and target ids >= V overrun it
+    if p.own_embed_kept and f.embed is not None and f.Vt > f.V:
+        return [
+            new_finding(
+                "DSC110",
+                f"{f.embed.name} has {f.V} rows but the target's vocab is {f.Vt}: "
+                f"{p.runtime} keeps the drafter's own embedding (its shape differs from the "
+                f"target's) and feeds it target token ids: the first id in [{f.V}, {f.Vt}) "
+                "is an index error (a device-side assert on GPU)",
+                f.embed,
+            )
+        ]
+    return []
+
+
+@rule(
+    "DSC111",
+    ERROR,
+    "tensor names under a wrapper prefix",
+    scope=PROFILE,
+    hint=(
+        "rename the tensors without the wrapper prefix (lm_head.weight, d2t, embed_tokens.weight, "
+        "layers.N....)"
+    ),
+)
+def wrapper_prefix(f: Facts, p: Profile) -> list[Finding]:
+    """vLLM's drafter loaders prepend 'model.' to every name but lm_head and d2t, and TensorRT-LLM
+    loads names as stored with a strict state dict: a stored model.lm_head.weight, model.d2t or
+    model.embed_tokens.weight is no parameter of theirs and fails the load ('There is no module or
+    parameter named ...' / 'Unexpected key(s)')."""
+    # names under a wrapper prefix are not the tensors a strict loader maps
+    names = f.prefixed
+    if p.prefixed_names != "rejected" or not names:
+        return []
+    how = (
+        "loads names as stored with load_state_dict(strict=True): 'Unexpected key(s)'"
+        if p.strict_names
+        else "prepends 'model.' to every name but lm_head and d2t itself: its weight loader "
+        "raises 'There is no module or parameter named ...'"
+    )
+    shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    return [
+        new_finding(
+            "DSC111",
+            f"{len(names)} tensor name(s) carry a wrapper prefix ({shown}): {p.runtime} {how}",
+            f.tensors[names[0]],
+        )
+    ]
+
+
+# the names a TensorRT-LLM Qwen3 DSpark drafter has (modeling_dspark_qwen3.py __init__)
+_LAYER = re.compile(
+    r"layers\.(\d+)\.(self_attn\.[qkvo]_proj\.weight|self_attn\.[qk]_norm\.weight|"
+    r"mlp\.(gate|up|down)_proj\.weight|input_layernorm\.weight|post_attention_layernorm\.weight)"
+)
+_BACKBONE = {"fc.weight", "hidden_norm.weight", "norm.weight"}
+
+
+def _expected_name(name: str, f: Facts) -> bool:
+    raw = f.cfg.raw
+    if name in _BACKBONE or name.startswith(("embed_tokens.", "lm_head.")):
+        return True
+    if m := _LAYER.fullmatch(name):
+        layers = f.cfg.value("num_hidden_layers")
+        return not isinstance(layers, int) or int(m.group(1)) < layers
+    if name.startswith("markov_head."):
+        rank = raw.get("markov_rank")
+        if not isinstance(rank, int) or rank <= 0:
+            return False
+        kind = str(raw.get("markov_head_type", "vanilla")).lower()
+        return kind != "vanilla" or name in (
+            "markov_head.markov_w1.weight",
+            "markov_head.markov_w2.weight",
+        )
+    if name in ("confidence_head.proj.weight", "confidence_head.proj.bias"):
+        return raw.get("enable_confidence_head") is True
+    return False
+
+
+@rule(
+    "DSC112",
+    ERROR,
+    "tensor the runtime's strict load rejects",
+    scope=PROFILE,
+    hint=(
+        "drop the tensors the TensorRT-LLM model does not have, or enable them in the top level "
+        "of config.json"
+    ),
+)
+def strict_load_rejects(f: Facts, p: Profile) -> list[Finding]:
+    """TensorRT-LLM loads a Qwen3 DSpark drafter with load_state_dict(strict=True): any name its
+    model lacks (mask_embedding, a confidence head the config does not enable at the top level, a
+    Markov head without a top-level markov_rank, quantisation scales) is an 'Unexpected key(s)'
+    error at load."""
+    # TensorRT-LLM's strict state-dict load rejects every name its model lacks; d2t and
+    # t2d are DSC105, names under a wrapper prefix DSC111
+    if not p.strict_names:
+        return []
+    prefixed = set(f.prefixed)
+    others = [
+        n
+        for n in sorted(f.tensors)
+        if not _expected_name(n, f) and n not in (D2T, T2D) and n not in prefixed
+    ]
+    if not others:
+        return []
+    shown = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
+    return [
+        new_finding(
+            "DSC112",
+            f"{len(others)} tensor(s) the {p.runtime} model does not have ({shown}): "
+            "load_state_dict(strict=True) raises 'Unexpected key(s)' (a confidence head "
+            "or Markov head counts only when enable_confidence_head / markov_rank are set "
+            "at the top level of config.json)",
+            f.tensors[others[0]],
+        )
+    ]
+
+
+@rule(
+    "DSC208",
+    ERROR,
+    "mask token id outside the input vocab",
+    scope=PROFILE,
+    hint="set the mask token id the drafter was trained with; it must be below vocab_size",
+)
+def mask_token_outside_vocab(f: Facts, p: Profile) -> list[Finding]:
+    """The mask/noise token id is an input id, looked up in the drafter's embedding: it must lie in
+    [0, V) with V the drafter's vocab_size (not [0, Vd): a pruned Qwen3 drafter with Vd 32000 and
+    mask id 151669 is valid). vLLM checks this at config time for Qwen3-Omni targets; elsewhere the
+    lookup indexes out of range."""
+    # the mask id the runtime reads (its key order) is an input id, in [0, V)
+    if not p.mask_token_keys or (found := _mask_token(f, p)) is None:
+        return []
+    key, mask_id = found
+    if 0 <= mask_id < f.V:
+        return []
+    return [
+        new_finding(
+            "DSC208",
+            f"{key} {mask_id} (the mask id {p.runtime} reads) is outside the input vocab "
+            f"[0, {f.V}): its embedding lookup indexes out of range",
+            tensor=key,
+        )
+    ]
+
+
+@rule(
+    "DSC601",
+    ERROR,
+    "lm_head missing and never loaded: uninitialised head",
+    scope=PROFILE,
+    hint="ship lm_head.weight [Vd, H], or drop draft_vocab_size so SGLang uses the target's head",
+)
+def lm_head_never_loaded(f: Facts, p: Profile) -> list[Finding]:
+    """SGLang's EAGLE-3 loader creates an lm_head of draft_vocab_size rows whenever the config sets
+    draft_vocab_size (and does not tie embeddings); its weight loader skips names it lacks and the
+    worker only shares the target's embedding, so without an lm_head in the checkpoint the head
+    stays uninitialised memory: acceptance rate zero, no error."""
+    if (
+        f.lm_head is not None
+        or p.missing_lm_head != "uninitialised"
+        or f.cfg.draft_vocab_size_defaulted
+        or f.tied
+    ):
+        return []
+    return [
+        new_finding(
+            "DSC601",
+            f"no lm_head, yet draft_vocab_size {f.Vd} is set: {p.name} creates a "
+            f"[{f.Vd}, H] head that nothing loads (uninitialised memory, no error)",
+            tensor=LM_HEAD,
+        )
+    ]
+
+
+@rule(
+    "DSC602",
+    WARNING,
+    "shipped lm_head replaced by the target's",
+    scope=PROFILE,
+    hint=(
+        "for SGLang, write draft_vocab_size in config.json; for TensorRT-LLM, train the drafter "
+        "against the target's own head"
+    ),
+)
+def lm_head_replaced(f: Facts, p: Profile) -> list[Finding]:
+    """The runtime takes the draft head from the target: TensorRT-LLM's Qwen3 DSpark loader always
+    does, SGLang's EAGLE-3 loader does when the config has no draft_vocab_size. The lm_head trained
+    with the drafter is ignored, so the drafter proposes from a head it was not trained with."""
+    if f.lm_head is None:
+        return []
+    if p.lm_head_from_target == "always" and f.Vd != f.Vt:
+        why = "always uses the target's lm_head"
+    elif (
+        p.lm_head_from_target == "no_draft_vocab_size"
+        and f.cfg.draft_vocab_size_defaulted
+        and not f.tied
+    ):
+        why = "uses the target's lm_head because the config has no draft_vocab_size"
+    else:
+        return []
+    return [
+        new_finding(
+            "DSC602",
+            f"the drafter ships lm_head {list(f.lm_head.shape)} but {p.name} {why}: the "
+            "trained head is ignored",
+            f.lm_head,
+        )
+    ]
+
+
+@rule(
+    "DSC604",
+    ERROR,
+    "config format the runtime does not read",
+    scope=PROFILE,
+    hint=(
+        "export an SGLang config: architectures [LlamaForCausalLMEagle3], the backbone sizes at "
+        "the top level, draft_vocab_size, eagle_config"
+    ),
+)
+def config_format_unread(f: Facts, p: Profile) -> list[Finding]:
+    """SGLang 0.5.23 reads only the LlamaForCausalLMEagle3 config format; it has no translation for
+    a speculators-format config (speculators_model_type, transformer_layer_config), so the drafter
+    cannot be built from it."""
+    # SGLang reads no speculators-format config
+    if p.reads_speculators_format or not f.cfg.speculators_format:
+        return []
+    return [
+        new_finding(
+            "DSC604",
+            f"this is a speculators-format config (speculators_model_type): {p.release} "
+            "reads only the LlamaForCausalLMEagle3 config format and cannot build the "
+            "drafter from it",
+            tensor="speculators_model_type",
+        )
+    ]

@@ -1,0 +1,199 @@
+"""Vocab sizes: the draft vocab against the input vocab, the target's vocab and its
+embedding, and how each runtime's rule calls a draft vocab "reduced".
+
+Each function is one finding code (``registry.py``); its docstring is the code's
+explanation. They read only the gathered ``Facts``.
+"""
+
+from __future__ import annotations
+
+from dspark_ckpt.facts.config import SPECULATORS_DEFAULT_DRAFT_VOCAB
+from dspark_ckpt.facts.gather import Facts
+from dspark_ckpt.facts.vocab import LM_HEAD, PADDED
+from dspark_ckpt.profiles.registry import DSPARK, Profile
+from dspark_ckpt.rules.findings import ERROR, INFO, WARNING, Finding, new_finding
+from dspark_ckpt.rules.registry import COMMON, PROFILE, rule
+
+
+def reduced(f: Facts, p: Profile) -> bool:
+    """Whether ``p``'s rule treats the draft vocab as reduced (a d2t parameter exists)."""
+    return p.reduced(f.Vd, f.Vt, f.V)
+
+
+def reduced_text(f: Facts, p: Profile) -> str:
+    """``p``'s rule for a reduced draft vocab, with this drafter's numbers."""
+    other = ("V", f.V) if p.reduced_against == "vocab_size" else ("Vt", f.Vt)
+    return f"Vd {p.reduced_when} {other[0]}: {f.Vd} {p.reduced_when} {other[1]}"
+
+
+@rule(
+    "DSC106",
+    ERROR,
+    "draft vocab larger than a Qwen3-Omni target's",
+    scope=PROFILE,
+    hint="prune or truncate the draft vocab to at most Vt",
+)
+def omni_draft_vocab(f: Facts, p: Profile) -> list[Finding]:
+    """vLLM's config-time check for Qwen3-Omni targets requires 0 < draft_vocab_size <= the thinker
+    text config's vocab_size."""
+    if p.omni_vocab_check and f.target.is_omni and f.Vd > f.Vt:
+        return [
+            new_finding(
+                "DSC106",
+                f"draft_vocab_size {f.Vd} exceeds the Qwen3-Omni target's thinker vocab_size "
+                f"{f.Vt}: {p.runtime} refuses it at config time",
+                tensor="draft_vocab_size",
+            )
+        ]
+    return []
+
+
+@rule(
+    "DSC207",
+    ERROR,
+    "draft vocab larger than the target's embedding",
+    scope=COMMON,
+    hint=(
+        "truncate the draft vocab to the target's embedding (lm_head rows and draft_vocab_size <= "
+        "Et): only that clears this error; a padded-row mask (`dspark-ckpt fix --emit-mask`) "
+        "keeps sampling in bounds meanwhile, but the checkpoint still fails"
+    ),
+)
+def draft_vocab_above_embedding(f: Facts) -> list[Finding]:
+    """Vd > Et: with the identity map, a sampled padded id indexes past the target's embedding rows
+    and takes down every tensor-parallel rank with a device-side assert."""
+    et = f.target.embedding_rows
+    if f.classification != PADDED or et is None or f.Vd <= et:
+        return []
+    return [
+        new_finding(
+            "DSC207",
+            f"draft_vocab_size {f.Vd} exceeds the target's {et} embedding rows "
+            f"({f.target.embedding_tensor}): sampled ids in [{et}, {f.Vd}) index out of "
+            "bounds",
+            tensor="draft_vocab_size",
+        )
+    ]
+
+
+@rule(
+    "DSC401",
+    WARNING,
+    "padded rows reachable by sampling",
+    scope=COMMON,
+    hint="apply a padded-row mask: `dspark-ckpt fix --emit-mask`",
+)
+def padded_rows_sampled(f: Facts) -> list[Finding]:
+    """Rows [Vt, Vd) are padding, not tokens, yet no vLLM version masks them: greedy, top-k and
+    Gumbel sampling run over the full Vd width and the Markov bias adds to them. A sampled padded id
+    becomes an illegal target token or an out-of-bounds index."""
+    if f.classification != PADDED:
+        return []
+    et = f.target.embedding_rows
+    illegal = f"[{f.Vt}, {f.Vd})"
+    return [
+        new_finding(
+            "DSC401",
+            f"{f.padded_rows} padded rows {illegal} can be sampled (no runtime masks them): "
+            "each becomes an illegal target token"
+            + (f", or an out-of-bounds index at or above Et {et}" if et and et < f.Vd else ""),
+            tensor=LM_HEAD,
+        )
+    ]
+
+
+@rule(
+    "DSC501",
+    INFO,
+    "draft_vocab_size missing: defaulted",
+    scope=COMMON,
+    hint="write draft_vocab_size explicitly in config.json",
+)
+def draft_vocab_defaulted(f: Facts) -> list[Finding]:
+    """With no draft_vocab_size, vLLM, SGLang and TensorRT-LLM use vocab_size; the speculators
+    library's own configs default to 32000."""
+    if not f.cfg.draft_vocab_size_defaulted:
+        return []
+    spec = (
+        f" (this is a speculators-format config, whose library defaults to "
+        f"{SPECULATORS_DEFAULT_DRAFT_VOCAB})"
+        if f.cfg.speculators_format
+        else f"; the speculators library would default to {SPECULATORS_DEFAULT_DRAFT_VOCAB}"
+    )
+    return [
+        new_finding(
+            "DSC501",
+            f"draft_vocab_size is missing: vLLM, SGLang and TensorRT-LLM use vocab_size "
+            f"{f.V}{spec}",
+            tensor="draft_vocab_size",
+        )
+    ]
+
+
+@rule(
+    "DSC603",
+    ERROR,
+    "draft vocab larger than the input vocab",
+    scope=PROFILE,
+    hint=(
+        "if rows [V, Vd) are padding, truncate lm_head (and d2t, markov_w2) to V rows and set "
+        "draft_vocab_size = V; else export the input vocab with Vd rows"
+    ),
+)
+def draft_vocab_above_vocab(f: Facts, p: Profile) -> list[Finding]:
+    """Vd > V breaks the drafter itself: vLLM's DSpark feeds each sampled draft id back into
+    markov_w1 (V rows) at the next step, and vLLM's EAGLE-3 and DFlash scatter the Vd draft logits
+    into a V-wide row (EAGLE-3 without a d2t parameter asserts the logits are V wide): an index
+    error at the first draft step."""
+    # Vd > V is an index error inside the drafter at the first draft step
+    if p.draft_vocab_above_vocab or f.Vd <= f.V:
+        return []
+    if p.family == DSPARK:
+        how = (
+            f"{p.runtime} feeds each sampled draft id back into markov_w1 ({f.V} rows) at "
+            f"the next step: ids in [{f.V}, {f.Vd}) are an index error"
+        )
+    elif reduced(f, p):
+        how = (
+            f"compute_logits scatters the {f.Vd} draft logits into a {f.V}-wide row at "
+            "arange(Vd) + d2t: an index error at the first draft step"
+        )
+    else:
+        how = (
+            f"compute_logits asserts the {f.Vd} draft logits are vocab_size ({f.V}) wide: "
+            "an assertion error at the first draft step"
+        )
+    return [
+        new_finding(
+            "DSC603",
+            f"draft_vocab_size {f.Vd} > vocab_size {f.V}: {how}",
+            tensor="draft_vocab_size",
+        )
+    ]
+
+
+@rule(
+    "DSC605",
+    ERROR,
+    "input vocab differs from the target's logit width",
+    scope=PROFILE,
+    hint="export the drafter with vocab_size equal to the target head's rows",
+)
+def vocab_not_target_width(f: Facts, p: Profile) -> list[Finding]:
+    """TensorRT-LLM's Qwen3 DSpark drafter uses the target's lm_head and adds a Markov bias of
+    vocab_size (V) columns to its logits: V must equal the target's logit width (its head's rows),
+    or the first draft step fails on the shape."""
+    # TensorRT-LLM DSpark: the Markov bias [V] is added to the target head's logits
+    width = f.target.embedding_rows  # the target head's rows: unknown without its weights
+    if not p.vocab_is_target_width or width is None or width == f.V:
+        return []
+    what = f"the target's {f.target.embedding_tensor} rows"
+    return [
+        new_finding(
+            "DSC605",
+            f"vocab_size {f.V} differs from {what} ({width}): {p.runtime} adds a Markov bias "
+            f"of {f.V} columns to the target head's {width} logits, a shape error at the "
+            "first draft step",
+            tensor="vocab_size",
+        )
+    ]
