@@ -1,7 +1,6 @@
 """``verify``: sample from the drafter's real head and count the ids that leave the target vocab.
 
-CONTRACT.md, "Padded rows reach sampling": no runtime masks draft logits in
-``[Vt, Vd)``. This module loads only the head tensors (``lm_head``, and
+No runtime masks draft logits in ``[Vt, Vd)`` (DSC401): a padded row can be sampled. This module loads only the head tensors (``lm_head``, and
 ``markov_head.markov_w1`` / ``markov_w2`` where present) with safetensors straight
 onto the device, computes draft logits for seeded random hidden states plus an
 adversarial set aimed at the rows that map outside ``[0, Vt)``, samples the way

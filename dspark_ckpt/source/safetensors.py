@@ -1,6 +1,6 @@
 """A strict, header-only safetensors reader.
 
-Format (CONTRACT.md, "Reading checkpoints safely"): 8 bytes little-endian header
+The format: 8 bytes little-endian header
 length ``N``; ``N`` bytes of UTF-8 JSON (may be padded with spaces); the data
 buffer. Validated at least as strictly as the safetensors library, and stricter
 where it is lax: duplicate keys, NaN/Infinity and trailing bytes are refused.
