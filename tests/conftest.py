@@ -13,11 +13,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from dspark_ckpt.cli import app
+
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures"
-sys.path.insert(0, str(FIXTURES))  # synth.py: the checkpoint writer
-
-from dspark_ckpt.cli import app  # noqa: E402
 
 
 @dataclass

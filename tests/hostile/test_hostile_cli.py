@@ -30,10 +30,8 @@ from cases import (
     tensor_case,
     valid_file,
 )
+from conftest import ROOT, cli, cli_subprocess
 from synth import T, drafter_config, write_safetensors
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from conftest import ROOT, cli, cli_subprocess  # noqa: E402
 
 TIMEOUT_S = 20
 

@@ -13,9 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from conftest import FIXTURES, ROOT  # noqa: E402
+from conftest import FIXTURES, ROOT
 
 TARGET = FIXTURES / "targets/small"
 

@@ -7,13 +7,10 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import synth
+from conftest import ROOT
 from synth import T
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from conftest import ROOT  # noqa: E402
 
 V, H = 8000, 128  # a 4 MB F32 head: sampling 4096 states takes seconds
 

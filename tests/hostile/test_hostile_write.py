@@ -10,16 +10,13 @@ from __future__ import annotations
 import hashlib
 import json
 import signal
-import sys
 from pathlib import Path
 
 import pytest
 import synth
+from conftest import FIXTURES, ROOT, cli, cli_with_fault, signal_at
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from conftest import FIXTURES, ROOT, cli, cli_with_fault, signal_at  # noqa: E402
-
-from dspark_ckpt.commands.fix import NEW_SHARD  # noqa: E402
+from dspark_ckpt.commands.fix import NEW_SHARD
 
 SMALL = FIXTURES / "targets/small"
 LEGACY = ("--profile", "vllm-legacy")  # a padded drafter with d2t is meant for this loader

@@ -8,7 +8,7 @@ import shutil
 import sys
 
 import pytest
-import target_contract as tc  # fixtures/, on sys.path through conftest
+import target_contract as tc
 from conftest import FIXTURES, cli
 from synth import drafter, head
 
@@ -267,8 +267,7 @@ def online(d, t, tmp_path):
     """``inspect org/d --target hf://org/t`` against a loopback Hub serving both folders:
     the result, and whether the target's tokenizer.json was requested."""
     from conftest import cli_subprocess
-    from hubserver import HubServer, repo_from_dir
-    from test_hub import hub_env
+    from hubserver import HubServer, hub_env, repo_from_dir
 
     repos = {"org/d": repo_from_dir(d), "org/t": repo_from_dir(t)}
     with HubServer(repos) as hub:
@@ -283,8 +282,7 @@ def test_hub_target_and_drafter_tokenizers_come_through_the_hub_reader(tok_pair,
     """Online: the tokenizer files are downloaded like config.json, and only because both
     sides list one; offline: read from the cache snapshot. Same verdict as local."""
     from conftest import cli_subprocess
-    from hubserver import build_cache
-    from test_hub import closed_port, hub_env
+    from hubserver import build_cache, closed_port, hub_env
 
     d, t = tok_pair("one-token")
     local = inspect_json(d, t)[1]

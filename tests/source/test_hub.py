@@ -11,37 +11,17 @@ from __future__ import annotations
 
 import json
 import shutil
-import socket
 import sys
 from pathlib import Path
 
 import pytest
 from conftest import FIXTURES, cli, cli_subprocess
-from hubserver import TOKEN, HubServer, Repo, build_cache, repo_from_dir
+from hubserver import TOKEN, HubServer, Repo, build_cache, closed_port, hub_env, repo_from_dir
 
 from dspark_ckpt.errors import UsageError
 from dspark_ckpt.source.hub import HubRef, hub_ref
 
 TARGET = FIXTURES / "targets/small"
-
-
-def closed_port() -> str:
-    """An endpoint nothing listens on: any network use fails at once."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return f"http://127.0.0.1:{s.getsockname()[1]}"
-
-
-def hub_env(tmp_path: Path, endpoint: str, **extra) -> dict:
-    return {
-        "HF_ENDPOINT": endpoint,
-        "HF_HOME": str(tmp_path / "hf-home"),
-        "HF_HUB_CACHE": str(tmp_path / "hf-cache"),
-        "HF_TOKEN": "",
-        "HF_HUB_OFFLINE": "0",
-        "HF_HUB_DISABLE_TELEMETRY": "1",
-        **extra,
-    }
 
 
 def inspect_json(*args, env=None, cwd=None):
