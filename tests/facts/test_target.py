@@ -278,6 +278,7 @@ def online(d, t, tmp_path):
         return r, bool(hub.requests("org/t", "tokenizer.json")), repos
 
 
+@pytest.mark.slow
 def test_hub_target_and_drafter_tokenizers_come_through_the_hub_reader(tok_pair, tmp_path):
     """Online: the tokenizer files are downloaded like config.json, and only because both
     sides list one; offline: read from the cache snapshot. Same verdict as local."""
@@ -301,6 +302,7 @@ def test_hub_target_and_drafter_tokenizers_come_through_the_hub_reader(tok_pair,
     assert check(json.loads(r.stdout), "tokenizer") == check(local, "tokenizer")
 
 
+@pytest.mark.slow
 def test_hub_tokenizer_not_downloaded_when_one_side_has_none(tok_pair, tmp_path):
     r, fetched, _ = online(*tok_pair(None), tmp_path)
     assert not fetched

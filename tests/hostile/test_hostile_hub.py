@@ -20,6 +20,8 @@ from conftest import FIXTURES, ROOT, cli_subprocess
 from hubserver import Hostile, HubServer, hub_env, repo_from_dir
 
 TARGET = FIXTURES / "targets/small"
+# each test starts a loopback Hub and a CLI process that reads its settings at start-up
+pytestmark = pytest.mark.slow
 
 FAST = {"HF_HUB_DOWNLOAD_TIMEOUT": "1", "HF_HUB_ETAG_TIMEOUT": "1"}
 

@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 
+import pytest
 import synth
 from conftest import ROOT
 from synth import T
@@ -15,6 +16,7 @@ from synth import T
 V, H = 8000, 128  # a 4 MB F32 head: sampling 4096 states takes seconds
 
 
+@pytest.mark.slow
 def test_a_shard_truncated_while_verify_samples_is_no_signal(tmp_path):
     root = synth.drafter(
         tmp_path / "drafter",

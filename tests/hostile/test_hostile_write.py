@@ -59,6 +59,7 @@ def fault(step, path):
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("victim", ["tokenizer.json", "config.json", SHARDS[0]])
 def test_a_source_file_swapped_for_a_fifo_is_refused_not_waited_on(tmp_path, victim):
     """After fix listed the files to copy, one becomes a FIFO: opened without blocking,
@@ -140,27 +141,27 @@ def test_in_place_never_overwrites_a_shard_the_checkpoint_uses(tmp_path):
     assert [w["path"] for w in r.json["written"]] == [str(src / new)]
 
 
-BREAK_THE_INDEX = """
-def fault(step, path):
-    if step == 'reinspect':  # everything in place: the index loses a tensor it must name
-        index = Path(path) / 'model.safetensors.index.json'
+def break_the_index(step: str, path: str) -> None:
+    """atomic's seam: everything is in place, then the index loses a tensor it must name."""
+    if step == "reinspect":
+        index = Path(path) / INDEX
         data = json.loads(index.read_text())
-        del data['weight_map']['fc.weight']
+        del data["weight_map"]["fc.weight"]
         index.write_text(json.dumps(data))
-import json
-"""
 
 
-def test_a_written_checkpoint_that_differs_from_the_plan_rolls_back(tmp_path):
+def test_a_written_checkpoint_that_differs_from_the_plan_rolls_back(tmp_path, monkeypatch):
     """The read-back after the commit compares every tensor the new index names (file,
     dtype, shape) and every tensor of the source with the plan; a checkpoint that no
     longer loads is a difference, even where every verdict failed before and after."""
+    from dspark_ckpt.source import atomic
+
     src = failing_everywhere(tmp_path / "src", "model-00002-of-00002.safetensors")
     old = digest(src)
-    code, _, err = cli_with_fault(
-        BREAK_THE_INDEX, "fix", src, "--target", SMALL, "--emit-d2t", "--in-place", "--force"
-    )
-    assert code == 1, err
+    monkeypatch.setattr(atomic, "fault", break_the_index)
+    r = cli("fix", src, "--target", SMALL, "--emit-d2t", "--in-place", "--force")
+    err = r.stderr
+    assert r.exit_code == 1, err
     assert err.startswith(f"dspark-ckpt: error: {src}: the written checkpoint "), err
     assert "rolled back" in err and len(err.splitlines()) == 1, err
     assert digest(src) == old
@@ -174,6 +175,7 @@ DONE = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
 @pytest.mark.parametrize(
     "mode, step, name",

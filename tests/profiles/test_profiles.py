@@ -8,7 +8,7 @@ import re
 import numpy as np
 import pytest
 import synth
-from conftest import FIXTURES, cli, cli_subprocess
+from conftest import FIXTURES, cli
 from synth import VT, H, T, head, markov, sorted_mapping
 
 from dspark_ckpt.profiles.registry import PROFILES
@@ -277,8 +277,8 @@ def test_explain_command():
     assert "fix:" in r.stdout
     j = cli("explain", "DSC601", "--format", "json").json
     assert j["severity"] == "error" and "SGLang" in j["explanation"]
-    bad = cli_subprocess("explain", "DSC999")
-    assert bad.returncode == 2 and bad.stdout == "" and "Traceback" not in bad.stderr
+    bad = cli("explain", "DSC999")
+    assert bad.exit_code == 2 and bad.stdout == "" and "Traceback" not in bad.stderr
     assert "unknown finding code 'DSC999'" in bad.stderr
 
 

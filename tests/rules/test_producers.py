@@ -23,6 +23,8 @@ from synth import T, write_json, write_safetensors
 PRODUCERS = ("speculators", "specforge", "eagle")
 MISSING = [m for m in PRODUCERS if importlib.util.find_spec(m) is None]
 INSTALL = "bash tools/install-producers"
+# the producers' own code writes the drafters, in a process of its own (about a minute)
+pytestmark = pytest.mark.slow
 
 H, LAYERS = 64, 8  # the targets: hidden size and layer count of a tiny Qwen3
 
