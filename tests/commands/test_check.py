@@ -555,7 +555,7 @@ def test_tool_table_outside_pyproject_gets_a_hint(repo, name):
 
 def test_each_header_is_read_once_per_run(repo):
     """A target shared by pairs and a drafter checked against two targets: one read of
-    each file's header in a run (issue 14)."""
+    each file's header in a run."""
     from collections import Counter
 
     from dspark_ckpt.commands.check import load_config, run_check

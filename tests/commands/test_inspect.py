@@ -28,7 +28,7 @@ def codes(report: dict) -> set[str]:
     return {f["code"] for f in report["findings"]}
 
 
-# --- the vLLM test table (CONTRACT.md), Vt = 100 -----------------------------------
+# --- the cases of vLLM's tests of the Qwen3 DSpark loader, Vt = 100 ------------------
 # (fixture, the error vLLM raises under each generation: None = loads)
 VLLM_TABLE = [
     ("v101-d100-none", "DSC101", "DSC101"),  # must include embed_tokens

@@ -143,7 +143,7 @@ def test_hostile_input_is_refused_cleanly_by_a_process(name, command, tmp_path, 
 
 @pytest.mark.parametrize("command", COMMANDS)
 def test_a_megabyte_name_gives_a_bounded_line(command, tmp_path):
-    """Issue 11.11: the line keeps the file and the problem and leaves out the middle."""
+    """The line keeps the file and the problem and leaves out the middle."""
     entry = {"dtype": "X9", "shape": [2], "data_offsets": [0, 8]}
     setup = tensor_case(tmp_path, entry, "unknown dtype 'X9'", name="a" * 2**20)
     r = cli(*COMMANDS[command](setup, tmp_path / "out"))
@@ -315,7 +315,7 @@ def test_hostile_d2t_is_a_finding_naming_file_and_problem(tmp_path, name, d2t, c
     assert tree_state(tmp_path) == before
 
 
-# --- memory: a header too large for the memory at hand (issue 11, item 12) -----------------
+# --- memory: a header too large for the memory at hand --------------------------------
 
 
 def many_tensors(root: Path, n: int) -> Path:

@@ -1,6 +1,6 @@
 """Where the output goes, hostile too: a full disk, a closed pipe, an ASCII-only stdout,
 paths that are not UTF-8. Output that cannot be written is exit 2 with one line naming
-stdout; what an encoding cannot show is escaped, never a crash (issue 11.15).
+stdout; what an encoding cannot show is escaped, never a crash.
 """
 
 from __future__ import annotations

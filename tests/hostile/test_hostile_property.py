@@ -197,8 +197,8 @@ def safetensors_opens(path: Path) -> bool:
 @settings(SETTINGS, max_examples=300 * SCALE)
 @given(content=files())
 def test_at_least_as_strict_as_safetensors(content):
-    """Whatever the safetensors library refuses to open, the reader refuses too (issue 11,
-    item 16: a dimension over 64 bits beside a 0 passed the reader)."""
+    """Whatever the safetensors library refuses to open, the reader refuses too (a dimension
+    over 64 bits beside a 0 once passed the reader)."""
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / "model.safetensors"
         path.write_bytes(content)

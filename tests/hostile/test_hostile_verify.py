@@ -1,4 +1,4 @@
-"""verify against a checkpoint that changes under it (issue 11.18): what it computes on is
+"""verify against a checkpoint that changes under it: what it computes on is
 read into memory, so a shard truncated while it samples cannot kill it with SIGBUS."""
 
 from __future__ import annotations

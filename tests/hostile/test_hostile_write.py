@@ -48,7 +48,7 @@ def padded_drafter(root: Path) -> Path:
     return root
 
 
-# --- item 13: a source file swapped for a FIFO while fix --out copies it -------------
+# --- a source file swapped for a FIFO while fix --out copies it ----------------------
 
 SWAP_FOR_FIFO = """
 def fault(step, path):
@@ -83,7 +83,7 @@ def test_a_source_file_swapped_for_a_fifo_is_refused_not_waited_on(tmp_path, vic
     assert not out.exists()
 
 
-# --- item 21: a destination name near NAME_MAX ----------------------------------------
+# --- a destination name near NAME_MAX ------------------------------------------------
 
 
 @pytest.mark.parametrize("length", [238, 245, 255])
@@ -97,7 +97,7 @@ def test_a_destination_name_near_the_limit_is_written(tmp_path, length):
     assert dest.stat().st_size > 0
 
 
-# --- item 1: what is written is compared with the plan, not only its verdicts ----------
+# --- what is written is compared with the plan, not only its verdicts -----------------
 
 
 def failing_everywhere(root: Path, head_shard: str) -> Path:
@@ -167,7 +167,7 @@ def test_a_written_checkpoint_that_differs_from_the_plan_rolls_back(tmp_path, mo
     assert digest(src) == old
 
 
-# --- items 2, 3: the commit point; a signal after it says done and nothing rolls back ----
+# --- the commit point: a signal after it says done and nothing rolls back -------------
 
 DONE = {
     signal.SIGINT: "dspark-ckpt: interrupted after the commit point; done, the change is complete\n",
@@ -206,7 +206,7 @@ def test_a_signal_after_the_commit_point_says_done_and_keeps_the_change(
     )
 
 
-# --- item 4: an in-place fix of one file of a folder the runtime loads whole -----------
+# --- an in-place fix of one file of a folder the runtime loads whole ------------------
 
 
 def test_in_place_on_one_file_of_a_folder_loaded_whole_is_refused(tmp_path):
@@ -250,7 +250,7 @@ def padded_drafter_single(root: Path) -> Path:
     return synth.drafter(root, vocab=128, draft=None, tensors=tensors)
 
 
-# --- item 5: side files by default land in the current folder: not a target's ----------
+# --- side files by default land in the current folder: not a target's -----------------
 
 
 @pytest.mark.parametrize(
@@ -275,7 +275,7 @@ def test_side_files_are_refused_inside_the_target_folder(tmp_path, monkeypatch, 
     assert digest(target) == old
 
 
-# --- item 19: a shard replaced while fix runs ------------------------------------------
+# --- a shard replaced while fix runs -------------------------------------------------
 
 
 @pytest.mark.parametrize("mode", [[], ["--out", "OUT"]])

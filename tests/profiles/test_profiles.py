@@ -147,14 +147,16 @@ def test_head_replaced_is_a_warning(tmp_path):
     assert r.exit_code == 0 and codes(r, "trtllm-dspark", "warning") == ["DSC602"]
 
 
-# the vLLM test table (CONTRACT.md), Vt = 100: the verdicts and codes the foundation gave
+# the cases of vLLM's own tests of the Qwen3 DSpark loader (Qwen3DSparkForCausalLM.load_weights),
+# Vt = 100: the codes each gets
 VLLM_TABLE = {
     "v101-d100-none": ["DSC101"],
     "v99-d99-none": ["DSC102", "DSC103"],
     "v100-d40-none": ["DSC102", "DSC103"],
     "v100-d40-lm_head": ["DSC103"],
     "v100-d100-none": [],
-    # Vd 101 > V 100: DSpark feeds sampled ids back into markov_w1 [V] (issue 10, point 3)
+    # Vd 101 > V 100: vLLM DSpark feeds each sampled id back into markov_w1 [V]
+    # (v1/worker/gpu/spec_decode/dspark/speculator.py:116-126,185-200)
     "v100-d101-none": ["DSC104", "DSC603", "DSC401"],
 }
 
