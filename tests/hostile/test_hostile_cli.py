@@ -168,9 +168,9 @@ def test_eio_while_reading_a_header_names_the_file(command, tmp_path, monkeypatc
             raise OSError(errno.EIO, os.strerror(errno.EIO))
         return real_read(fd, n)
 
-    monkeypatch.setattr(os, "read", read)
-    r = cli(*argv)
-    monkeypatch.undo()
+    with monkeypatch.context() as patched:
+        patched.setattr(os, "read", read)
+        r = cli(*argv)
     assert r.exit_code == 1, r.stderr
     assert r.stderr == f"dspark-ckpt: error: {weights}: cannot read: Input/output error\n"
     assert not (tmp_path / "out").exists()
