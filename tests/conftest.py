@@ -13,11 +13,15 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from dspark_ckpt.cli import app
+
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures"
-sys.path.insert(0, str(FIXTURES))  # synth.py: the checkpoint writer
 
-from dspark_ckpt.cli import app  # noqa: E402
+# verify's tensors in the tests are tiny: a torch thread pool only adds waiting, a lot of it
+# on a busy machine (two chunking tests took 38 s each at load 14, 1.5 s with one thread).
+# Set before torch is first imported, and inherited by the CLI processes the tests start.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 
 @dataclass

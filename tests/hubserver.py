@@ -22,6 +22,7 @@ import contextlib
 import hashlib
 import json
 import os
+import socket
 import threading
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -294,3 +295,24 @@ def build_cache(cache: Path, repo_id: str, repo: Repo) -> Path:
         link.parent.mkdir(parents=True, exist_ok=True)
         os.symlink(os.path.relpath(blob, link.parent), link)
     return snap
+
+
+def closed_port() -> str:
+    """An endpoint nothing listens on: any network use fails at once."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return f"http://127.0.0.1:{s.getsockname()[1]}"
+
+
+def hub_env(tmp_path: Path, endpoint: str, **extra) -> dict:
+    """The environment of a CLI process that reaches the Hub at ``endpoint`` only, with
+    its own empty cache and no token."""
+    return {
+        "HF_ENDPOINT": endpoint,
+        "HF_HOME": str(tmp_path / "hf-home"),
+        "HF_HUB_CACHE": str(tmp_path / "hf-cache"),
+        "HF_TOKEN": "",
+        "HF_HUB_OFFLINE": "0",
+        "HF_HUB_DISABLE_TELEMETRY": "1",
+        **extra,
+    }

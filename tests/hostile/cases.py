@@ -313,8 +313,8 @@ def shape_size_overflows(d):
 
 
 # safetensors reads each dimension and offset as a u64 and multiplies the shape out with
-# overflow checks, left to right (issue 11, items 9 and 16): a 0 after the overflow is no
-# excuse, and no dimension may take the reader long
+# overflow checks, left to right: a 0 after the overflow is no excuse, and no dimension
+# may take the reader long
 def empty_tensor_case(d: Path, shape_json: bytes, problem: str) -> Setup:
     h = b'{"z":{"dtype":"F32","shape":' + shape_json + b',"data_offsets":[0,0]},'
     h += b'"norm.weight":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}}'
@@ -506,7 +506,7 @@ def shards_missing(d):
 
 @case
 def shards_missing_by_the_250k(d):
-    """An index naming 250,000 shards, none there: the message names five (issue 11.11)."""
+    """An index naming 250,000 shards, none there: the message names five."""
     n = 250_000
     root = drafter_dir(d)
     write_json(
@@ -721,7 +721,7 @@ def target_config_broken(d):
 
 @case
 def target_config_symlink_out(d):
-    """A target without weights whose config.json leads out of its folder (issue 11.20)."""
+    """A target without weights whose config.json leads out of its folder."""
     outside = write_json(d / "elsewhere" / "config.json", {"vocab_size": VT})
     return target_config_case(
         d, lambda p: p.symlink_to(outside), "symlink leading out of the checkpoint"

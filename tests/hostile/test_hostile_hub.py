@@ -16,11 +16,12 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import FIXTURES, ROOT, cli_subprocess
+from hubserver import Hostile, HubServer, hub_env, repo_from_dir
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from conftest import FIXTURES, ROOT, cli_subprocess  # noqa: E402
-from hubserver import Hostile, HubServer, repo_from_dir  # noqa: E402
-from test_hub import TARGET, hub_env  # noqa: E402
+TARGET = FIXTURES / "targets/small"
+# each test starts a loopback Hub and a CLI process that reads its settings at start-up
+pytestmark = pytest.mark.slow
 
 FAST = {"HF_HUB_DOWNLOAD_TIMEOUT": "1", "HF_HUB_ETAG_TIMEOUT": "1"}
 

@@ -1,6 +1,6 @@
 """Where the output goes, hostile too: a full disk, a closed pipe, an ASCII-only stdout,
 paths that are not UTF-8. Output that cannot be written is exit 2 with one line naming
-stdout; what an encoding cannot show is escaped, never a crash (issue 11.15).
+stdout; what an encoding cannot show is escaped, never a crash.
 """
 
 from __future__ import annotations
@@ -13,9 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from conftest import FIXTURES, ROOT  # noqa: E402
+from conftest import FIXTURES, ROOT
 
 TARGET = FIXTURES / "targets/small"
 

@@ -10,12 +10,12 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import sys
 import tempfile
 from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from synth import T, drafter_config, write_json, write_safetensors
@@ -24,9 +24,6 @@ from dspark_ckpt.errors import CheckpointError, UsageError
 from dspark_ckpt.facts.config import drafter_config as parse_drafter
 from dspark_ckpt.source.checkpoint import load_checkpoint
 from dspark_ckpt.source.safetensors import read_header
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from conftest import cli  # noqa: E402
 
 # HOSTILE_SCALE=50 python -m pytest tests/hostile/test_hostile_property.py: a longer hunt
 SCALE = int(os.environ.get("HOSTILE_SCALE", "1"))
@@ -200,8 +197,8 @@ def safetensors_opens(path: Path) -> bool:
 @settings(SETTINGS, max_examples=300 * SCALE)
 @given(content=files())
 def test_at_least_as_strict_as_safetensors(content):
-    """Whatever the safetensors library refuses to open, the reader refuses too (issue 11,
-    item 16: a dimension over 64 bits beside a 0 passed the reader)."""
+    """Whatever the safetensors library refuses to open, the reader refuses too (a dimension
+    over 64 bits beside a 0 once passed the reader)."""
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / "model.safetensors"
         path.write_bytes(content)

@@ -1,4 +1,4 @@
-"""verify against a checkpoint that changes under it (issue 11.18): what it computes on is
+"""verify against a checkpoint that changes under it: what it computes on is
 read into memory, so a shard truncated while it samples cannot kill it with SIGBUS."""
 
 from __future__ import annotations
@@ -7,17 +7,16 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
+import pytest
 import synth
+from conftest import ROOT
 from synth import T
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from conftest import ROOT  # noqa: E402
 
 V, H = 8000, 128  # a 4 MB F32 head: sampling 4096 states takes seconds
 
 
+@pytest.mark.slow
 def test_a_shard_truncated_while_verify_samples_is_no_signal(tmp_path):
     root = synth.drafter(
         tmp_path / "drafter",

@@ -10,16 +10,13 @@ from __future__ import annotations
 import hashlib
 import json
 import signal
-import sys
 from pathlib import Path
 
 import pytest
 import synth
+from conftest import FIXTURES, ROOT, cli, cli_with_fault, signal_at
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from conftest import FIXTURES, ROOT, cli, cli_with_fault, signal_at  # noqa: E402
-
-from dspark_ckpt.commands.fix import NEW_SHARD  # noqa: E402
+from dspark_ckpt.commands.fix import NEW_SHARD
 
 SMALL = FIXTURES / "targets/small"
 LEGACY = ("--profile", "vllm-legacy")  # a padded drafter with d2t is meant for this loader
@@ -51,7 +48,7 @@ def padded_drafter(root: Path) -> Path:
     return root
 
 
-# --- item 13: a source file swapped for a FIFO while fix --out copies it -------------
+# --- a source file swapped for a FIFO while fix --out copies it ----------------------
 
 SWAP_FOR_FIFO = """
 def fault(step, path):
@@ -62,6 +59,7 @@ def fault(step, path):
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("victim", ["tokenizer.json", "config.json", SHARDS[0]])
 def test_a_source_file_swapped_for_a_fifo_is_refused_not_waited_on(tmp_path, victim):
     """After fix listed the files to copy, one becomes a FIFO: opened without blocking,
@@ -85,7 +83,7 @@ def test_a_source_file_swapped_for_a_fifo_is_refused_not_waited_on(tmp_path, vic
     assert not out.exists()
 
 
-# --- item 21: a destination name near NAME_MAX ----------------------------------------
+# --- a destination name near NAME_MAX ------------------------------------------------
 
 
 @pytest.mark.parametrize("length", [238, 245, 255])
@@ -99,7 +97,7 @@ def test_a_destination_name_near_the_limit_is_written(tmp_path, length):
     assert dest.stat().st_size > 0
 
 
-# --- item 1: what is written is compared with the plan, not only its verdicts ----------
+# --- what is written is compared with the plan, not only its verdicts -----------------
 
 
 def failing_everywhere(root: Path, head_shard: str) -> Path:
@@ -143,33 +141,33 @@ def test_in_place_never_overwrites_a_shard_the_checkpoint_uses(tmp_path):
     assert [w["path"] for w in r.json["written"]] == [str(src / new)]
 
 
-BREAK_THE_INDEX = """
-def fault(step, path):
-    if step == 'reinspect':  # everything in place: the index loses a tensor it must name
-        index = Path(path) / 'model.safetensors.index.json'
+def break_the_index(step: str, path: str) -> None:
+    """atomic's seam: everything is in place, then the index loses a tensor it must name."""
+    if step == "reinspect":
+        index = Path(path) / INDEX
         data = json.loads(index.read_text())
-        del data['weight_map']['fc.weight']
+        del data["weight_map"]["fc.weight"]
         index.write_text(json.dumps(data))
-import json
-"""
 
 
-def test_a_written_checkpoint_that_differs_from_the_plan_rolls_back(tmp_path):
+def test_a_written_checkpoint_that_differs_from_the_plan_rolls_back(tmp_path, monkeypatch):
     """The read-back after the commit compares every tensor the new index names (file,
     dtype, shape) and every tensor of the source with the plan; a checkpoint that no
     longer loads is a difference, even where every verdict failed before and after."""
+    from dspark_ckpt.source import atomic
+
     src = failing_everywhere(tmp_path / "src", "model-00002-of-00002.safetensors")
     old = digest(src)
-    code, _, err = cli_with_fault(
-        BREAK_THE_INDEX, "fix", src, "--target", SMALL, "--emit-d2t", "--in-place", "--force"
-    )
-    assert code == 1, err
+    monkeypatch.setattr(atomic, "fault", break_the_index)
+    r = cli("fix", src, "--target", SMALL, "--emit-d2t", "--in-place", "--force")
+    err = r.stderr
+    assert r.exit_code == 1, err
     assert err.startswith(f"dspark-ckpt: error: {src}: the written checkpoint "), err
     assert "rolled back" in err and len(err.splitlines()) == 1, err
     assert digest(src) == old
 
 
-# --- items 2, 3: the commit point; a signal after it says done and nothing rolls back ----
+# --- the commit point: a signal after it says done and nothing rolls back -------------
 
 DONE = {
     signal.SIGINT: "dspark-ckpt: interrupted after the commit point; done, the change is complete\n",
@@ -177,6 +175,7 @@ DONE = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
 @pytest.mark.parametrize(
     "mode, step, name",
@@ -207,7 +206,7 @@ def test_a_signal_after_the_commit_point_says_done_and_keeps_the_change(
     )
 
 
-# --- item 4: an in-place fix of one file of a folder the runtime loads whole -----------
+# --- an in-place fix of one file of a folder the runtime loads whole ------------------
 
 
 def test_in_place_on_one_file_of_a_folder_loaded_whole_is_refused(tmp_path):
@@ -251,7 +250,7 @@ def padded_drafter_single(root: Path) -> Path:
     return synth.drafter(root, vocab=128, draft=None, tensors=tensors)
 
 
-# --- item 5: side files by default land in the current folder: not a target's ----------
+# --- side files by default land in the current folder: not a target's -----------------
 
 
 @pytest.mark.parametrize(
@@ -276,7 +275,7 @@ def test_side_files_are_refused_inside_the_target_folder(tmp_path, monkeypatch, 
     assert digest(target) == old
 
 
-# --- item 19: a shard replaced while fix runs ------------------------------------------
+# --- a shard replaced while fix runs -------------------------------------------------
 
 
 @pytest.mark.parametrize("mode", [[], ["--out", "OUT"]])

@@ -609,8 +609,8 @@ def test_a_mask_that_leaves_illegal_rows_sampleable_fails_from_its_values(tmp_pa
     ],
 )
 def test_out_of_range_seed_and_tokens_are_usage_errors(option, value):
-    r = cli_subprocess("verify", PADDED, "--target", SMALL, "--device", "cpu", option, value)
-    assert r.returncode == 2, r.stderr
+    r = cli("verify", PADDED, "--target", SMALL, "--device", "cpu", option, value)
+    assert r.exit_code == 2, r.stderr
     assert r.stdout == "" and "Traceback" not in r.stderr
     [err] = [line for line in r.stderr.splitlines() if "rror" in line]
     assert option in err, r.stderr

@@ -8,7 +8,7 @@ import shutil
 import sys
 
 import pytest
-import target_contract as tc  # fixtures/, on sys.path through conftest
+import target_contract as tc
 from conftest import FIXTURES, cli
 from synth import drafter, head
 
@@ -267,8 +267,7 @@ def online(d, t, tmp_path):
     """``inspect org/d --target hf://org/t`` against a loopback Hub serving both folders:
     the result, and whether the target's tokenizer.json was requested."""
     from conftest import cli_subprocess
-    from hubserver import HubServer, repo_from_dir
-    from test_hub import hub_env
+    from hubserver import HubServer, hub_env, repo_from_dir
 
     repos = {"org/d": repo_from_dir(d), "org/t": repo_from_dir(t)}
     with HubServer(repos) as hub:
@@ -279,12 +278,12 @@ def online(d, t, tmp_path):
         return r, bool(hub.requests("org/t", "tokenizer.json")), repos
 
 
+@pytest.mark.slow
 def test_hub_target_and_drafter_tokenizers_come_through_the_hub_reader(tok_pair, tmp_path):
     """Online: the tokenizer files are downloaded like config.json, and only because both
     sides list one; offline: read from the cache snapshot. Same verdict as local."""
     from conftest import cli_subprocess
-    from hubserver import build_cache
-    from test_hub import closed_port, hub_env
+    from hubserver import build_cache, closed_port, hub_env
 
     d, t = tok_pair("one-token")
     local = inspect_json(d, t)[1]
@@ -303,6 +302,7 @@ def test_hub_target_and_drafter_tokenizers_come_through_the_hub_reader(tok_pair,
     assert check(json.loads(r.stdout), "tokenizer") == check(local, "tokenizer")
 
 
+@pytest.mark.slow
 def test_hub_tokenizer_not_downloaded_when_one_side_has_none(tok_pair, tmp_path):
     r, fetched, _ = online(*tok_pair(None), tmp_path)
     assert not fetched

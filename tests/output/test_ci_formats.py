@@ -15,7 +15,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from conftest import FIXTURES, ROOT, cli, cli_subprocess
+from conftest import FIXTURES, ROOT, cli
 from rich.console import Console
 
 from dspark_ckpt.cli.progress import DelayedProgress
@@ -31,7 +31,13 @@ def rel(p: Path) -> str:
 
 
 def inspect(*args, cwd=ROOT, env=None):
-    return cli_subprocess("inspect", *args, cwd=cwd, env=env)
+    """``inspect`` run from ``cwd`` (paths in the output are relative to it)."""
+    here = os.getcwd()
+    os.chdir(cwd)
+    try:
+        return cli("inspect", *args, env=env)
+    finally:
+        os.chdir(here)
 
 
 def validate_sarif(obj: dict) -> None:
@@ -43,7 +49,7 @@ def validate_sarif(obj: dict) -> None:
 
 def test_github_one_annotation_per_finding_on_its_file():
     r = inspect("fixtures/padded", "--target", "fixtures/targets/tight", "--format", "github")
-    assert r.returncode == 1
+    assert r.exit_code == 1
     assert r.stdout.splitlines() == [
         "::error file=fixtures/padded/config.json,title=DSC207::draft_vocab_size 128 exceeds "
         "the target's 112 embedding rows (lm_head.weight): sampled ids in [112, 128) index out "
@@ -61,7 +67,7 @@ def test_github_one_annotation_per_finding_on_its_file():
 
 def test_github_info_is_a_notice_and_clean_prints_nothing():
     r = inspect("fixtures/equal", "--target", "fixtures/targets/small", "--format", "github")
-    assert r.returncode == 0
+    assert r.exit_code == 0
     assert r.stdout.splitlines() == [
         "::notice file=fixtures/equal/config.json,title=DSC501::draft_vocab_size is missing: "
         "vLLM, SGLang and TensorRT-LLM use vocab_size 100; the speculators library would "
@@ -70,7 +76,7 @@ def test_github_info_is_a_notice_and_clean_prints_nothing():
     clean = inspect(
         "fixtures/pruned-eagle3", "--target", "fixtures/targets/small", "--format", "github"
     )
-    assert (clean.returncode, clean.stdout) == (0, "")
+    assert (clean.exit_code, clean.stdout) == (0, "")
 
 
 def test_github_escapes_properties_and_data(tmp_path):
@@ -192,10 +198,8 @@ def test_a_pipe_gets_wide_tables():
 
 
 def test_output_dash_is_stdout(tmp_path):
-    r = cli_subprocess(
-        "inspect", PADDED, "--target", TIGHT, "--format", "json", "-o", "-", cwd=tmp_path
-    )
-    assert r.returncode == 1 and json.loads(r.stdout)["schema"] == "dspark-ckpt/inspect/v2"
+    r = inspect(PADDED, "--target", TIGHT, "--format", "json", "-o", "-", cwd=tmp_path)
+    assert r.exit_code == 1 and json.loads(r.stdout)["schema"] == "dspark-ckpt/inspect/v2"
     assert list(tmp_path.iterdir()) == []
 
 
@@ -208,8 +212,8 @@ def test_output_file_is_plain_text_even_when_colour_is_forced(tmp_path):
 
 def test_output_into_a_missing_folder_is_a_usage_error(tmp_path):
     out = tmp_path / "nope" / "report.sarif"
-    r = cli_subprocess("inspect", PADDED, "--target", TIGHT, "--format", "sarif", "-o", out)
-    assert r.returncode == 2
+    r = cli("inspect", PADDED, "--target", TIGHT, "--format", "sarif", "-o", out)
+    assert r.exit_code == 2
     assert r.stdout == ""
     assert r.stderr.startswith(f"dspark-ckpt: error: {out}: cannot write")
     assert len(r.stderr.splitlines()) == 1 and "Traceback" not in r.stderr
@@ -237,7 +241,7 @@ COLOUR = re.compile(r"\x1b\[[0-9;]*3[0-7][;m]")
 
 def test_colour_only_on_a_terminal_and_never_with_no_color():
     args = ("fixtures/padded", "--target", "fixtures/targets/tight")
-    plain = inspect(*args)  # stdout is a pipe: not a terminal
+    plain = inspect(*args)  # stdout is not a terminal
     assert "\x1b[" not in plain.stdout
     forced = inspect(*args, env={"FORCE_COLOR": "1", "TTY_COMPATIBLE": "1"})
     assert COLOUR.search(forced.stdout)

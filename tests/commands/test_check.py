@@ -10,7 +10,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from conftest import FIXTURES, ROOT, cli, cli_subprocess
+from conftest import FIXTURES, ROOT, cli
 
 SARIF_SCHEMA = json.loads((ROOT / "tests/data/sarif-schema-2.1.0.json").read_text())
 
@@ -23,6 +23,14 @@ def repo(tmp_path, monkeypatch) -> Path:
     shutil.copytree(FIXTURES / "vllm-table/v100-d40-none", tmp_path / "ckpt/no-head")
     (tmp_path / "ckpt/no-vocab").mkdir()
     (tmp_path / "ckpt/no-vocab/config.json").write_text('{"model_type": "qwen3"}')
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+@pytest.fixture
+def small_repo(tmp_path, monkeypatch) -> Path:
+    """A project folder holding the one drafter a configuration error's pair names."""
+    shutil.copytree(FIXTURES / "equal", tmp_path / "ckpt" / "equal")
     monkeypatch.chdir(tmp_path)
     return tmp_path
 
@@ -367,8 +375,8 @@ def test_verify_fails_the_pair_whose_head_cannot_be_sampled(repo):
 
 
 def test_no_configuration(repo):
-    r = cli_subprocess("check", cwd=repo)
-    assert r.returncode == 2
+    r = cli("check")
+    assert r.exit_code == 2
     assert r.stderr.strip() == (
         "dspark-ckpt: error: no dspark-ckpt.toml and no [tool.dspark-ckpt] in pyproject.toml in ."
     )
@@ -423,7 +431,7 @@ WRONG_TYPES = [
 
 @pytest.mark.parametrize("table", ["", "tool.dspark-ckpt."])
 @pytest.mark.parametrize(("where", "key", "value"), WRONG_TYPES)
-def test_wrong_types_name_the_key_and_exit_2(repo, table, where, key, value):
+def test_wrong_types_name_the_key_and_exit_2(small_repo, table, where, key, value):
     pair = {"drafter": "'ckpt/equal'", "target-vocab-size": "100"}
     if key == "target":
         del pair["target-vocab-size"]
@@ -435,9 +443,9 @@ def test_wrong_types_name_the_key_and_exit_2(repo, table, where, key, value):
             *(f"{k} = {v}" for k, v in pair.items() if where or k != key),
         ]
     if table:
-        (repo / "pyproject.toml").write_text(f"[{table[:-1]}]\n" + "\n".join(lines) + "\n")
+        (small_repo / "pyproject.toml").write_text(f"[{table[:-1]}]\n" + "\n".join(lines) + "\n")
     else:
-        (repo / "dspark-ckpt.toml").write_text("\n".join(lines) + "\n")
+        (small_repo / "dspark-ckpt.toml").write_text("\n".join(lines) + "\n")
     r = cli("check")
     assert r.exit_code == 2, r.stdout
     assert r.stdout == ""
@@ -477,8 +485,8 @@ def test_wrong_types_in_pyproject_exact_messages(repo, toml, expected):
         toml += "[[tool.dspark-ckpt.pairs]]\ndrafter = 'ckpt/equal'\ntarget-vocab-size = 100\n"
     (repo / "pyproject.toml").write_text(toml)
     for args in ((), ("--config", "pyproject.toml")):  # found, and named
-        r = cli_subprocess("check", *args, cwd=repo)
-        assert (r.returncode, r.stdout) == (2, ""), r.stderr
+        r = cli("check", *args)
+        assert (r.exit_code, r.stdout) == (2, ""), r.stderr
         assert "Traceback" not in r.stderr
         assert r.stderr == f"dspark-ckpt: error: pyproject.toml: {expected}\n"
 
@@ -547,7 +555,7 @@ def test_tool_table_outside_pyproject_gets_a_hint(repo, name):
 
 def test_each_header_is_read_once_per_run(repo):
     """A target shared by pairs and a drafter checked against two targets: one read of
-    each file's header in a run (issue 14)."""
+    each file's header in a run."""
     from collections import Counter
 
     from dspark_ckpt.commands.check import run_check

@@ -4,44 +4,25 @@ Online: a Hub-compatible server on 127.0.0.1 (tests/hubserver.py) reached throug
 ``HF_ENDPOINT``; its request log proves that no weight byte beyond the safetensors
 headers and the ``d2t`` / ``t2d`` tensors was read. Offline: ``HF_HUB_OFFLINE=1``
 against a Hub cache layout built in ``tmp_path``. The CLI runs as a subprocess, so
-huggingface_hub reads the environment afresh, as it does for a user.
+huggingface_hub reads the environment afresh, as it does for a user: those tests are
+marked slow (``python -m pytest -m slow`` runs them).
 """
 
 from __future__ import annotations
 
 import json
 import shutil
-import socket
 import sys
 from pathlib import Path
 
 import pytest
 from conftest import FIXTURES, cli, cli_subprocess
-from hubserver import TOKEN, HubServer, Repo, build_cache, repo_from_dir
+from hubserver import TOKEN, HubServer, Repo, build_cache, closed_port, hub_env, repo_from_dir
 
 from dspark_ckpt.errors import UsageError
 from dspark_ckpt.source.hub import HubRef, hub_ref
 
 TARGET = FIXTURES / "targets/small"
-
-
-def closed_port() -> str:
-    """An endpoint nothing listens on: any network use fails at once."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return f"http://127.0.0.1:{s.getsockname()[1]}"
-
-
-def hub_env(tmp_path: Path, endpoint: str, **extra) -> dict:
-    return {
-        "HF_ENDPOINT": endpoint,
-        "HF_HOME": str(tmp_path / "hf-home"),
-        "HF_HUB_CACHE": str(tmp_path / "hf-cache"),
-        "HF_TOKEN": "",
-        "HF_HUB_OFFLINE": "0",
-        "HF_HUB_DISABLE_TELEMETRY": "1",
-        **extra,
-    }
 
 
 def inspect_json(*args, env=None, cwd=None):
@@ -106,6 +87,7 @@ def test_hub_ids_and_local_paths(tmp_path, monkeypatch):
         hub_ref("hf://just-a-name")
 
 
+@pytest.mark.slow
 def test_existing_local_path_wins_without_network(tmp_path):
     shutil.copytree(FIXTURES / "padded", tmp_path / "org" / "padded")
     shutil.copytree(TARGET, tmp_path / "org" / "small")
@@ -135,6 +117,7 @@ def test_local_inspect_never_imports_huggingface_hub():
 # --- online: a Hub-compatible server on 127.0.0.1 -------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["padded", "pruned-eagle3", "sharded"])
 def test_online_inspect_reads_headers_and_mapping_only(tmp_path, name):
     repos = {f"org/{name}": repo_from_dir(FIXTURES / name), "org/small": repo_from_dir(TARGET)}
@@ -157,6 +140,7 @@ def test_online_inspect_reads_headers_and_mapping_only(tmp_path, name):
             assert reads.count((a, b)) == 1
 
 
+@pytest.mark.slow
 def test_online_revision_token_and_errors(tmp_path):
     padded = repo_from_dir(FIXTURES / "padded", private=True)
     padded.refs["v1"] = padded.commit
@@ -190,6 +174,7 @@ def test_online_revision_token_and_errors(tmp_path):
             assert "Traceback" not in r.stderr
 
 
+@pytest.mark.slow
 def test_unreachable_hub_is_a_one_line_usage_error(tmp_path):
     r = cli_subprocess(
         "inspect", "hf://org/padded", "--target", TARGET, env=hub_env(tmp_path, closed_port())
@@ -199,6 +184,7 @@ def test_unreachable_hub_is_a_one_line_usage_error(tmp_path):
     assert r.stderr.count("\n") == 1
 
 
+@pytest.mark.slow
 def test_online_malformed_remote_header_is_dsc001_naming_the_hub_file(tmp_path):
     bad = repo_from_dir(FIXTURES / "padded")
     bad.files["model.safetensors"] += b"\0" * 16  # trailing bytes after the last tensor
@@ -211,6 +197,7 @@ def test_online_malformed_remote_header_is_dsc001_naming_the_hub_file(tmp_path):
     assert "16 trailing bytes" in finding["message"]
 
 
+@pytest.mark.slow
 def test_online_prefers_safetensors_already_in_the_cache(tmp_path):
     repo = repo_from_dir(FIXTURES / "pruned-eagle3")
     build_cache(tmp_path / "hf-cache", "org/eagle", repo)
@@ -223,6 +210,7 @@ def test_online_prefers_safetensors_already_in_the_cache(tmp_path):
     assert hub.data_reads("org/small", "model.safetensors")  # the target is not cached
 
 
+@pytest.mark.slow
 def test_local_checkpoint_for_fix_out_fetches_whole_files_into_the_cache(tmp_path):
     """fix --out copies every file: local_checkpoint turns a Hub checkpoint into a local one."""
     repos = {"org/sharded": repo_from_dir(FIXTURES / "sharded")}
@@ -253,6 +241,7 @@ def test_local_checkpoint_for_fix_out_fetches_whole_files_into_the_cache(tmp_pat
 # --- offline: HF_HUB_OFFLINE=1 and a Hub cache built here ------------------------------
 
 
+@pytest.mark.slow
 def test_offline_reads_the_cache_only(tmp_path):
     cache = tmp_path / "hf-cache"
     sharded = repo_from_dir(FIXTURES / "sharded")
@@ -285,6 +274,7 @@ def test_offline_reads_the_cache_only(tmp_path):
     assert "HF_HUB_OFFLINE" in r.stderr and r.stderr.count("\n") == 1
 
 
+@pytest.mark.slow
 def test_a_broken_target_keeps_a_hub_drafters_family_profile(tmp_path):
     """The target fails, the drafter (on the Hub) is still read: an EAGLE-3 drafter's run
     stays vllm-eagle3, in inspect and in check, as with a healthy target."""
@@ -304,6 +294,7 @@ def test_a_broken_target_keeps_a_hub_drafters_family_profile(tmp_path):
     assert [run["profile"] for run in json.loads(r.stdout)["runs"]] == ["vllm-eagle3"]
 
 
+@pytest.mark.slow
 def test_offline_with_a_partial_cache_says_what_it_lacks(tmp_path):
     """A cache holding configs under their commit only, and no weights (what verify's and
     other tools' single-file downloads leave): offline, that is an incomplete cache (usage
@@ -334,6 +325,7 @@ def test_offline_with_a_partial_cache_says_what_it_lacks(tmp_path):
 # --- fix and verify read Hub repositories too ----------------------------------------
 
 
+@pytest.mark.slow
 def test_fix_reads_a_hub_drafter_header_only(tmp_path):
     repos = {"org/padded": repo_from_dir(FIXTURES / "padded"), "org/small": repo_from_dir(TARGET)}
     with HubServer(repos) as hub:
@@ -397,6 +389,7 @@ def hub_verify(tmp_path: Path, repos: dict[str, Repo], drafter: str, target: str
     return hub, json.loads(r.stdout)
 
 
+@pytest.mark.slow
 def test_verify_downloads_a_hub_head(tmp_path):
     """Only the shard holding lm_head is downloaded; the backbone shards are never requested."""
     sharded = repo_from_dir(FIXTURES / "sharded")
@@ -433,6 +426,7 @@ def sharded_target(root: Path) -> Path:
     return root
 
 
+@pytest.mark.slow
 def test_verify_equal_drafter_downloads_only_the_target_shard_with_lm_head(tmp_path):
     target = repo_from_dir(sharded_target(tmp_path / "target"))
     repos = {"org/equal": repo_from_dir(FIXTURES / "equal"), "org/big": target}

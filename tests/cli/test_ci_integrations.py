@@ -18,6 +18,8 @@ from conftest import FIXTURES, ROOT
 
 SARIF_SCHEMA = json.loads((ROOT / "tests/data/sarif-schema-2.1.0.json").read_text())
 BIN = str(Path(sys.executable).parent)  # where `dspark-ckpt` is installed
+# the installed script, run by pre-commit's entry and by the action's bash step
+pytestmark = pytest.mark.slow
 
 
 @pytest.fixture

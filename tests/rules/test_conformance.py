@@ -2,10 +2,10 @@
 tensors SpecForge writes, header-true and sparse) against the targets they were trained
 for, under every profile of their family, through the real CLI.
 
-Each expectation is derived from /work/shared/CONTRACT.md (copied rules quoted in the
-``why`` of each row): what the runtime release the profile mirrors does with exactly this
-checkpoint. A row is (drafter, profile, deployable, error codes that must be among the
-findings, why).
+Each expectation is what the runtime release the profile mirrors does with exactly this
+checkpoint; the ``why`` of each row says which of its behaviours decides (the profiles in
+dspark_ckpt/profiles/ cite the runtime source lines). A row is (drafter, profile,
+deployable, error codes that must be among the findings, why).
 """
 
 from __future__ import annotations
@@ -31,9 +31,10 @@ NVFP4 = {"quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 16}
 VARIANTS = {
     # SpecForge's export without its d2t (a pruned drafter that lost its map)
     "qwen3-8b-eagle3-no-d2t": ("specforge-qwen3-8b-eagle3", {"drop": ("d2t",)}),
-    # the same map stored as int32 (issue 10 point 8)
+    # the same map stored as int32: vLLM's weight loader copies it into its int64 parameter,
+    # SGLang adds it to an int64 arange (DSC305, a warning)
     "qwen3-8b-eagle3-int32-d2t": ("specforge-qwen3-8b-eagle3", {"dtypes": {"d2t": "I32"}}),
-    # a ModelOpt NVFP4 head: packed U8 [Vd, H/2] with its scales (issue 10 point 8)
+    # a ModelOpt NVFP4 head: packed U8 [Vd, H/2] with its scales and a quantization_config
     "qwen3-8b-eagle3-nvfp4-head": (
         "specforge-qwen3-8b-eagle3",
         {
@@ -56,7 +57,8 @@ VARIANTS = {
     ),
 }
 
-# (drafter variant, profile, deployable, error codes among the findings, why: CONTRACT.md)
+# (drafter variant, profile, deployable, error codes among the findings, why: the runtime's
+# behaviour that decides)
 EXPECTED = [
     *[
         row
@@ -350,8 +352,8 @@ def test_longcat_zero_d2t_loads_before_pr_53458(built):
 
 def test_quantised_head_is_no_hidden_size_mismatch(built):
     """A ModelOpt NVFP4 head (packed U8 [Vd, H/2] with weight_scale tensors and a
-    quantization_config) is not a hidden-size mismatch (CONTRACT.md: 'a packed head's
-    width is not H'; issue 10 point 8)."""
+    quantization_config) is not a hidden-size mismatch: NVFP4 stores two columns in each
+    U8, so the packed head is H/2 wide and holds H columns."""
     drafter, target = built["qwen3-8b-eagle3-nvfp4-head"]
     r = cli("inspect", drafter, "--target", target, "--profile", "vllm-eagle3", "--format", "json")
     codes = {f["code"] for f in r.json["findings"] if f["severity"] == "error"}

@@ -893,6 +893,7 @@ SAYS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
 @pytest.mark.parametrize(
     "mode, step, name",
@@ -937,6 +938,7 @@ runpy.run_module('dspark_ckpt', run_name='__main__')
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("then", [signal.SIGTERM, signal.SIGINT])
 @pytest.mark.parametrize("first", ["error", signal.SIGTERM, signal.SIGINT])
 @pytest.mark.parametrize(
