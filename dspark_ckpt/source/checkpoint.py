@@ -10,6 +10,7 @@ named into a source (an existing local path wins; ``hf://`` is always the Hub);
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import repeat
 from operator import attrgetter
 from pathlib import Path
 from typing import Any
@@ -106,7 +107,9 @@ def _headers(
     with gc_paused():  # once for all the shards: no collection over the growing whole
         for f, found in zip(files, source.read_tensors(files), strict=True):
             if wmap is not None:
-                agrees = agrees and all(map(f.name.__eq__, map(wmap.get, found)))
+                # ``wmap.get(name, "")``: a name the index lacks disagrees (None would compare as
+                # NotImplemented, which is truthy)
+                agrees = agrees and all(map(f.name.__eq__, map(wmap.get, found, repeat(""))))
             if len(files) == 1:  # its own dict: a single file of 1M tensors is not copied
                 tensors = found
                 break

@@ -547,6 +547,21 @@ def index_tensor_not_in_shard(d):
 
 
 @case
+def index_and_shard_disagree_on_as_many_names(d):
+    """One name in the index only, another in a shard only: the counts agree, the names not."""
+    root = sharded(
+        d,
+        {"a": "a.safetensors", "ghost": "a.safetensors"},
+        {"a.safetensors": {"a": norm(), "extra.weight": norm()}},
+    )
+    return Setup(
+        root,
+        root / "model.safetensors.index.json",
+        "1 tensor(s) in weight_map but in no shard: ghost",
+    )
+
+
+@case
 def tensor_in_two_shards(d):
     root = sharded(
         d,
