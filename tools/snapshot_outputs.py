@@ -52,7 +52,7 @@ FORMATS = ("table", "json", "github", "junit", "sarif")
 STEP_TIMEOUT_S = 600
 CASE_LIST = "_cases.txt"  # in OUTDIR: every case name with its argv, one a line
 
-# tests/test_conformance.py VARIANTS, as data (a tensor is [dtype, shape]): the build
+# tests/rules/test_conformance.py VARIANTS, as data (a tensor is [dtype, shape]): the build
 # step compares this copy with the test module's own table where that imports
 NVFP4 = {"quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 16}
 QWEN_EAGLE3 = "specforge-qwen3-8b-eagle3"
@@ -228,9 +228,9 @@ try:  # the test module's own table, to compare with the copy
         for k, (n, kw) in tcf.VARIANTS.items()
     }
     if json.loads(json.dumps(theirs)) != spec["variants"]:
-        warnings.append("tests/test_conformance.py VARIANTS differs from the tool's copy")
+        warnings.append("tests/rules/test_conformance.py VARIANTS differs from the tool's copy")
 except Exception as err:
-    warnings.append(f"tests/test_conformance.py not imported ({type(err).__name__}: {err}); "
+    warnings.append(f"tests/rules/test_conformance.py not imported ({type(err).__name__}: {err}); "
                     "using the tool's copy of VARIANTS")
 
 manifest = {"version": spec["version"], "warnings": warnings}
@@ -1069,7 +1069,9 @@ def build_inputs(inputs: Path, repo: Path, python: str, pythonpath: str) -> dict
     }
     env = {
         **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(repo / "fixtures"), pythonpath, str(repo / "tests")]),
+        "PYTHONPATH": os.pathsep.join(
+            [str(repo / "fixtures"), pythonpath, str(repo / "tests"), str(repo / "tests" / "rules")]
+        ),
         "PYTHONDONTWRITEBYTECODE": "1",
     }
     p = subprocess.run(

@@ -2,7 +2,7 @@
 consoles, progress bars on stderr for people.
 
 The table (``output/table.py``, Rich) is imported only where a table is shown; the
-machine formats start without it (``tests/test_startup.py``).
+machine formats start without it (``tests/cli/test_startup.py``).
 """
 
 from __future__ import annotations

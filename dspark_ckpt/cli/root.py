@@ -5,7 +5,7 @@ Machine output goes to stdout; logs and errors to stderr. Bad input never shows 
 traceback: each command's errors become exit codes by the one table in ``cli/errors.py``.
 Start-up is most of what a command costs (``benchmarks/startup_bench.py``): each module is
 imported where it is used, so that a command loads only what it needs (Rich for a table,
-huggingface_hub for a Hub id, torch for verify); ``tests/test_startup.py`` guards it.
+huggingface_hub for a Hub id, torch for verify); ``tests/cli/test_startup.py`` guards it.
 """
 
 import io
