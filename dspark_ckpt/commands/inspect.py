@@ -8,14 +8,13 @@ from dspark_ckpt.facts.gather import gather
 from dspark_ckpt.facts.target import Target
 from dspark_ckpt.profiles.registry import DEFAULT_PROFILE, covered, detect_family
 from dspark_ckpt.rules.engine import (
-    UNCOVERED,
-    UNREADABLE,
     Report,
     report,
     select_profiles,
     uncovered_report,
     unreadable_report,
 )
+from dspark_ckpt.rules.inputs import UNCOVERED, UNREADABLE
 from dspark_ckpt.source.checkpoint import Checkpoint, open_checkpoint
 
 __all__ = [

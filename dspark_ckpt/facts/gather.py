@@ -10,11 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dspark_ckpt.errors import CheckpointError
 from dspark_ckpt.facts.config import DrafterConfig
-from dspark_ckpt.facts.target import Target
 from dspark_ckpt.facts.tokenizer import (
     NOT_CHECKED,
     TokenizerComparison,
@@ -38,8 +37,12 @@ from dspark_ckpt.facts.vocab import (
     padded_rows,
     t2d_layout_problem,
 )
-from dspark_ckpt.source.checkpoint import NAME_PREFIXES, Checkpoint
+from dspark_ckpt.source.layout import NAME_PREFIXES
 from dspark_ckpt.source.safetensors import TensorInfo
+
+if TYPE_CHECKING:
+    from dspark_ckpt.facts.target import Target
+    from dspark_ckpt.source.checkpoint import Checkpoint
 
 WRAPPER_PREFIXES = tuple(x for x in NAME_PREFIXES if x)
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dspark_ckpt.errors import UsageError
 
-# the engine imports every rule module and registers the codes it emits itself
-from dspark_ckpt.rules import engine  # noqa: F401
+# every rule module: importing one registers its codes
+from dspark_ckpt.rules import d2t, inputs, load, shapes, target, tokenizer, vocab  # noqa: F401
 from dspark_ckpt.rules.findings import Code
 from dspark_ckpt.rules.registry import RULES
 

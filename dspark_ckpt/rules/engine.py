@@ -3,8 +3,8 @@
 ``evaluate_profiles`` applies the rules every runtime shares once and each selected
 or evaluated profile's own; ``report`` makes the ``Report`` of one inspection, with
 the drafter/target comparisons made (``target_checks``). The engine emits two codes
-itself: DSC001 (an input that could not be read) and DSC108 (a drafter family no
-profile covers). It reads nothing: ``commands/inspect.py`` opens and gathers.
+itself (``inputs.py``): DSC001 (an input that could not be read) and DSC108 (a drafter
+family no profile covers). It reads nothing: ``commands/inspect.py`` opens and gathers.
 """
 
 from __future__ import annotations
@@ -29,9 +29,10 @@ from dspark_ckpt.profiles.registry import (
     detect_family,
     get_profile,
 )
-from dspark_ckpt.rules import d2t, load, shapes, tokenizer, vocab  # noqa: F401 (registers their codes)
+from dspark_ckpt.rules import codes  # noqa: F401 (every rule module, registered)
 from dspark_ckpt.rules.findings import ERROR, SEVERITY_ORDER, Finding
-from dspark_ckpt.rules.registry import COMMON, ENGINE, PROFILE, RULES, TARGET, Rule, rule
+from dspark_ckpt.rules.inputs import UNCOVERED, uncovered_finding, unreadable_finding
+from dspark_ckpt.rules.registry import COMMON, PROFILE, RULES, TARGET, Rule
 from dspark_ckpt.rules.target import (
     aux_ids,
     aux_width,
@@ -42,9 +43,6 @@ from dspark_ckpt.rules.target import (
     verifier,
 )
 from dspark_ckpt.source.checkpoint import Checkpoint
-
-UNREADABLE = "DSC001"
-UNCOVERED = "DSC108"
 
 
 @dataclass
@@ -237,20 +235,6 @@ def report(
 # --- the reports on what was not judged -------------------------------------------------
 
 
-@rule(
-    "DSC001",
-    ERROR,
-    "unreadable or malformed checkpoint",
-    scope=ENGINE,
-    hint="re-export the checkpoint with safetensors' save_file / save_model",
-)
-def unreadable_finding(err: CheckpointError) -> Finding:
-    """A config, index or safetensors file could not be read, or breaks the format (bad header,
-    offsets, dtype, shard name, a pickle file, a special file or a link out of the checkpoint).
-    Runtimes fail at load time or, worse, read garbage."""
-    return Finding(UNREADABLE, err.message, file=err.path, hint=err.hint)
-
-
 def unreadable_report(
     source: str,
     target: Target | None,
@@ -281,30 +265,6 @@ def unreadable_report(
         profiles=selected,
         family=family,
         not_applicable=skipped,
-    )
-
-
-@rule(
-    "DSC108",
-    ERROR,
-    "no profile covers this drafter family",
-    scope=ENGINE,
-    hint=(
-        "check the config's architectures / model_type; this tool judges DSpark, DFlash and "
-        "EAGLE-3 (P-EAGLE) drafters only"
-    ),
-)
-def uncovered_finding(cfg: DrafterConfig, ckpt: Checkpoint, family: str | None) -> Finding:
-    """The drafter is not a DSpark, DFlash or EAGLE-3 drafter (an MTP head, EAGLE-1, Medusa, or a
-    config that names no family): no profile mirrors how a runtime loads it, so it is not judged,
-    and never by another family's rules. inspect exits 3."""
-    what = f"a {family} drafter" if family else "a drafter of no known family"
-    names = ", ".join(cfg.architectures) or cfg.model_type or "none"
-    return Finding(
-        UNCOVERED,
-        f"this is {what} (architectures/model_type: {names}): no profile covers it, so it "
-        "is not judged (profiles cover DSpark, DFlash and EAGLE-3 / P-EAGLE drafters)",
-        file=str(ckpt.config_path),
     )
 
 

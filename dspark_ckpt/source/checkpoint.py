@@ -17,7 +17,13 @@ from typing import Any
 
 from dspark_ckpt.errors import CheckpointError, few
 from dspark_ckpt.source.base import Source, is_local
-from dspark_ckpt.source.layout import CONFIG, holds_weights, parse_index, pick_weights
+from dspark_ckpt.source.layout import (
+    CONFIG,
+    NAME_PREFIXES,
+    holds_weights,
+    parse_index,
+    pick_weights,
+)
 from dspark_ckpt.source.local import open_local
 from dspark_ckpt.source.safetensors import (
     MAX_HEADER_BYTES,
@@ -28,7 +34,6 @@ from dspark_ckpt.source.safetensors import (
 )
 
 # names are matched as stored, then with these prefixes that trainers add
-NAME_PREFIXES = ("", "model.", "model.language_model.", "language_model.model.")
 
 
 @dataclass

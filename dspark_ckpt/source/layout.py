@@ -17,6 +17,8 @@ from dspark_ckpt.errors import CheckpointError, few
 CONFIG = "config.json"
 SINGLE = "model.safetensors"
 INDEX = "model.safetensors.index.json"
+# tensor names are matched as stored, then with these prefixes that trainers add
+NAME_PREFIXES = ("", "model.", "model.language_model.", "language_model.model.")
 PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".pkl", ".ckpt")
 
 
