@@ -75,6 +75,8 @@ class Commands(MutableMapping):
 
 
 class LazyGroup(Group):
+    """The command group, whose commands are built when first looked up (``Commands``)."""
+
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.commands = Commands(self.commands)
