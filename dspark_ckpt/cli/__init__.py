@@ -5,11 +5,6 @@ that registers on it, with its exit codes and example beside it; ``errors.py`` m
 errors to exit codes, once.
 """
 
-# each registers its command(s) on the app, in the order `dspark-ckpt -h` lists them
-# isort: off
-from dspark_ckpt.cli import inspect, info, check, verify, fix  # noqa: F401
-
-# isort: on
 from dspark_ckpt.cli.root import app, main
 
 __all__ = ["app", "main"]

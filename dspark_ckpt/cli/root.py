@@ -1,6 +1,9 @@
 """The root of the command line: the one Typer app every command registers on (``command``),
 ``--version``, and the process entry point ``main``.
 
+Each command is a module of ``cli/`` (``COMMANDS``), imported when that command runs:
+a start-up loads and builds one command, not all of them (``-h`` lists them all).
+
 Machine output goes to stdout; logs and errors to stderr. Bad input never shows a
 traceback: each command's errors become exit codes by the one table in ``cli/errors.py``.
 Start-up is most of what a command costs (``benchmarks/startup_bench.py``): each module is
@@ -12,6 +15,8 @@ import io
 import os
 import signal
 import sys
+from collections.abc import Iterator, MutableMapping
+from importlib import import_module
 from typing import Annotated
 
 import typer
@@ -20,8 +25,65 @@ from dspark_ckpt import __version__
 from dspark_ckpt.cli.errors import EXIT_FAIL, EXIT_USAGE, reported
 from dspark_ckpt.cli.usage import HELP_OPTIONS, Command, Group
 
+# every command, and the module that defines it and registers it on the app with
+# ``command``, in the order ``dspark-ckpt -h`` lists them
+COMMANDS = {
+    "inspect": "dspark_ckpt.cli.inspect",
+    "profiles": "dspark_ckpt.cli.info",
+    "explain": "dspark_ckpt.cli.info",
+    "check": "dspark_ckpt.cli.check",
+    "verify": "dspark_ckpt.cli.verify",
+    "fix": "dspark_ckpt.cli.fix",
+}
+
+
+class Commands(MutableMapping):
+    """The group's commands by name: every name of ``COMMANDS`` is there, and a command is
+    built (its module imported, its parameters read by Typer) when it is first looked up.
+    Typer builds, at every start, each command registered by then: none, here."""
+
+    def __init__(self, built: MutableMapping) -> None:
+        self._built = dict(built)
+
+    def __getitem__(self, name: str):
+        if name not in self._built:
+            if name not in COMMANDS:
+                raise KeyError(name)
+            import_module(COMMANDS[name])
+            info = next(i for i in app.registered_commands if i.name == name)
+            self._built[name] = typer.main.get_command_from_info(
+                info,
+                pretty_exceptions_short=app.pretty_exceptions_short,
+                rich_markup_mode=app.rich_markup_mode,
+            )
+        return self._built[name]
+
+    def __setitem__(self, name: str, command) -> None:
+        self._built[name] = command
+
+    def __delitem__(self, name: str) -> None:
+        del self._built[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(dict.fromkeys([*COMMANDS, *self._built]))
+
+    def __len__(self) -> int:
+        return len(dict.fromkeys([*COMMANDS, *self._built]))
+
+    def __contains__(self, name: object) -> bool:
+        return name in COMMANDS or name in self._built
+
+
+class LazyGroup(Group):
+    """The command group, whose commands are built when first looked up (``Commands``)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.commands = Commands(self.commands)
+
+
 app = typer.Typer(
-    cls=Group,
+    cls=LazyGroup,
     name="dspark-ckpt",
     help="Check speculative-decoding drafter checkpoints against their target, before deployment.",
     context_settings={"help_option_names": HELP_OPTIONS},

@@ -43,6 +43,8 @@ class ConfigError(UsageError):
 
 @dataclass(frozen=True)
 class Pair:
+    """One drafter and its target, as configured: the profiles it must pass, its policy."""
+
     key: str  # where it is configured: "pairs[0]"
     name: str
     drafter: str  # resolved against the config file's folder
@@ -55,6 +57,8 @@ class Pair:
 
 @dataclass(frozen=True)
 class CheckConfig:
+    """A validated configuration: where it was read from and its pairs."""
+
     path: Path
     table: str  # "" for dspark-ckpt.toml, "tool.dspark-ckpt." for pyproject.toml
     pairs: tuple[Pair, ...]

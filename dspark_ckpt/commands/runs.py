@@ -91,6 +91,8 @@ def run_of_report(
 
 @dataclass
 class CheckResult:
+    """Every run of a ``check``: it passes when each run does."""
+
     config_path: Path
     runs: list[CheckRun]
 

@@ -89,6 +89,15 @@ def test_help_and_version_import_no_command_machinery(tmp_path, argv):
     assert sorted(m for m in modules if m in ENGINE) == []
 
 
+def test_a_command_loads_and_builds_its_own_command_only(tmp_path):
+    """Each command is a module of cli/, imported when it runs (its parameters are read by
+    Typer only then): --version loads none, inspect its own."""
+    commands = {f"dspark_ckpt.cli.{name}" for name in ("inspect", "info", "check", "verify", "fix")}
+    assert commands & imported(tmp_path, "--version") == set()
+    modules = imported(tmp_path, "inspect", *PADDED, "--format", "json")
+    assert commands & modules == {"dspark_ckpt.cli.inspect"}
+
+
 @pytest.mark.parametrize("fmt", ["github", "junit", "sarif"])
 def test_ci_formats_import_only_the_check_runs_and_the_formats(tmp_path, fmt):
     """A CI format starts as lean as JSON (no Rich): it adds the runs it reports on."""
