@@ -14,7 +14,7 @@ from dspark_ckpt.cli import app
 from dspark_ckpt.rules.codes import CODES
 
 DOCS = ROOT / "docs"
-PAGES = sorted([ROOT / "README.md", *DOCS.glob("*.md")])
+PAGES = sorted([ROOT / "README.md", ROOT / "CONTRIBUTING.md", *DOCS.glob("*.md")])
 # the page whose "## Options" table documents each command
 COMMAND_PAGES = {
     "inspect": "inspect.md",
@@ -26,7 +26,9 @@ COMMAND_PAGES = {
 }
 HELP = {"-h", "--help"}
 # options of other tools the docs name (pip, pre-commit; ruff, compared with in ci.md)
-FOREIGN = {"--index-url", "--extra-index-url", "--output-file", "--freeze"}
+# other tools' options the pages show (pip, the snapshot tool)
+FOREIGN = {"--index-url", "--extra-index-url", "--output-file", "--freeze", "--no-deps"}
+FOREIGN |= {"--repo", "--inputs", "--out", "--compare"}
 CELL_SPLIT = re.compile(r"(?<!\\)\|")
 OPTION = re.compile(r"(?<![\w-])--?[a-z][a-z0-9-]*")
 LONG_OPTION = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
@@ -155,3 +157,19 @@ def test_the_readme_example_is_what_inspect_prints_at_80_columns(monkeypatch):
     r = cli(*command.split()[2:], env={"COLUMNS": "80"})
     assert r.exit_code == 0
     assert shown == "".join(line.rstrip() + "\n" for line in r.stdout.splitlines())
+
+
+# a path of ours, as the pages name it: from the repository root or from the package
+OWN_PATH = re.compile(
+    r"`((?:dspark_ckpt/|tools/|tests/|benchmarks/|fixtures/)?"
+    r"(?:source|facts|profiles|rules|commands|output|cli|tools|tests|benchmarks|fixtures)"
+    r"/[\w./-]*\.(?:py|md|json))`"
+)
+
+
+def test_every_path_of_ours_the_pages_name_exists():
+    """A page that names a module after it moved sends a reader nowhere."""
+    package = ROOT / "dspark_ckpt"
+    for page in PAGES:
+        for path in OWN_PATH.findall(page.read_text(encoding="utf-8")):
+            assert (ROOT / path).exists() or (package / path).exists(), f"{page.name}: {path}"
