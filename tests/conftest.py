@@ -146,3 +146,12 @@ def plain_environment(monkeypatch):
     change it."""
     for name in AMBIENT_ENV:
         monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture(scope="module")
+def bench(tmp_path_factory, request):
+    """The rule tables' harness (tests/rules/rules_harness.py): its targets are built once
+    per test module."""
+    from rules_harness import Bench
+
+    return Bench(tmp_path_factory.mktemp(request.module.__name__.rsplit(".", 1)[-1]))

@@ -11,7 +11,6 @@ import pytest
 from rules_harness import (
     DFLASH,
     EAGLE3,
-    Bench,
     Case,
     check,
     clean,
@@ -23,12 +22,6 @@ from rules_harness import (
     zeros,
 )
 from synth import VT, H, T, markov
-
-
-@pytest.fixture(scope="module")
-def bench(tmp_path_factory):
-    return Bench(tmp_path_factory.mktemp("load-rules"))
-
 
 PRUNED_HEAD = {"lm_head.weight": head(40)}  # Vd 40 < Vt: a pruned drafter's own head
 PADDED = {"embed_tokens.weight": head(128), "lm_head.weight": head(128), **markov(128, 128)}

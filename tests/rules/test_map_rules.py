@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 from rules_harness import (
     EAGLE3,
-    Bench,
     Case,
     check,
     clean,
@@ -25,11 +24,6 @@ from rules_harness import (
     truncate,
 )
 from synth import VT, T, markov
-
-
-@pytest.fixture(scope="module")
-def bench(tmp_path_factory):
-    return Bench(tmp_path_factory.mktemp("map-rules"))
 
 
 def broken_config(folder: Path) -> None:

@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 from rules_harness import (
     EAGLE3,
-    Bench,
     Case,
     check,
     clean,
@@ -22,12 +21,6 @@ from rules_harness import (
     zeros,
 )
 from synth import VT, H, T, markov
-
-
-@pytest.fixture(scope="module")
-def bench(tmp_path_factory):
-    return Bench(tmp_path_factory.mktemp("shape-rules"))
-
 
 PRUNED_HEAD = {"lm_head.weight": head(40)}
 PADDED = {"embed_tokens.weight": head(128), "lm_head.weight": head(128), **markov(128, 128)}

@@ -10,14 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from rules_harness import EAGLE3, Bench, Case, Tgt, check, clean, fires, head, ids, zeros
+from rules_harness import EAGLE3, Case, Tgt, check, clean, fires, head, ids, zeros
 from synth import VT, H
-
-
-@pytest.fixture(scope="module")
-def bench(tmp_path_factory):
-    return Bench(tmp_path_factory.mktemp("target-rules"))
-
 
 LLAMA = ["LlamaForCausalLM"]
 H8 = Tgt.of(architectures=LLAMA, hidden_size=H, num_hidden_layers=4)  # the drafter's width
