@@ -164,20 +164,33 @@ class StdoutError(Exception):
 
 
 class _Stdout:
-    """sys.stdout, whose write errors are ``StdoutError``s, told apart from all others."""
+    """sys.stdout, whose write errors are ``StdoutError``s, told apart from all others.
+
+    A reader that closes the pipe (``| head``) is no error: it has read what it wanted.
+    What is left to write goes to the null device and the command ends with its own exit
+    code (the verdict), saying nothing. A full disk stays an error."""
 
     def __init__(self, stream) -> None:
         self._stream = stream
 
+    def _closed_by_reader(self) -> None:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), self._stream.fileno())
+
     def write(self, text: str) -> int:
         try:
             return self._stream.write(text)
+        except BrokenPipeError:
+            self._closed_by_reader()
+            return len(text)
         except OSError as e:
             raise StdoutError(e) from None
 
     def flush(self) -> None:
         try:
             self._stream.flush()
+        except BrokenPipeError:
+            self._closed_by_reader()
+            self._stream.flush()  # what the buffer held, now to the null device
         except OSError as e:
             raise StdoutError(e) from None
 

@@ -22,6 +22,8 @@ try:  # Typer 0.2x carries its own copy of Click; older ones use Click itself
 except ImportError:  # pragma: no cover - depends on the installed Typer
     from click import exceptions as errors
 
+# Click 8.2+ raises it for no arguments (older ones print the help and exit themselves)
+NO_ARGS = getattr(errors, "NoArgsIsHelpError", ())
 HELP_OPTIONS = ["-h", "--help"]
 # a value given to a flag: the option that takes it
 VALUE_OPTIONS = {"--emit-mask": "--mask-path", "--emit-d2t": "--d2t-path"}
@@ -100,6 +102,11 @@ class Group(TyperGroup):
         argv = list(sys.argv[1:] if args is None else args)
         try:
             rv = super().main(argv, prog_name, complete_var, standalone_mode=False, **extra)
+        except NO_ARGS as err:  # no command: the help, as -h gives it (on stderr, exit 2)
+            if not standalone_mode:
+                raise
+            print(err.ctx.get_help(), file=sys.stderr)
+            sys.exit(EXIT_USAGE)
         except errors.UsageError as err:
             if not standalone_mode:
                 raise

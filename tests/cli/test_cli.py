@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import FIXTURES, cli
+from conftest import FIXTURES, cli, cli_subprocess
 
 PRUNED_NO_MAP = FIXTURES / "vllm-table/v100-d40-none"
 
@@ -125,3 +125,15 @@ def test_a_truncated_file_says_download_it_again(tmp_path):
         (f,) = r.json["findings"]
         assert f["message"].startswith("truncated: ") and "download or copy it again" in f["hint"]
         assert "download or copy it again" in r.stderr and "re-export" not in r.stderr
+
+
+def test_no_arguments_print_the_help_on_its_lines_exit_2():
+    """`dspark-ckpt` alone: the help as -h gives it (real lines, not escaped ones) on
+    stderr, exit 2 (no command was given)."""
+    r = cli_subprocess()
+    assert r.returncode == 2
+    assert r.stdout == ""
+    assert "\\n" not in r.stderr and "\nCommands:\n" in r.stderr
+    assert r.stderr.splitlines()[0].startswith("Usage: ")
+    for command in ("inspect", "profiles", "explain", "check", "verify", "fix"):
+        assert f"\n  {command} " in r.stderr
