@@ -5,7 +5,7 @@ from typing import Annotated
 import typer
 
 from dspark_ckpt.cli.console import stdout, tables
-from dspark_ckpt.cli.options import PlainFormat, PlainFormatOpt, QuietOpt
+from dspark_ckpt.cli.options import NamesOpt, PlainFormat, PlainFormatOpt
 from dspark_ckpt.cli.root import command
 
 
@@ -14,7 +14,7 @@ from dspark_ckpt.cli.root import command
     exit_codes=["0  always; 2  bad arguments"],
     example="dspark-ckpt profiles --format json",
 )
-def profiles_cmd(fmt: PlainFormatOpt = PlainFormat.table, quiet: QuietOpt = False) -> None:
+def profiles_cmd(fmt: PlainFormatOpt = PlainFormat.table, quiet: NamesOpt = False) -> None:
     """List the runtime profiles: the release each mirrors and the source files (file:line)
     its rules were read from (-q: their names, on one line)."""
     from dspark_ckpt.output.json import profiles_obj, to_json
@@ -39,7 +39,7 @@ def explain_cmd(
         typer.Argument(metavar="CODE", help="A finding code, e.g. DSC103 (none: list them all)."),
     ] = None,
     fmt: PlainFormatOpt = PlainFormat.table,
-    quiet: QuietOpt = False,
+    quiet: NamesOpt = False,
 ) -> None:
     """Explain a finding code: what it means, why the runtime cares, how to fix it. Without
     a code, list every code (-q: one line)."""

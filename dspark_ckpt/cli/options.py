@@ -96,6 +96,16 @@ QuietOpt = Annotated[
         "-q", "--quiet", help="No progress or logs; the table format prints one line: the verdict."
     ),
 ]
+# profiles and explain have no verdict: -q gives one line of names
+NamesOpt = Annotated[
+    bool,
+    typer.Option(
+        "-q",
+        "--quiet",
+        help="The table format prints one line: the names (explain CODE: the code, its "
+        "severity and title).",
+    ),
+]
 
 
 def integer(value: str | None, option: str, lo: int, hi: int) -> int | None:

@@ -137,3 +137,12 @@ def test_no_arguments_print_the_help_on_its_lines_exit_2():
     assert r.stderr.splitlines()[0].startswith("Usage: ")
     for command in ("inspect", "profiles", "explain", "check", "verify", "fix"):
         assert f"\n  {command} " in r.stderr
+
+
+def test_help_states_every_exit_code_and_what_q_prints():
+    """inspect exits 3 for a family no profile covers: its help says so; profiles and
+    explain have no verdict, so their -q is no "verdict" line."""
+    assert "3  not judged" in cli("inspect", "-h").stdout
+    for command in ("profiles", "explain"):
+        text = " ".join(cli(command, "-h").stdout.split())
+        assert "the verdict" not in text and "prints one line: the names" in text
