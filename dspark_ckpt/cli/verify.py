@@ -57,7 +57,7 @@ def verify_cmd(
         typer.Option(
             "--tokens",
             metavar="N",
-            help=f"Random hidden states, 1 to {MAX_TOKENS} (as many again aim at padding).",
+            help=f"Random hidden states, 1 to {MAX_TOKENS} (plus one aimed at each illegal head row, up to N).",
         ),
     ] = "512",
     seed: Annotated[
