@@ -8,9 +8,8 @@ one module per runtime (``vllm.py``, ``sglang.py``, ``trtllm.py``). A value outs
 
 # no ``from __future__ import annotations``: the field types stay objects, so the
 # Literal choices are read once from them (no annotation evaluation per profile)
-from dataclasses import dataclass, field, fields
-from types import NoneType, UnionType
-from typing import Literal, Union, get_args, get_origin
+from dataclasses import dataclass, fields
+from typing import Literal, get_args, get_origin
 
 LT, NE = "<", "!="
 
@@ -106,11 +105,15 @@ PrefixedNames = Literal[
 Captures = Literal[
     "0..N",  # every layer boundary, the final pre-norm state included
     "0..N-1",  # the state entering each layer
+    None,  # unknown
 ]
-"""The capture points a target produces (None: unknown)."""
+"""The capture points a target produces."""
 
-CheckedIds = Literal["0..N-1"]
-"""The aux layer ids a runtime accepts at start-up, when it checks them (None: no check)."""
+CheckedIds = Literal[
+    "0..N-1",  # ids outside [0, N) are refused at start-up
+    None,  # the runtime does not check them
+]
+"""The aux layer ids a runtime accepts at start-up."""
 
 EmbedFromTarget = Literal[
     "missing",  # the target's, when the drafter ships none
@@ -120,19 +123,9 @@ EmbedFromTarget = Literal[
 """Where the drafter's embed_tokens comes from."""
 
 
-def _choices(tp: object) -> tuple | None:
-    """The values a field typed ``tp`` may hold, or None for a type that is no Literal."""
-    if get_origin(tp) is Literal:
-        return get_args(tp)
-    if get_origin(tp) in (Union, UnionType):
-        parts = [_choices(a) or ((None,) if a is NoneType else None) for a in get_args(tp)]
-        if all(parts):
-            return tuple(v for part in parts for v in part)
-    return None
-
-
 def _literal_fields(cls: type) -> dict[str, tuple]:
-    return {f.name: c for f in fields(cls) if (c := _choices(f.type)) is not None}
+    """Each ``Literal``-typed field of ``cls`` with the values it may hold."""
+    return {f.name: get_args(f.type) for f in fields(cls) if get_origin(f.type) is Literal}
 
 
 def _check(obj: object, choices: dict[str, tuple], what: str) -> None:
@@ -144,15 +137,18 @@ def _check(obj: object, choices: dict[str, tuple], what: str) -> None:
             )
 
 
-@dataclass(frozen=True)
+# Both are registry entries, equal only to themselves (eq=False: hashed by identity), and
+# write a short repr of their own (the generated one lists hundreds of target names or 30
+# rule fields): generating those methods was most of their import time.
+@dataclass(frozen=True, eq=False, repr=False)
 class HiddenStates:
     """How one runtime release feeds the target's hidden states to one drafter family."""
 
     aux_width: HiddenWidth
     # where the aux layer ids are read, in order: (dotted key, shift to a capture point)
     aux_ids: tuple[tuple[str, int], ...]
-    captures: Captures | None
-    checked: CheckedIds | None  # an id outside these the runtime refuses at start-up
+    captures: Captures
+    checked: CheckedIds
     embed_from_target: EmbedFromTarget
     sources: tuple[str, ...]
     # target architectures the runtime can take aux states from, and those it refuses
@@ -164,12 +160,18 @@ class HiddenStates:
         first = self.sources[0].split(" (")[0] if self.sources else "no source"
         _check(self, HIDDEN_STATES_CHOICES, f"hidden states from {first}")
 
+    def __repr__(self) -> str:
+        return (
+            f"HiddenStates({self.aux_width}, ids {[k for k, _ in self.aux_ids]}, "
+            f"captures {self.captures}, embed {self.embed_from_target})"
+        )
+
 
 # the fields of Profile that are not rules (everything else must be cited)
 ABOUT = ("name", "runtime", "family", "release", "sources", "cites", "hidden_states")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Profile:
     """One runtime release's loader for one drafter family. Every rule field (all but
     ``ABOUT``) has a ``cites`` entry: the ``file:line`` at that release it was read from."""
@@ -179,7 +181,7 @@ class Profile:
     family: Family
     release: str  # the runtime release the rules were read from
     sources: tuple[str, ...]  # the runtime source files (and PRs) the rules mirror
-    cites: dict[str, str] = field(compare=False)  # rule field -> file:line at that release
+    cites: dict[str, str]  # rule field -> file:line at that release
     # how this release feeds the target's hidden states (None: not read); its sources
     # are cited in HiddenStates.sources
     hidden_states: HiddenStates | None = None
@@ -223,6 +225,9 @@ class Profile:
         _check(self, PROFILE_CHOICES, f"profile {self.name!r}")
         if self.hidden_states is not None and not isinstance(self.hidden_states, HiddenStates):
             raise TypeError(f"profile {self.name!r}: hidden_states is not a HiddenStates")
+
+    def __repr__(self) -> str:
+        return f"Profile({self.name!r}: {self.release}, {self.family})"
 
     def reduced(self, vd: int, vt: int, v: int | None = None) -> bool:
         other = v if self.reduced_against == "vocab_size" and v is not None else vt
