@@ -14,7 +14,6 @@ roles and ``special_tokens_map.json``. Files equal byte for byte are the fast pa
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -295,6 +294,8 @@ def compare_tokenizers(drafter: Source, target: Source, n: int) -> TokenizerComp
             TokenizerSide(d_files),
             TokenizerSide(t_files),
         )
+    import hashlib  # only where both folders hold a vocab (a start-up cost otherwise)
+
     d_bytes, t_bytes = _read(drafter, d_files), _read(target, t_files)
     d_side = TokenizerSide(d_files, {k: hashlib.sha256(v).hexdigest() for k, v in d_bytes.items()})
     t_side = TokenizerSide(t_files, {k: hashlib.sha256(v).hexdigest() for k, v in t_bytes.items()})
