@@ -15,6 +15,8 @@ if TYPE_CHECKING:
 
 UNREADABLE = "DSC001"
 UNCOVERED = "DSC108"
+# the families no profile covers, as a message names them
+FAMILY_NAMES = {"mtp": "an MTP", "eagle": "an EAGLE-1", "medusa": "a Medusa"}
 
 
 @rule(
@@ -45,7 +47,11 @@ def uncovered_finding(cfg: DrafterConfig, ckpt: Checkpoint, family: str | None) 
     """The drafter is not a DSpark, DFlash or EAGLE-3 drafter (an MTP head, EAGLE-1, Medusa, or a
     config that names no family): no profile mirrors how a runtime loads it, so it is not judged,
     and never by another family's rules. inspect exits 3."""
-    what = f"a {family} drafter" if family else "a drafter of no known family"
+    what = (
+        f"{FAMILY_NAMES.get(family, 'a ' + str(family))} drafter"
+        if family
+        else ("a drafter of no known family")
+    )
     names = ", ".join(cfg.architectures) or cfg.model_type or "none"
     return Finding(
         UNCOVERED,

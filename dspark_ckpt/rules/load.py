@@ -387,24 +387,33 @@ def lm_head_never_loaded(f: Facts, p: Profile) -> list[Finding]:
     "shipped lm_head replaced by the target's",
     scope=PROFILE,
     hint=(
-        "for SGLang, write draft_vocab_size in config.json; for TensorRT-LLM, train the drafter "
-        "against the target's own head"
+        "where the runtime always takes the target's head, train the drafter against that "
+        "head; where it does so for want of draft_vocab_size, write draft_vocab_size"
     ),
 )
 def lm_head_replaced(f: Facts, p: Profile) -> list[Finding]:
-    """The runtime takes the draft head from the target: TensorRT-LLM's Qwen3 DSpark loader always
-    does, SGLang's EAGLE-3 loader does when the config has no draft_vocab_size. The lm_head trained
-    with the drafter is ignored, so the drafter proposes from a head it was not trained with."""
+    """The runtime takes the draft head from the target: TensorRT-LLM's Qwen3 DSpark loader and
+    SGLang's DSpark and DFlash loaders always do (they skip lm_head.*), SGLang's EAGLE-3 loader
+    does when the config has no draft_vocab_size. The lm_head trained with the drafter is
+    ignored, so the drafter proposes from a head it was not trained with."""
     if f.lm_head is None:
         return []
     if p.lm_head_from_target == "always" and f.Vd != f.Vt:
         why = "always uses the target's lm_head"
+        hint = (
+            f"{p.name} never loads a drafter's own head: train the drafter against the "
+            "target's head, or serve it where its own head is loaded"
+        )
     elif (
         p.lm_head_from_target == "no_draft_vocab_size"
         and f.cfg.draft_vocab_size_defaulted
         and not f.tied
     ):
         why = "uses the target's lm_head because the config has no draft_vocab_size"
+        hint = (
+            f"write draft_vocab_size: {f.lm_head.shape[0]} (the shipped head's rows) in "
+            f"config.json, so that {p.name} loads the drafter's own head"
+        )
     else:
         return []
     return [
@@ -413,6 +422,7 @@ def lm_head_replaced(f: Facts, p: Profile) -> list[Finding]:
             f"the drafter ships lm_head {list(f.lm_head.shape)} but {p.name} {why}: the "
             "trained head is ignored",
             f.lm_head,
+            hint=hint,
         )
     ]
 

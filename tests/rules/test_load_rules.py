@@ -128,7 +128,10 @@ CASES: list[Case] = [
           config={**NESTED, "markov_rank": 4, "target_layer_ids": [0, 1]}, tensors=markov(VT, VT)),
     # DSC108: a family no profile covers is not judged
     fires("DSC108", "mtp", config={"architectures": ["DeepSeekMTPModel"], "markov_rank": None},
-          says="no profile covers it"),
+          says="this is an MTP drafter (architectures/model_type: DeepSeekMTPModel): no "
+          "profile covers it"),
+    fires("DSC108", "eagle1", config={"architectures": ["EagleForCausalLM"], "markov_rank": None},
+          says="this is an EAGLE-1 drafter"),
     fires("DSC108", "no-family", config={"architectures": [], "markov_rank": None}),
     clean("DSC108", "dspark-by-architecture", config={"markov_rank": None}),
     clean("DSC108", "p-eagle-is-eagle3", profile="vllm-eagle3", by_default=True,
@@ -173,11 +176,17 @@ CASES: list[Case] = [
     # DSC602: a shipped head replaced by the target's
     fires("DSC602", "sglang-eagle3-no-draft-vocab", profile="sglang-eagle3", draft=None,
           config=EAGLE3, tensors={"lm_head.weight": head(VT)},
-          says="because the config has no draft_vocab_size"),
+          says="because the config has no draft_vocab_size",
+          hint="write draft_vocab_size: 100 (the shipped head's rows)"),
     clean("DSC602", "sglang-eagle3-draft-vocab", profile="sglang-eagle3", config=EAGLE3,
           tensors={"lm_head.weight": head(VT)}),
     fires("DSC602", "trtllm-pruned-head", profile="trtllm-dspark", draft=40,
-          tensors={**PRUNED_HEAD, **markov(VT, VT)}, says="always uses the target's lm_head"),
+          tensors={**PRUNED_HEAD, **markov(VT, VT)}, says="always uses the target's lm_head",
+          hint="trtllm-dspark never loads a drafter's own head"),
+    # the DSpark loader of SGLang skips lm_head.*: no draft_vocab_size to write (it has one)
+    fires("DSC602", "sglang-dspark-pruned-head", profile="sglang-dspark", draft=40,
+          tensors={**PRUNED_HEAD, **markov(VT, VT)},
+          hint="sglang-dspark never loads a drafter's own head"),
     clean("DSC602", "trtllm-equal-head", profile="trtllm-dspark",
           tensors={"lm_head.weight": head(VT), **markov(VT, VT)}),
     # DSC603: Vd > V breaks the drafter itself
