@@ -150,7 +150,8 @@ class VerifyReport:
             out.append(f"the mask hides {self.hidden_tokens} real token(s)")
         left = {m: c.masked_illegal for m, c in self.modes.items() if c.masked_illegal}
         if left:
-            out.append(f"with the mask, sampled ids left [0, Vt) ({left})")
+            counts = ", ".join(f"{n} {m}" for m, n in left.items())
+            out.append(f"with the mask, sampled ids left [0, Vt) ({counts})")
         return out
 
     @property

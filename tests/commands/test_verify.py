@@ -510,6 +510,11 @@ def test_nan_padded_rows_are_sampled_unmasked_and_a_leaky_mask_fails(tmp_path):
     assert out["ok"] is False and out["illegal_rows"] == 28
     assert out["mask"]["masked_rows"] == 0 and out["mask"]["leaked_rows"] == 28
     assert all(out["modes"][m]["masked_illegal"] > 0 for m in MODES)
+    # the verdict line says it in words: counts per sampling mode, no Python dict
+    line = cli("verify", d, "--target", SMALL, "--mask", leaky, *FAST[:4], "-q").stdout
+    counts = ", ".join(f"{out['modes'][m]['masked_illegal']} {m}" for m in MODES)
+    assert line.startswith("FAIL: ") and f"sampled ids left [0, Vt) ({counts})" in line
+    assert "{" not in line and "'" not in line
 
 
 def test_a_bias_file_is_added_as_runtimes_add_it(tmp_path):
