@@ -230,7 +230,16 @@ def t2d_inconsistent(f: Facts) -> list[Finding]:
         problem = None
     else:  # vLLM skips a t2d of another layout: a warning, and nothing to compare d2t with
         problem = t2d_layout_problem(f.t2d, f.Vt) or t2d_disagreement(f.t2d_selected, f.d2t_values)
-    return [] if problem is None else [new_finding("DSC303", problem, f.t2d)]
+    if problem is None:
+        return []
+    t2d, hint = f.t2d, None
+    if t2d.dtype == "BOOL" and len(t2d.shape) == 1 and t2d.shape[0] != f.Vt:
+        # a membership mask over another vocab: exported for another target, not stale
+        hint = (
+            f"t2d has one entry per id of a {t2d.shape[0]}-id vocab, this target has {f.Vt}: "
+            "the drafter was exported for another target; use the one made for this target"
+        )
+    return [new_finding("DSC303", problem, t2d, hint=hint)]
 
 
 @rule(

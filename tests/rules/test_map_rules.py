@@ -72,6 +72,11 @@ CASES: list[Case] = [
     fires("DSC303", "t2d-not-bool", draft=4,
           tensors={**pruned4([0, 1, 2, 3]), "t2d": d2t(np.zeros(VT))},
           says="t2d is I64 [100]; expected BOOL [100]"),
+    # a t2d over another vocab: exported for another target, and the hint says so
+    fires("DSC303", "t2d-of-another-vocab", draft=4,
+          tensors={**pruned4([0, 1, 2, 3]), "t2d": T("BOOL", (151936,), np.ones(151936, bool))},
+          says="t2d is BOOL [151936]; expected BOOL [100]",
+          hint="one entry per id of a 151936-id vocab, this target has 100"),
     clean("DSC303", "speculators-all-false-placeholder", draft=4,
           tensors={**pruned4([0, 1, 2, 3]), "t2d": T("BOOL", (VT,), np.zeros(VT, bool))}),
     fires("DSC303", "lone-t2d-35-ids", draft=32, tensors=LONE_T2D_35,
