@@ -80,4 +80,9 @@ def pick_weights(names: Iterable[str], where: str | Path) -> tuple[str | None, l
             f"holds only pickle weights ({few(pickles)}); dspark-ckpt never unpickles: "
             "convert the checkpoint to safetensors",
         )
-    raise CheckpointError(where, f"no {SINGLE} or {INDEX}")
+    raise CheckpointError(
+        where,
+        f"no {SINGLE} or {INDEX}",
+        hint="point at the folder that holds the drafter's weights (a .safetensors file, or "
+        "an index and its shards)",
+    )

@@ -562,3 +562,18 @@ def test_t2d_without_d2t(tmp_path, selected, derivable):
     assert ("DSC303" in found) is not derivable
     if not derivable:
         assert found["DSC303"]["message"].startswith("t2d selects 35 target ids; Vd is 32")
+
+
+def test_a_folder_without_weights_is_told_where_to_point(tmp_path):
+    """A folder with a config and no weights: the hint says to point at the weights, not
+    to re-export a checkpoint that may well be fine elsewhere."""
+    (tmp_path / "config.json").write_text("{}")
+    r = cli("inspect", tmp_path, "--target", FIXTURES / "targets/small", "--format", "json")
+    assert r.exit_code == 1
+    (finding,) = r.json["findings"]
+    assert finding["code"] == "DSC001" and "re-export" not in finding["hint"]
+    assert finding["hint"].startswith("point at the folder that holds the drafter's weights")
+    assert r.stderr.endswith(
+        "; point at the folder that holds the drafter's weights (a "
+        ".safetensors file, or an index and its shards)\n"
+    )
