@@ -23,7 +23,6 @@ AUX_UTILS = "vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py"
 SPEC_CONFIG = "vllm/config/speculative.py"
 SPECULATORS = "vllm/transformers_utils/configs/speculators/algos.py"
 LOGITS = "vllm/model_executor/layers/logits_processor.py"
-LOADER = "vllm/model_executor/model_loader/weight_utils.py"
 NO_PARAM = M + "utils.py:443 ('There is no module or parameter named ...')"
 VLLM_MASK = (
     "dflash_config.mask_token_id",
