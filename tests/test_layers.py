@@ -94,4 +94,4 @@ def test_the_contract_can_fail():
     """The checker itself: an upward import and a cycle are found."""
     assert layer("dspark_ckpt.source.hub") < layer("dspark_ckpt.facts.config")
     assert layer("dspark_ckpt.rules.engine") < layer("dspark_ckpt.output.json")
-    assert layer("dspark_ckpt") < layer("dspark_ckpt.errors") < layer("dspark_ckpt.cli.app")
+    assert layer("dspark_ckpt") < layer("dspark_ckpt.errors") < layer("dspark_ckpt.cli.root")
