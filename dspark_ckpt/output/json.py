@@ -109,6 +109,11 @@ def inspect_obj(r: Report) -> dict[str, Any]:
         "failing_elsewhere": {
             name: [finding_obj(f) for f in found] for name, found in r.failing_elsewhere.items()
         },
+        # the findings of each evaluated profile that does not decide (its own rules': the
+        # common ones are in findings), whatever their severity
+        "other_findings": {
+            name: [finding_obj(f) for f in found] for name, found in r.others.items()
+        },
         "covered": r.covered,
         "releases": {name: PROFILES[name].release for name in r.verdicts if name in PROFILES},
         "not_applicable": r.not_applicable,

@@ -8,8 +8,10 @@ decides anything: it only shows a result.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from rich.cells import cell_len
 from rich.console import Console
 from rich.segment import Segment
 from rich.table import Table
@@ -229,8 +231,12 @@ def print_inspect(r: Report, console: Console) -> None:
         )
     else:
         console.print("no findings", style="green")
+    if elsewhere := r.elsewhere:
+        console.print(Text("found under the profiles that do not decide:", style="bold"))
+        found = [replace(f, profile=", ".join(names)) for f, names in elsewhere]
+        console.print(findings_table(found, show_profile=True, width=console.width))
     if r.checks and r.verdicts:
-        console.print(checks_matrix(r, console.width))
+        console.print(checks_matrix(r, console))
     console.print(inspect_summary(r))
 
 
@@ -244,9 +250,11 @@ def failing_elsewhere(r: Report) -> dict[str, list[str]]:
     return reasons
 
 
-def checks_matrix(r: Report, width: int = PLAIN_WIDTH) -> Table:
+def checks_matrix(r: Report, console: Console) -> Table:
     """Rows = the checks that found something, columns = runtime profiles; turned the
-    other way (rows = profiles, columns = codes) where the profiles do not fit the width."""
+    other way (rows = profiles, columns = codes) where the profiles do not fit the width,
+    and stacked (a profile, its verdict and its checks that are not ok, wrapped between
+    them) where the codes do not fit either: a code or a profile name is never cut."""
     cell = {
         (code, n): Text(row[n], style=SEVERITY_STYLE[row[n]])
         if n in row
@@ -254,24 +262,59 @@ def checks_matrix(r: Report, width: int = PLAIN_WIDTH) -> Table:
         for code, row in r.checks.items()
         for n in r.verdicts
     }
-    table = Table(show_header=True, header_style="bold", expand=False, pad_edge=False)
-    # a title column of 24, and each profile column as wide as its name (or "warning")
-    wide = 24 + sum(max(len(n), 7) + 3 for n in r.verdicts)
-    if wide > width:
-        table.add_column("profile", no_wrap=True)
-        for code in r.checks:
-            table.add_column(code, justify="center", no_wrap=True)
-        table.add_column("verdict", justify="center", no_wrap=True)
-        for n, ok in r.verdicts.items():
-            table.add_row(n, *(cell[code, n] for code in r.checks), _verdict(ok))
-        return table
-    table.add_column("check", overflow="fold")
+    table = _table()
+    table.add_column("check", overflow="fold", min_width=24)
     for name in r.verdicts:
         table.add_column(name, justify="center", overflow="fold")
     for code in r.checks:
         table.add_row(f"{code} {CODES[code].title}", *(cell[code, n] for n in r.verdicts))
     table.add_row("verdict", *(_verdict(ok) for ok in r.verdicts.values()))
+    if _fits(table, console, wrapping=True):
+        return table
+    table = _table()
+    table.add_column("profile", no_wrap=True)
+    for code in r.checks:
+        table.add_column(code, justify="center", no_wrap=True)
+    table.add_column("verdict", justify="center", no_wrap=True)
+    for n, ok in r.verdicts.items():
+        table.add_row(n, *(cell[code, n] for code in r.checks), _verdict(ok))
+    if _fits(table, console):
+        return table
+    names = max(map(len, r.verdicts))
+    names = max(names, len("profile"))
+    table = Table(box=None, header_style="bold", pad_edge=False, padding=(0, 1))
+    table.add_column("profile", no_wrap=True)
+    table.add_column("verdict", no_wrap=True)
+    table.add_column("checks that are not ok")
+    for n, ok in r.verdicts.items():
+        found = [(code, cell[code, n]) for code in r.checks if n in r.checks[code]]
+        parts = [
+            Text.assemble(f"{code} ", c, "," if i < len(found) - 1 else "")
+            for i, (code, c) in enumerate(found)
+        ]
+        table.add_row(n, _verdict(ok), flow(parts or ["none"], console.width - names - 11))
     return table
+
+
+def _table() -> Table:
+    return Table(show_header=True, header_style="bold", expand=False, pad_edge=False)
+
+
+def _fits(table: Table, console: Console, wrapping: bool = False) -> bool:
+    """Whether ``table`` (a boxed table, no outer padding) shows on ``console`` with no
+    cell cut: every column at its natural width, or (``wrapping``) with its fold
+    columns wrapped between words only."""
+    widths = []
+    for col in table.columns:
+        texts = [col.header, *col.cells]
+        plain = [t.plain if isinstance(t, Text) else str(t) for t in texts]
+        if wrapping and not col.no_wrap:
+            words = [w for t in plain for line in t.split("\n") for w in line.split(" ")]
+            widths.append(max(col.min_width or 0, *map(cell_len, words)))
+        else:
+            widths.append(max(cell_len(line) for t in plain for line in t.split("\n")))
+    n = len(widths)
+    return sum(widths) + 2 * n - 2 + n + 1 <= console.width
 
 
 def print_profiles(console: Console) -> None:
@@ -347,24 +390,32 @@ def _detail(f: Finding) -> str:
 
 
 def print_check(result: CheckResult, console: Console) -> None:
-    """One summary table: a row per pair and profile."""
-    table = Table(show_header=True, header_style="bold", expand=False, pad_edge=False)
-    for col in ("pair", "profile", "result", "class", "errors", "warnings", "ignored"):
-        table.add_column(col, overflow="fold")
-    table.add_column("detail", overflow="fold")
+    """One summary table: a row per pair and profile; where it does not fit the width
+    with every cell whole, a row per run stacked (its verdict, then what the table holds)."""
+    rows = []
     for run in result.runs:
         warnings = [f for f in run.findings if f.severity == WARNING]
         detail = run.failure or ", ".join(dict.fromkeys(map(_detail, run.errors + warnings)))
-        table.add_row(
-            run.name,
-            run.profile,
-            _verdict(run.ok),
-            (run.report.classification or "") if run.report else "",
-            str(len(run.errors)),
-            str(len(warnings)),
-            str(len(run.ignored)),
-            detail,
-        )
+        cls = (run.report.classification or "") if run.report else ""
+        counts = (len(run.errors), len(warnings), len(run.ignored))
+        rows.append((run, cls, counts, detail))
+    table = _table()
+    for col in ("pair", "profile", "result", "class", "errors", "warnings", "ignored"):
+        table.add_column(col, no_wrap=True)
+    table.add_column("detail", overflow="fold")
+    for run, cls, counts, detail in rows:
+        table.add_row(run.name, run.profile, _verdict(run.ok), cls, *map(str, counts), detail)
+    if not _fits(table, console, wrapping=True):
+        table = Table.grid(padding=(0, 2))
+        table.add_column(no_wrap=True)
+        table.add_column()
+        for run, cls, (errors, warnings, ignored), detail in rows:
+            parts = [f"{run.name}", f"({run.profile}){',' if cls else ':'}"]
+            parts += [f"{cls}:"] if cls else []
+            parts += [f"{errors} error(s),", f"{warnings} warning(s),", f"{ignored} ignored"]
+            parts[-1] += ";" if detail else ""
+            parts += detail.split(" ")
+            table.add_row(_verdict(run.ok), flow(parts, console.width - 6))
     console.print(table)
     console.print(check_summary(result))
 

@@ -61,7 +61,8 @@ class Report:
     # rows = finding codes, columns = evaluated profiles: the worst severity found there
     checks: dict[str, dict[str, str]] = field(default_factory=dict)
     facts: Facts | None = None  # what the rules read (None: not read, or not judged)
-    # the errors of the evaluated profiles that are not selected, by profile (not in findings)
+    # the findings of the evaluated profiles that are not selected, by profile: their own
+    # rules' (the common findings are in ``findings``)
     others: dict[str, list[Finding]] = field(default_factory=dict)
     # each drafter/target comparison made, as plain data (the JSON report's target_checks)
     target_checks: list[dict] = field(default_factory=list)
@@ -110,10 +111,23 @@ class Report:
         errors, else the errors every runtime shares."""
         common = [f for f in self.errors if f.profile is None]
         return {
-            name: self.others.get(name) or common
+            name: [f for f in self.others.get(name, []) if f.severity == ERROR] or common
             for name, passed in self.verdicts.items()
             if not passed and name not in self.profiles
         }
+
+    @property
+    def elsewhere(self) -> list[tuple[Finding, list[str]]]:
+        """The findings of the profiles that do not decide, each with the profiles it was
+        found under, leaving out those the deciding profiles show as they are: every cell
+        of the matrix that is not ``ok`` is explained here or in ``findings``."""
+        shown = {_same(f) for f in self.findings}
+        grouped: dict[tuple, tuple[Finding, list[str]]] = {}
+        for name, found in self.others.items():
+            for f in found:
+                if _same(f) not in shown:
+                    grouped.setdefault(_same(f), (f, []))[1].append(name)
+        return sorted(grouped.values(), key=lambda g: (SEVERITY_ORDER[g[0].severity], g[0].code))
 
     @property
     def covered(self) -> bool:
@@ -145,6 +159,11 @@ def profile_findings(f: Facts, p: Profile) -> list[Finding]:
     return out
 
 
+def _same(f: Finding) -> tuple:
+    """What a reader sees of a finding, its profile aside: two alike are shown once."""
+    return (f.code, f.severity, f.message, f.tensor, f.file, f.fix_hint)
+
+
 def _sorted(findings: list[Finding]) -> list[Finding]:
     return sorted(findings, key=lambda f: (SEVERITY_ORDER[f.severity], f.code))
 
@@ -154,7 +173,7 @@ class Evaluation:
     findings: list[Finding]  # common findings plus those of the selected profiles
     verdicts: dict[str, bool]  # one per evaluated profile
     checks: dict[str, dict[str, str]]  # code -> evaluated profile -> worst severity
-    others: dict[str, list[Finding]]  # the errors of each evaluated profile not selected
+    others: dict[str, list[Finding]]  # the findings of each evaluated profile not selected
 
 
 def evaluate_profiles(facts: Facts, selected: list[str], evaluated: list[str]) -> Evaluation:
@@ -176,11 +195,7 @@ def evaluate_profiles(facts: Facts, selected: list[str], evaluated: list[str]) -
             if name not in row or SEVERITY_ORDER[f.severity] < SEVERITY_ORDER[row[name]]:
                 row[name] = f.severity
     findings = common + [f for name in selected for f in per_profile[name]]
-    others = {
-        name: _sorted([f for f in found if f.severity == ERROR])
-        for name, found in per_profile.items()
-        if name not in selected
-    }
+    others = {name: _sorted(found) for name, found in per_profile.items() if name not in selected}
     return Evaluation(_sorted(findings), verdicts, dict(sorted(checks.items())), others)
 
 

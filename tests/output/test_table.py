@@ -162,3 +162,62 @@ def test_an_unreadable_checkpoint_says_once_why_every_other_profile_fails():
     r = cli("inspect", FIXTURES / "lfs-pointer", "--target-vocab-size", "100")
     why = [line for line in r.stdout.splitlines() if "not deciding" in line]
     assert len(why) == 1 and "DSC001" in why[0]
+
+
+def _explained(obj: dict) -> set[tuple[str, str]]:
+    """(code, profile) pairs that some finding of the JSON report explains: a common
+    finding explains its code in every column."""
+    out = set()
+    for f in obj["findings"]:
+        out |= {(f["code"], p) for p in obj["verdicts"] if f["profile"] in (None, p)}
+    return out | {(f["code"], p) for p, fs in obj["other_findings"].items() for f in fs}
+
+
+@pytest.mark.parametrize("extra", [[], ["--profile", "sglang-dspark"]])
+def test_every_matrix_cell_that_is_not_ok_is_explained_without_profile_all(extra):
+    """A warning or an error in any column of the matrix has its finding in the output:
+    in the deciding profile's findings, or under the profiles that do not decide."""
+    obj = cli(*PADDED, *extra, "--format", "json").json
+    cells = {(code, p) for code, row in obj["checks"].items() for p in row}
+    assert {("DSC602", "trtllm-dspark"), ("DSC103", "vllm-legacy")} <= cells
+    assert cells <= _explained(obj)
+    assert all(f["message"] for fs in obj["other_findings"].values() for f in fs)
+    # the table shows each of the others' findings, with the profiles it was found under
+    others = cli(*PADDED, *extra).stdout.split("do not decide:", 1)[1]
+    for p, fs in obj["other_findings"].items():
+        for f in fs:
+            assert any(f" {f['code']} " in ln and p in ln for ln in others.splitlines())
+
+
+def test_a_finding_the_deciding_profile_shows_is_not_repeated_for_the_others():
+    others = cli(*PADDED).stdout.split("do not decide:", 1)[1].split("check ", 1)[0]
+    assert "DSC401" not in others  # the same warning as the deciding profile's
+    assert "[vllm-legacy] no d2t mapping" in others
+
+
+NARROW_INSPECT = ["inspect", FIXTURES / "vllm-table/v100-d101-none", "--target"]
+
+
+@pytest.mark.parametrize("columns", [60, 80, 120])
+def test_narrow_terminals_never_cut_a_code_a_profile_or_a_cell(columns, tmp_path):
+    """The matrix degrades (checks as rows, then as columns, then stacked per profile) and
+    the check table stacks its runs: no ellipsis, no line past the width, every code and
+    profile whole."""
+    args = [*NARROW_INSPECT, FIXTURES / "targets/small"]
+    obj = cli(*args, "--format", "json").json
+    assert len(obj["checks"]) >= 6  # enough codes that 60 and 80 columns cannot hold them
+    out = run(*args, columns=columns)
+    config = tmp_path / "dspark-ckpt.toml"
+    config.write_text(
+        'profiles = ["vllm", "vllm-legacy"]\n[[pairs]]\nname = "dspark-padded"\n'
+        f'drafter = "{FIXTURES / "padded"}"\ntarget = "{FIXTURES / "targets/small"}"\n'
+    )
+    check = run("check", "--config", config, columns=columns)
+    for text in (out, check):
+        assert "…" not in text
+        assert max(map(len, text.splitlines())) <= columns
+    words = set(re.split(r"[\s│┃,:]+", out))
+    assert set(obj["checks"]) | set(obj["verdicts"]) <= words
+    assert {"dspark-padded", "vllm-legacy", "DSC103", "DSC401", "padded"} <= set(
+        re.split(r"[\s│┃,:;()]+", check)
+    )
