@@ -8,7 +8,7 @@ import typer
 
 from dspark_ckpt.cli.console import emit, show_progress, stderr, tables
 from dspark_ckpt.cli.errors import EXIT_FAIL, EXIT_OK
-from dspark_ckpt.cli.options import Format, FormatOpt, OutputOpt, QuietOpt
+from dspark_ckpt.cli.options import AlsoOpt, Format, FormatOpt, OutputOpt, QuietOpt, also_report
 from dspark_ckpt.cli.root import command
 
 
@@ -19,7 +19,7 @@ from dspark_ckpt.cli.root import command
         "1  a pair fails",
         "2  bad configuration or arguments",
     ],
-    example="dspark-ckpt check --format github   # in a folder with dspark-ckpt.toml",
+    example="dspark-ckpt check --format github --also sarif:out.sarif --also table:-",
 )
 def check_cmd(
     config: Annotated[
@@ -33,6 +33,7 @@ def check_cmd(
     fmt: FormatOpt = Format.table,
     output: OutputOpt = None,
     quiet: QuietOpt = False,
+    also: AlsoOpt = None,
 ) -> None:
     """The pre-deploy gate: every drafter/target pair of the configuration, one exit code."""
     from dspark_ckpt.cli.progress import DelayedProgress
@@ -41,6 +42,7 @@ def check_cmd(
     from dspark_ckpt.output.json import check_obj
     from dspark_ckpt.output.stderr import check_error_lines
 
+    reports = [also_report(value) for value in also or []]
     cfg = load_config(config)
     enabled = show_progress(fmt, quiet)
     with DelayedProgress(
@@ -57,5 +59,6 @@ def check_cmd(
         runs=lambda: result.runs,
         full=lambda console: tables().print_check(result, console),
         summary=lambda console: console.print(tables().check_summary(result), soft_wrap=True),
+        also=reports,
     )
     raise typer.Exit(EXIT_OK if result.ok else EXIT_FAIL)

@@ -96,20 +96,31 @@ def emit(
     runs: Callable[[], list],
     full: Callable[[Console], None],
     summary: Callable[[Console], None],
+    also: list[tuple[Format, Path]] = (),
 ) -> None:
     """A result in ``fmt``: JSON, a CI format over its check runs, or the table for people
-    (``--quiet``: the summary line only); to stdout or atomically to ``output``."""
-    if fmt is Format.json:
-        from dspark_ckpt.output.json import to_json
+    (``--quiet``: the summary line only); to stdout or atomically to ``output``. And each of
+    ``also`` (``--also``): the same result in another format, to its own path (written
+    before the main output) or to stdout (after it)."""
 
-        text = to_json(json_obj()) + "\n"
-    elif fmt in CI_FORMATS:
-        from dspark_ckpt.output.ci import ci_text
+    def text(fmt: Format) -> str | None:
+        if fmt is Format.json:
+            from dspark_ckpt.output.json import to_json
 
-        text = ci_text(fmt.value, runs())
-    else:
-        text = None
-    deliver(output, text, summary if quiet else full)
+            return to_json(json_obj()) + "\n"
+        if fmt in CI_FORMATS:
+            from dspark_ckpt.output.ci import ci_text
+
+            return ci_text(fmt.value, runs())
+        return None
+
+    to_stdout = [(f, path) for f, path in also if str(path) == "-"]
+    for f, path in also:  # the files first: one that cannot be written stops it all
+        if (f, path) not in to_stdout:
+            deliver(path, text(f), full)
+    deliver(output, text(fmt), summary if quiet else full)
+    for f, path in to_stdout:
+        deliver(path, text(f), full)
 
 
 def show_progress(fmt: Format | PlainFormat, quiet: bool = False) -> bool:

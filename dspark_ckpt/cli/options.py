@@ -81,6 +81,27 @@ FormatOpt = Annotated[
 PlainFormatOpt = Annotated[
     PlainFormat, typer.Option("--format", metavar="|".join(PlainFormat), help="Output format.")
 ]
+
+
+def also_report(value: str) -> tuple[Format, Path]:
+    """``FORMAT:PATH`` of ``--also``: one more report of the same run."""
+    fmt, sep, path = value.partition(":")
+    if not sep or not path or fmt not in Format.__members__:
+        raise typer.BadParameter(
+            f"{value!r}: give FORMAT:PATH, FORMAT one of {', '.join(Format)} (PATH - is stdout)"
+        )
+    return Format(fmt), Path(path)
+
+
+AlsoOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--also",
+        metavar="FORMAT:PATH",
+        help="Also write the same run's report in FORMAT to PATH (atomically; - is stdout, "
+        "after the main output). Repeat it: --also sarif:out.sarif --also table:-",
+    ),
+]
 OutputOpt = Annotated[
     Path | None,
     typer.Option(

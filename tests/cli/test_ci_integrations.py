@@ -43,6 +43,82 @@ def env(**extra) -> dict[str, str]:
     return {**os.environ, "PATH": BIN + os.pathsep + os.environ["PATH"], **extra}
 
 
+def docs_block(containing: str) -> str:
+    """The fenced block of docs/ci.md that holds ``containing``."""
+    text = (ROOT / "docs/ci.md").read_text()
+    return next(b.split("\n", 1)[1] for b in text.split("```")[1::2] if containing in b)
+
+
+@pytest.fixture(scope="module")
+def hook_repo(tmp_path_factory) -> tuple[Path, str]:
+    """This working tree, committed in a throwaway repository (pre-commit clones a rev)."""
+    repo = tmp_path_factory.mktemp("hook-repo")
+    files = subprocess.run(
+        ["git", "ls-files", "-co", "--exclude-standard", "-z"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split("\0")
+    for name in filter(None, files):
+        if (ROOT / name).is_file():
+            (repo / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, repo / name)
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "hook repo")
+    return repo, git(repo, "rev-parse", "HEAD").strip()
+
+
+def git(cwd: Path, *args: str) -> str:
+    who = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t"}
+    who["GIT_COMMITTER_EMAIL"] = "t@t"
+    return subprocess.run(
+        ["git", *args], cwd=cwd, env=env(**who), capture_output=True, text=True, check=True
+    ).stdout
+
+
+def pre_commit(project: Path, *args: str, **extra) -> subprocess.CompletedProcess:
+    git(project, "init", "-q")
+    git(project, "add", "-A")
+    return subprocess.run(
+        [sys.executable, "-m", "pre_commit", *args],
+        cwd=project,
+        env=env(PRE_COMMIT_HOME=str(project.parent / "pre-commit-home"), **extra),
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+
+
+def test_pre_commit_try_repo_runs_the_hook(project, hook_repo):
+    repo, _ = hook_repo
+    r = pre_commit(project, "try-repo", str(repo), "dspark-ckpt-check", "--all-files")
+    assert r.returncode == 1, r.stdout + r.stderr  # padded fails vllm-legacy
+    assert "1 of 2 check run(s) failed" in r.stdout
+
+
+def test_pre_commit_hook_with_torch_runs_verify(project, hook_repo, tmp_path):
+    """docs/ci.md's recipe for verify = true: the hook with torch as a dependency."""
+    repo, sha = hook_repo
+    config = docs_block("additional_dependencies: [torch]")
+    config = config.replace("https://github.com/OWNER/dspark-ckpt", str(repo))
+    (project / ".pre-commit-config.yaml").write_text(config.replace("COMMIT", sha))
+    toml = project / "pyproject.toml"
+    toml.write_text(
+        toml.read_text().replace(
+            'target = "targets/small"', 'target = "targets/small"\nverify = true'
+        )
+    )
+    # this machine's torch is the CPU build on disk: pin it, as a CI machine's pip config would
+    pin = tmp_path / "constraints.txt"
+    pin.write_text("torch==2.13.0\n")
+    r = pre_commit(project, "run", "--all-files", PIP_CONSTRAINT=str(pin))
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "verify" in r.stdout and "needs torch" not in r.stdout + r.stderr
+    assert "1 of 3 check run(s) failed" in r.stdout
+
+
 def test_pre_commit_hook_runs_check(project):
     if shutil.which("dspark-ckpt", path=BIN) is None:
         pytest.skip("dspark-ckpt is not installed as a script (pip install -e .)")
@@ -73,6 +149,7 @@ def test_action_check_step(project):
 
     r = run_step(SARIF="out.sarif", JUNIT="out.xml")
     assert r.returncode == 1, r.stderr
+    assert step["run"].count("dspark-ckpt check") == 1  # one run writes every report
     annotations = [ln.split("::")[1] for ln in r.stdout.splitlines() if ln.startswith("::")]
     assert annotations == [
         "warning file=drafters/padded/model.safetensors,title=DSC401",
@@ -88,3 +165,33 @@ def test_action_check_step(project):
     r = run_step(SARIF="", JUNIT="")
     assert r.returncode == 2
     assert r.stderr.count("tool.dspark-ckpt.pairs: must be a non-empty array") == 1
+
+
+def test_action_installs_torch_for_verify(project):
+    """The `torch` input's step (word-split as a pip requirement and its options) and a
+    pair with verify = true checked by the action's one run."""
+    action = yaml.safe_load((ROOT / "action.yml").read_text())
+    steps = {s.get("name"): s for s in action["runs"]["steps"]}
+    assert "torch" in action["inputs"] and steps["Install torch"]["if"] == "inputs.torch != ''"
+    install = subprocess.run(
+        ["bash", "-eo", "pipefail", "-c", steps["Install torch"]["run"]],
+        env=env(TORCH="torch==2.13.0 --no-deps"),  # on disk here: pip finds it installed
+        capture_output=True,
+        text=True,
+    )
+    assert install.returncode == 0, install.stderr
+    toml = project / "pyproject.toml"
+    toml.write_text(
+        toml.read_text().replace(
+            'target = "targets/small"', 'target = "targets/small"\nverify = true'
+        )
+    )
+    r = subprocess.run(
+        ["bash", "-eo", "pipefail", "-c", steps["dspark-ckpt check"]["run"]],
+        cwd=project,
+        env=env(CONFIG="", SARIF="", JUNIT=""),
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode == 1, r.stderr
+    assert "│ verify" in r.stdout and "1 of 3 check run(s) failed" in r.stdout

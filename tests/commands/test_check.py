@@ -595,3 +595,46 @@ def test_a_cached_header_is_read_again_once_its_file_changed(repo):
     finally:
         on_header.reset(tokens[0])
         header_cache.reset(tokens[1])
+
+
+def test_also_writes_every_report_from_one_run(repo):
+    """--also: the reports another --format would print, from the same run, each byte for
+    byte what that format gives; `-` appends to stdout after the main output."""
+    (repo / "pyproject.toml").write_text(MIX.format(extra="", padded=""))
+    (repo / "out").mkdir()
+    r = cli(
+        "check",
+        "--format",
+        "github",
+        "--also",
+        "sarif:out/r.sarif",
+        "--also",
+        "junit:r.xml",
+        "--also",
+        "json:r.json",
+        "--also",
+        "table:-",
+    )
+    alone = {fmt: cli("check", "--format", fmt) for fmt in ("github", "sarif", "junit", "json")}
+    assert r.exit_code == alone["github"].exit_code
+    assert r.stdout.startswith(alone["github"].stdout)
+    assert r.stdout[len(alone["github"].stdout) :] == cli("check").stdout
+    assert (repo / "out/r.sarif").read_text() == alone["sarif"].stdout
+    assert (repo / "r.xml").read_text() == alone["junit"].stdout
+    assert json.loads((repo / "r.json").read_text()) == alone["json"].json
+
+
+@pytest.mark.parametrize("spec", ["sarif", "pdf:x", "sarif:", ":x"])
+def test_also_needs_a_format_and_a_path(repo, spec):
+    (repo / "pyproject.toml").write_text(MIX.format(extra="", padded=""))
+    before = sorted(p.name for p in repo.iterdir())
+    r = cli("check", "--also", spec)
+    assert r.exit_code == 2 and "FORMAT:PATH" in r.stderr
+    assert sorted(p.name for p in repo.iterdir()) == before
+
+
+def test_an_also_file_that_cannot_be_written_stops_before_any_output(repo):
+    (repo / "pyproject.toml").write_text(MIX.format(extra="", padded=""))
+    r = cli("check", "--also", "sarif:missing/r.sarif")
+    assert r.exit_code == 2 and r.stdout == ""
+    assert "missing/r.sarif: cannot write" in r.stderr
