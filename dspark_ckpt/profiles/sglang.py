@@ -16,6 +16,11 @@ SG_DSPARK = S + "models/dspark.py"
 SG_DFLASH = S + "models/dflash.py"
 SG_DFLASH_CFG = S + "speculative/dflash_utils.py"
 SG_DSPARK_CFG = S + "speculative/dspark_components/dspark_config.py"
+SG_DSPARK_WORKER = S + "speculative/dspark_components/dspark_worker_v2.py"
+SG_DFLASH_WORKER = S + "speculative/dflash_worker_v2.py"
+SG_EAGLE_WORKER = S + "speculative/eagle_worker_v2.py"
+SG_MARKOV_SAMPLE = "python/sglang/kernels/ops/speculative/dspark/markov_sample.py"
+SG_REGISTRY = S + "models/registry.py"
 # llama_eagle3.py:156-161 counts num_aux_hidden_states, else eagle_config's aux ids
 SG_EAGLE3_AUX = ("num_aux_hidden_states", "eagle_config.eagle_aux_hidden_state_layer_ids")
 SG_EAGLE3_NORM = ("eagle_config.norm_before_fc", "norm_before_fc")  # llama_eagle3.py:169-182
@@ -23,31 +28,81 @@ SG_EAGLE3_NORM = ("eagle_config.norm_before_fc", "norm_before_fc")  # llama_eagl
 
 def _sglang_block_cites(model_py: str) -> dict[str, str]:
     """SGLang's DSpark / DFlash loaders: head and embedding from the target."""
+    dspark = model_py == SG_DSPARK
+    unknown = f"{SG_DFLASH}:943-946 `# Ignore unexpected weights`"
+    # DSpark hands everything but its Markov and confidence weights to DFlash's loader
+    to_dflash = f"{SG_DSPARK}:648-651 `backbone_weights.append((name, loaded_weight))`; "
+    head = (
+        f'{SG_DSPARK}:510 `_DSPARK_SKIPPED_WEIGHT_PREFIXES = ("lm_head."` (lm_head. '
+        f"skipped); {SG_DSPARK_WORKER}:313-324 `self.draft_model.attach_shared_modules(` "
+        "(the target's head)"
+        if dspark
+        else f"{unknown} (no lm_head parameter: a shipped one is dropped); "
+        f'{SG_DFLASH_WORKER}:2493 `lm_head = unwrap_lora_layer(getattr(target_model, "lm_head", '
+        "None))` (the target's head drafts)"
+    )
+    embed = (
+        f'{SG_DSPARK}:638-641 `normalized_name.startswith("embed_tokens.")` (embed_tokens. '
+        f"skipped); {SG_DSPARK_WORKER}:319-322 `self._resolve_target_embed_tokens(target_model)`"
+        if dspark
+        else f"{SG_DFLASH}:708-716 `if self.is_nemotron_35_draft:` (an embedding only for "
+        f"the Nemotron 3.5 layout); {SG_DFLASH_WORKER}:2490-2492 "
+        "`_resolve_dflash_embedding_module(self.draft_model, target_model)`"
+    )
     return {
         "reduced_when": f"{model_py} (draft_vocab_size unread)",
         "reduced_against": f"{model_py} (draft_vocab_size unread)",
-        "missing_d2t": f"{SG_DFLASH}:945-947 (d2t/t2d ignored)",
-        "d2t_param": f"{SG_DFLASH}:945-947",
-        "missing_lm_head": f"{SG_DSPARK}:510 (lm_head. skipped, the target's used)",
-        "lm_head_from_target": f"{SG_DSPARK}:510",
-        "requires_embed_when_expanded": f"{SG_DSPARK}:638-641 (embed_tokens. skipped)",
-        "own_embed_kept": f"{SG_DSPARK}:638-641",
+        "missing_d2t": (to_dflash if dspark else "") + f"{unknown} (d2t/t2d ignored)",
+        "d2t_param": (to_dflash if dspark else "") + unknown,
+        "missing_lm_head": head,
+        "lm_head_from_target": head,
+        "requires_embed_when_expanded": embed,
+        "own_embed_kept": embed,
         "omni_vocab_check": f"{model_py} (none)",
-        "markov_w2_rows": f"{SG_DSPARK}:198-199 (nn.Linear(r, V): [V, r], size asserted)",
+        "markov_w2_rows": f"{SG_DSPARK}:198-199 `nn.Linear(self.markov_rank, self.vocab_size` "
+        "([V, r], its size asserted by the loader)"
+        if dspark
+        else f"{SG_DFLASH} (no Markov head)",
         "draft_vocab_above_vocab": f"{model_py} (draft_vocab_size unread)",
-        "vocab_is_target_width": f"{SG_DSPARK}:204-208",
-        "mask_token_keys": f"{SG_DFLASH_CFG}:688-701",
-        "missing_mask_token": f"{SG_DSPARK_CFG}:119-121"
-        if model_py == SG_DSPARK
-        else f"{S}speculative/dflash_worker_v2.py:1427-1459 (the tokenizer's mask token)",
-        "top_level_keys": f"{SG_DSPARK}:386-391 (getattr(config, 'markov_rank', 0))",
-        "aux_layer_keys": f"{SG_DFLASH_CFG}:657-675; {SG_DFLASH}:750-759",
-        "aux_default": f"{SG_DFLASH}:750-755",
-        "fc_input_hidden": f"{SG_DFLASH}:764-772",
+        # V <= Vt is asserted (not equality): a V < Vt bias covers the first V logits
+        "vocab_is_target_width": f"{SG_MARKOV_SAMPLE}:269 "
+        "`assert bias.shape[1] <= base_logits.shape[1]` (the Markov bias [V] on the target "
+        "head's logits: V <= Vt, not V == Vt)"
+        if dspark
+        else f"{SG_DFLASH} (no Markov head: the target head's logits as they are)",
+        "mask_token_keys": f'{SG_DSPARK_CFG}:206-211,277-289 `**_get_nested_config(config, "dspark_config"),` '
+        "`prefixed_noise_token_id` (dspark_noise_token_id, dspark_config over dflash_config, "
+        "text_config, then the top level)"
+        if dspark
+        else f'{SG_DFLASH_CFG}:688-690 `"mask_token_id", _cfg_get(draft_hf_config, '
+        '"mask_token_id", None)`',
+        "missing_mask_token": f"{SG_DSPARK_CFG}:119-122 "
+        "`DSpark requires mask_token_id to be set in the draft model config.`"
+        if dspark
+        else f"{SG_DFLASH_WORKER}:1424-1446 `resolved_id = vocab.get(mask_token, None)` (the "
+        "tokenizer's mask token, added to it when absent)",
+        "top_level_keys": f'{SG_DSPARK}:386-391 `markov_rank = int(getattr(config, "markov_rank", 0))`'
+        if dspark
+        else f'{SG_DFLASH_CFG}:657-660,688-690 `"target_layer_ids",` `"mask_token_id", '
+        '_cfg_get(draft_hf_config, "mask_token_id", None)` (dflash_config, else the top '
+        "level: no key is read at the top level only)",
+        "aux_layer_keys": f'{SG_DFLASH_CFG}:657-675 `"target_layer_ids",`; '
+        f"{SG_DFLASH}:750-759 `draft_config.resolve_target_layer_ids(`",
+        "aux_default": f"{SG_DFLASH}:750-755 `target_num_layers = num_layers`; "
+        f"{SG_DFLASH_CFG}:348-356 `def build_target_layer_ids`",
+        "fc_input_hidden": f"{SG_DFLASH}:764-774 `self.num_context_features * hidden_size`",
         "norm_before_fc_keys": f"{model_py} (no input_norm)",
-        "prefixed_names": f"{SG_DSPARK}:633 (removeprefix('model.')); {SG_DFLASH}:904-918",
-        "strict_names": f"{SG_DFLASH}:945-947 (unknown names ignored)",
-        "reads_speculators_format": f"{SG_DFLASH_CFG}:650-701",
+        "prefixed_names": f'{SG_DSPARK}:633 `normalized_name = name.removeprefix("model.")`; '
+        f"{SG_DFLASH}:905-915 `def resolve_param_name`",
+        "strict_names": f"{unknown} (unknown names ignored)"
+        + (
+            f"; {SG_DSPARK}:653-658 `DSpark unexpected markov weight` (except Markov names)"
+            if dspark
+            else ""
+        ),
+        "reads_speculators_format": f"{SG_DFLASH_CFG}:588-591 `def parse_dflash_draft_config` "
+        "(dflash_config and the top level: SGLang has no speculators-format translation); "
+        f"{SG_REGISTRY}:93-104 `def resolve_model_cls` (the class from architectures[0])",
     }
 
 
@@ -98,11 +153,11 @@ SGLANG_BLOCK_RULES = dict(
     own_embed_kept=False,
     draft_vocab_above_vocab=True,
     d2t_param="ignored",
-    mask_token_keys=("dflash_config.mask_token_id", "mask_token_id"),
     aux_layer_keys=("dflash_config.target_layer_ids", "target_layer_ids"),
     aux_default="num_hidden_layers",
     fc_input_hidden="hidden_size",
     prefixed_names="stripped",
+    reads_speculators_format=False,
 )
 
 PROFILES = (
@@ -113,29 +168,49 @@ PROFILES = (
         release=SGLANG,
         sources=(SG_EAGLE3, S + "speculative/eagle_worker_v2.py"),
         cites={
-            "reduced_when": f"{SG_EAGLE3}:349-353 (any shipped d2t is used)",
-            "reduced_against": f"{SG_EAGLE3}:349-353",
-            "missing_d2t": f"{SG_EAGLE3}:323 (hot_token_id stays None: ids used as is)",
-            "d2t_param": f"{SG_EAGLE3}:349-353 (hot_token_id = d2t + arange)",
-            "missing_lm_head": f"{SG_EAGLE3}:302-311,370-377 (a head nothing loads)",
-            "lm_head_from_target": f"{SG_EAGLE3}:305-307 (load_lm_head_from_target)",
+            "reduced_when": f"{SG_EAGLE3}:316-320 `config_.draft_vocab_size` (draft logits Vd "
+            f"wide); {SG_EAGLE_WORKER}:757-758 `topk_index = self.hot_token_id[topk_index]` "
+            "(draft ids are target ids unless a shipped d2t maps them: Vd < Vt needs one)",
+            "reduced_against": f"{SG_EAGLE_WORKER}:261-269 `target_vocab_size = "
+            "self.target_worker.model_config.vocab_size` (SGLang's own draft-vs-target "
+            "vocab comparison)",
+            "missing_d2t": f"{SG_EAGLE3}:323 `self.hot_token_id = None` (ids used as is); "
+            f"{SG_EAGLE_WORKER}:757-758 `if self.hot_token_id is not None:`",
+            "d2t_param": f"{SG_EAGLE3}:350-353 "
+            "`self.hot_token_id = loaded_weight + torch.arange(loaded_weight.shape[0])`",
+            "missing_lm_head": f"{SG_EAGLE3}:302-311,370-378 `self.load_lm_head_from_target = "
+            "True` `if param_name in params_dict:` (an explicit draft_vocab_size: a head "
+            f"nothing loads); {SG_EAGLE_WORKER}:356-363 `self.draft_runner.model.set_embed(embed)` "
+            "(the head is not replaced)",
+            "lm_head_from_target": f"{SG_EAGLE3}:305-308 `self.load_lm_head_from_target = True`; "
+            f"{SG_EAGLE_WORKER}:356-361 `self.draft_runner.model.set_embed_and_head(embed, head)`",
             "requires_embed_when_expanded": f"{SG_EAGLE3} (no check)",
-            "own_embed_kept": f"{S}speculative/eagle_worker_v2.py:363 (set_embed: the target's)",
+            "own_embed_kept": f"{SG_EAGLE_WORKER}:363 `self.draft_runner.model.set_embed(embed)`; "
+            f"{S}models/llama.py:910-916 `def set_embed(self, embed):` (the target's, unless "
+            "target_hidden_size != hidden_size)",
             "omni_vocab_check": f"{SG_EAGLE3} (none)",
             "markov_w2_rows": f"{SG_EAGLE3} (no Markov head)",
-            "draft_vocab_above_vocab": f"{SG_EAGLE3}:316-320 (own logits processor)",
-            "vocab_is_target_width": f"{SG_EAGLE3}:316-320",
+            "draft_vocab_above_vocab": f"{SG_EAGLE3}:316-320 `config_.draft_vocab_size` (own "
+            "logits processor)",
+            "vocab_is_target_width": f"{SG_EAGLE3}:316-320 `config_.draft_vocab_size`",
             "mask_token_keys": f"{SG_EAGLE3} (none)",
             "missing_mask_token": f"{SG_EAGLE3} (none)",
             "top_level_keys": f"{SG_EAGLE3} (none)",
-            "aux_layer_keys": f"{SG_EAGLE3}:156-161",
-            "aux_default": f"{SG_EAGLE3}:161",
-            "fc_input_hidden": f"{SG_EAGLE3}:151-152,163-164",
-            "norm_before_fc_keys": f"{SG_EAGLE3}:169-182",
-            "prefixed_names": f"{SG_EAGLE3}:372 (name, else 'model.' + name)",
-            "strict_names": f"{SG_EAGLE3}:370-377 (unknown names skipped)",
+            "aux_layer_keys": f'{SG_EAGLE3}:156-161 `getattr(config, "num_aux_hidden_states", '
+            'None)` `eagle_config.get("eagle_aux_hidden_state_layer_ids")`',
+            "aux_default": f"{SG_EAGLE3}:161 `len(layer_ids) if layer_ids else 3`",
+            "fc_input_hidden": f"{SG_EAGLE3}:151-152,163-164 "
+            "`self.hidden_size_in = config.target_hidden_size` "
+            "`self.hidden_size_in * self.num_aux_hidden_states`",
+            "norm_before_fc_keys": f"{SG_EAGLE3}:169-182 "
+            '`eagle_config.get("norm_before_fc", getattr(config, "norm_before_fc", False))`',
+            "prefixed_names": f"{SG_EAGLE3}:372 "
+            '`param_name = name if name in params_dict else f"model.{name}"`',
+            "strict_names": f"{SG_EAGLE3}:370-378 `if param_name in params_dict:` (unknown names "
+            "skipped)",
             "reads_speculators_format": f"{SG_EAGLE3} (LlamaForCausalLMEagle3 config only; "
-            "no speculators translation in " + S + "configs/)",
+            "SGLang has no speculators-format translation); "
+            f"{SG_REGISTRY}:93-104 `def resolve_model_cls` (the class from architectures[0])",
         },
         hidden_states=EAGLE3_HIDDEN,
         reduced_when=LT,
@@ -158,6 +233,13 @@ PROFILES = (
         sources=(SG_DSPARK, SG_DFLASH, SG_DFLASH_CFG, SG_DSPARK_CFG),
         cites=_sglang_block_cites(SG_DSPARK),
         markov_w2_rows="vocab_size",
+        # dspark_config.py:206-211,277-289 (text_config.mask_token_id is not gathered)
+        mask_token_keys=(
+            "dspark_noise_token_id",
+            "dspark_config.mask_token_id",
+            "dflash_config.mask_token_id",
+            "mask_token_id",
+        ),
         missing_mask_token="error",
         top_level_keys=("markov_rank",),
         **SGLANG_BLOCK_RULES,
@@ -169,6 +251,7 @@ PROFILES = (
         release=SGLANG,
         sources=(SG_DFLASH, SG_DFLASH_CFG, S + "speculative/dflash_worker_v2.py"),
         cites=_sglang_block_cites(SG_DFLASH),
+        mask_token_keys=("dflash_config.mask_token_id", "mask_token_id"),
         missing_mask_token="tokenizer",
         **SGLANG_BLOCK_RULES,
     ),

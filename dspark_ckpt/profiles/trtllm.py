@@ -8,12 +8,29 @@ citing the ``file:line`` (or function) it was read from.
 from __future__ import annotations
 
 from dspark_ckpt.profiles.families import DSPARK, EAGLE3
-from dspark_ckpt.profiles.schema import LT, HiddenStates, Profile
+from dspark_ckpt.profiles.schema import LT, NE, HiddenStates, Profile
 
 T = "tensorrt_llm/_torch/models/"
 TRT_DSPARK = T + "modeling_dspark_qwen3.py@40289c86"
 TRT_SPEC = T + "modeling_speculative.py@00679c66"
 TRT_HEADS = T + "dspark/heads.py@06ec703b"
+# the config loader: no speculators-format translation (checked by hand, like every cite here)
+TRT_CONFIG = "tensorrt_llm/_torch/pyexecutor/config_utils.py@00679c66:load_pretrained_config()"
+TRT_NO_SPECULATORS = (
+    f"{TRT_CONFIG} (config classes by model_type, else AutoConfig: nothing reads "
+    "speculators_model_type or transformer_layer_config)"
+)
+DSPARK_INIT = f"{TRT_DSPARK}:Qwen3DSparkDraftModel.__init__()"
+DSPARK_LOAD = f"{TRT_DSPARK}:Qwen3DSparkDraftModel.load_weights()"
+DSPARK_SHARE = f"{TRT_DSPARK}:Qwen3DSparkForCausalLM.load_weights_from_target_model()"
+EAGLE3_INIT = f"{TRT_SPEC}:Eagle3DraftModel.__init__()"
+EAGLE3_LOAD = f"{TRT_SPEC}:Eagle3ForCausalLM.load_weights()"
+EAGLE3_SHARE = f"{TRT_SPEC}:Eagle3ForCausalLM.load_weights_from_target_model()"
+# read in a stored main-branch copy whose commit the search index does not name
+WEIGHTS_PER_MODULE = (
+    "through models/modeling_utils.py _load_weights_impl (main, autumn 2026: weights are "
+    "looked up per module; a module with none is left as it is, other names are unread)"
+)
 
 # how TensorRT-LLM's DSpark drafter takes the target's hidden states
 DSPARK_HIDDEN = HiddenStates(
@@ -40,28 +57,34 @@ PROFILES = (
             "reduced_when": f"{TRT_DSPARK} (draft_vocab_size never read)",
             "reduced_against": f"{TRT_DSPARK} (draft_vocab_size never read)",
             "missing_d2t": f"{TRT_DSPARK} (no d2t path: the head is the target's)",
-            "d2t_param": f"{TRT_DSPARK} load_weights: load_state_dict(strict=True)",
-            "missing_lm_head": f"{TRT_DSPARK} load_weights_from_target_model",
-            "lm_head_from_target": f"{TRT_DSPARK} load_weights (skips lm_head.*)",
-            "requires_embed_when_expanded": f"{TRT_DSPARK} load_weights (skips embed_tokens.*)",
-            "own_embed_kept": f"{TRT_DSPARK} load_weights_from_target_model",
+            "d2t_param": f"{DSPARK_LOAD} (load_state_dict(sd, strict=True): d2t, t2d unexpected)",
+            "missing_lm_head": f"{DSPARK_SHARE} (lm_head = target_model.lm_head)",
+            "lm_head_from_target": f"{DSPARK_LOAD} (skips lm_head.*); {DSPARK_SHARE}",
+            "requires_embed_when_expanded": f"{DSPARK_LOAD} (skips embed_tokens.*); "
+            + DSPARK_SHARE,
+            "own_embed_kept": f"{DSPARK_SHARE} (embed_tokens = target_model.model.embed_tokens)",
             "omni_vocab_check": f"{TRT_DSPARK} (none)",
-            "markov_w2_rows": f"{TRT_HEADS} build_markov_head (both [vocab_size, r])",
+            "markov_w2_rows": f"{TRT_HEADS}:VanillaMarkov.__init__() (markov_w1 Embedding(V, r), "
+            "markov_w2 Linear(r, V): both [V, r]); "
+            f"{TRT_DSPARK}:Qwen3DSparkDraftModel.__init__() (build_markov_head(vocab_size=V))",
             "draft_vocab_above_vocab": f"{TRT_DSPARK} (draft_vocab_size never read)",
-            "vocab_is_target_width": f"{TRT_DSPARK} forward_batched (target lm_head "
-            "logits + Markov bias [V])",
-            "mask_token_keys": f"{TRT_DSPARK} __init__ (spec_config.mask_token_id, else "
+            "vocab_is_target_width": f"{TRT_DSPARK}:Qwen3DSparkDraftModel.forward_batched() "
+            "(base_logits = self.lm_head(h), the target's, then dspark_propose adds the Markov "
+            "bias [V])",
+            "mask_token_keys": f"{DSPARK_INIT} (spec_config.mask_token_id, else "
             "config.mask_token_id)",
-            "missing_mask_token": f"{TRT_DSPARK} __init__ (else config.vocab_size)",
-            "top_level_keys": f"{TRT_DSPARK} __init__ (getattr(config, 'markov_rank', "
-            "0), config.target_layer_ids asserted)",
-            "aux_layer_keys": f"{TRT_DSPARK} __init__ (num_capture_layers = len(target_layer_ids))",
-            "aux_default": f"{TRT_DSPARK} __init__ (assert num_capture_layers > 0)",
-            "fc_input_hidden": f"{TRT_DSPARK} __init__ (fc = Linear(n * hidden_size))",
+            "missing_mask_token": f"{DSPARK_INIT} (getattr(config, 'mask_token_id', "
+            "config.vocab_size))",
+            "top_level_keys": f"{DSPARK_INIT} (getattr(config, 'markov_rank', 0), "
+            "config.target_layer_ids asserted)",
+            "aux_layer_keys": f"{DSPARK_INIT} (num_capture_layers = len(target_layer_ids))",
+            "aux_default": f"{DSPARK_INIT} (assert num_capture_layers > 0)",
+            "fc_input_hidden": f"{DSPARK_INIT} (fc = Linear(num_capture_layers * hidden_size))",
             "norm_before_fc_keys": f"{TRT_DSPARK} (no input_norm)",
-            "prefixed_names": f"{TRT_DSPARK} load_weights (names as stored, strict)",
-            "strict_names": f"{TRT_DSPARK} load_weights: load_state_dict(strict=True)",
-            "reads_speculators_format": f"{TRT_DSPARK} (pretrained_config attributes)",
+            "prefixed_names": f"{DSPARK_LOAD} (names as stored, strict)",
+            "strict_names": f"{DSPARK_LOAD} (load_state_dict(sd, strict=True, assign=True))",
+            "reads_speculators_format": f"{TRT_NO_SPECULATORS}; {DSPARK_INIT} (reads "
+            "pretrained_config's top-level attributes)",
         },
         hidden_states=DSPARK_HIDDEN,
         reduced_when=LT,
@@ -81,6 +104,7 @@ PROFILES = (
         lm_head_from_target="always",
         own_embed_kept=False,
         draft_vocab_above_vocab=True,
+        reads_speculators_format=False,
     ),
     Profile(
         name="trtllm-eagle3",
@@ -89,39 +113,50 @@ PROFILES = (
         release="TensorRT-LLM main (modeling_speculative.py @00679c66, autumn 2026)",
         sources=(TRT_SPEC,),
         cites={
-            "reduced_when": f"{TRT_SPEC} Eagle3 draft model __init__ (d2t when "
-            "vocab_size != draft_vocab_size)",
-            "reduced_against": f"{TRT_SPEC} (compares with the drafter's vocab_size)",
-            "missing_d2t": f"{TRT_SPEC} (torch.empty(..., dtype=torch.int32))",
-            "d2t_param": f"{TRT_SPEC} (a d2t parameter when V != Vd; a shipped d2t "
-            "otherwise: not read here)",
-            "missing_lm_head": f"{TRT_SPEC} (not read here)",
-            "lm_head_from_target": f"{TRT_SPEC} (not read here)",
-            "requires_embed_when_expanded": f"{TRT_SPEC} (embed shared with the target)",
-            "own_embed_kept": f"{TRT_SPEC} (embed_tokens only when target_hidden_size differs)",
+            "reduced_when": f"{EAGLE3_INIT} (d2t when config.vocab_size != "
+            f"config.draft_vocab_size: Vd > V too); {TRT_SPEC}:_ensure_draft_vocab_size() "
+            "(a missing draft_vocab_size defaults to vocab_size, with a warning)",
+            "reduced_against": f"{EAGLE3_INIT} (compares with the drafter's vocab_size)",
+            "missing_d2t": f"{EAGLE3_INIT} (torch.empty((draft_vocab_size,), dtype=torch.int32)); "
+            f"{EAGLE3_LOAD} (super().load_weights); {WEIGHTS_PER_MODULE}",
+            "d2t_param": f"{EAGLE3_INIT} (a d2t parameter when V != Vd); {EAGLE3_LOAD} ('model.' + "
+            "name: a shipped d2t without that parameter matches no module)",
+            "missing_lm_head": f"{EAGLE3_LOAD} (load_lm_head_from_target unless a name holds "
+            f"'lm_head'); {EAGLE3_SHARE} (lm_head = target_model.lm_head)",
+            "lm_head_from_target": f"{EAGLE3_LOAD} (a shipped lm_head clears "
+            "load_lm_head_from_target: it is kept)",
+            "requires_embed_when_expanded": f"{EAGLE3_INIT} (embed_tokens None: shared with the "
+            f"target); {EAGLE3_SHARE}",
+            "own_embed_kept": f"{EAGLE3_INIT} (an own embed_tokens only when hidden_size_in != "
+            "hidden_size)",
             "omni_vocab_check": f"{TRT_SPEC} (none)",
-            "markov_w2_rows": f"{TRT_SPEC} (no Markov head)",
-            "draft_vocab_above_vocab": f"{TRT_SPEC} (not read here)",
-            "vocab_is_target_width": f"{TRT_SPEC} (not read here)",
+            "markov_w2_rows": f"{EAGLE3_INIT} (no Markov head)",
+            "draft_vocab_above_vocab": f"{EAGLE3_INIT} (d2t [Vd]: no V-wide scatter)",
+            "vocab_is_target_width": f"{EAGLE3_INIT} (no Markov head)",
             "mask_token_keys": f"{TRT_SPEC} (none)",
             "missing_mask_token": f"{TRT_SPEC} (none)",
             "top_level_keys": f"{TRT_SPEC} (none)",
-            "aux_layer_keys": f"{TRT_SPEC} (not read here)",
-            "aux_default": f"{TRT_SPEC} (not read here)",
-            "fc_input_hidden": f"{TRT_SPEC} (not read here)",
-            "norm_before_fc_keys": f"{TRT_SPEC} (not read here)",
-            "prefixed_names": f"{TRT_SPEC} (weight mapper; not read here)",
-            "strict_names": f"{TRT_SPEC} (not read here)",
-            "reads_speculators_format": f"{TRT_SPEC} _ensure_draft_vocab_size (defaults "
-            "to vocab_size with a warning)",
+            "aux_layer_keys": f"{EAGLE3_INIT} (fc from the serving config's "
+            "spec_config.num_capture_layers: no drafter key)",
+            "aux_default": f"{EAGLE3_INIT} (spec_config.num_capture_layers)",
+            "fc_input_hidden": f"{EAGLE3_INIT} (hidden_size_in = target_hidden_size if "
+            "present, else hidden_size; fc = Linear(hidden_size_in * num_capture_layers))",
+            "norm_before_fc_keys": f"{EAGLE3_INIT} (eagle_config.get('norm_before_fc', False): "
+            "the top-level key is not read)",
+            "prefixed_names": f"{EAGLE3_LOAD} (layers.N -> midlayer, then 'model.' + name)",
+            "strict_names": f"{EAGLE3_LOAD} (super().load_weights); {WEIGHTS_PER_MODULE}",
+            "reads_speculators_format": TRT_NO_SPECULATORS,
         },
         # hidden-state feeding not read at this commit: no hidden-state checks
+        reduced_when=NE,
         reduced_against="vocab_size",
         missing_d2t="uninitialised",
         d2t_param="ignored",
-        missing_lm_head="unchecked",
+        missing_lm_head="target",
         own_embed_kept=False,
         draft_vocab_above_vocab=True,
         prefixed_names="stripped",
+        norm_before_fc_keys=("eagle_config.norm_before_fc",),
+        reads_speculators_format=False,
     ),
 )

@@ -23,7 +23,18 @@ AUX_UTILS = "vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py"
 SPEC_CONFIG = "vllm/config/speculative.py"
 SPECULATORS = "vllm/transformers_utils/configs/speculators/algos.py"
 LOGITS = "vllm/model_executor/layers/logits_processor.py"
-NO_PARAM = M + "utils.py:443 ('There is no module or parameter named ...')"
+NO_PARAM = (
+    M + "utils.py:443 `There is no module or parameter named` (an unknown name fails the load)"
+)
+DFLASH_UTILS = "vllm/v1/worker/gpu/spec_decode/dflash/utils.py"
+V1_PROPOSER = "vllm/v1/spec_decode/llm_base_proposer.py"
+# the mask token: Model Runner V2's DFlash speculator (DSpark's is a subclass) reads it
+MASK_KEYS = (
+    f"{SPEC_UTILS}:92-109 `def get_parallel_drafting_token_id`; "
+    "vllm/v1/worker/gpu/spec_decode/dflash/speculator.py:67-69 "
+    "`get_parallel_drafting_token_id(`"
+)
+MASK_MISSING = f"{SPEC_UTILS}:110-113 `Model config must specify`"
 VLLM_MASK = (
     "dflash_config.mask_token_id",
     "mask_token_id",
@@ -49,63 +60,119 @@ EAGLE3_NORM = ("eagle_config.norm_before_fc", "norm_before_fc")
 
 def _vllm_dspark_cites(param_line: str, rules_line: str) -> dict[str, str]:
     return {
-        "reduced_when": f"{DSPARK_PY}:{param_line}",
-        "reduced_against": f"{DSPARK_PY}:258 (target_vocab_size = get_vocab_size())",
-        "missing_d2t": f"{DSPARK_PY}:{rules_line}",
-        "d2t_param": f"{DSPARK_PY}:{param_line},322-323; {NO_PARAM}",
-        "missing_lm_head": f"{DSPARK_PY}:{rules_line}; {DSPARK_UTILS}:141-149 (shared only if Vd == Vt)",
-        "lm_head_from_target": f"{DSPARK_UTILS}:141-149",
-        "requires_embed_when_expanded": f"{DSPARK_PY}:343-347",
-        "own_embed_kept": f"{DSPARK_UTILS}:133-134; {EAGLE_UTILS}:18-34 (a shipped copy of "
-        "other shape is kept)",
-        "omni_vocab_check": f"{SPEC_CONFIG}:343-355",
-        "markov_w2_rows": f"{DSPARK_PY}:71-79,206-214",
-        "draft_vocab_above_vocab": f"{DSPARK_PY}:83-85 (markov_w1 [V] embeds the sampled "
-        "draft id); v1/worker/gpu/spec_decode/dspark/speculator.py:189",
-        "vocab_is_target_width": f"{DSPARK_PY}:250-257 (own head, logits Vd wide)",
-        "mask_token_keys": f"{SPEC_UTILS}:92-113",
-        "missing_mask_token": f"{SPEC_UTILS}:110-113",
-        "top_level_keys": f"{DSPARK_PY}:212,224 (config.markov_rank)",
-        "aux_layer_keys": f"{DFLASH_PY}:84-93; {AUX_UTILS}:113-150",
-        "aux_default": f"{DFLASH_PY}:89 (else num_hidden_layers)",
-        "fc_input_hidden": f"{DFLASH_PY}:90-92",
+        "reduced_when": f"{DSPARK_PY}:{param_line} `draft_vocab_size < self.target_vocab_size`",
+        "reduced_against": f"{DSPARK_PY}:258 `self.target_vocab_size = "
+        "vllm_config.model_config.get_vocab_size()`",
+        "missing_d2t": f"{DSPARK_PY}:{rules_line} "
+        "`uses_reduced_vocab and not includes_draft_id_mapping`",
+        "d2t_param": f"{DSPARK_PY}:{param_line},322-323 `self.draft_id_to_target_id = "
+        'nn.Parameter(` `name.replace("d2t", "draft_id_to_target_id")`; ' + NO_PARAM,
+        "missing_lm_head": f"{DSPARK_PY}:{rules_line} `uses_reduced_vocab and not "
+        f"includes_lm_head`; {DSPARK_UTILS}:142-149 `draft_output_vocab_size == "
+        "target_vocab_size` (shared only if Vd == Vt)",
+        "lm_head_from_target": f"{DSPARK_UTILS}:142-149 `draft_output_vocab_size == "
+        "target_vocab_size` (a shipped head is replaced only by an equal one)",
+        "requires_embed_when_expanded": f"{DSPARK_PY}:343-347 `uses_expanded_input_vocab "
+        "and not includes_embed_tokens`",
+        "own_embed_kept": f"{DSPARK_UTILS}:133-134 `maybe_share_target_embed`; "
+        f"{EAGLE_UTILS}:18-34 `def _should_share` (a shipped copy of other shape or "
+        "values is kept)",
+        "omni_vocab_check": f"{SPEC_CONFIG}:343-355 "
+        "`0 < draft_output_vocab_size <= target_vocab_size`",
+        "markov_w2_rows": f"{DSPARK_PY}:71-79,206-214 `self.markov_w2 = ParallelLMHead(` "
+        '`getattr(config, "draft_vocab_size", None) or config.vocab_size`',
+        "draft_vocab_above_vocab": f"{DSPARK_PY}:83-85 `return self.markov_w1(token_ids)` "
+        "(markov_w1 [V] embeds the sampled draft id); "
+        "vllm/v1/worker/gpu/spec_decode/dspark/speculator.py:189 "
+        "`markov_embed = self.model.markov_embed(prev)`",
+        "vocab_is_target_width": f"{DSPARK_PY}:250-257 `self.config.draft_vocab_size, "
+        "scale=logit_scale` (own head, logits Vd wide)",
+        "mask_token_keys": MASK_KEYS + "; vllm/v1/worker/gpu/spec_decode/dspark/"
+        "speculator.py:40 `class DSparkSpeculator(DFlashSpeculator)`",
+        "missing_mask_token": MASK_MISSING,
+        "top_level_keys": f"{DSPARK_PY}:212,224 `config.markov_rank`",
+        "aux_layer_keys": f"{DFLASH_PY}:84-93 `get_eagle3_aux_layers_from_config(spec_config)`; "
+        f"{AUX_UTILS}:113-150 `def get_eagle3_aux_layers_from_config`",
+        "aux_default": f"{DFLASH_PY}:89 `else config.num_hidden_layers`",
+        "fc_input_hidden": f"{DFLASH_PY}:90-92 "
+        '`getattr(config, "target_hidden_size", None) or config.hidden_size`',
         "norm_before_fc_keys": f"{DSPARK_PY} (no input_norm)",
-        "prefixed_names": f"{DSPARK_PY}:322-326 ('model.' + name); {NO_PARAM}",
-        "strict_names": f"{DSPARK_PY}:359-371 (unknown names: {NO_PARAM})",
-        "reads_speculators_format": f"{SPECULATORS}:152-209",
+        "prefixed_names": f'{DSPARK_PY}:322-326 `name = "model." + name`; {NO_PARAM}',
+        "strict_names": f"{DSPARK_PY}:359-371 `loader.load_weights(model_weights.items(), "
+        f"mapper=mapper)` (missing names load nothing); {NO_PARAM}",
+        "reads_speculators_format": f'{SPECULATORS}:152-209 `@register_speculator("dspark")`',
     }
 
 
 def _vllm_eagle_cites(model_py: str, param: str, logits: str, load: str) -> dict[str, str]:
     """vLLM's EAGLE-3 and DFlash loaders (the same shape of code)."""
-    share = f"{EAGLE_UTILS}:104-116 (no lm_head -> the target's); {LOGITS}:198 (first Vd rows)"
+    eagle3 = model_py == EAGLE3_PY
+    first_vd = f"{LOGITS}:198 `logits[..., : self.org_vocab_size]` (first Vd rows)"
+    # EAGLE-3 loads through eagle/utils.py, DFlash through dflash/utils.py (which also
+    # keeps an unloaded head when the config sets has_own_lm_head)
+    share = (
+        f"{EAGLE_UTILS}:107-119 `_should_share(` (no lm_head -> the target's); {first_vd}"
+        if eagle3
+        else f"{DFLASH_UTILS}:62-73 `and _should_share(` (no lm_head -> the target's, "
+        f"unless the config sets has_own_lm_head); {first_vd}"
+    )
+    embed = (
+        f"{EAGLE_UTILS}:105 `maybe_share_target_embed(eagle_model`"
+        if eagle3
+        else f"{DFLASH_UTILS}:60 `maybe_share_target_embed(dflash_model`"
+    )
     return {
-        "reduced_when": f"{model_py}:{param}",
-        "reduced_against": f"{model_py}:{param} (get_vocab_size())",
-        "missing_d2t": f"{model_py}:{load} (parameter left at zeros)",
-        "d2t_param": f"{model_py}:{param}; {NO_PARAM}",
+        "reduced_when": f"{model_py}:{param} `draft_vocab_size != target_vocab_size`",
+        "reduced_against": f"{model_py}:{param} "
+        "`target_vocab_size = vllm_config.model_config.get_vocab_size()`",
+        "missing_d2t": f"{model_py}:{load} "
+        '`orig_to_new_substr["draft_id_to_target_id"] = None` (parameter left at zeros)',
+        "d2t_param": f"{model_py}:{param} `self.draft_id_to_target_id = nn.Parameter(`; "
+        + NO_PARAM,
         "missing_lm_head": share,
         "lm_head_from_target": share,
-        "requires_embed_when_expanded": f"{EAGLE_UTILS}:45-77 (no check)",
-        "own_embed_kept": f"{EAGLE_UTILS}:18-34,74-77",
-        "omni_vocab_check": f"{SPEC_CONFIG}:167 (Qwen3-Omni DSpark only)",
+        "requires_embed_when_expanded": f"{embed}; {EAGLE_UTILS}:45-77 "
+        "`def maybe_share_target_embed` (no check)",
+        "own_embed_kept": f"{EAGLE_UTILS}:18-34,74-77 `def _should_share` "
+        '`_should_share(draft_model, "has_own_embed_tokens"`',
+        "omni_vocab_check": f"{SPEC_CONFIG}:167 `def _validate_qwen3_omni_dspark` "
+        "(Qwen3-Omni DSpark only)",
         "markov_w2_rows": f"{model_py} (no Markov head)",
-        "draft_vocab_above_vocab": f"{model_py}:{logits} (scatter into a V-wide row)",
-        "vocab_is_target_width": f"{model_py}:{logits}",
-        "mask_token_keys": f"{SPEC_UTILS}:92-113",
-        "missing_mask_token": f"{SPEC_UTILS}:110-113",
+        "draft_vocab_above_vocab": f"{model_py}:{logits} `logits_new[:, targets] = logits` "
+        "(scatter into a V-wide row)",
+        "vocab_is_target_width": f"{model_py}:{logits} `self.config.vocab_size`",
+        "mask_token_keys": f"{V1_PROPOSER}:129-130,355-379 "
+        "`self._init_parallel_drafting_params()` `def _init_parallel_drafting_params` "
+        "(only parallel drafting, a P-EAGLE drafter on the V1 runner, reads one)"
+        if eagle3
+        else MASK_KEYS,
+        "missing_mask_token": f"{V1_PROPOSER}:373-379 "
+        "`For parallel drafting, the draft model config must have` (P-EAGLE only)"
+        if eagle3
+        else MASK_MISSING,
         "top_level_keys": f"{model_py} (none)",
-        "aux_layer_keys": f"{EAGLE3_PY}:209-221" if model_py == EAGLE3_PY else f"{DFLASH_PY}:84-93",
-        "aux_default": f"{EAGLE3_PY}:216" if model_py == EAGLE3_PY else f"{DFLASH_PY}:89",
-        "fc_input_hidden": f"{EAGLE3_PY}:218-221"
-        if model_py == EAGLE3_PY
-        else f"{DFLASH_PY}:90-92",
-        "norm_before_fc_keys": f"{EAGLE3_PY}:184-188,223-227"
-        if model_py == EAGLE3_PY
+        "aux_layer_keys": f'{EAGLE3_PY}:209-221 `"num_aux_hidden_states"` '
+        '`eagle_config.get("eagle_aux_hidden_state_layer_ids")`'
+        if eagle3
+        else f"{DFLASH_PY}:84-93 `get_eagle3_aux_layers_from_config(spec_config)`",
+        "aux_default": f"{EAGLE3_PY}:216 `len(layer_ids) if layer_ids else 3`"
+        if eagle3
+        else f"{DFLASH_PY}:89 `else config.num_hidden_layers`",
+        "fc_input_hidden": f"{EAGLE3_PY}:218-221 "
+        "`self.fc_input_size = target_hidden_size * self.num_aux_hidden_states`"
+        if eagle3
+        else f"{DFLASH_PY}:90-92 "
+        '`getattr(config, "target_hidden_size", None) or config.hidden_size`',
+        "norm_before_fc_keys": f'{EAGLE3_PY}:184-188,223-227 `"norm_before_fc", '
+        'getattr(self.config, "norm_before_fc", False)` `if self.norm_before_fc:`'
+        if eagle3
         else f"{DFLASH_PY} (no input_norm)",
-        "prefixed_names": f"{model_py}:{load} ('model.' + name); {NO_PARAM}",
-        "strict_names": f"{model_py}:{load} (unknown names: {NO_PARAM})",
-        "reads_speculators_format": f"{SPECULATORS}:15-126",
+        "prefixed_names": f'{model_py}:{load} `name = "model." + name`; {NO_PARAM}',
+        "strict_names": f"{model_py}:{load} `loader = AutoWeightsLoader(self)` (missing "
+        f"names load nothing); {NO_PARAM}",
+        "reads_speculators_format": f'{SPECULATORS}:15-50 `@register_speculator("eagle3")`'
+        if eagle3
+        else f'{SPECULATORS}:90-126 `@register_speculator("dflash")`',
     }
 
 
@@ -203,8 +270,9 @@ PROFILES = (
         sources=(DSPARK_PY + " at PR #52560", "vllm PR #52560", "vllm PR #55133"),
         cites={
             **_vllm_dspark_cites("262-268", "341-357"),
-            "reduced_when": "vllm PR #52560 qwen3_dspark.py (uses_reduced_vocab = "
-            "Vd != Vt; PR #55133 made it Vd < Vt: " + DSPARK_PY + ":262,342 in 0.33.0)",
+            "reduced_when": "vllm PR #52560 (qwen3_dspark.py: uses_reduced_vocab = "
+            "Vd != Vt; PR #55133 made it Vd < Vt); " + DSPARK_PY + ":262,342 "
+            "`< self.target_vocab_size` (0.33.0)",
         },
         reduced_when=NE,
         **VLLM_DSPARK_RULES,
@@ -214,7 +282,7 @@ PROFILES = (
         runtime="vLLM",
         family=DFLASH,
         release=VLLM,
-        sources=(DFLASH_PY, EAGLE_UTILS, LOGITS, SPEC_UTILS, AUX_UTILS),
+        sources=(DFLASH_PY, DFLASH_UTILS, EAGLE_UTILS, LOGITS, SPEC_UTILS, AUX_UTILS),
         cites=_vllm_eagle_cites(DFLASH_PY, "768-775", "801-814", "851-892"),
         hidden_states=DFLASH_HIDDEN,
         mask_token_keys=VLLM_MASK,
@@ -240,8 +308,8 @@ PROFILES = (
         cites={
             **_vllm_eagle_cites(EAGLE3_PY, "338-345", "373-394", "420-470"),
             "d2t_param": "vllm PR #53458 (before it, __init__ always created "
-            "draft_id_to_target_id [Vd]; " + EAGLE3_PY + ":338-345 in 0.33.0 only when "
-            "Vd != Vt)",
+            "draft_id_to_target_id [Vd]); " + EAGLE3_PY + ":338-345 "
+            "`draft_vocab_size != target_vocab_size` (0.33.0: only when Vd != Vt)",
         },
         d2t_param="always",
         **VLLM_EAGLE3_RULES,

@@ -29,6 +29,7 @@ HELP = {"-h", "--help"}
 # other tools' options the pages show (pip, the snapshot tool)
 FOREIGN = {"--index-url", "--extra-index-url", "--output-file", "--freeze", "--no-deps"}
 FOREIGN |= {"--repo", "--inputs", "--out", "--compare"}
+FOREIGN |= {"--wheels"}  # tools/fetch_sources.py
 CELL_SPLIT = re.compile(r"(?<!\\)\|")
 OPTION = re.compile(r"(?<![\w-])--?[a-z][a-z0-9-]*")
 LONG_OPTION = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")

@@ -13,6 +13,7 @@ import synth
 from conftest import FIXTURES, cli
 from synth import VT, H, T, head, markov, sorted_mapping
 
+from dspark_ckpt.profiles.cites import form_problem, parse_cites
 from dspark_ckpt.profiles.hidden_states import hidden_states
 from dspark_ckpt.profiles.registry import COVERED, PROFILES, RULE_FIELDS
 from dspark_ckpt.profiles.schema import PROFILE_CHOICES, Family
@@ -99,9 +100,42 @@ CASES = [
     # trtllm-eagle3: an uninitialised int32 d2t when V != Vd and none shipped
     ("trtllm-eagle3", "pruned", VT, 40, EAGLE3, (lm_head(40), d2t(40)), []),
     ("trtllm-eagle3", "pruned-no-d2t", VT, 40, EAGLE3, (lm_head(40),), ["DSC103"]),
+    # d2t exists whenever V != Vd (Eagle3DraftModel.__init__): Vd > V needs one too
+    ("trtllm-eagle3", "padded-no-d2t", VT, 101, EAGLE3, (lm_head(101),), ["DSC103"]),
+    ("trtllm-eagle3", "padded", VT, 101, EAGLE3, (lm_head(101), d2t(101)), []),
+    # no lm_head: Eagle3ForCausalLM takes the target's head, whatever Vd
+    ("trtllm-eagle3", "pruned-no-lm_head", VT, 40, EAGLE3, (d2t(40),), ["DSC102"]),
     # sglang-dspark / sglang-dflash: head and embedding from the target, Markov [V, r]
     ("sglang-dspark", "pruned-no-d2t", VT, 40, DSPARK, (markov(VT, VT),), []),
     ("sglang-dspark", "w2-draft-rows", VT, 40, DSPARK, (markov(VT, 40),), ["DSC205"]),
+    # its mask token: dspark_noise_token_id, dspark_config/dflash_config, then the top level
+    (
+        "sglang-dspark",
+        "noise-token-id",
+        VT,
+        VT,
+        {**DSPARK, "mask_token_id": None, "dspark_noise_token_id": 7},
+        (markov(VT, VT),),
+        [],
+    ),
+    (
+        "sglang-dspark",
+        "dspark-config-mask",
+        VT,
+        VT,
+        {**DSPARK, "mask_token_id": None, "dspark_config": {"mask_token_id": 7}},
+        (markov(VT, VT),),
+        [],
+    ),
+    (
+        "sglang-dspark",
+        "no-mask",
+        VT,
+        VT,
+        {**DSPARK, "mask_token_id": None},
+        (markov(VT, VT),),
+        ["DSC109"],
+    ),
     ("sglang-dflash", "pruned-no-head", VT, 40, DFLASH, (), []),
     (
         "sglang-dflash",
@@ -147,6 +181,26 @@ def test_every_rule_field_is_cited_and_hidden_states_is_no_rule():
     # a release can feed hidden states differently from another release of its runtime
     older = replace(PROFILES["vllm-legacy"], hidden_states=None)
     assert hidden_states(older) is None and hidden_states(PROFILES["vllm-legacy"]) is not None
+
+
+@pytest.mark.parametrize("name", list(PROFILES))
+def test_every_cite_has_the_form_a_check_can_use(name):
+    """A vLLM/SGLang file:line carries an anchor (tests/test_citations.py checks it against the
+    release); a TensorRT-LLM part names the commit it was read at, and a function where it cites
+    one; no file:line hides inside prose."""
+    p = PROFILES[name]
+    bad = {
+        f"{field}: {cite.text}": problem
+        for field, value in p.cites.items()
+        for cite in parse_cites(value)
+        if (problem := form_problem(cite))
+    }
+    assert bad == {}
+    kinds = {cite.kind for value in p.cites.values() for cite in parse_cites(value)}
+    if p.runtime == "TensorRT-LLM":
+        assert "line" not in kinds and "function" in kinds
+    else:
+        assert "line" in kinds
 
 
 @pytest.mark.parametrize(

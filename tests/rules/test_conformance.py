@@ -31,6 +31,8 @@ NVFP4 = {"quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 16}
 VARIANTS = {
     # SpecForge's export without its d2t (a pruned drafter that lost its map)
     "qwen3-8b-eagle3-no-d2t": ("specforge-qwen3-8b-eagle3", {"drop": ("d2t",)}),
+    # ... and without its lm_head (a pruned drafter whose head was dropped as "the target's")
+    "qwen3-8b-eagle3-no-lm_head": ("specforge-qwen3-8b-eagle3", {"drop": ("lm_head.weight",)}),
     # the same map stored as int32: vLLM's weight loader copies it into its int64 parameter,
     # SGLang adds it to an int64 arange (DSC305, a warning)
     "qwen3-8b-eagle3-int32-d2t": ("specforge-qwen3-8b-eagle3", {"dtypes": {"d2t": "I32"}}),
@@ -140,6 +142,30 @@ EXPECTED = [
         ("DSC103",),
         "TensorRT-LLM EAGLE-3: 'd2t is an uninitialised int32 [Vd] parameter created when "
         "V != Vd: a checkpoint without it samples from garbage'",
+    ),
+    (
+        "qwen3-8b-eagle3-no-lm_head",
+        "vllm-eagle3",
+        False,
+        ("DSC102",),
+        "vLLM EAGLE-3 shares the target's head when none is shipped (eagle/utils.py:107-119) "
+        "and keeps its first Vd logits: draft id i is scored as target token i",
+    ),
+    (
+        "qwen3-8b-eagle3-no-lm_head",
+        "trtllm-eagle3",
+        False,
+        ("DSC102",),
+        "TensorRT-LLM EAGLE-3: no name holds 'lm_head', so load_weights_from_target_model "
+        "takes the target's head (Vt rows) for a drafter whose d2t has Vd = 32000 entries",
+    ),
+    (
+        "qwen3-8b-eagle3-no-lm_head",
+        "sglang-eagle3",
+        False,
+        ("DSC601",),
+        "SGLang EAGLE-3 with an explicit draft_vocab_size builds its own head and nothing "
+        "loads it (llama_eagle3.py:302-311; eagle_worker_v2.py:363 replaces the embedding only)",
     ),
     (
         DFLASH,

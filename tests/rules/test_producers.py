@@ -120,6 +120,15 @@ EXPECTED = [
         "the LlamaForCausalLMEagle3 config format is read: a speculators-format config is not'",
     ),
     (
+        "speculators-eagle3-pruned",
+        1000,
+        "trtllm-eagle3",
+        False,
+        ("DSC604",),
+        "TensorRT-LLM's load_pretrained_config routes by model_type, else AutoConfig: nothing "
+        "translates speculators_model_type / transformer_layer_config",
+    ),
+    (
         "speculators-eagle3-padded",
         1000,
         "vllm-eagle3",
@@ -185,6 +194,15 @@ EXPECTED = [
         "transformers_utils/configs/speculators/algos.py:114-115)",
     ),
     (
+        "speculators-dflash-pruned",
+        1000,
+        "sglang-dflash",
+        False,
+        ("DSC604",),
+        "SGLang DFlash reads dflash_config and top-level keys (parse_dflash_draft_config); no "
+        "speculators-format translation anywhere in SGLang",
+    ),
+    (
         "speculators-dspark-pruned",
         1000,
         "vllm",
@@ -206,17 +224,19 @@ EXPECTED = [
         1000,
         "sglang-dspark",
         False,
-        ("DSC205",),
+        ("DSC205", "DSC604"),
         "SGLang: "
-        "'markov_w1 and markov_w2 must both be [V, r] (asserted)'; speculators writes w2 [Vd, r]",
+        "'markov_w1 and markov_w2 must both be [V, r] (asserted)'; speculators writes w2 [Vd, r]; "
+        "and SGLang reads no speculators-format config for any family",
     ),
     (
         "speculators-dspark-pruned",
         1000,
         "trtllm-dspark",
         False,
-        ("DSC105", "DSC205"),
-        "TensorRT-LLM: strict load rejects d2t and t2d; 'markov_w1, markov_w2 both [V, r]'",
+        ("DSC105", "DSC205", "DSC604"),
+        "TensorRT-LLM: strict load rejects d2t and t2d; 'markov_w1, markov_w2 both [V, r]'; "
+        "its config loader has no speculators-format translation (load_pretrained_config)",
     ),
     ("specforge-eagle3-pruned", 1000, "vllm-eagle3", True, (), "pruned, lm_head and d2t"),
     ("specforge-eagle3-pruned", 1000, "vllm-eagle3-legacy", True, (), "pruned, lm_head, d2t"),
