@@ -13,7 +13,7 @@ from dspark_ckpt.cli.options import (
     DrafterArg,
     PlainFormat,
     PlainFormatOpt,
-    ProfileOpt,
+    ProfilesOpt,
     QuietOpt,
     TargetOpt,
     TargetVocabOpt,
@@ -31,11 +31,11 @@ class MaskStyle(str, Enum):
 @command(
     "fix",
     exit_codes=[
-        "0  written, and the result is deployable under --profile",
-        "1  refused, unreadable, or not deployable after the change",
+        "0  written, and the result is deployable under --profile; --diff: nothing to change",
+        "1  refused, unreadable, or not deployable after the change; --diff: a change to make",
         "2  usage error, an existing file without --force, a file that cannot be written",
     ],
-    example="dspark-ckpt fix fixtures/padded --target fixtures/targets/small --emit-mask",
+    example="dspark-ckpt fix fixtures/padded --target fixtures/targets/small --out fixed",
     json_errors=True,
 )
 def fix_cmd(
@@ -88,13 +88,66 @@ def fix_cmd(
         bool, typer.Option("--in-place", help="Patch the source checkpoint itself (needs --force).")
     ] = False,
     force: Annotated[bool, typer.Option("--force", help="Overwrite existing files.")] = False,
-    profile: ProfileOpt = None,
+    diff: Annotated[
+        bool,
+        typer.Option(
+            "--diff", help="Show the repair plan and write nothing (exit 1 if it changes anything)."
+        ),
+    ] = False,
+    unsafe_fixes: Annotated[
+        bool,
+        typer.Option(
+            "--unsafe-fixes", help="Apply the unsafe repairs too (each rests on a guess)."
+        ),
+    ] = False,
+    sets: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--set",
+            metavar="KEY=VALUE",
+            help="Write a config key the repairs cannot know (a mask token id, aux layer ids); "
+            "VALUE is JSON, else a string. Repeat it.",
+        ),
+    ] = None,
+    verify: Annotated[
+        bool, typer.Option("--verify", help="Run verify on the repaired checkpoint (needs torch).")
+    ] = False,
+    profile: ProfilesOpt = None,
     fmt: PlainFormatOpt = PlainFormat.table,
     quiet: QuietOpt = False,
 ) -> None:
-    """Emit the padded-row mask and the d2t a drafter needs: side files, a patched copy or in place."""
+    """Repair what inspect finds (a reviewed plan, to a copy or in place), or emit the padded-row
+    mask and the d2t as side files."""
     from dspark_ckpt.commands.fix import D2T_FILE, MASK_FILE, FixRequest, run_fix
     from dspark_ckpt.output.json import fix_obj, to_json
+    from dspark_ckpt.profiles.registry import parse_profiles
+
+    side = emit_mask or mask_path is not None or emit_d2t or d2t_path is not None
+    if not side:
+        from dspark_ckpt.commands.repair import RepairRequest
+
+        req = RepairRequest(
+            profiles=parse_profiles(profile),
+            unsafe=unsafe_fixes,
+            sets=tuple(parse_set(v) for v in sets or []),
+            out=Path(out) if out is not None else None,
+            in_place=in_place,
+            force=force,
+            diff=diff,
+            verify=verify,
+        )
+        _repair(drafter, resolve_target(target, target_vocab_size), req, fmt, quiet)
+    for flag, given in (
+        ("--diff", diff),
+        ("--unsafe-fixes", unsafe_fixes),
+        ("--set", sets),
+        ("--verify", verify),
+    ):
+        if given:
+            raise UsageError(f"{flag} is for repairs: it cannot go with --emit-mask / --emit-d2t")
+    if profile and (len(profile) > 1 or "," in profile[0]):
+        raise UsageError("--emit-mask / --emit-d2t take one --profile")
+    profile = profile[0] if profile else None
 
     if d2t_path is not None and (out is not None or in_place):
         raise UsageError(
@@ -119,4 +172,37 @@ def fix_cmd(
         stdout().print(tables().fix_summary(result), soft_wrap=True)
     else:
         tables().print_fix(result, stdout())
+    raise typer.Exit(EXIT_OK if result.ok else EXIT_FAIL)
+
+
+def parse_set(value: str) -> tuple[str, object]:
+    """``KEY=VALUE`` of ``--set``: a dotted config key, and VALUE as JSON (else a string)."""
+    import json
+    import re
+
+    key, sep, raw = value.partition("=")
+    if not sep or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*", key):
+        raise UsageError(f"--set {value!r}: give KEY=VALUE, KEY a config key (dotted if nested)")
+    try:
+        return key, json.loads(raw)
+    except ValueError:
+        return key, raw
+
+
+def _repair(drafter: str, target, req, fmt: PlainFormat, quiet: bool) -> None:
+    """Plan (and write) the repairs; show the result; exit with its code."""
+    from dspark_ckpt.commands.fix import run_repair
+    from dspark_ckpt.output.json import repair_obj, to_json
+
+    with header_progress(show_progress(fmt, quiet)):
+        result = run_repair(drafter, target, req)
+    if fmt is PlainFormat.json:
+        print(to_json(repair_obj(result)))
+    elif quiet:
+        stdout().print(tables().repair_summary(result), soft_wrap=True)
+    else:
+        tables().print_repair(result, stdout())
+    if req.diff:
+        changes = result.plan.changes or result.plan.refusal is not None
+        raise typer.Exit(EXIT_FAIL if changes else EXIT_OK)
     raise typer.Exit(EXIT_OK if result.ok else EXIT_FAIL)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -34,6 +35,17 @@ from dspark_ckpt.commands.fix_checks import (
     refuse_unreadable,
 )
 from dspark_ckpt.commands.inspect import Report, inspect_checkpoint
+from dspark_ckpt.commands.repair import (
+    RepairRequest,
+    RepairResult,
+    config_bytes,
+    index_bytes,
+    plan_repairs,
+    shard_files,
+)
+from dspark_ckpt.commands.repair import (
+    planned_checkpoint as repaired_checkpoint,
+)
 from dspark_ckpt.errors import CheckpointError, UsageError, few
 from dspark_ckpt.facts.config import DrafterConfig, drafter_config
 from dspark_ckpt.facts.target import Target
@@ -266,8 +278,8 @@ def _index_bytes(ckpt: Checkpoint, added: dict[str, np.ndarray], shard: str) -> 
     return (json.dumps(data, indent=2) + "\n").encode()
 
 
-def _destination_root(ckpt: Checkpoint, req: FixRequest) -> Path:
-    if req.mode == IN_PLACE:
+def _destination_root(ckpt: Checkpoint, req: FixRequest | RepairRequest) -> Path:
+    if req.out is None:  # in place
         if not req.force:
             raise UsageError("--in-place changes the source checkpoint: pass --force as well")
         _refuse_unserved_neighbours(ckpt)
@@ -537,6 +549,33 @@ def _result_files(
     return root, files, d2t_file, notes
 
 
+def _open_drafter(
+    source: str, mode: str, profiles: list[str]
+) -> tuple[Checkpoint, DrafterConfig, str]:
+    """The drafter ``fix`` changes, its config and family; usage errors where it cannot:
+    a Hub repository in place, a family no profile covers, a profile of another family."""
+    origin = open_source(source)
+    if mode == IN_PLACE and not origin.is_local:
+        raise UsageError(f"{source}: a Hub repository cannot be patched in place; use --out DIR")
+    ckpt = build_checkpoint(origin)
+    if mode == OUT:
+        ckpt = local_checkpoint(ckpt)  # the copy links or copies local weight files
+    cfg = drafter_config(ckpt)
+    family = detect_family(cfg)
+    if not covered(family):
+        raise UsageError(
+            f"{source}: no profile covers this drafter's family ({family or 'unknown'}): "
+            "fix judges DSpark, DFlash and EAGLE-3 drafters only; nothing written"
+        )
+    for name in profiles:
+        if PROFILES[name].family != family:
+            raise UsageError(
+                f"--profile {name} judges {PROFILES[name].family} drafters; this is a "
+                f"{family} drafter (its profiles: {', '.join(applicable_profiles(family))})"
+            )
+    return ckpt, cfg, family
+
+
 def run_fix(source: str, target: Target, req: FixRequest) -> FixResult:
     """Plan, check the planned result, then write it atomically, read it back and
     inspect it again before the transaction ends. Raises ``CheckpointError`` (refused,
@@ -549,24 +588,7 @@ def run_fix(source: str, target: Target, req: FixRequest) -> FixResult:
         raise UsageError("nothing to do: give --emit-mask and/or --emit-d2t")
     if req.out is not None and req.in_place:
         raise UsageError("give at most one of --out and --in-place")
-    origin = open_source(source)
-    if req.mode == IN_PLACE and not origin.is_local:
-        raise UsageError(f"{source}: a Hub repository cannot be patched in place; use --out DIR")
-    ckpt = build_checkpoint(origin)
-    if req.mode == OUT:
-        ckpt = local_checkpoint(ckpt)  # the copy links or copies local weight files
-    cfg = drafter_config(ckpt)
-    family = detect_family(cfg)
-    if not covered(family):
-        raise UsageError(
-            f"{source}: no profile covers this drafter's family ({family or 'unknown'}): "
-            "fix judges DSpark, DFlash and EAGLE-3 drafters only; nothing written"
-        )
-    if req.profile is not None and PROFILES[req.profile].family != family:
-        raise UsageError(
-            f"--profile {req.profile} judges {PROFILES[req.profile].family} drafters; this is "
-            f"a {family} drafter (its profiles: {', '.join(applicable_profiles(family))})"
-        )
+    ckpt, cfg, family = _open_drafter(source, req.mode, [req.profile] if req.profile else [])
     req = replace(req, profile=req.profile or default_profile(family))
     before = inspect_checkpoint(source, target, req.profile, checkpoint=ckpt)
     plan = plan_fix(ckpt, cfg, target, req)
@@ -613,3 +635,125 @@ def run_fix(source: str, target: Target, req: FixRequest) -> FixResult:
     written = [_written(f.dest, k, v, f.data) for f in made for k, v in f.tensors.items()]
     notes += _verdict_notes(before, after, plan)
     return FixResult(req, plan, written, [str(f.dest) for f in files], before, after, notes)
+
+
+# --- repairs (fix without --emit-*) ------------------------------------------------
+
+
+def run_repair(source: str, target: Target, req: RepairRequest) -> RepairResult:
+    """Plan the repairs of the deciding profiles' findings and, unless ``req.diff``,
+    write them atomically (``--out`` / ``--in-place --force``), inspect the result before
+    the transaction ends, and verify it with ``req.verify``. Raises ``CheckpointError``
+    (refused: a conflict, a value only the user can give, a regression; unreadable) or
+    ``UsageError``: then nothing is written."""
+    names = [get_profile(n).name for n in req.profiles or []]
+    if req.out is not None and req.in_place:
+        raise UsageError("give at most one of --out and --in-place")
+    if not req.diff and req.out is None and not req.in_place:
+        raise UsageError(
+            "say where the repaired checkpoint goes: --out DIR, or --in-place --force "
+            "(--diff shows the plan and writes nothing; --emit-mask / --emit-d2t write side "
+            "files)"
+        )
+    if req.verify and req.diff:
+        raise UsageError("--verify checks a written result: it cannot go with --diff")
+    if req.verify:
+        from dspark_ckpt.commands.verify import require_torch
+
+        require_torch()  # before anything is read or written
+    mode = SIDE if req.diff else OUT if req.out is not None else IN_PLACE
+    every = set(names) == set(PROFILES)  # --profile all: the family's, as for inspect
+    ckpt, _, family = _open_drafter(source, mode, [] if every else names)
+    selected = applicable_profiles(family) if every else names or [default_profile(family)]
+    plan, draft, before, after = plan_repairs(
+        source, ckpt, target, selected, req, _new_shard_name(ckpt)
+    )
+    notes = _gained_and_lost(before, after)
+    if plan.refusal is not None and not req.diff:
+        raise CheckpointError(ckpt.root, f"refused: {plan.refusal}; nothing written")
+    if req.diff or not plan.changes:
+        if not plan.changes:
+            notes.append("nothing to repair: nothing written")
+        return RepairResult(req, plan, before, after, [], notes)
+    root = _destination_root(ckpt, req)
+    written = _write_repairs(ckpt, draft, root, req, target, selected, after)
+    result = RepairResult(req, plan, before, after, written, notes)
+    if req.verify:
+        from dspark_ckpt.commands.verify import verify_checkpoint
+
+        result.verify = verify_checkpoint(str(root), target)
+    return result
+
+
+def _gained_and_lost(before: Report, after: Report) -> list[str]:
+    """Per profile, what the change does to the verdict."""
+    notes = []
+    gained = [n for n, ok in after.verdicts.items() if ok and not before.verdicts.get(n, False)]
+    lost = [n for n, ok in after.verdicts.items() if not ok and before.verdicts.get(n, False)]
+    if gained:
+        notes.append(f"this change makes {', '.join(gained)} pass (failed before)")
+    if lost:
+        why = ", ".join(f"{c} {get_code(c).title}" for c in _new_errors(before, after, lost))
+        notes.append(f"this change makes {', '.join(lost)} FAIL (passed before): {why}")
+    return notes
+
+
+def _write_repairs(
+    ckpt: Checkpoint,
+    draft,
+    root: Path,
+    req: RepairRequest,
+    target: Target,
+    selected: list[str],
+    after: Report,
+) -> list[str]:
+    """Write the repaired checkpoint in one transaction; the written files."""
+    out = req.out is not None
+    shards = shard_files(ckpt, draft)
+    used = {t.shard for t in draft.tensors.values()}
+    config = config_bytes(draft.config) if draft.config != ckpt.config else None
+    index = index_bytes(ckpt, draft, shards)
+    index_dest = root / (ckpt.index_path.name if ckpt.index_path else INDEX)
+    planned = repaired_checkpoint(ckpt, draft)
+    files: list[tuple[Path, Callable[[Transaction, Path], None]]] = []
+    for name, pieces in shards.items():
+        if pieces is None and out:
+            files.append(
+                (root / name, lambda tx, d, n=name: tx.add_copy(d, ckpt.root / n, link=True))
+            )
+        elif pieces is not None and (name in used or not out):
+            files.append((root / name, lambda tx, d, p=pieces: tx.add_pieces(d, p)))
+    if config is not None:
+        files.append((root / CONFIG, lambda tx, d: tx.add_bytes(d, config)))
+    elif out and ckpt.config is not None:
+        files.append((root / CONFIG, lambda tx, d: tx.add_copy(d, ckpt.config_path)))
+    if out:
+        others, _ = _other_files(ckpt)
+        files += [(root / p.name, lambda tx, d, p=p: tx.add_copy(d, p)) for p in others]
+        _refuse_stale_files(root, [File(d) for d, _ in files] + [File(index_dest)])
+    if index is not None:
+        files.append((index_dest, lambda tx, d: tx.add_bytes(d, index)))
+    elif out and ckpt.index_path is not None:
+        files.append((index_dest, lambda tx, d: tx.add_copy(d, ckpt.index_path)))
+    for dest, _ in files:
+        check_destination(dest, req.force)
+
+    def check_written() -> None:
+        """After the commit, before the transaction ends: a failure here rolls back."""
+        step("reinspect", root)
+        real = inspect_checkpoint(str(root), target, selected)
+        check_layout(planned, real, root)
+        if real.verdicts != after.verdicts:
+            raise CheckpointError(
+                root,
+                "the written checkpoint inspects differently from the plan; rolled back, "
+                "nothing changed",
+            )
+
+    with Transaction(force=req.force) as tx:
+        if out:
+            tx.make_dir(root)
+        for dest, add in files:
+            add(tx, dest)
+        tx.commit(check=check_written)
+    return [str(d) for d, _ in files]

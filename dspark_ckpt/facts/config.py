@@ -106,6 +106,12 @@ class DrafterConfig:
             node = found[0] if found else None
         return node
 
+    def where(self, key: str) -> str:
+        """The dotted key a backbone size is read from (``transformer_layer_config.vocab_size``
+        in a speculators config), else ``key`` itself (the top level)."""
+        found = _lookup(self.raw, key, BACKBONE_KEYS)
+        return key if found is None else found[1]
+
     def nested_copy(self, key: str) -> str | None:
         """Where ``key`` appears only nested (``dflash_config.markov_rank``), else None."""
         for nest in NESTED_DRAFTER_KEYS:

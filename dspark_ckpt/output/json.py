@@ -54,6 +54,8 @@ def finding_obj(f: Finding) -> dict[str, Any]:
         "file": f.file,
         "hint": f.fix_hint,
         "profile": f.profile,
+        # what `fix` does about it: "safe" (applied by default), "unsafe" (--unsafe-fixes), null
+        "repair": f.repair,
     }
 
 
@@ -292,3 +294,86 @@ def codes_obj() -> dict[str, Any]:
 
     codes = [{k: v for k, v in explain_obj(c).items() if k != "schema"} for c in CODES.values()]
     return {"schema": CODES_SCHEMA, "codes": codes}
+
+
+def repair_obj(r) -> dict[str, Any]:
+    """``fix`` without ``--emit-*`` (``r``: a ``repair.RepairResult``), as the
+    ``dspark-ckpt/fix/v1`` object: its fields, with ``mode`` "repair" and the ``plan``."""
+    p, b = r.plan, r.before
+    d = b.drafter
+    return {
+        "schema": FIX_SCHEMA,
+        "profile": p.profiles[0] if p.profiles else None,
+        "profiles": p.profiles,
+        "drafter": b.drafter_source,
+        "mode": "repair",
+        "classification": b.classification,
+        "draft_vocab_size": d.draft_vocab_size if d else None,
+        "target_vocab_size": b.target.vocab_size if b.target else None,
+        "mask": None,
+        "d2t_origin": None,
+        "written": [],
+        "files": r.files,
+        "notes": r.notes,
+        "verdicts_before": b.verdicts,
+        "verdicts_after": r.after.verdicts,
+        "findings_after": [finding_obj(f) for f in r.after.findings],
+        "plan": plan_obj(p, written=bool(r.files)),
+        "verify": verify_obj(r.verify) if r.verify is not None else None,
+        "ok": r.ok,
+    }
+
+
+def plan_obj(p, written: bool) -> dict[str, Any]:
+    """A repair plan (``repair.RepairPlan``): what it changes and what it leaves."""
+
+    def tensor(t) -> dict[str, Any] | None:
+        return None if t is None else {"dtype": t[0], "shape": list(t[1]), "file": t[2]}
+
+    return {
+        "profiles": p.profiles,
+        "repairs": [
+            {
+                "code": a.code,
+                "profiles": list(a.profiles),
+                "repair": a.repair,
+                "safety": a.safety,
+                "summary": a.summary,
+            }
+            for a in p.applied
+        ],
+        "config": [
+            {
+                "key": c.key,
+                "before": c.before,
+                "after": c.after,
+                "added": c.added,
+                "removed": c.removed,
+            }
+            for c in p.config
+        ],
+        "tensors": [
+            {
+                "name": t.name,
+                "action": t.action,
+                "before": tensor(t.before),
+                "after": tensor(t.after),
+                "renamed_from": t.renamed_from,
+            }
+            for t in p.tensors
+        ],
+        "left": [
+            {
+                "code": x.code,
+                "severity": x.severity,
+                "profiles": list(x.profiles),
+                "why": x.why,
+                "key": x.key,
+            }
+            for x in p.left
+        ],
+        "conflicts": p.conflicts,
+        "sets": p.sets,
+        "refusal": p.refusal,
+        "written": written,
+    }

@@ -7,6 +7,7 @@ decides anything: it only shows a result.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -28,6 +29,8 @@ if TYPE_CHECKING:
     from dspark_ckpt.commands.runs import CheckResult
 
 SEVERITY_STYLE = {ERROR: "bold red", WARNING: "yellow", INFO: "cyan"}
+# beside a code: what `fix` does about it (safe: by default; unsafe: with --unsafe-fixes)
+REPAIR_MARK = {"safe": " *", "unsafe": " !"}
 # width of tables written to a file or a pipe (a CI log), where no terminal says it
 PLAIN_WIDTH = 120
 NARROW = 80  # below it, the findings table gives the finding column the tensor's place
@@ -143,7 +146,8 @@ def findings_table(
         cells = [msg] if not narrow else [where.append(":\n", "bold").append_text(msg)]
         if not narrow:
             cells.insert(0, where)
-        table.add_row(Text(f.severity, style=SEVERITY_STYLE[f.severity]), f.code, *cells)
+        code = f.code + REPAIR_MARK.get(f.repair, "")
+        table.add_row(Text(f.severity, style=SEVERITY_STYLE[f.severity]), code, *cells)
     return table
 
 
@@ -237,7 +241,30 @@ def print_inspect(r: Report, console: Console) -> None:
         console.print(findings_table(found, show_profile=True, width=console.width))
     if r.checks and r.verdicts:
         console.print(checks_matrix(r, console))
+    if (line := repairs_line(r)) is not None:
+        console.print(line)
     console.print(inspect_summary(r))
+
+
+def repairs_line(r: Report) -> Text | None:
+    """What ``fix`` repairs of the deciding profiles' findings, counted by severity (the
+    marks of the findings table); None when it repairs none."""
+    found = [f for f in r.findings if f.severity in (ERROR, WARNING)]
+    safe = [f for f in found if f.repair == "safe"]
+    unsafe = [f for f in found if f.repair == "unsafe"]
+    if not safe and not unsafe:
+        return None
+    counts = [
+        f"{sum(f.severity == s for f in safe)} of {n} {s}(s)"
+        for s in (ERROR, WARNING)
+        if (n := sum(f.severity == s for f in found))
+    ]
+    more = f"; {len(unsafe)} more with --unsafe-fixes (!)" if unsafe else ""
+    return Text(
+        f"fix repairs {' and '.join(counts)} under {', '.join(r.profiles)} (*){more}: "
+        "`dspark-ckpt fix DRAFTER --target T --out DIR` (--diff shows the plan)",
+        style="dim",
+    )
 
 
 def failing_elsewhere(r: Report) -> dict[str, list[str]]:
@@ -543,4 +570,82 @@ def fix_summary(r) -> Text:
     return Text.assemble(
         ("deployable" if r.ok else "NOT deployable", "bold green" if r.ok else "bold red"),
         f" after fix under profile {r.request.profile}",
+    )
+
+
+def _shape(t) -> str:
+    return f"{t[0]} {list(t[1])} ({t[2]})"
+
+
+def plan_lines(p) -> list[Text]:
+    """A repair plan as a diff: config keys and tensors before (-) and after (+)."""
+    lines = []
+    for c in p.config:
+        if not c.added:
+            lines.append(Text(f"- config.json {c.key}: {json.dumps(c.before)}", style="red"))
+        if not c.removed:
+            lines.append(Text(f"+ config.json {c.key}: {json.dumps(c.after)}", style="green"))
+    for t in p.tensors:
+        if t.before is not None:
+            lines.append(Text(f"- {t.renamed_from or t.name} {_shape(t.before)}", style="red"))
+        if t.after is not None:
+            lines.append(Text(f"+ {t.name} {_shape(t.after)}", style="green"))
+    return lines
+
+
+def print_repair(r, console: Console) -> None:
+    p = r.plan
+    head = Table.grid(padding=(0, 2))
+    head.add_column(style="bold", no_wrap=True)
+    head.add_column(overflow="fold")
+    req = r.request
+    where = {"diff": "plan only (--diff): nothing written", "out": f"to {req.out}"}
+    head.add_row("drafter", f"{r.before.drafter_source} ({where.get(req.mode, 'in place')})")
+    head.add_row("profiles", ", ".join(p.profiles))
+    for a in p.applied:
+        who = f" [{', '.join(a.profiles)}]" if a.profiles else ""
+        head.add_row("repair", Text.assemble((a.code, "bold"), f" {a.safety}{who}: {a.summary}"))
+    for x in p.left:
+        who = f" [{', '.join(x.profiles)}]" if x.profiles else ""
+        style = SEVERITY_STYLE[x.severity]
+        head.add_row(
+            "left", Text.assemble((x.code, "bold"), " ", (x.severity, style), f"{who}: {x.why}")
+        )
+    for c in p.conflicts:
+        head.add_row("conflict", Text(c, style="bold red"))
+    for name, ok in r.after.verdicts.items():
+        line = Text(f"{name}: ")
+        before = r.before.verdicts.get(name)
+        line.append_text(Text("n/a") if before is None else _verdict(before))
+        line.append(" -> ")
+        line.append_text(_verdict(ok))
+        head.add_row("verdict", line)
+    for note in r.notes:
+        head.add_row("note", note)
+    console.print(head)
+    for line in plan_lines(p):
+        console.print(line, soft_wrap=True)
+    if r.verify is not None:
+        console.print(Text.assemble(("verify  ", "bold"), verify_summary(r.verify)))
+    console.print(repair_summary(r))
+
+
+def repair_summary(r) -> Text:
+    """The one-line result of a repair (all that ``--quiet`` prints)."""
+    p, req = r.plan, r.request
+    profiles = ", ".join(p.profiles)
+    if p.refusal is not None:
+        return Text.assemble(("refused", "bold red"), f": {p.refusal}")
+    n = len(p.config) + len(p.tensors)
+    if req.mode == "diff":
+        return Text.assemble(
+            ("plan", "bold"),
+            f": {n} change(s) from {len(p.applied)} repair(s) under {profiles}; nothing written"
+            if n
+            else f": nothing to repair under {profiles}",
+        )
+    return Text.assemble(
+        ("deployable" if r.ok else "NOT deployable", "bold green" if r.ok else "bold red"),
+        f" after fix under profile{'s' if len(p.profiles) > 1 else ''} {profiles}"
+        + (f": {n} change(s) written" if r.files else ": nothing written"),
     )

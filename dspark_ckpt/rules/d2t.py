@@ -21,7 +21,54 @@ from dspark_ckpt.facts.vocab import (
 from dspark_ckpt.profiles.registry import Profile
 from dspark_ckpt.rules.findings import ERROR, WARNING, Finding, new_finding
 from dspark_ckpt.rules.registry import COMMON, PROFILE, rule
+from dspark_ckpt.rules.repairs import SAFE, UNSAFE, Drop, Fix, Put, repair
 from dspark_ckpt.rules.vocab import reduced, reduced_text
+
+
+@repair("add-d2t", SAFE)
+def add_d2t(f: Facts, p: Profile | None, finding: Finding) -> Fix | None:
+    """A missing d2t is written: derived from t2d for a pruned drafter (d2t[i] =
+    nonzero(t2d)[i] - i, when t2d is BOOL [Vt] and selects exactly Vd ids), the identity
+    (all zeros) for an equal or padded one. A pruned drafter with no usable t2d is not
+    repaired: no map can be invented."""
+    if f.d2t is not None:
+        return None
+    derived = f.classification == PRUNED
+    if derived and t2d_problem(f) is not None:
+        return None
+    what = "derived from t2d" if derived else "the identity (all zeros)"
+
+    def values():  # numpy only where the change is made
+        import numpy as np
+
+        if derived:
+            return (f.t2d_selected - np.arange(f.Vd)).astype(np.int64)
+        return np.zeros(f.Vd, dtype=np.int64)
+
+    return Fix((Put(D2T, values, what),), f"add d2t int64 [{f.Vd}]: {what}")
+
+
+@repair("drop-d2t", SAFE)
+def drop_d2t(f: Facts, p: Profile | None, finding: Finding) -> Fix | None:
+    """A d2t (or t2d) the runtime has no parameter for is dropped. Safe where the runtime
+    maps draft ids as that d2t did: an all-zero d2t is the identity the runtime applies
+    without one; a TensorRT-LLM DSpark drafter uses the target's head, whose ids are target
+    ids. Unsafe otherwise (a non-zero d2t on an equal vocab: the map trained with is lost)."""
+    name = finding.tensor
+    if name not in (D2T, T2D) or name not in f.tensors:
+        return None
+    identity = f.d2t_values is not None and not f.d2t_values.any()
+    safe = name == T2D or identity or p is not None and p.d2t_param == "rejected"
+    why = "the identity the runtime applies without it" if identity else "no parameter for it"
+    return Fix((Drop(name),), f"drop {name} ({why})", SAFE if safe else UNSAFE)
+
+
+@repair("d2t-int64", SAFE)
+def d2t_as_int64(f: Facts, p: Profile | None, finding: Finding) -> Fix | None:
+    """An int32 d2t is stored as int64, the same values."""
+    if f.d2t_values is None:
+        return None
+    return Fix((Put(D2T, f.d2t_values.astype("int64"), "int32 values as int64"),), "d2t as int64")
 
 
 @rule(
@@ -33,6 +80,7 @@ from dspark_ckpt.rules.vocab import reduced, reduced_text
         "ship d2t [Vd] int64; `dspark-ckpt fix --emit-d2t` derives it from t2d, or writes the "
         "identity for an equal or padded drafter"
     ),
+    repair=add_d2t,
 )
 def d2t_missing(f: Facts, p: Profile) -> list[Finding]:
     """Sampled draft ids must be converted to target ids through d2t (target_id = draft_id +
@@ -81,6 +129,7 @@ def d2t_missing(f: Facts, p: Profile) -> list[Finding]:
         "drop d2t from the checkpoint for this runtime (one checkpoint cannot satisfy both vllm "
         "and vllm-legacy for a padded drafter)"
     ),
+    repair=drop_d2t,
 )
 def d2t_without_parameter(f: Facts, p: Profile) -> list[Finding]:
     """The runtime creates draft_id_to_target_id only for a reduced vocab; for any other checkpoint
@@ -212,12 +261,25 @@ def d2t_not_injective(f: Facts) -> list[Finding]:
     ]
 
 
+@repair("drop-t2d", SAFE)
+def drop_t2d(f: Facts, p: Profile | None, finding: Finding) -> Fix | None:
+    """A t2d that contradicts d2t is dropped: no runtime serves with it (vLLM and SGLang skip
+    it, TensorRT-LLM refuses it). Safe for an equal or padded drafter, whose draft ids are
+    target ids whatever t2d says; unsafe for a pruned one, where either map may be the
+    stale one; not done for a pruned drafter without d2t (t2d is all there is)."""
+    if f.t2d is None or f.classification == PRUNED and f.d2t is None:
+        return None
+    why = "a pruned drafter: is d2t or t2d the stale one?" if f.classification == PRUNED else ""
+    return Fix((Drop(T2D),), "drop t2d (no runtime serves with it)", UNSAFE if why else SAFE)
+
+
 @rule(
     "DSC303",
     WARNING,
     "t2d inconsistent with d2t",
     scope=COMMON,
     hint="re-export d2t and t2d together",
+    repair=drop_t2d,
 )
 def t2d_inconsistent(f: Facts) -> list[Finding]:
     """t2d (the membership mask over the target vocab) must select exactly the target ids that d2t
@@ -267,6 +329,7 @@ def d2t_not_sorted(f: Facts) -> list[Finding]:
     "d2t is int32: converted on load",
     scope=COMMON,
     hint="re-export d2t as int64 [Vd]",
+    repair=d2t_as_int64,
 )
 def d2t_int32(f: Facts) -> list[Finding]:
     """d2t is stored as int32. vLLM's weight loader copies it into its int64 parameter and SGLang

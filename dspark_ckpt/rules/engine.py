@@ -33,6 +33,7 @@ from dspark_ckpt.rules import codes  # noqa: F401 (every rule module, registered
 from dspark_ckpt.rules.findings import ERROR, SEVERITY_ORDER, Finding
 from dspark_ckpt.rules.inputs import UNCOVERED, uncovered_finding, unreadable_finding
 from dspark_ckpt.rules.registry import COMMON, PROFILE, RULES, TARGET, Rule
+from dspark_ckpt.rules.repairs import Fix, Needs, Repair
 from dspark_ckpt.rules.target import (
     aux_ids,
     aux_width,
@@ -146,7 +147,7 @@ def rules_of(scope: str) -> tuple[Rule, ...]:
 
 def common_findings(f: Facts) -> list[Finding]:
     """The findings of the rules every runtime shares."""
-    return [x for r in rules_of(COMMON) for x in r.check(f)]
+    return [_repairable(f, None, x) for r in rules_of(COMMON) for x in r.check(f)]
 
 
 def profile_findings(f: Facts, p: Profile) -> list[Finding]:
@@ -156,7 +157,24 @@ def profile_findings(f: Facts, p: Profile) -> list[Finding]:
     hs = hidden_states(p)
     if hs is not None and uses_aux(f, p):
         out += [x for r in rules_of(TARGET) for x in r.check(f, p, hs)]
-    return out
+    return [_repairable(f, p, x) for x in out]
+
+
+def plan_repair(f: Facts, p: Profile | None, finding: Finding) -> tuple[Repair, Fix | Needs] | None:
+    """What ``fix`` would do about ``finding`` (found under ``p``; None: a common rule's):
+    its code's repair and that repair's answer, or None where there is nothing to do."""
+    r = RULES[finding.code].repair
+    answer = r.plan(f, p, finding) if r is not None else None
+    return None if answer is None else (r, answer)
+
+
+def _repairable(f: Facts, p: Profile | None, finding: Finding) -> Finding:
+    """``finding`` marked with the safety of the repair ``fix`` has for it, if any."""
+    planned = plan_repair(f, p, finding)
+    if planned is None or not isinstance(planned[1], Fix):
+        return finding
+    r, fix = planned
+    return replace(finding, repair=fix.safety or r.safety)
 
 
 def _same(f: Finding) -> tuple:

@@ -27,6 +27,7 @@ class Finding:
     hint: str | None = None  # overrides the code's default hint
     severity: str = ""  # the code's severity unless overridden (``check``'s config)
     profile: str | None = None  # the runtime profile whose rule found it (None: every runtime)
+    repair: str | None = None  # "safe" / "unsafe": what ``fix`` can do about it (the engine's)
 
     def __post_init__(self) -> None:
         if not self.severity:

@@ -16,7 +16,20 @@ from dspark_ckpt.facts.vocab import D2T, EMBED, LM_HEAD, PADDED, T2D
 from dspark_ckpt.profiles.registry import Profile
 from dspark_ckpt.rules.findings import ERROR, WARNING, Finding, new_finding
 from dspark_ckpt.rules.registry import PROFILE, rule
-from dspark_ckpt.rules.vocab import reduced, reduced_text
+from dspark_ckpt.rules.repairs import (
+    ASKS,
+    SAFE,
+    UNSAFE,
+    Drop,
+    Fix,
+    Needs,
+    NewConfig,
+    Rename,
+    SetKey,
+    repair,
+)
+from dspark_ckpt.rules.vocab import reduced, reduced_text, write_draft_vocab_size
+from dspark_ckpt.source.layout import NAME_PREFIXES
 
 
 @rule(
@@ -120,15 +133,26 @@ def padded_lm_head_missing(f: Facts, p: Profile) -> list[Finding]:
     ]
 
 
+@repair("move-key", SAFE)
+def move_key(f: Facts, p: Profile | None, finding: Finding) -> Fix | None:
+    """A key the runtime reads at the top level of config.json, found only nested
+    (dflash_config.markov_rank), is copied to the top level with its value; the nested copy
+    stays for the tools that read it there."""
+    nested = finding.tensor
+    if not nested or "." not in nested:
+        return None  # missing altogether: nothing to copy
+    key = nested.rsplit(".", 1)[1]
+    value = f.cfg.value(nested)
+    return Fix((SetKey(key, value),), f"copy {nested} ({value!r}) to the top-level {key}")
+
+
 @rule(
     "DSC107",
     ERROR,
     "config key missing where the runtime reads it",
     scope=PROFILE,
-    hint=(
-        "copy the key to the top level of config.json (SpecForge ships a script that does this "
-        "for serving)"
-    ),
+    hint="copy the key to the top level of config.json (`dspark-ckpt fix` does)",
+    repair=move_key,
 )
 def key_not_top_level(f: Facts, p: Profile) -> list[Finding]:
     """The runtime reads this key at the top level of the drafter's config.json (vLLM and SGLang:
@@ -148,10 +172,10 @@ def key_not_top_level(f: Facts, p: Profile) -> list[Finding]:
                 f"{key} is {where}: {p.runtime} reads config.{key} at the top level of "
                 "config.json and cannot build the drafter without it",
                 tensor=nested or key,
-                hint=f"copy {nested} to the top level of config.json (SpecForge ships a "
-                "script that does this for serving)"
+                hint=f"copy {nested} to the top level of config.json (`dspark-ckpt fix` does)"
                 if nested
-                else None,
+                else f"write {key} at the top level of config.json (`dspark-ckpt fix --set "
+                f"{key}=VALUE`): the value the drafter was trained with",
             )
         )
     return out
@@ -164,6 +188,15 @@ def _mask_token(f: Facts, p: Profile) -> tuple[str, int] | None:
     return None if key is None else (key, declared[key])
 
 
+@repair("set-mask-token", ASKS)
+def needs_mask_token(f: Facts, p: Profile | None, finding: Finding) -> Needs | None:
+    """The mask token id is the drafter's own training choice: never guessed. ``fix --set
+    KEY=VALUE`` writes it (the plan then checks it against the input vocab)."""
+    if p is None or not p.mask_token_keys:
+        return None
+    return Needs(p.mask_token_keys[0], "the mask token id the drafter was trained with")
+
+
 @rule(
     "DSC109",
     ERROR,
@@ -173,6 +206,7 @@ def _mask_token(f: Facts, p: Profile) -> tuple[str, int] | None:
         "set the mask token id the drafter was trained with (SpecForge: "
         "dflash_config.mask_token_id)"
     ),
+    repair=needs_mask_token,
 )
 def mask_token_missing(f: Facts, p: Profile) -> list[Finding]:
     """DFlash and DSpark drafters feed a mask (noise) token id as an input id. vLLM reads
@@ -220,6 +254,25 @@ def own_embed_too_small(f: Facts, p: Profile) -> list[Finding]:
     return []
 
 
+def _unprefixed(name: str) -> str:
+    prefix = max((x for x in NAME_PREFIXES if name.startswith(x)), key=len)
+    return name[len(prefix) :]
+
+
+@repair("strip-prefix", SAFE)
+def strip_prefix(f: Facts, p: Profile | None, finding: Finding) -> Fix | None:
+    """Tensor names under a wrapper prefix (model.lm_head.weight) are stored without it
+    (lm_head.weight), their bytes unchanged. Not done where the plain name is taken."""
+    renames = {name: _unprefixed(name) for name in f.prefixed}
+    new = list(renames.values())
+    if any(n in f.tensors for n in new) or len(set(new)) < len(new):
+        return None
+    return Fix(
+        tuple(Rename(a, b) for a, b in renames.items()),
+        f"store {len(renames)} tensor(s) without their wrapper prefix",
+    )
+
+
 @rule(
     "DSC111",
     ERROR,
@@ -227,8 +280,9 @@ def own_embed_too_small(f: Facts, p: Profile) -> list[Finding]:
     scope=PROFILE,
     hint=(
         "rename the tensors without the wrapper prefix (lm_head.weight, d2t, embed_tokens.weight, "
-        "layers.N....)"
+        "layers.N....): `dspark-ckpt fix` does"
     ),
+    repair=strip_prefix,
 )
 def wrapper_prefix(f: Facts, p: Profile) -> list[Finding]:
     """vLLM's drafter loaders prepend 'model.' to every name but lm_head and d2t, and TensorRT-LLM
@@ -284,6 +338,25 @@ def _expected_name(name: str, f: Facts) -> bool:
     return False
 
 
+@repair("drop-unexpected", UNSAFE)
+def drop_unexpected(f: Facts, p: Profile | None, finding: Finding) -> Fix | None:
+    """The tensors a strict loader has no name for are dropped. Unsafe: another runtime may
+    use them (a confidence head), or the config should enable them instead."""
+    names = _unexpected(f)
+    if not names:
+        return None
+    return Fix(tuple(Drop(n) for n in names), f"drop {len(names)} tensor(s) the model lacks")
+
+
+def _unexpected(f: Facts) -> list[str]:
+    prefixed = set(f.prefixed)
+    return [
+        n
+        for n in sorted(f.tensors)
+        if not _expected_name(n, f) and n not in (D2T, T2D) and n not in prefixed
+    ]
+
+
 @rule(
     "DSC112",
     ERROR,
@@ -293,6 +366,7 @@ def _expected_name(name: str, f: Facts) -> bool:
         "drop the tensors the TensorRT-LLM model does not have, or enable them in the top level "
         "of config.json"
     ),
+    repair=drop_unexpected,
 )
 def strict_load_rejects(f: Facts, p: Profile) -> list[Finding]:
     """TensorRT-LLM loads a Qwen3 DSpark drafter with load_state_dict(strict=True): any name its
@@ -303,12 +377,7 @@ def strict_load_rejects(f: Facts, p: Profile) -> list[Finding]:
     # t2d are DSC105, names under a wrapper prefix DSC111
     if not p.strict_names:
         return []
-    prefixed = set(f.prefixed)
-    others = [
-        n
-        for n in sorted(f.tensors)
-        if not _expected_name(n, f) and n not in (D2T, T2D) and n not in prefixed
-    ]
+    others = _unexpected(f)
     if not others:
         return []
     shown = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
@@ -381,6 +450,15 @@ def lm_head_never_loaded(f: Facts, p: Profile) -> list[Finding]:
     ]
 
 
+@repair("write-draft-vocab-size", SAFE)
+def keep_own_head(f: Facts, p: Profile | None, finding: Finding) -> Fix | None:
+    """Where the runtime takes the target's head for want of draft_vocab_size, writing it
+    (the shipped head's rows) makes it load the drafter's own head."""
+    if p is None or p.lm_head_from_target != "no_draft_vocab_size":
+        return None
+    return write_draft_vocab_size.plan(f, p, finding)
+
+
 @rule(
     "DSC602",
     WARNING,
@@ -390,6 +468,7 @@ def lm_head_never_loaded(f: Facts, p: Profile) -> list[Finding]:
         "where the runtime always takes the target's head, train the drafter against that "
         "head; where it does so for want of draft_vocab_size, write draft_vocab_size"
     ),
+    repair=keep_own_head,
 )
 def lm_head_replaced(f: Facts, p: Profile) -> list[Finding]:
     """The runtime takes the draft head from the target: TensorRT-LLM's Qwen3 DSpark loader and
@@ -427,6 +506,98 @@ def lm_head_replaced(f: Facts, p: Profile) -> list[Finding]:
     ]
 
 
+# the architecture of each speculators algorithm's native config: vLLM's translation
+# (transformers_utils/configs/speculators/algos.py), EAGLE-3 under the name SGLang and vLLM
+# both register (LlamaForCausalLMEagle3)
+NATIVE_ARCHITECTURE = {
+    "eagle3": "LlamaForCausalLMEagle3",
+    "dflash": "DFlashDraftModel",
+    "dspark": "Qwen3DSparkModel",
+}
+DSPARK_ARCHITECTURES = ("Qwen3DSparkModel", "Qwen3OmniDSparkModel")
+DSPARK_KEYS = (
+    "draft_vocab_size",
+    "target_hidden_size",
+    "mask_token_id",
+    "markov_rank",
+    "markov_head_type",
+    "block_size",
+    "enable_confidence_head",
+    "confidence_head_with_markov",
+    "use_aux_hidden_state",
+)
+
+
+def native_config(raw: dict) -> dict | Needs | None:
+    """A speculators-format config as the native config vLLM translates it into (its
+    ``transformer_layer_config`` updated by the algorithm's fields); ``Needs`` where a key
+    vLLM requires is missing (vLLM: a KeyError), None for an algorithm it has no
+    translation for."""
+    kind = raw.get("speculators_model_type")
+    base = raw.get("transformer_layer_config")
+    if kind not in NATIVE_ARCHITECTURE or not isinstance(base, dict):
+        return None
+    out = dict(base)
+    for key in ("mask_token_id", "aux_hidden_state_layer_ids"):
+        if kind != "eagle3" and key not in raw:
+            return Needs(key, f"vLLM's {kind} translation requires it (a KeyError without it)")
+    aux = raw.get("aux_hidden_state_layer_ids") or raw.get("eagle_aux_hidden_state_layer_ids")
+    if kind == "eagle3":
+        if out.get("model_type", "llama") not in ("llama", "qwen3"):
+            return None  # vLLM: ValueError (Unsupported model_type)
+        out["draft_vocab_size"] = raw.get("draft_vocab_size")
+        if raw.get("target_hidden_size") is not None:
+            out["target_hidden_size"] = raw["target_hidden_size"]
+        out["norm_before_residual"] = raw.get("norm_before_residual", True)
+        out["norm_before_fc"] = raw.get("norm_before_fc", False)
+        out["fc_norm"] = raw.get("fc_norm", False)
+        out["norm_output"] = raw.get("norm_output", False)
+        eagle = {"norm_before_fc": out["norm_before_fc"]}
+        if aux:
+            out["eagle_aux_hidden_state_layer_ids"] = aux
+            eagle["eagle_aux_hidden_state_layer_ids"] = aux  # where SGLang reads them
+        out["eagle_config"] = eagle
+    elif kind == "dflash":
+        out["draft_vocab_size"] = raw.get("draft_vocab_size")
+        if raw.get("target_hidden_size") is not None:
+            out["target_hidden_size"] = raw["target_hidden_size"]
+        out["eagle_aux_hidden_state_layer_ids"] = aux
+        out["dflash_config"] = {
+            "mask_token_id": raw["mask_token_id"],
+            "target_layer_ids": [i - 1 for i in aux],
+            "sample_from_anchor": raw.get("sample_from_anchor", False),
+            "causal": not raw.get("sliding_window_non_causal", True),
+        }
+    else:
+        archs = [a for a in raw.get("architectures") or [] if a in DSPARK_ARCHITECTURES]
+        out["sample_from_anchor"] = raw.get("sample_from_anchor", False)
+        out["dspark_bonus_anchor"] = not out["sample_from_anchor"]
+        out["eagle_aux_hidden_state_layer_ids"] = aux
+        out["target_layer_ids"] = [i - 1 for i in aux]
+        out.update({k: raw[k] for k in DSPARK_KEYS if raw.get(k) is not None})
+        out["architectures"] = archs or [NATIVE_ARCHITECTURE[kind]]
+        return out
+    out["architectures"] = [NATIVE_ARCHITECTURE[kind]]
+    return {k: v for k, v in out.items() if v is not None}
+
+
+@repair("native-config", SAFE)
+def to_native_config(f: Facts, p: Profile | None, finding: Finding) -> Fix | Needs | None:
+    """A speculators-format config is rewritten as the native config vLLM itself translates
+    it into on load (the transformer layer config, with the algorithm's fields where the
+    runtimes read them), for a runtime that reads no speculators format (SGLang,
+    TensorRT-LLM). The weights do not change."""
+    native = native_config(f.raw)
+    if native is None or isinstance(native, Needs):
+        return native
+    kind = f.raw["speculators_model_type"]
+    return Fix(
+        (NewConfig(native, f"the native {kind} config vLLM translates it into"),),
+        f"rewrite the speculators-format config as the native {kind} config "
+        f"({native['architectures'][0]})",
+    )
+
+
 @rule(
     "DSC604",
     ERROR,
@@ -434,8 +605,10 @@ def lm_head_replaced(f: Facts, p: Profile) -> list[Finding]:
     scope=PROFILE,
     hint=(
         "export an SGLang config: architectures [LlamaForCausalLMEagle3], the backbone sizes at "
-        "the top level, draft_vocab_size, eagle_config"
+        "the top level, draft_vocab_size, eagle_config: `dspark-ckpt fix` writes the native "
+        "config vLLM translates it into"
     ),
+    repair=to_native_config,
 )
 def config_format_unread(f: Facts, p: Profile) -> list[Finding]:
     """SGLang 0.5.23 reads only the LlamaForCausalLMEagle3 config format; it has no translation for

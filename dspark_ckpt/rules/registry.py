@@ -13,6 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from dspark_ckpt.rules.repairs import Repair
 
 ERROR, WARNING, INFO = "error", "warning", "info"
 SEVERITY_ORDER = {ERROR: 0, WARNING: 1, INFO: 2}
@@ -47,7 +51,7 @@ class Rule:
     hint: str | None
     scope: str
     check: Callable  # the function; its docstring is the explanation
-    repair: Callable | None = None  # what ``fix`` does about it (None: nothing)
+    repair: Repair | None = None  # what ``fix`` does about it (None: nothing)
 
     @property
     def explanation(self) -> str:
@@ -70,7 +74,7 @@ def rule(
     *,
     scope: str,
     hint: str | None = None,
-    repair: Callable | None = None,
+    repair: Repair | None = None,
 ) -> Callable[[Callable], Callable]:
     """Register the decorated function as the one place of ``code``."""
     if severity not in SEVERITY_ORDER or scope not in SCOPES:

@@ -21,6 +21,7 @@ from dspark_ckpt.profiles.hidden_states import HiddenStates
 from dspark_ckpt.profiles.registry import DFLASH, DSPARK, EAGLE3, Profile
 from dspark_ckpt.rules.findings import ERROR, WARNING, Finding, new_finding
 from dspark_ckpt.rules.registry import COMMON, TARGET, rule
+from dspark_ckpt.rules.repairs import ASKS, Needs, repair
 
 
 def _get(raw: dict, dotted: str) -> Any:
@@ -206,12 +207,24 @@ def target_tensors_of_another_width(f: Facts, p: Profile, hs: HiddenStates) -> l
     ]
 
 
+@repair("set-aux-layer-ids", ASKS)
+def needs_aux_ids(f: Facts, p: Profile | None, finding: Finding) -> Needs | None:
+    """The aux layer ids are the drafter's training choice: never guessed. ``fix --set
+    KEY=VALUE`` writes them (the plan then checks them against the target)."""
+    return (
+        Needs(finding.tensor, "the layer ids the drafter was trained with")
+        if finding.tensor
+        else None
+    )
+
+
 @rule(
     "DSC703",
     ERROR,
     "aux layer ids outside the target",
     scope=TARGET,
     hint="use the layer ids the drafter was trained with, on the target it was trained for",
+    repair=needs_aux_ids,
 )
 def aux_ids_outside_target(f: Facts, p: Profile, hs: HiddenStates) -> list[Finding]:
     """The aux layer ids (eagle_aux_hidden_state_layer_ids; DFlash/DSpark target_layer_ids, which

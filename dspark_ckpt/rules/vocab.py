@@ -13,6 +13,7 @@ from dspark_ckpt.facts.vocab import LM_HEAD, PADDED
 from dspark_ckpt.profiles.registry import DSPARK, Profile
 from dspark_ckpt.rules.findings import ERROR, INFO, WARNING, Finding, new_finding
 from dspark_ckpt.rules.registry import COMMON, PROFILE, rule
+from dspark_ckpt.rules.repairs import SAFE, Cut, Fix, SetKey, repair
 
 
 def reduced(f: Facts, p: Profile) -> bool:
@@ -48,16 +49,48 @@ def omni_draft_vocab(f: Facts, p: Profile) -> list[Finding]:
     return []
 
 
+@repair("trim-padding", SAFE)
+def trim_padding(f: Facts, p: Profile | None, finding: Finding) -> Fix | None:
+    """A padded drafter (Vd > Vt) loses its padding: every tensor with a row per draft id
+    (lm_head, the Markov head's output rows, d2t) is cut to its first Vt rows, the bytes of
+    those rows as they are, and draft_vocab_size becomes Vt. Where the input vocab is padded
+    alike (V == Vd) and no mask token id lies in the padding, the input side is cut too
+    (embed_tokens, markov_w1, vocab_size Vt): runtimes that size the Markov head by V
+    (SGLang, TensorRT-LLM) then agree with those that size it by Vd (vLLM). The rows cut can
+    never be a token, so nothing the drafter learnt is lost, and no runtime can sample them
+    any more: the effect of the padded-row mask with nothing for the runtime to apply."""
+    if f.classification != PADDED or f.lm_head is None:
+        return None  # no head of Vd rows to trim: an uninitialised head is not repaired
+    rows = {f.Vd: (f.lm_head, f.markov_w2, f.d2t)}
+    keys = [SetKey("draft_vocab_size", f.Vt)]
+    inputs = f.Vd == f.V and all(0 <= t < f.Vt for _, t in f.cfg.mask_tokens)
+    if inputs:
+        rows[f.Vd] += (f.embed, f.markov_w1)
+        keys.append(SetKey(f.cfg.where("vocab_size"), f.Vt))
+    cut = list(
+        dict.fromkeys(
+            t.name for t in rows[f.Vd] if t is not None and t.shape and t.shape[0] == f.Vd
+        )
+    )
+    sizes = "draft_vocab_size" + (" and vocab_size" if inputs else "")
+    return Fix(
+        (*(Cut(name, f.Vt) for name in cut), *keys),
+        f"trim the {f.padded_rows} padded rows [{f.Vt}, {f.Vd}): {', '.join(cut)} cut to "
+        f"their first {f.Vt} rows, {sizes} {f.Vt}",
+    )
+
+
 @rule(
     "DSC207",
     ERROR,
     "draft vocab larger than the target's embedding",
     scope=COMMON,
     hint=(
-        "truncate the draft vocab to the target's embedding (lm_head rows and draft_vocab_size <= "
-        "Et): only that clears this error; a padded-row mask (`dspark-ckpt fix --emit-mask`) "
-        "keeps sampling in bounds meanwhile, but the checkpoint still fails"
+        "trim the padding: `dspark-ckpt fix DRAFTER --target T --out DIR` cuts lm_head and "
+        "draft_vocab_size to Vt rows (a padded-row mask, `--emit-mask`, keeps sampling in "
+        "bounds meanwhile, but the checkpoint still fails)"
     ),
+    repair=trim_padding,
 )
 def draft_vocab_above_embedding(f: Facts) -> list[Finding]:
     """Vd > Et: with the identity map, a sampled padded id indexes past the target's embedding rows
@@ -81,7 +114,9 @@ def draft_vocab_above_embedding(f: Facts) -> list[Finding]:
     WARNING,
     "padded rows reachable by sampling",
     scope=COMMON,
-    hint="apply a padded-row mask: `dspark-ckpt fix --emit-mask`",
+    hint="trim the padding: `dspark-ckpt fix DRAFTER --target T --out DIR` cuts the head to "
+    "Vt rows (or apply a padded-row mask in the serving code: `--emit-mask`)",
+    repair=trim_padding,
 )
 def padded_rows_sampled(f: Facts) -> list[Finding]:
     """Rows [Vt, Vd) are padding, not tokens, yet no vLLM version masks them: greedy, top-k and
@@ -102,12 +137,24 @@ def padded_rows_sampled(f: Facts) -> list[Finding]:
     ]
 
 
+@repair("write-draft-vocab-size", SAFE)
+def write_draft_vocab_size(f: Facts, p: Profile | None, finding: Finding) -> Fix | None:
+    """draft_vocab_size is written in config.json as the rows of the shipped lm_head, so
+    that no runtime or library falls back to its own default (the speculators library's
+    is 32000; SGLang's EAGLE-3 loader then takes the target's head instead of the drafter's)."""
+    if f.lm_head is None or not f.lm_head.shape:
+        return None  # with no head, writing it makes SGLang EAGLE-3 build an empty one
+    rows = f.lm_head.shape[0]
+    return Fix((SetKey("draft_vocab_size", rows),), f"write draft_vocab_size {rows} (lm_head rows)")
+
+
 @rule(
     "DSC501",
     INFO,
     "draft_vocab_size missing: defaulted",
     scope=COMMON,
     hint="write draft_vocab_size explicitly in config.json",
+    repair=write_draft_vocab_size,
 )
 def draft_vocab_defaulted(f: Facts) -> list[Finding]:
     """With no draft_vocab_size, vLLM, SGLang and TensorRT-LLM use vocab_size; the speculators
@@ -139,6 +186,7 @@ def draft_vocab_defaulted(f: Facts) -> list[Finding]:
         "if rows [V, Vd) are padding, truncate lm_head (and d2t, markov_w2) to V rows and set "
         "draft_vocab_size = V; else export the input vocab with Vd rows"
     ),
+    repair=trim_padding,
 )
 def draft_vocab_above_vocab(f: Facts, p: Profile) -> list[Finding]:
     """Vd > V breaks the drafter itself: vLLM's DSpark feeds each sampled draft id back into

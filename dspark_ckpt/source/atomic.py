@@ -32,8 +32,12 @@ import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from dspark_ckpt.errors import CheckpointError, UsageError, WriteError
+
+if TYPE_CHECKING:
+    from dspark_ckpt.source.pieces import Pieces
 
 # test seam: called as fault(step, path) before every step; raise to inject a failure
 fault: Callable[[str, Path], None] | None = None
@@ -132,6 +136,11 @@ def _open_source(src: Path, real: str):
         os.close(fd)
         raise CheckpointError(src, f"{NOT_REGULAR}; nothing written")
     return os.fdopen(fd, "rb")
+
+
+def open_regular(src: Path):
+    """``src`` opened for reading, refused unless a regular file (never blocks)."""
+    return _open_source(src, os.path.realpath(src))
 
 
 def fsync_dir(folder: Path) -> None:
@@ -251,6 +260,31 @@ class Transaction:
             with open(temp, "xb") as out:
                 while chunk := _read(source, src):
                     out.write(chunk)
+                step("fsync", temp)
+                out.flush()
+                os.fsync(out.fileno())
+
+    def add_pieces(self, dest: Path, pieces: Pieces) -> None:
+        """Stage ``pieces`` (new bytes and ranges of existing files, ``source/pieces.py``)
+        as the new content of ``dest``: streamed, never loaded; a source that cannot be
+        read is a ``CheckpointError`` naming it."""
+        temp = self._claim(dest)
+        self.staged.append(_Staged(dest, temp))  # before it exists: a signal cannot orphan it
+        with writing(dest):
+            step("write", temp)
+            out = open(temp, "xb")  # noqa: SIM115 - closed by the with below
+        with out:
+            chunks = pieces.chunks(open_regular)
+            while True:
+                try:
+                    chunk = next(chunks, None)
+                except OSError as e:
+                    raise CheckpointError(dest, f"{e.strerror or e}; nothing written") from None
+                if chunk is None:
+                    break
+                with writing(dest):
+                    out.write(chunk)
+            with writing(dest):
                 step("fsync", temp)
                 out.flush()
                 os.fsync(out.fileno())

@@ -13,8 +13,10 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from dspark_ckpt.source.atomic import open_regular
 from dspark_ckpt.source.base import Source
 from dspark_ckpt.source.layout import CONFIG
+from dspark_ckpt.source.pieces import Pieces
 from dspark_ckpt.source.safetensors import (
     MAX_JSON_BYTES,
     SafetensorsHeader,
@@ -27,18 +29,22 @@ if TYPE_CHECKING:
     from dspark_ckpt.source.checkpoint import Checkpoint
 
 
-def parse_made_bytes(data: bytes, dest: Path) -> SafetensorsHeader:
-    """Our own strict reader's view of the bytes of a safetensors file about to be
-    written at ``dest``."""
-    n = int.from_bytes(data[:8], "little")
-    return parse_header(data[8 : 8 + n], len(data), dest)
+def parse_made_bytes(data: bytes | Pieces, dest: Path) -> SafetensorsHeader:
+    """Our own strict reader's view of a safetensors file about to be written at
+    ``dest``: its bytes, or the pieces it is made of (whose first holds the header)."""
+    head, size = (data, len(data)) if isinstance(data, bytes) else (data.head, data.size)
+    n = int.from_bytes(head[:8], "little")
+    return parse_header(head[8 : 8 + n], size, dest)
 
 
 class OverlaySource(Source):
     """``ckpt``'s source with ``config`` (new bytes of its config.json, or None: as it
-    is) and ``added`` (new safetensors files: destination -> bytes) in place."""
+    is) and ``added`` (new or rewritten safetensors files: destination -> their bytes, or
+    the pieces they are made of) in place."""
 
-    def __init__(self, ckpt: Checkpoint, *, config: bytes | None, added: dict[Path, bytes]):
+    def __init__(
+        self, ckpt: Checkpoint, *, config: bytes | None, added: dict[Path, bytes | Pieces]
+    ):
         self.base, self.ckpt = ckpt.origin, ckpt
         self.name, self.is_local = ckpt.origin.name, ckpt.origin.is_local
         self.config, self.added = config, added
@@ -96,7 +102,10 @@ class OverlaySource(Source):
 
     def read_bytes(self, info: TensorInfo) -> bytes | bytearray:
         if info.path in self.added:
-            return self.added[info.path][info.start : info.end]
+            data = self.added[info.path]
+            if isinstance(data, Pieces):
+                return data.read(info.start, info.end, open_regular)
+            return data[info.start : info.end]
         return self.base.read_bytes(info)
 
     def read_file(self, name: str, limit: int) -> tuple[Path, bytes]:

@@ -110,6 +110,8 @@ def test_the_finding_codes_section_is_what_the_registry_gives():
     spec.loader.exec_module(tool)
     text = (DOCS / "findings.md").read_text(encoding="utf-8")
     assert text == tool.page(text), "run python tools/findings_table.py"
+    text = (DOCS / "fix.md").read_text(encoding="utf-8")
+    assert text == tool.fix_page(text), "run python tools/findings_table.py"
 
 
 def test_every_finding_code_the_docs_mention_exists():

@@ -665,7 +665,7 @@ def test_shard_linking_out_of_the_checkpoint_is_refused(tmp_path, cwd):
 @pytest.mark.parametrize(
     "args, message",
     [
-        ((), "nothing to do"),
+        ((), "say where the repaired checkpoint goes: --out DIR, or --in-place --force"),
         (("--emit-mask", "--out", "o", "--in-place", "--force"), "at most one of"),
         (("--emit-d2t", "--d2t-path", "x.safetensors", "--out", "o"), "side file"),
         (("--emit-mask", "--profile", "nope"), "unknown profile"),

@@ -1,0 +1,522 @@
+"""``fix`` without ``--emit-*``: the repairs of what ``inspect`` finds, as a reviewed plan.
+
+``plan_repairs`` applies, round after round, the repair of every finding of the
+deciding profile(s) (``rules/repairs.py``: safe ones, unsafe ones with ``unsafe``) to a
+``Draft`` of the checkpoint (its config and its tensors, each the source's bytes, cut or
+renamed, or new values), and inspects the draft again until nothing more is repaired.
+A change that undoes another (one profile drops ``d2t``, another adds it) is a conflict;
+a value only the user can give (``Needs``) is asked for (``--set KEY=VALUE``). Nothing is
+read but headers, configs and the small ``d2t``/``t2d``.
+
+``run_repairs`` writes the plan through ``atomic.Transaction``: unchanged shards are
+hard-linked (``--out``) or left alone (in place), a shard with a changed tensor is
+rewritten from the source's bytes (``source/pieces.py``), then the written checkpoint is
+inspected before the commit point ends the transaction.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from dspark_ckpt.commands.fix_checks import refuse_unreadable
+from dspark_ckpt.commands.inspect import Report, inspect_checkpoint
+from dspark_ckpt.profiles.registry import PROFILES
+from dspark_ckpt.rules.codes import get_code
+from dspark_ckpt.rules.engine import plan_repair
+from dspark_ckpt.rules.findings import ERROR, Finding
+from dspark_ckpt.rules.repairs import (
+    UNSAFE,
+    Change,
+    Cut,
+    DelKey,
+    Drop,
+    Fix,
+    NewConfig,
+    Put,
+    Rename,
+    SetKey,
+)
+from dspark_ckpt.source.checkpoint import Checkpoint, build_checkpoint
+from dspark_ckpt.source.overlay import OverlaySource
+from dspark_ckpt.source.pieces import Pieces, Range, safetensors_pieces
+from dspark_ckpt.source.safetensors import TensorInfo
+
+MAX_ROUNDS = 4  # a repair's change can bring up a finding another repair answers
+ST_DTYPES = {np.dtype(bool): "BOOL", np.dtype(np.float32): "F32", np.dtype(np.int64): "I64"}
+_MISSING = object()
+
+
+# --- the draft: the checkpoint as the repairs leave it --------------------------------
+
+
+@dataclass(frozen=True)
+class Tensor:
+    """A tensor of the draft: its bytes are ``part`` (a range of the source's, or new)."""
+
+    dtype: str
+    shape: tuple[int, ...]
+    part: bytes | Range
+    shard: str  # the file it will be stored in
+    values: Any = None  # new values (numpy), where ``part`` is new bytes
+
+
+def _source_tensor(info: TensorInfo) -> Tensor:
+    return Tensor(
+        info.dtype, tuple(info.shape), Range(info.path, info.start, info.end), info.path.name
+    )
+
+
+@dataclass
+class Draft:
+    config: dict
+    tensors: dict[str, Tensor]
+    new_shard: str
+
+    @classmethod
+    def of(cls, ckpt: Checkpoint, new_shard: str) -> Draft:
+        config = copy.deepcopy(ckpt.config) if isinstance(ckpt.config, dict) else {}
+        return cls(config, {n: _source_tensor(i) for n, i in ckpt.tensors.items()}, new_shard)
+
+    def apply(self, change: Change) -> None:
+        t = self.tensors
+        if isinstance(change, SetKey):
+            *path, last = change.key.split(".")
+            node = self.config
+            for part in path:
+                if not isinstance(node.get(part), dict):
+                    node[part] = {}
+                node = node[part]
+            node[last] = change.value
+        elif isinstance(change, DelKey):
+            *path, last = change.key.split(".")
+            node = self.config
+            for part in path:
+                node = node.get(part) if isinstance(node.get(part), dict) else {}
+            node.pop(last, None)
+        elif isinstance(change, NewConfig):
+            self.config = copy.deepcopy(change.config)
+        elif isinstance(change, Drop):
+            t.pop(change.name, None)
+        elif isinstance(change, Rename):
+            t[change.new] = t.pop(change.name)
+        elif isinstance(change, Cut):
+            old = t[change.name]
+            rows = old.shape[0]
+            size = old.part.size if isinstance(old.part, Range) else len(old.part)
+            keep = size * change.rows // rows
+            part = (
+                Range(old.part.path, old.part.start, old.part.start + keep)
+                if isinstance(old.part, Range)
+                else old.part[:keep]
+            )
+            values = None if old.values is None else old.values[: change.rows]
+            t[change.name] = replace(
+                old, shape=(change.rows, *old.shape[1:]), part=part, values=values
+            )
+        elif isinstance(change, Put):
+            values = change.values() if callable(change.values) else change.values
+            values = np.ascontiguousarray(values)
+            data = values.astype(values.dtype.newbyteorder("<")).tobytes()
+            shard = t[change.name].shard if change.name in t else self.new_shard
+            t[change.name] = Tensor(ST_DTYPES[values.dtype], values.shape, data, shard, values)
+
+
+def _targets(change: Change) -> set[tuple[str, str]]:
+    """What a change touches: config keys (``*`` the whole config) or tensor names."""
+    if isinstance(change, SetKey | DelKey):
+        return {("key", change.key)}
+    if isinstance(change, NewConfig):
+        return {("key", "*")}
+    if isinstance(change, Rename):
+        return {("tensor", change.name), ("tensor", change.new)}
+    return {("tensor", change.name)}
+
+
+def _clash(a: set, b: set) -> bool:
+    """Whether two sets of targets overlap (a whole-config change touches every key)."""
+    keys = lambda s: {x for kind, x in s if kind == "key"}  # noqa: E731
+    whole = ("key", "*")
+    return bool(a & b) or (whole in a and bool(keys(b))) or (whole in b and bool(keys(a)))
+
+
+def _undoes(new: Change, old: Change) -> bool:
+    """Whether ``new`` undoes ``old`` (applied in an earlier round)."""
+    pair = {type(new), type(old)}
+    if pair == {Drop, Put}:
+        return new.name == old.name
+    if isinstance(new, SetKey | DelKey) and isinstance(old, SetKey | DelKey):
+        return new.key == old.key and (
+            not isinstance(new, SetKey) or not isinstance(old, SetKey) or new.value != old.value
+        )
+    return False
+
+
+def _describe(change: Change) -> str:
+    if isinstance(change, Drop):
+        return f"drops {change.name}"
+    if isinstance(change, Put):
+        return f"writes {change.name}"
+    if isinstance(change, SetKey):
+        return f"sets {change.key} to {change.value!r}"
+    if isinstance(change, DelKey):
+        return f"removes {change.key}"
+    return type(change).__name__.lower()
+
+
+# --- the plan -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RepairRequest:
+    profiles: list[str] | None = None  # None: the drafter family's default, as inspect
+    unsafe: bool = False  # apply unsafe repairs too
+    sets: tuple[tuple[str, Any], ...] = ()  # --set KEY=VALUE, applied first
+    out: Path | None = None
+    in_place: bool = False
+    force: bool = False
+    diff: bool = False  # plan and show, write nothing
+    verify: bool = False  # verify the result (torch)
+
+    @property
+    def mode(self) -> str:
+        return "diff" if self.diff else "out" if self.out is not None else "in-place"
+
+
+@dataclass(frozen=True)
+class Applied:
+    code: str
+    profiles: tuple[str, ...]  # () : a rule every runtime shares
+    repair: str
+    safety: str
+    summary: str
+
+
+@dataclass(frozen=True)
+class Left:
+    """A finding the plan does not repair, and why."""
+
+    code: str
+    severity: str
+    profiles: tuple[str, ...]
+    why: str
+    key: str | None = None  # the config key ``--set`` would give (a value it cannot know)
+
+
+@dataclass(frozen=True)
+class KeyChange:
+    key: str
+    before: Any
+    after: Any
+    added: bool
+    removed: bool
+
+
+@dataclass(frozen=True)
+class TensorChange:
+    name: str
+    action: str  # drop / cut / rename / new / replace
+    before: tuple[str, tuple[int, ...], str] | None  # dtype, shape, file
+    after: tuple[str, tuple[int, ...], str] | None
+    renamed_from: str | None = None
+
+
+@dataclass
+class RepairPlan:
+    profiles: list[str]
+    applied: list[Applied] = field(default_factory=list)
+    left: list[Left] = field(default_factory=list)
+    conflicts: list[str] = field(default_factory=list)
+    config: list[KeyChange] = field(default_factory=list)
+    tensors: list[TensorChange] = field(default_factory=list)
+    sets: list[str] = field(default_factory=list)  # the --set keys
+
+    @property
+    def changes(self) -> bool:
+        return bool(self.config or self.tensors)
+
+    @property
+    def needs(self) -> list[Left]:
+        """The error findings that wait for a value (``--set``)."""
+        return [x for x in self.left if x.key is not None and x.severity == ERROR]
+
+    @property
+    def refusal(self) -> str | None:
+        """Why the plan cannot be written, or None."""
+        if self.conflicts:
+            return f"conflict: {self.conflicts[0]}"
+        if self.needs:
+            n = self.needs[0]
+            return (
+                f"{n.code} needs {n.key}: {n.why}, which nothing in the checkpoint says; "
+                f"give --set {n.key}=VALUE"
+            )
+        return None
+
+
+@dataclass
+class RepairResult:
+    request: RepairRequest
+    plan: RepairPlan
+    before: Report
+    after: Report
+    files: list[str]
+    notes: list[str]
+    verify: Any = None  # a VerifyReport, with --verify
+
+    @property
+    def ok(self) -> bool:
+        return (
+            self.plan.refusal is None
+            and all(self.after.verdicts.get(p) for p in self.plan.profiles)
+            and (self.verify is None or self.verify.ok)
+        )
+
+
+def _profiles_of(found: list[Finding]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(f.profile for f in found if f.profile))
+
+
+def plan_repairs(
+    source: str, ckpt: Checkpoint, target, selected: list[str], req: RepairRequest, new_shard: str
+) -> tuple[RepairPlan, Draft, Report, Report]:
+    """The plan, the draft it leaves, and the reports before and after."""
+    before = inspect_checkpoint(source, target, selected, checkpoint=ckpt)
+    draft = Draft.of(ckpt, new_shard)
+    plan = RepairPlan(list(selected), sets=[k for k, _ in req.sets])
+    for key, value in req.sets:
+        draft.apply(SetKey(key, value))
+    history: list[tuple[Change, str, tuple[str, ...]]] = []
+    after = before if not req.sets else _inspect(source, target, selected, ckpt, draft)
+    for _ in range(MAX_ROUNDS):
+        progressed = _round(after, draft, plan, req, history)
+        after = _inspect(source, target, selected, ckpt, draft)
+        if not progressed or plan.conflicts:
+            break
+    lost = [p for p in selected if before.verdicts.get(p) and not after.verdicts.get(p)]
+    if lost:
+        new = sorted({f.code for f in after.errors if f.profile in (None, *lost)})
+        new = [c for c in new if not any(b.code == c for b in before.errors)] or new
+        by = [a for a in plan.applied if a.profiles and not set(a.profiles) & set(lost)]
+        causes = list(dict.fromkeys(f"{a.repair} for {'/'.join(a.profiles)}" for a in by))
+        cause = f" ({', '.join(causes)})" if causes else ""
+        plan.conflicts.append(
+            f"the repairs{cause} make {', '.join(lost)} fail "
+            f"({', '.join(f'{c} {get_code(c).title}' for c in new)}), which pass now: one "
+            "checkpoint cannot satisfy all of them (ship one per runtime, or choose --profile)"
+        )
+    plan.left = _left(after, req)
+    plan.config = _config_changes(
+        ckpt.config if isinstance(ckpt.config, dict) else {}, draft.config
+    )
+    plan.tensors = _tensor_changes(ckpt, draft)
+    return plan, draft, before, after
+
+
+def _round(report: Report, draft: Draft, plan: RepairPlan, req: RepairRequest, history) -> bool:
+    """Apply the repairs of ``report``'s findings once (a tensor or key at most once per
+    round: the others wait for the next, planned on the facts this round leaves)."""
+    touched: set = set()
+    progressed = False
+    by_answer: dict[tuple[str, str], list[Finding]] = {}
+    fixes: dict[tuple[str, str], tuple[Fix, str, str]] = {}
+    for f in report.findings:
+        planned = plan_repair(report.facts, PROFILES.get(f.profile), f) if report.facts else None
+        if planned is None or not isinstance(planned[1], Fix):
+            continue
+        r, fix = planned
+        safety = fix.safety or r.safety
+        if safety == UNSAFE and not req.unsafe:
+            continue
+        key = (f.code, fix.summary)
+        by_answer.setdefault(key, []).append(f)
+        fixes[key] = (fix, r.name, safety)
+    for key, found in by_answer.items():
+        fix, name, safety = fixes[key]
+        targets = set().union(*(_targets(c) for c in fix.changes))
+        if _clash(targets, touched):
+            continue  # next round
+        profiles = _profiles_of(found)
+        undone = [
+            (c, old, code, who)
+            for c in fix.changes
+            for old, code, who in history
+            if code != key[0] and _undoes(c, old)
+        ]
+        if undone:
+            c, old, code, who = undone[0]
+            plan.conflicts.append(
+                f"{', '.join(who) or 'every runtime'} needs {code}'s change ({_describe(old)}), "
+                f"{', '.join(profiles) or 'every runtime'} needs {key[0]}'s ({_describe(c)}): "
+                "one checkpoint cannot satisfy both (ship one per runtime)"
+            )
+            continue
+        for c in fix.changes:
+            draft.apply(c)
+            history.append((c, key[0], profiles))
+        touched |= targets
+        plan.applied.append(Applied(key[0], profiles, name, safety, fix.summary))
+        progressed = True
+    return progressed
+
+
+def _left(report: Report, req: RepairRequest) -> list[Left]:
+    """The findings the repaired draft still has (info aside), each with why it stays."""
+    grouped: dict[tuple, list[Finding]] = {}
+    for f in report.findings:
+        if f.severity == "info":
+            continue
+        planned = plan_repair(report.facts, PROFILES.get(f.profile), f) if report.facts else None
+        if planned is None:
+            why, key = "no repair: " + (f.fix_hint or get_code(f.code).title), None
+        elif isinstance(planned[1], Fix):
+            why = (
+                "an unsafe repair: --unsafe-fixes applies it"
+                if (planned[1].safety or planned[0].safety) == UNSAFE and not req.unsafe
+                else "its repair would undo another's (a conflict)"
+            )
+            key = None
+        else:
+            why, key = planned[1].why, planned[1].key
+        grouped.setdefault((f.code, f.severity, why, key), []).append(f)
+    return [
+        Left(code, sev, _profiles_of(found), why, key)
+        for (code, sev, why, key), found in grouped.items()
+    ]
+
+
+def _inspect(source, target, selected, ckpt: Checkpoint, draft: Draft) -> Report:
+    planned = planned_checkpoint(ckpt, draft)
+    report = inspect_checkpoint(source, target, selected, checkpoint=planned)
+    refuse_unreadable(report, ckpt.root)
+    return report
+
+
+def _config_changes(before: dict, after: dict, prefix: str = "") -> list[KeyChange]:
+    out = []
+    for key in dict.fromkeys([*before, *after]):
+        a, b = before.get(key, _MISSING), after.get(key, _MISSING)
+        name = prefix + key
+        if isinstance(a, dict) and isinstance(b, dict):
+            out += _config_changes(a, b, name + ".")
+        elif a != b or type(a) is not type(b):
+            shown = lambda v: None if v is _MISSING else v  # noqa: E731
+            out.append(KeyChange(name, shown(a), shown(b), a is _MISSING, b is _MISSING))
+    return out
+
+
+def _tensor_changes(ckpt: Checkpoint, draft: Draft) -> list[TensorChange]:
+    """Each tensor the draft stores otherwise than the source: dropped, cut, renamed,
+    new or replaced (with its dtype, shape and file before and after)."""
+    out = []
+    by_range = {t.part: name for name, t in draft.tensors.items() if isinstance(t.part, Range)}
+    kept_from: dict[str, str] = {}
+    for name, info in ckpt.tensors.items():
+        before = (info.dtype, tuple(info.shape), info.path.name)
+        whole = Range(info.path, info.start, info.end)
+        new_name = by_range.get(whole)
+        cut = next(
+            (
+                n
+                for n, t in draft.tensors.items()
+                if isinstance(t.part, Range)
+                and t.part.path == info.path
+                and t.part.start == info.start
+                and t.part.end < info.end
+            ),
+            None,
+        )
+        if new_name == name:
+            continue
+        if new_name is not None:
+            t = draft.tensors[new_name]
+            out.append(TensorChange(new_name, "rename", before, (t.dtype, t.shape, t.shard), name))
+            kept_from[new_name] = name
+        elif cut is not None:
+            t = draft.tensors[cut]
+            out.append(TensorChange(cut, "cut", before, (t.dtype, t.shape, t.shard)))
+            kept_from[cut] = name
+        elif name in draft.tensors:
+            t = draft.tensors[name]
+            out.append(TensorChange(name, "replace", before, (t.dtype, t.shape, t.shard)))
+            kept_from[name] = name
+        else:
+            out.append(TensorChange(name, "drop", before, None))
+    for name, t in draft.tensors.items():
+        if name not in ckpt.tensors and name not in kept_from:
+            out.append(TensorChange(name, "new", None, (t.dtype, t.shape, t.shard)))
+    return out
+
+
+# --- files ----------------------------------------------------------------------------
+
+
+def config_bytes(config: dict) -> bytes:
+    return (json.dumps(config, indent=2) + "\n").encode()
+
+
+def _shards(ckpt: Checkpoint, draft: Draft) -> dict[str, list[tuple[str, Tensor]]]:
+    """The draft's tensors by the file they go in, each file's in name order."""
+    out: dict[str, list[tuple[str, Tensor]]] = {p.name: [] for p in ckpt.files}
+    for name, t in sorted(draft.tensors.items()):
+        out.setdefault(t.shard, []).append((name, t))
+    return out
+
+
+def _unchanged(ckpt: Checkpoint, shard: str, tensors: list[tuple[str, Tensor]]) -> bool:
+    src = {
+        n: Range(i.path, i.start, i.end) for n, i in ckpt.tensors.items() if i.path.name == shard
+    }
+    return {n: t.part for n, t in tensors} == src
+
+
+def shard_files(ckpt: Checkpoint, draft: Draft) -> dict[str, Pieces | None]:
+    """Each weight file of the result: None where it is the source's file unchanged, else
+    the pieces it is made of (a rewritten shard keeps its ``__metadata__``; a source shard
+    left with no tensor is an empty one, so that what it held is not loaded in place)."""
+    out: dict[str, Pieces | None] = {}
+    paths = {p.name: p for p in ckpt.files}
+    for shard, tensors in _shards(ckpt, draft).items():
+        if shard in paths and _unchanged(ckpt, shard, tensors):
+            out[shard] = None
+            continue
+        meta = (
+            ckpt.origin.read_header(paths[shard]).metadata
+            if shard in paths
+            else {"format": "pt", "written_by": "dspark-ckpt fix"}
+        )
+        rows = [(n, t.dtype, t.shape, t.part) for n, t in tensors]
+        out[shard] = safetensors_pieces(rows, meta)
+    return out
+
+
+def index_bytes(ckpt: Checkpoint, draft: Draft, shards: dict[str, Pieces | None]) -> bytes | None:
+    """The index of the result: written where the source has one or a new shard is
+    added; None where a single file needs none."""
+    if ckpt.index_path is None and draft.new_shard not in shards:
+        return None
+    data = {}
+    if ckpt.index_path is not None:
+        data = json.loads(json.dumps(ckpt.origin.read_json(ckpt.index_path.name, "index")))
+    total = sum(
+        t.part.size if isinstance(t.part, Range) else len(t.part) for t in draft.tensors.values()
+    )
+    metadata = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
+    data["metadata"] = {**metadata, "total_size": total}
+    data["weight_map"] = {n: t.shard for n, t in sorted(draft.tensors.items())}
+    return (json.dumps(data, indent=2) + "\n").encode()
+
+
+def planned_checkpoint(ckpt: Checkpoint, draft: Draft) -> Checkpoint:
+    """The checkpoint as the draft leaves it, read through an overlay of the source."""
+    shards = shard_files(ckpt, draft)
+    config = config_bytes(draft.config) if draft.config != ckpt.config else None
+    added = {ckpt.root / s: p for s, p in shards.items() if p is not None}
+    files = [ckpt.root / s for s, tensors in _shards(ckpt, draft).items() if tensors]
+    planned = OverlaySource(ckpt, config=config, added=added)
+    return build_checkpoint(planned, need_config=ckpt.config is not None, files=files)

@@ -1,0 +1,129 @@
+"""What ``fix`` can do about a finding: a repair, declared beside its rule.
+
+A repair is a pure function of the facts (like the rule it belongs to) that returns the
+change it would make, as plain data: config keys set, moved or removed, tensors dropped,
+cut, renamed or given new values. ``commands/fix.py`` turns changes into files; nothing
+here reads or writes one. A repair is *safe* when the runtime serves the repaired
+drafter as the producer trained it (the padded rows it trims can never be a token; the
+``d2t`` it drops is one the runtime has no parameter for), *unsafe* when it rests on a
+guess (``fix --unsafe-fixes`` applies those). A value the tool cannot know (a mask token
+id, aux layer ids) is never guessed: the repair answers ``Needs`` and ``fix --set
+KEY=VALUE`` gives it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+SAFE, UNSAFE = "safe", "unsafe"
+ASKS = "asks"  # a repair that only ever asks for a value (``Needs``): ``fix --set`` gives it
+
+
+# --- changes: what a repair does, as data ----------------------------------------------
+
+
+@dataclass(frozen=True)
+class SetKey:
+    """Set ``key`` of config.json (dotted: ``dflash_config.mask_token_id``) to ``value``."""
+
+    key: str
+    value: Any
+
+
+@dataclass(frozen=True)
+class DelKey:
+    """Remove ``key`` from config.json."""
+
+    key: str
+
+
+@dataclass(frozen=True)
+class NewConfig:
+    """Replace config.json as a whole (a translation into another format)."""
+
+    config: dict = field(hash=False)
+    why: str = ""
+
+
+@dataclass(frozen=True)
+class Drop:
+    """Drop tensor ``name`` from the checkpoint."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class Cut:
+    """Keep the first ``rows`` rows of tensor ``name`` (its bytes: the source's rows)."""
+
+    name: str
+    rows: int
+
+
+@dataclass(frozen=True)
+class Rename:
+    """Store tensor ``name`` as ``new`` (its bytes unchanged)."""
+
+    name: str
+    new: str
+
+
+@dataclass(frozen=True)
+class Put:
+    """Store ``values`` (a numpy array, or a function giving it: made only where the
+    change is) as tensor ``name``, replacing any tensor of that name; ``what`` says where
+    the values come from."""
+
+    name: str
+    values: Any = field(hash=False, compare=False)
+    what: str = ""
+
+
+Change = SetKey | DelKey | NewConfig | Drop | Cut | Rename | Put
+
+
+@dataclass(frozen=True)
+class Fix:
+    """A repair's answer: the changes that repair the finding, and one line saying what
+    they do (``trim the 28 padded rows ...``)."""
+
+    changes: tuple[Change, ...]
+    summary: str
+    safety: str | None = None  # None: the repair's own; a repair safe only sometimes says
+
+
+@dataclass(frozen=True)
+class Needs:
+    """A repair's answer where a value must come from the user: the config ``key``
+    (``fix --set KEY=VALUE``) and why nothing in the checkpoint says it."""
+
+    key: str
+    why: str
+
+
+@dataclass(frozen=True)
+class Repair:
+    """A finding code's repair: its name (``trim-padding``), whether it is safe, and
+    ``plan(facts, profile, finding) -> Fix | Needs | None`` (None: nothing to do for
+    this occurrence, e.g. the tensor it would change is not there)."""
+
+    name: str
+    safety: str
+    plan: Callable[..., Fix | Needs | None]
+    doc: str = ""
+
+    def __post_init__(self) -> None:
+        if self.safety not in (SAFE, UNSAFE, ASKS):
+            raise ValueError(f"repair {self.name}: safety {self.safety!r}")
+
+
+def repair(name: str, safety: str) -> Callable[[Callable], Repair]:
+    """Declare the decorated function as a repair (its docstring: what it does, for
+    docs/fix.md); give the result to ``@rule(..., repair=...)``."""
+
+    def make(plan: Callable) -> Repair:
+        return Repair(name, safety, plan, " ".join((plan.__doc__ or "").split()))
+
+    return make

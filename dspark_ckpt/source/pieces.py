@@ -1,0 +1,101 @@
+"""A safetensors file to write, as the pieces it is made of: new bytes (its header, a
+new tensor's values) and byte ranges of existing files (a tensor kept, or cut to its
+first rows). ``fix`` plans a rewritten shard this way: a kept tensor's bytes are the
+source's, streamed, never loaded; the plan reads the new header without writing a byte.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+CHUNK = 1 << 24
+
+
+@dataclass(frozen=True)
+class Range:
+    """Bytes ``[start, end)`` of the file at ``path``."""
+
+    path: Path
+    start: int
+    end: int
+
+    @property
+    def size(self) -> int:
+        return self.end - self.start
+
+
+Part = bytes | Range
+
+
+@dataclass(frozen=True)
+class Pieces:
+    """A file's content: its parts, in order."""
+
+    parts: tuple[Part, ...]
+
+    @property
+    def size(self) -> int:
+        return sum(len(p) if isinstance(p, bytes) else p.size for p in self.parts)
+
+    @property
+    def head(self) -> bytes:
+        """The leading new bytes: a safetensors file's length prefix and header."""
+        return self.parts[0] if self.parts and isinstance(self.parts[0], bytes) else b""
+
+    def chunks(self, open_file) -> Iterator[bytes]:
+        """The content in chunks of at most 16 MiB; ``open_file(path)`` opens a source
+        file for reading (the caller's checks: regular file, no blocking)."""
+        for part in self.parts:
+            if isinstance(part, bytes):
+                yield part
+                continue
+            with open_file(part.path) as src:
+                src.seek(part.start)
+                left = part.size
+                while left:
+                    chunk = src.read(min(left, CHUNK))
+                    if not chunk:
+                        raise OSError(f"{part.path}: shorter than its header says")
+                    left -= len(chunk)
+                    yield chunk
+
+    def read(self, start: int, end: int, open_file) -> bytes:
+        """Bytes ``[start, end)`` of the content (a tensor the plan inspects: d2t, t2d);
+        ``open_file`` as for ``chunks``."""
+        out, pos = bytearray(), 0
+        for part in self.parts:
+            size = len(part) if isinstance(part, bytes) else part.size
+            lo, hi = max(start, pos), min(end, pos + size)
+            if lo < hi:
+                if isinstance(part, bytes):
+                    out += part[lo - pos : hi - pos]
+                else:
+                    with open_file(part.path) as src:
+                        src.seek(part.start + lo - pos)
+                        out += src.read(hi - lo)
+            pos += size
+        return bytes(out)
+
+
+def safetensors_pieces(
+    tensors: list[tuple[str, str, tuple[int, ...], Part]], metadata: dict[str, str] | None
+) -> Pieces:
+    """A safetensors file of ``tensors`` (name, dtype, shape, its data), in the order
+    given, byte-for-byte reproducible: ``__metadata__`` first with its keys sorted, the
+    header padded to 8 bytes with spaces."""
+    header: dict = {} if metadata is None else {"__metadata__": dict(sorted(metadata.items()))}
+    offset = 0
+    for name, dtype, shape, part in tensors:
+        size = len(part) if isinstance(part, bytes) else part.size
+        header[name] = {
+            "dtype": dtype,
+            "shape": list(shape),
+            "data_offsets": [offset, offset + size],
+        }
+        offset += size
+    head = json.dumps(header, separators=(",", ":")).encode()
+    head += b" " * (-len(head) % 8)
+    return Pieces((len(head).to_bytes(8, "little") + head, *(t[3] for t in tensors)))
