@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from dspark_ckpt.output.text import inert
+
 if TYPE_CHECKING:
     from dspark_ckpt.commands.inspect import Report
     from dspark_ckpt.commands.runs import CheckResult
@@ -35,7 +37,10 @@ SCHEMAS = {
 
 
 def to_json(obj: dict[str, Any]) -> str:
-    return json.dumps(obj, indent=2)
+    """``obj`` as indented JSON that a CI log shows but never obeys: JSON escapes control
+    characters itself, and the ``[`` of a ``##[`` in a string is written ``\\u005b``
+    (``output/text.py``'s ``inert``), which reads back as ``[``."""
+    return inert(json.dumps(obj, indent=2), lambda c: f"\\u{ord(c):04x}")
 
 
 def error_obj(schema: str, err) -> dict[str, Any]:
