@@ -67,10 +67,11 @@ def inspect_obj(r: Report) -> dict[str, Any]:
     (v2: verdicts only for the drafter family's profiles; ``covered``, ``releases``,
     ``not_applicable``; ``profile`` null when no profile covers the family)."""
     from dspark_ckpt.profiles.registry import PROFILES
+    from dspark_ckpt.rules.findings import bounded
 
     d, t, ck = r.drafter, r.target, r.checkpoint
     m = t.model if t else None
-    return {
+    obj = {
         "schema": INSPECT_SCHEMA,
         "profile": r.profile or None,
         "drafter": {
@@ -118,6 +119,10 @@ def inspect_obj(r: Report) -> dict[str, Any]:
         "releases": {name: PROFILES[name].release for name in r.verdicts if name in PROFILES},
         "not_applicable": r.not_applicable,
     }
+    for key in ("drafter", "target"):  # what is quoted from input, capped (findings are)
+        obj[key] = bounded(obj[key])
+    obj["target_checks"] = [bounded(check) for check in r.target_checks]
+    return obj
 
 
 # --- check ----------------------------------------------------------------------------

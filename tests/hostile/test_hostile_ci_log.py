@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import ROOT
-from synth import T, drafter, head, target
+from synth import T, drafter, head, target, write_json
 
 # values written into config files, tensor and folder names
 NEWLINE = "X\n::error file=README.md,line=1::forged by a newline"
@@ -215,3 +215,104 @@ def test_a_value_folded_to_a_line_start_is_no_command(tmp_path):
             assert "wrapped" in out, (argv[0], text(r.stderr))
             assert workflow_commands(out) == [], (argv[0], columns)
             assert workflow_commands(text(r.stderr)) == [], (argv[0], columns)
+
+
+# --- item 7: one cap on every quoted list or string -----------------------------------
+
+TOKENIZER = {"version": "1.0", "added_tokens": [], "model": {"type": "BPE", "merges": []}}
+VOCAB = {f"t{i}": i for i in range(100)}
+TARGET_CONFIG = {
+    "architectures": ["Qwen3ForCausalLM"],
+    "vocab_size": 100,
+    "hidden_size": 8,
+    "num_hidden_layers": 4,
+}
+
+
+def tokenizer(folder: Path, vocab: dict, **config) -> None:
+    write_json(
+        folder / "tokenizer.json", {**TOKENIZER, "model": {**TOKENIZER["model"], "vocab": vocab}}
+    )
+    if config:
+        write_json(folder / "tokenizer_config.json", config)
+
+
+def big_case(root: Path, name: str, n: int) -> tuple[Path, Path]:
+    """A drafter and target pair of ``name`` whose finding quotes an input of size ``n``."""
+    config: dict = {}
+    if name == "layer_ids":
+        config["target_layer_ids"] = list(range(n))
+    if name == "verifier":
+        config["speculators_config"] = {
+            "verifier": {"architectures": [f"Arch{i}" for i in range(n)]}
+        }
+    d = drafter(
+        root / "d", vocab=100, draft=100, config=config, tensors={"lm_head.weight": head(100, 8, 1)}
+    )
+    t = target(root / "t", TARGET_CONFIG, embed_rows=100)
+    if name == "token":
+        tokenizer(d, {"A" * n: 0, **{k: v for k, v in VOCAB.items() if v}})
+        tokenizer(t, VOCAB)
+    if name == "specials":
+        tokenizer(d, VOCAB, added_tokens_decoder=specials(n, 1000))
+        tokenizer(t, VOCAB, added_tokens_decoder=specials(n, 200_000))
+    return d, t
+
+
+def specials(n: int, first: int) -> dict:
+    return {str(first + i): {"content": f"<s{i}>", "special": True} for i in range(n)}
+
+
+# the issue's sizes are in the slow run; these are already far over the cap
+SIZES = {"layer_ids": 100_000, "verifier": 20_000, "token": 1_000_000, "specials": 5_000}
+FULL = {"layer_ids": 1_000_000, "verifier": 200_000, "token": 4_000_000, "specials": 50_000}
+MAX_OUTPUT = 256 * 1024  # bytes any format prints for one of these pairs
+
+
+def longest(value) -> tuple[int, int]:
+    """The longest string and the longest list (or object) anywhere in ``value``."""
+    if isinstance(value, str):
+        return len(value), 0
+    items = list(value.values()) if isinstance(value, dict) else value
+    if not isinstance(items, list):
+        return 0, 0
+    inner = [longest(v) for v in items] or [(0, 0)]
+    return max(s for s, _ in inner), max(len(items), *(n for _, n in inner))
+
+
+def bounded_outputs(tmp_path: Path, name: str, n: int) -> None:
+    from dspark_ckpt.rules.findings import MAX_ITEMS, MAX_QUOTED
+
+    d, t = big_case(tmp_path, name, n)
+    for fmt in ("table", "json", "github", "junit", "sarif"):
+        r = run("inspect", d, "--target", t, "--format", fmt)
+        assert r.returncode in (0, 1), r.stderr
+        assert len(r.stdout) < MAX_OUTPUT, (fmt, len(r.stdout))
+        assert len(r.stderr) < MAX_OUTPUT, (fmt, len(r.stderr))
+        out = text(r.stdout)
+        if fmt != "table":  # where the table wraps the marker, it is on two lines
+            assert "characters ...]" in out or "items ...]" in out, (fmt, out[:2000])
+        if fmt == "json":
+            report = json.loads(out)
+            for f in report["findings"]:
+                assert len(f["message"]) <= MAX_QUOTED, f["code"]
+            for part in ("drafter", "target", "target_checks"):
+                chars, items = longest(report[part])
+                assert chars <= MAX_QUOTED and items <= MAX_ITEMS, (part, chars, items)
+        if fmt == "junit":
+            ET.fromstring(r.stdout)
+
+
+@pytest.mark.parametrize("name", SIZES)
+def test_every_quoted_input_is_bounded(tmp_path, name):
+    """1M target_layer_ids, 200k verifier architectures, a 4 MB token, 50k special-token
+    differences (here a tenth to a quarter of that): a finding, and the JSON report's
+    drafter, target and target checks, quote at most ``MAX_QUOTED`` characters of a string
+    and ``MAX_ITEMS`` items of a list, so every format stays small."""
+    bounded_outputs(tmp_path, name, SIZES[name])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", FULL)
+def test_every_quoted_input_is_bounded_at_the_issues_sizes(tmp_path, name):
+    bounded_outputs(tmp_path, name, FULL[name])
