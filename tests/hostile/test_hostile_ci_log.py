@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import ROOT
-from synth import T, drafter, head, target, write_json
+from synth import T, drafter, drafter_config, head, target, write_json, write_safetensors
 
 # values written into config files, tensor and folder names
 NEWLINE = "X\n::error file=README.md,line=1::forged by a newline"
@@ -316,3 +316,29 @@ def test_every_quoted_input_is_bounded(tmp_path, name):
 @pytest.mark.parametrize("name", FULL)
 def test_every_quoted_input_is_bounded_at_the_issues_sizes(tmp_path, name):
     bounded_outputs(tmp_path, name, FULL[name])
+
+
+# --- item 9: junit bounds its values, never the document -------------------------------
+
+
+def test_junit_with_a_long_shard_name_is_well_formed(tmp_path):
+    """A 6000-character shard name made of characters XML escapes (``&<"``): the report
+    is well formed, the name bounded inside its value, never cut through markup."""
+    root = tmp_path / "d"
+    write_json(root / "config.json", drafter_config(100, 100))
+    write_safetensors(root / "a.safetensors", {"a": T("F32", (2,), np.ones(2))})
+    shard = '&<"' * 2000 + ".safetensors"
+    write_json(
+        root / "model.safetensors.index.json",
+        {"weight_map": {"a": "a.safetensors", "b": shard}},
+    )
+    target(tmp_path / "t", TARGET_CONFIG)
+    config = tmp_path / "dspark-ckpt.toml"
+    config.write_text(f'[[pairs]]\nname = {json.dumps(shard)}\ndrafter = "d"\ntarget = "t"\n')
+    r = run("check", "--config", config, "--format", "junit", cwd=tmp_path)
+    assert r.returncode == 1, r.stderr
+    suites = ET.fromstring(r.stdout)
+    (case,) = suites.iter("testcase")
+    (failure,) = case.iter("failure")
+    assert "missing shard" in failure.text and '&<"&<"' in failure.text
+    assert case.get("classname").startswith('dspark-ckpt.&<"&<"')
