@@ -123,6 +123,14 @@ def emit(
         deliver(path, text(f), full)
 
 
+def say(message: str) -> None:
+    """``dspark-ckpt: message`` on stderr, one line as ``output/text.py`` shows it (a path
+    or a tensor name in it never breaks the line nor becomes a CI workflow command)."""
+    from dspark_ckpt.output.text import one_line
+
+    print(one_line(f"dspark-ckpt: {message}"), file=sys.stderr)
+
+
 def show_progress(fmt: Format | PlainFormat, quiet: bool = False) -> bool:
     """Progress bars: for people only (table format, stderr a terminal, not --quiet)."""
     return fmt.value == "table" and not quiet and sys.stderr.isatty()

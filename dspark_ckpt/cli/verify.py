@@ -1,13 +1,12 @@
 """``dspark-ckpt verify``: sample from the drafter's real head and count the ids that leave
 the target vocab (needs torch)."""
 
-import sys
 from enum import Enum
 from typing import Annotated
 
 import typer
 
-from dspark_ckpt.cli.console import header_progress, show_progress, stdout, tables
+from dspark_ckpt.cli.console import header_progress, say, show_progress, stdout, tables
 from dspark_ckpt.cli.errors import EXIT_FAIL, EXIT_OK
 from dspark_ckpt.cli.options import (
     DrafterArg,
@@ -77,7 +76,7 @@ def verify_cmd(
 
     def log(msg: str) -> None:
         if not quiet:
-            print(f"dspark-ckpt: {msg}", file=sys.stderr)
+            say(msg)
 
     n_tokens = integer(tokens, "--tokens", 1, MAX_TOKENS)
     n_seed = integer(seed, "--seed", 0, MAX_SEED)

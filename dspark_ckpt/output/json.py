@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from dspark_ckpt.output.text import inert
+
 if TYPE_CHECKING:
     from dspark_ckpt.commands.inspect import Report
     from dspark_ckpt.commands.runs import CheckResult
@@ -35,7 +37,10 @@ SCHEMAS = {
 
 
 def to_json(obj: dict[str, Any]) -> str:
-    return json.dumps(obj, indent=2)
+    """``obj`` as indented JSON that a CI log shows but never obeys: JSON escapes control
+    characters itself, and the ``[`` of a ``##[`` in a string is written ``\\u005b``
+    (``output/text.py``'s ``inert``), which reads back as ``[``."""
+    return inert(json.dumps(obj, indent=2), lambda c: f"\\u{ord(c):04x}")
 
 
 def error_obj(schema: str, err) -> dict[str, Any]:
@@ -64,10 +69,11 @@ def inspect_obj(r: Report) -> dict[str, Any]:
     (v2: verdicts only for the drafter family's profiles; ``covered``, ``releases``,
     ``not_applicable``; ``profile`` null when no profile covers the family)."""
     from dspark_ckpt.profiles.registry import PROFILES
+    from dspark_ckpt.rules.findings import bounded
 
     d, t, ck = r.drafter, r.target, r.checkpoint
     m = t.model if t else None
-    return {
+    obj = {
         "schema": INSPECT_SCHEMA,
         "profile": r.profile or None,
         "drafter": {
@@ -120,6 +126,10 @@ def inspect_obj(r: Report) -> dict[str, Any]:
         "releases": {name: PROFILES[name].release for name in r.verdicts if name in PROFILES},
         "not_applicable": r.not_applicable,
     }
+    for key in ("drafter", "target"):  # what is quoted from input, capped (findings are)
+        obj[key] = bounded(obj[key])
+    obj["target_checks"] = [bounded(check) for check in r.target_checks]
+    return obj
 
 
 # --- check ----------------------------------------------------------------------------

@@ -1,10 +1,15 @@
-"""JUnit XML: one test case per check run (commands/runs.py), a failure for its errors."""
+"""JUnit XML: one test case per check run (commands/runs.py), a failure for its errors.
+
+Each value is escaped and bounded as ``output/text.py`` shows it on one line (XML 1.0
+cannot hold an ESC; a value is at most ``MAX_LINE`` characters) before the document is
+built: the document itself is never cut.
+"""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from dspark_ckpt.output.text import finding_text, printable
+from dspark_ckpt.output.text import finding_text, one_line
 from dspark_ckpt.rules.findings import ERROR
 
 if TYPE_CHECKING:
@@ -28,12 +33,16 @@ def junit_xml(runs: list[CheckRun], suite: str = "dspark-ckpt") -> str:
         errors="0",
         skipped="0",
     )
+    v = one_line  # every value, attribute or a line of text, as the table shows it
     for run in runs:
-        case = ET.SubElement(ts, "testcase", classname=f"{suite}.{run.name}", name=run.profile)
+        case = ET.SubElement(
+            ts, "testcase", classname=v(f"{suite}.{run.name}"), name=v(run.profile)
+        )
         if run.report is not None:
-            case.set("file", run.report.drafter_source)
+            case.set("file", v(run.report.drafter_source))
         if run.failure:
-            ET.SubElement(case, "failure", type=run.profile, message=run.failure).text = run.failure
+            failure = v(run.failure)
+            ET.SubElement(case, "failure", type=v(run.profile), message=failure).text = failure
         elif run.errors:
             errs = run.errors
             ET.SubElement(
@@ -41,7 +50,7 @@ def junit_xml(runs: list[CheckRun], suite: str = "dspark-ckpt") -> str:
                 "failure",
                 type=errs[0].code,
                 message=f"{len(errs)} error(s): {', '.join(f.code for f in errs)}",
-            ).text = "\n".join(f"{f.code} {f.file}: {finding_text(f)}" for f in errs)
+            ).text = "\n".join(v(f"{f.code} {f.file}: {finding_text(f)}") for f in errs)
         rest = [
             f"{f.severity} {f.code} {f.file}: {f.message}"
             for f in run.findings
@@ -51,10 +60,9 @@ def junit_xml(runs: list[CheckRun], suite: str = "dspark-ckpt") -> str:
             f"ignored {f.code} {f.file}: {f.message} (reason: {why})" for f, why in run.ignored
         ]
         if rest:
-            ET.SubElement(case, "system-out").text = "\n".join(rest)
+            ET.SubElement(case, "system-out").text = "\n".join(map(v, rest))
     ET.indent(root)
-    xml = ET.tostring(root, encoding="unicode")
-    return '<?xml version="1.0" encoding="utf-8"?>\n' + printable(xml) + "\n"  # XML 1.0 has no ESC
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
 
 def text(runs: list[CheckRun]) -> str:

@@ -20,7 +20,7 @@ from rich.text import Text
 
 from dspark_ckpt.commands.inspect import UNREADABLE, Report
 from dspark_ckpt.output.json import profile_obj
-from dspark_ckpt.output.text import one_line, printable
+from dspark_ckpt.output.text import command_marks, hex_escape, one_line, printable
 from dspark_ckpt.profiles.registry import PROFILES
 from dspark_ckpt.rules.codes import CODES
 from dspark_ckpt.rules.findings import ERROR, INFO, WARNING, Code, Finding
@@ -41,14 +41,17 @@ class DataConsole(Console):
 
     No Rich markup (``[bold]``) and no emoji codes (``:cat:``) are interpreted, and control
     characters (a tensor name holding ``ESC[2J``) are shown escaped before layout, never sent
-    to the terminal; Rich's own styling and cursor control are untouched.
+    to the terminal; Rich's own styling and cursor control are untouched. A string is a
+    value (``one_line``: a newline in it is shown ``\\n``); the lines of a ``Text`` are the
+    layout's. Each line drawn is made ``inert`` for a CI runner, whatever brought a ``::``
+    to its start (a long value folded there).
     """
 
     def __init__(self, file, **options) -> None:
         super().__init__(file=file, markup=False, emoji=False, **options)
 
     def render_str(self, text: str, **options) -> Text:
-        return super().render_str(printable(text), **options)
+        return super().render_str(one_line(text), **options)
 
     def render(self, renderable, options=None):
         if isinstance(renderable, Text) and printable(renderable.plain) != renderable.plain:
@@ -76,12 +79,29 @@ def _rstrip_lines(segments: Iterable[Segment]) -> Iterator[Segment]:
                 if line and not line[-1].control:
                     last = line.pop()
                     line.append(Segment(last.text.rstrip(" "), last.style))
-                yield from line
+                yield from _inert(line)
                 yield Segment("\n")
                 line = []
             if part:
                 line.append(Segment(part, seg.style))
-    yield from line
+    yield from _inert(line)
+
+
+def _inert(line: list[Segment]) -> list[Segment]:
+    """One drawn line with what a CI runner would obey escaped (``command_marks``), in the
+    segment and style it was drawn in; a line without any is returned as it is."""
+    marks = set(command_marks("".join(seg.text for seg in line if not seg.control)))
+    if not marks:
+        return line
+    shown, at = [], 0
+    for seg in line:
+        if seg.control:
+            shown.append(seg)
+            continue
+        text = "".join(hex_escape(c) if at + i in marks else c for i, c in enumerate(seg.text))
+        shown.append(Segment(text, seg.style))
+        at += len(seg.text)
+    return shown
 
 
 def _verdict(ok: bool) -> Text:
@@ -95,7 +115,7 @@ def flow(parts: list[str | Text], width: int) -> Text:
     width = max(width, 1)
     out, used = Text(), 0
     for part in parts:
-        part = Text(printable(part)) if isinstance(part, str) else part  # Text drops BEL
+        part = Text(one_line(part)) if isinstance(part, str) else part  # Text drops BEL
         if used and used + 1 + len(part) > width:
             out.append("\n")
             used = 0
@@ -140,9 +160,9 @@ def findings_table(
     for f in findings:
         where = flow([f.tensor or f.file or ""], where_width)
         msg = Text(f"[{f.profile}] " if show_profile and f.profile else "")
-        msg.append(f.message)
+        msg.append(one_line(f.message))
         if f.fix_hint:
-            msg.append(f"\nfix: {f.fix_hint}", style="dim")
+            msg.append(f"\nfix: {one_line(f.fix_hint)}", style="dim")
         cells = [msg] if not narrow else [where.append(":\n", "bold").append_text(msg)]
         if not narrow:
             cells.insert(0, where)

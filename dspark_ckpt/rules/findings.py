@@ -8,14 +8,60 @@ or by the engine for the codes it emits itself, so its code is registered by the
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from dspark_ckpt.rules.registry import ERROR, INFO, RULES, SEVERITY_ORDER, WARNING, Code
 
 if TYPE_CHECKING:
     from dspark_ckpt.source.safetensors import TensorInfo
 
-__all__ = ["ERROR", "INFO", "SEVERITY_ORDER", "WARNING", "Code", "Finding", "new_finding"]
+__all__ = [
+    "ERROR",
+    "INFO",
+    "MAX_ITEMS",
+    "MAX_QUOTED",
+    "SEVERITY_ORDER",
+    "WARNING",
+    "Code",
+    "Finding",
+    "bounded",
+    "new_finding",
+]
+
+# The one cap on what a finding or a report quotes from its input (a 4 MB token, 1M layer
+# ids): a string keeps at most MAX_QUOTED characters (PATH_MAX: a real path is never cut),
+# a list MAX_ITEMS items, their middle left out and counted.
+MAX_QUOTED = 4096
+MAX_ITEMS = 64
+
+
+def bounded(value: Any) -> Any:
+    """``value`` as a finding or a report quotes it: a string of more than ``MAX_QUOTED``
+    characters or a list (tuple, dict) of more than ``MAX_ITEMS`` items keeps its start
+    and its end, the middle replaced by ``[... N characters ...]`` / ``[... N items ...]``;
+    the items of a list and the values of a dict bounded alike. Anything else is kept."""
+    if isinstance(value, str):
+        if len(value) <= MAX_QUOTED:
+            return value
+        cut = len(value) - MAX_QUOTED
+        while len(value) - cut + len(f"[... {cut} characters ...]") > MAX_QUOTED:
+            cut += 1  # room for the marker itself (a few steps: its digits change once)
+        head = (len(value) - cut) // 2
+        return f"{value[:head]}[... {cut} characters ...]{value[head + cut :]}"
+    if isinstance(value, (list, tuple)):
+        if len(value) > MAX_ITEMS:
+            half = (MAX_ITEMS - 1) // 2
+            left = len(value) - 2 * half
+            value = [*value[:half], f"[... {left} items ...]", *value[len(value) - half :]]
+        return [bounded(v) for v in value]
+    if isinstance(value, dict):
+        items = list(value.items())
+        if len(items) > MAX_ITEMS:
+            half = (MAX_ITEMS - 1) // 2
+            left = len(items) - 2 * half
+            items = [*items[:half], (f"[... {left} items ...]", None), *items[len(items) - half :]]
+        return {bounded(k): bounded(v) for k, v in items}
+    return value
 
 
 @dataclass(frozen=True)
@@ -32,6 +78,10 @@ class Finding:
     def __post_init__(self) -> None:
         if not self.severity:
             object.__setattr__(self, "severity", RULES[self.code].severity)
+        for name in ("message", "tensor", "file", "hint"):  # however a rule quoted its input
+            text = getattr(self, name)
+            if isinstance(text, str) and len(text) > MAX_QUOTED:
+                object.__setattr__(self, name, bounded(text))
 
     @property
     def title(self) -> str:
