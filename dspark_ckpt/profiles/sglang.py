@@ -19,6 +19,19 @@ SG_DSPARK_CFG = S + "speculative/dspark_components/dspark_config.py"
 # llama_eagle3.py:156-161 counts num_aux_hidden_states, else eagle_config's aux ids
 SG_EAGLE3_AUX = ("num_aux_hidden_states", "eagle_config.eagle_aux_hidden_state_layer_ids")
 SG_EAGLE3_NORM = ("eagle_config.norm_before_fc", "norm_before_fc")  # llama_eagle3.py:169-182
+# the weight files SGLang's DefaultModelLoader reads: every *.safetensors of the folder,
+# filtered by the index only where there is one
+SG_WEIGHT_FILES = (
+    f"{S}model_loader/loader.py:548-549 `glob.glob(os.path.join(hf_folder, pattern))`; "
+    f"{S}model_loader/weight_utils.py:766-775 `if not os.path.isfile(index_file_name):` "
+    "(no index: every file is kept)"
+)
+# DSpark hands its backbone names to DFlash's loader, which skips a name it has no
+# parameter for
+SG_BLOCK_STRAY = (
+    f"{SG_DSPARK}:651 `super().load_weights(backbone_weights)`; "
+    f"{SG_DFLASH}:944-946 `Ignore unexpected weights`"
+)
 
 
 def _sglang_block_cites(model_py: str) -> dict[str, str]:
@@ -48,6 +61,10 @@ def _sglang_block_cites(model_py: str) -> dict[str, str]:
         "prefixed_names": f"{SG_DSPARK}:633 (removeprefix('model.')); {SG_DFLASH}:904-918",
         "strict_names": f"{SG_DFLASH}:945-947 (unknown names ignored)",
         "reads_speculators_format": f"{SG_DFLASH_CFG}:650-701",
+        "stray_files_loaded": SG_WEIGHT_FILES,
+        "stray_names": SG_BLOCK_STRAY
+        if model_py == SG_DSPARK
+        else f"{SG_DFLASH}:944-946 `Ignore unexpected weights`",
     }
 
 
@@ -103,6 +120,7 @@ SGLANG_BLOCK_RULES = dict(
     aux_default="num_hidden_layers",
     fc_input_hidden="hidden_size",
     prefixed_names="stripped",
+    stray_names="skipped",
 )
 
 PROFILES = (
@@ -136,6 +154,9 @@ PROFILES = (
             "strict_names": f"{SG_EAGLE3}:370-377 (unknown names skipped)",
             "reads_speculators_format": f"{SG_EAGLE3} (LlamaForCausalLMEagle3 config only; "
             "no speculators translation in " + S + "configs/)",
+            "stray_files_loaded": SG_WEIGHT_FILES,
+            "stray_names": f"{SG_EAGLE3}:372-373 `if param_name in params_dict:` (else "
+            "nothing: the name is skipped)",
         },
         hidden_states=EAGLE3_HIDDEN,
         reduced_when=LT,
@@ -149,6 +170,7 @@ PROFILES = (
         norm_before_fc_keys=SG_EAGLE3_NORM,
         prefixed_names="stripped",
         reads_speculators_format=False,
+        stray_names="skipped",
     ),
     Profile(
         name="sglang-dspark",

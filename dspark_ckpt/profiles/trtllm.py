@@ -14,6 +14,15 @@ T = "tensorrt_llm/_torch/models/"
 TRT_DSPARK = T + "modeling_dspark_qwen3.py@40289c86"
 TRT_SPEC = T + "modeling_speculative.py@00679c66"
 TRT_HEADS = T + "dspark/heads.py@06ec703b"
+# the draft weights: ModelLoader.load reads checkpoint_loader.load_weights(
+# spec_config.speculative_model), whose HF loader globs every *.safetensors of the folder
+# and never reads an index (only 'consolidated' files are set aside)
+TRT_WEIGHT_FILES = (
+    "tensorrt_llm/_torch/pyexecutor/model_loader.py@004b733e `ModelLoader.load` "
+    "(load_weights(self.spec_config.speculative_model)); "
+    "tensorrt_llm/_torch/models/checkpoints/hf/weight_loader.py@02086d89 "
+    '`HfWeightLoader.load_weights` (glob.glob(f"{checkpoint_dir}/*.safetensors"), no index)'
+)
 
 # how TensorRT-LLM's DSpark drafter takes the target's hidden states
 DSPARK_HIDDEN = HiddenStates(
@@ -62,6 +71,9 @@ PROFILES = (
             "prefixed_names": f"{TRT_DSPARK} load_weights (names as stored, strict)",
             "strict_names": f"{TRT_DSPARK} load_weights: load_state_dict(strict=True)",
             "reads_speculators_format": f"{TRT_DSPARK} (pretrained_config attributes)",
+            "stray_files_loaded": TRT_WEIGHT_FILES,
+            "stray_names": f"{TRT_DSPARK} `load_weights`: load_state_dict(strict=True) "
+            "('Unexpected key(s)')",
         },
         hidden_states=DSPARK_HIDDEN,
         reduced_when=LT,
@@ -81,6 +93,7 @@ PROFILES = (
         lm_head_from_target="always",
         own_embed_kept=False,
         draft_vocab_above_vocab=True,
+        stray_files_loaded="all",
     ),
     Profile(
         name="trtllm-eagle3",
@@ -114,6 +127,10 @@ PROFILES = (
             "strict_names": f"{TRT_SPEC} (not read here)",
             "reads_speculators_format": f"{TRT_SPEC} _ensure_draft_vocab_size (defaults "
             "to vocab_size with a warning)",
+            "stray_files_loaded": TRT_WEIGHT_FILES,
+            "stray_names": f"{TRT_SPEC} `Eagle3ForCausalLM.load_weights` (super().load_weights: "
+            "modeling_utils.py `_load_weights_impl` walks the model's modules and reads the "
+            "names each asks for, any other name is never read)",
         },
         # hidden-state feeding not read at this commit: no hidden-state checks
         reduced_against="vocab_size",
@@ -123,5 +140,7 @@ PROFILES = (
         own_embed_kept=False,
         draft_vocab_above_vocab=True,
         prefixed_names="stripped",
+        stray_files_loaded="all",
+        stray_names="skipped",
     ),
 )

@@ -24,6 +24,15 @@ SPEC_CONFIG = "vllm/config/speculative.py"
 SPECULATORS = "vllm/transformers_utils/configs/speculators/algos.py"
 LOGITS = "vllm/model_executor/layers/logits_processor.py"
 NO_PARAM = M + "utils.py:443 ('There is no module or parameter named ...')"
+# the weight files vLLM's DefaultModelLoader reads: every *.safetensors of the folder,
+# filtered by the index only where there is one
+VLLM_WEIGHT_FILES = (
+    "vllm/model_executor/model_loader/default_loader.py:229-230 "
+    "`glob.glob(os.path.join(hf_folder, pattern))`; "
+    "vllm/model_executor/model_loader/weight_utils.py:596-597 "
+    "`if not os.path.isfile(index_file_name):` (no index: every file is kept)"
+)
+NO_PARAM_ANCHORED = f"{M}utils.py:443 `There is no module or parameter named`"
 VLLM_MASK = (
     "dflash_config.mask_token_id",
     "mask_token_id",
@@ -73,6 +82,8 @@ def _vllm_dspark_cites(param_line: str, rules_line: str) -> dict[str, str]:
         "prefixed_names": f"{DSPARK_PY}:322-326 ('model.' + name); {NO_PARAM}",
         "strict_names": f"{DSPARK_PY}:359-371 (unknown names: {NO_PARAM})",
         "reads_speculators_format": f"{SPECULATORS}:152-209",
+        "stray_files_loaded": VLLM_WEIGHT_FILES,
+        "stray_names": f'{DSPARK_PY}:326 `name = "model." + name`; {NO_PARAM_ANCHORED}',
     }
 
 
@@ -106,7 +117,14 @@ def _vllm_eagle_cites(model_py: str, param: str, logits: str, load: str) -> dict
         "prefixed_names": f"{model_py}:{load} ('model.' + name); {NO_PARAM}",
         "strict_names": f"{model_py}:{load} (unknown names: {NO_PARAM})",
         "reads_speculators_format": f"{SPECULATORS}:15-126",
+        "stray_files_loaded": VLLM_WEIGHT_FILES,
+        "stray_names": f"{model_py}:{_MODEL_PREFIX_LINE[model_py]} "
+        f'`name = "model." + name`; {NO_PARAM_ANCHORED}',
     }
+
+
+# where each of vLLM's EAGLE-3 / DFlash loaders prefixes a checkpoint name with "model."
+_MODEL_PREFIX_LINE = {EAGLE3_PY: 444, DFLASH_PY: 867}
 
 
 # --- how vLLM 0.33.0 feeds the target's hidden states ------------------------------
