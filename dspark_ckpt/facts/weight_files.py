@@ -59,9 +59,10 @@ class WeightFile:
     name: str
     path: Path
     tensors: tuple[str, ...] | None  # its tensor names, sorted; None: its header is unreadable
-    # read as the checkpoint by this tool and by vLLM and SGLang (no index: every file);
-    # False: beside an index that does not name it (only TensorRT-LLM loads it)
+    # read as part of the checkpoint by this tool, vLLM and SGLang (named by the index, or
+    # no index at all); False: beside an index that does not name it (TensorRT-LLM reads it)
     listed: bool
+    indexed: bool = False  # the folder has a model.safetensors.index.json
 
     @property
     def drafter_tensors(self) -> tuple[str, ...]:
@@ -69,27 +70,37 @@ class WeightFile:
 
     @property
     def foreign_tensors(self) -> tuple[str, ...]:
-        """Its names that are no drafter's (every one, where none is)."""
+        """Its names that are no drafter's."""
         return tuple(n for n in self.tensors or () if not is_drafter_name(n))
 
 
 def weight_files(ckpt: Checkpoint) -> tuple[WeightFile, ...]:
-    """The folder's weight files that may be stray: without an index and with several
-    files, each of them (their names from the headers already read); beside an index,
-    the ``*.safetensors`` it does not name (their headers read here, best effort). Empty
-    for one file, or where the user named a file rather than the folder."""
+    """The folder's weight files that may not be the drafter's weights: of the files the
+    checkpoint is read from (the index's shards, else every ``*.safetensors``), each one
+    that holds no drafter tensor while another does; and every ``*.safetensors`` beside
+    an index that does not name it (its header read here, best effort). Empty where the
+    user named one file rather than the folder."""
     source = ckpt.origin
     if source.files is not None:
         return ()
-    if ckpt.index_path is None:
-        if len(ckpt.files) < 2:
-            return ()
-        names: dict[Path, list[str]] = {p: [] for p in ckpt.files}
-        for info in ckpt.tensors.values():
-            names[info.path].append(info.name)
-        return tuple(WeightFile(p.name, p, tuple(sorted(names[p])), True) for p in ckpt.files)
-    shards = {p.name for p in ckpt.files}
     out = []
+    if len(ckpt.files) > 1:
+        # one pass over the names: a file is cleared by its first drafter tensor
+        cleared: set[Path] = set()
+        for info in ckpt.tensors.values():
+            if info.path not in cleared and is_drafter_name(info.name):
+                cleared.add(info.path)
+        suspects = [p for p in ckpt.files if p not in cleared]
+        if cleared and suspects:
+            names: dict[Path, list[str]] = {p: [] for p in suspects}
+            for info in ckpt.tensors.values():
+                if info.path in names:
+                    names[info.path].append(info.name)
+            indexed = ckpt.index_path is not None
+            out += [WeightFile(p.name, p, tuple(sorted(names[p])), True, indexed) for p in suspects]
+    if ckpt.index_path is None:
+        return tuple(out)
+    shards = {p.name for p in ckpt.files}
     for name in sorted(source.names()):
         if not name.endswith(".safetensors") or name in shards:
             continue
@@ -99,5 +110,5 @@ def weight_files(ckpt: Checkpoint) -> tuple[WeightFile, ...]:
             tensors: tuple[str, ...] | None = tuple(sorted(found))
         except (CheckpointError, OSError):
             path, tensors = source.path(name), None
-        out.append(WeightFile(name, path, tensors, False))
+        out.append(WeightFile(name, path, tensors, False, True))
     return tuple(out)

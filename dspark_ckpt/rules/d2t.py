@@ -392,11 +392,11 @@ def _selected(f: Facts):
 
 def _t2d_other_ids(f: Facts) -> bool:
     """A t2d that selects as many target ids as d2t maps to, but other ones."""
-    import numpy as np
-
     sel = _selected(f)
     if sel is None:
         return False
+    import numpy as np  # only where both maps were read
+
     return not np.array_equal(sel, np.sort(target_ids(sel.size, f.d2t_values)))
 
 
@@ -439,11 +439,11 @@ def d2t_absolute_ids(f: Facts) -> list[Finding]:
     (selected ids - arange) write offsets, and every runtime adds the draft id back (vLLM's
     compute_logits, SGLang's hot_token_id = d2t + arange), so each draft id i is proposed as i +
     its target id: an index error past Vt, or another token."""
-    import numpy as np
-
     offsets = f.d2t_values
     if offsets is None or f.classification != PRUNED or _is_arange(offsets):
         return []  # an arange is DSC313's
+    import numpy as np  # only where d2t was read
+
     ids = target_ids(offsets.shape[0], offsets)
     sel = _selected(f)
     if sel is not None:
@@ -571,11 +571,11 @@ def t2d_other_ids(f: Facts) -> list[Finding]:
     accuracy), so draft row j stands for t2d's j-th selected id. The runtimes read only d2t, and
     propose row j as j + d2t[j]: for every id where the two differ, another token than the head
     scored. No error; acceptance collapses."""
-    import numpy as np
-
     offsets = f.d2t_values
     if not _t2d_other_ids(f) or _is_arange(offsets):  # an arange is DSC313's
         return []
+    import numpy as np  # only where both maps were read
+
     sel = _selected(f)
     if np.array_equal(offsets, sel):  # d2t holds t2d's ids themselves: DSC311
         return []

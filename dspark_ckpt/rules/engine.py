@@ -42,6 +42,7 @@ from dspark_ckpt.rules.target import (
     valid_ids,
     verifier,
 )
+from dspark_ckpt.rules.unchecked import NotChecked, not_checked
 from dspark_ckpt.source.checkpoint import Checkpoint
 
 
@@ -65,6 +66,8 @@ class Report:
     others: dict[str, list[Finding]] = field(default_factory=dict)
     # each drafter/target comparison made, as plain data (the JSON report's target_checks)
     target_checks: list[dict] = field(default_factory=list)
+    # the checks the target as given left undecided, and why (unchecked.py)
+    not_checked: list[NotChecked] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if not self.profiles and self.profile:
@@ -98,7 +101,10 @@ class Report:
         """This report as one of its selected profiles sees it: the common findings and
         that profile's own."""
         found = [f for f in self.findings if f.profile in (None, profile)]
-        return replace(self, profile=profile, profiles=[profile], findings=found)
+        skipped = [n for n in self.not_checked if not n.profiles or profile in n.profiles]
+        return replace(
+            self, profile=profile, profiles=[profile], findings=found, not_checked=skipped
+        )
 
     @property
     def ok(self) -> bool:
@@ -114,6 +120,12 @@ class Report:
             for name, passed in self.verdicts.items()
             if not passed and name not in self.profiles
         }
+
+    @property
+    def partial(self) -> bool:
+        """True when some check could not be made (``not_checked``): the verdict stands
+        on the checks that were."""
+        return bool(self.not_checked)
 
     @property
     def covered(self) -> bool:
@@ -229,6 +241,7 @@ def report(
         others=result.others,
         not_applicable=skipped,
         target_checks=target_checks(facts, [PROFILES[n] for n in result.verdicts]),
+        not_checked=not_checked(facts, [PROFILES[n] for n in result.verdicts]),
     )
 
 

@@ -466,14 +466,13 @@ def loaded_strays(f: Facts, p: Profile) -> list[tuple[WeightFile, str]]:
     is not the drafter's weights, with why: FOREIGN (it holds no drafter tensor, beside
     files that do), UNREADABLE (its header cannot be read), BESIDE (an index does not name
     it, and the loader reads it anyway with its drafter tensors)."""
-    weights = any(w.listed and w.drafter_tensors for w in f.weight_files)
     out = []
     for w in f.weight_files:
         if not w.listed and p.stray_files_loaded != "all":
             continue  # beside an index that does not name it: not read
         if w.tensors is None:
             out.append((w, UNREADABLE))
-        elif w.tensors and not w.drafter_tensors and (weights or not w.listed):
+        elif w.tensors and not w.drafter_tensors:
             out.append((w, FOREIGN))
         elif not w.listed and w.drafter_tensors:
             out.append((w, BESIDE))
@@ -490,6 +489,8 @@ def _why_loaded(w: WeightFile, p: Profile) -> str:
             f"model.safetensors.index.json does not name it, but {p.runtime} loads every "
             "*.safetensors of the folder, index or not"
         )
+    if w.indexed:
+        return f"model.safetensors.index.json names it, so {p.runtime} loads it"
     if p.stray_files_loaded == "all":
         return f"{p.runtime} loads every *.safetensors of the folder"
     return (
@@ -556,7 +557,9 @@ def stray_weight_file(f: Facts, p: Profile) -> list[Finding]:
                 "loads last wins)"
             )
         hint = f"move {w.name} out of the drafter's folder"
-        if w.listed and p.stray_files_loaded == "index_or_all":
+        if w.listed and w.indexed:
+            hint = f"drop {w.name} from model.safetensors.index.json and the drafter's folder"
+        elif w.listed and p.stray_files_loaded == "index_or_all":
             hint += " (or write a model.safetensors.index.json that names only the weight files)"
         out.append(_stray_finding("DSC620", what, w, hint))
     return out

@@ -72,11 +72,15 @@ def _write(name: str, tensors: dict[str, T]):
 
 
 def _index(folder: Path) -> None:
-    """A model.safetensors.index.json naming model.safetensors for each of its tensors."""
-    data = (folder / "model.safetensors").read_bytes()
-    (n,) = struct.unpack("<Q", data[:8])
-    names = [k for k in json.loads(data[8 : 8 + n]) if k != "__metadata__"]
-    wmap = dict.fromkeys(names, "model.safetensors")
+    """A model.safetensors.index.json naming every *.safetensors of the folder, each for
+    the tensors it holds."""
+    wmap = {}
+    for path in sorted(folder.glob("*.safetensors")):
+        data = path.read_bytes()
+        (n,) = struct.unpack("<Q", data[:8])
+        wmap |= dict.fromkeys(
+            (k for k in json.loads(data[8 : 8 + n]) if k != "__metadata__"), path.name
+        )
     (folder / "model.safetensors.index.json").write_text(json.dumps({"weight_map": wmap}))
 
 
@@ -101,6 +105,8 @@ SECOND_SHARD = _write("model-2.safetensors", {"hidden_norm.weight": zeros("F32",
 INDEXED_MASK = _both(_index, MASK_BESIDE)
 # a sharded index beside an older single file holding drafter tensors
 INDEXED_OLD_COPY = _both(_index, _write("old.safetensors", {"fc.weight": zeros("F32", (H, 2 * H))}))
+# an index that names the training state too: vLLM loads what the index names
+INDEXED_TRAINING_STATE = _both(TRAINING_STATE, _index)
 INDEXED_BROKEN = _both(_index, lambda folder: (folder / "junk.safetensors").write_bytes(b"\0" * 5))
 
 
@@ -279,6 +285,9 @@ CASES: list[Case] = [
           mutate=INDEXED_OLD_COPY, says="holds drafter tensors (fc.weight)"),
     fires("DSC620", "indexed-unreadable-trtllm", profile="trtllm-dspark", tensors=markov(VT, VT),
           mutate=INDEXED_BROKEN, says="junk.safetensors cannot be read as safetensors"),
+    fires("DSC620", "index-names-training-state", mutate=INDEXED_TRAINING_STATE,
+          says="model.safetensors.index.json names it, so vLLM loads it",
+          hint="drop training_state.safetensors from model.safetensors.index.json"),
     clean("DSC620", "indexed-mask-beside-vllm", mutate=INDEXED_MASK, exactly=()),
     clean("DSC620", "indexed-unreadable-vllm", mutate=INDEXED_BROKEN, exactly=()),
     clean("DSC620", "weights-in-two-files", mutate=SECOND_SHARD, exactly=()),
