@@ -9,7 +9,12 @@ layout is one runtimes load) and ``t2d_selected``.
 from __future__ import annotations
 
 from dspark_ckpt.facts.gather import Facts, t2d_problem
-from dspark_ckpt.facts.known_vocabs import known_at_least, other_family, vocab_family
+from dspark_ckpt.facts.known_vocabs import (
+    known_at_least,
+    other_family,
+    same_tokenizer,
+    vocab_family,
+)
 from dspark_ckpt.facts.tokenizer import SAME
 from dspark_ckpt.facts.vocab import (
     D2T,
@@ -315,8 +320,13 @@ def other_vocab_evidence(f: Facts) -> list[tuple[str, str]]:
     """What says the drafter was made for another vocab than the target's: one
     ``(tensor or key, sentence)`` per piece (its vocab_size, its t2d's length, the ids
     its d2t reaches), each naming the known vocab it fits. Empty where the tokenizer
-    files were compared and are the same (they say more than sizes do)."""
+    files were compared and are the same, or where a BOOL t2d has one entry per id of
+    this target's vocab: both say more than a config's vocab_size does."""
     if f.tokenizer is not None and f.tokenizer.result == SAME:
+        return []
+    t2d = f.t2d
+    bool_t2d = t2d is not None and t2d.dtype == "BOOL" and len(t2d.shape) == 1
+    if bool_t2d and same_tokenizer(t2d.shape[0], f.Vt):  # its map was made over this vocab
         return []
     out = []
     if (family := other_family(f.V, f.Vt)) is not None:

@@ -151,6 +151,9 @@ CASES: list[Case] = [
     clean("DSC310", "qwen-152064-on-qwen3-151936", profile="sglang-dspark", vocab=152064,
           draft=32, tensors=QWEN3_MAP, target=QWEN3),
     clean("DSC310", "target-of-no-known-vocab", vocab=LLAMA3_VT, draft=32, tensors=LLAMA3_MAP),
+    # a config vocab_size of another family, but its t2d was made over this target's vocab
+    clean("DSC310", "t2d-over-this-vocab-outweighs-vocab-size", vocab=32000, draft=32,
+          tensors={**LLAMA3_MAP, "embed_tokens.weight": DROP}, target=LLAMA3),
     clean("DSC303", "t2d-of-llama3-is-dsc310", vocab=QWEN3_VT, draft=32, tensors=LLAMA3_MAP,
           target=QWEN3),
     # DSC311: d2t holds the selected target ids, not offsets
