@@ -28,7 +28,8 @@ def draft_map(ckpt: Checkpoint, cfg: DrafterConfig, target: Target):
 
     * an own ``d2t`` that is not ``I64 [Vd]`` (DSC206), maps outside ``[0, Vt)``
       (DSC301), is not injective (DSC302), or whose ``BOOL [Vt]`` t2d selects other
-      target ids (DSC303: which map was trained is unknown). A ``t2d`` of another dtype
+      target ids (DSC314: the head was trained on t2d's, d2t is what runtimes serve) or
+      another number of them (DSC303). A ``t2d`` of another dtype
       or shape is no disagreement (vLLM skips it): inspect warns, the ``d2t`` is used;
     * a pruned drafter without ``d2t`` whose ``t2d`` is missing or not derivable
       (``t2d_problem``): nothing says which draft ids are legal.
@@ -39,7 +40,9 @@ def draft_map(ckpt: Checkpoint, cfg: DrafterConfig, target: Target):
         f = replace(f, d2t_values=own, t2d_selected=read_t2d(ckpt, f.Vt))
         broken = [x for x in d2t_out_of_range(f) + d2t_not_injective(f) if x.severity == ERROR]
         if (problem := t2d_disagreement(f.t2d_selected, own)) is not None:
-            broken.append(new_finding("DSC303", problem, f.t2d))
+            # as many ids as d2t, other ones: inspect's DSC314 (else DSC303, another count)
+            code = "DSC314" if f.t2d_selected.size == own.shape[0] else "DSC303"
+            broken.append(new_finding(code, problem, f.t2d))
         if broken:
             x = broken[0]
             raise CheckpointError(x.file or ckpt.root, f"{x.code}: {x.message}; {BROKEN_MAP}")

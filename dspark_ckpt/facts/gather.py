@@ -37,6 +37,7 @@ from dspark_ckpt.facts.vocab import (
     padded_rows,
     t2d_layout_problem,
 )
+from dspark_ckpt.facts.weight_files import WeightFile, weight_files
 from dspark_ckpt.source.layout import NAME_PREFIXES
 from dspark_ckpt.source.safetensors import TensorInfo
 
@@ -70,6 +71,8 @@ class Facts:
     # the target ids a BOOL [Vt] t2d selects: read alongside d2t, or when there is none
     t2d_selected: Any = None
     tokenizer: TokenizerComparison | None = None  # None: no target folder (--target-vocab-size)
+    # the folder's *.safetensors that may not be the drafter's weights (weight_files.py)
+    weight_files: tuple[WeightFile, ...] = ()
 
     @property
     def V(self) -> int:  # noqa: N802 - the names the docs use
@@ -137,15 +140,16 @@ def header_facts(ckpt: Checkpoint, cfg: DrafterConfig, target: Target) -> Facts:
 
 def gather(ckpt: Checkpoint, cfg: DrafterConfig, target: Target) -> Facts:
     """Everything ``inspect``'s rules read, in this order: the tokenizer files of both
-    folders, then ``d2t`` and ``t2d``. A ``d2t`` of another layout than runtimes load is
+    folders, the headers of weight files beside an index, then ``d2t`` and ``t2d``. A ``d2t`` of another layout than runtimes load is
     a finding (DSC206), not an error: then neither map is read. A read that fails
     raises ``CheckpointError``."""
     tokenizer = _tokenizers(ckpt, cfg, target)
     f = header_facts(ckpt, cfg, target)
+    f = replace(f, tokenizer=tokenizer, weight_files=weight_files(ckpt))
     if f.d2t is not None and d2t_layout_problem(f.d2t, f.Vd) is not None:
-        return replace(f, tokenizer=tokenizer)
+        return f
     offsets = read_d2t(ckpt, f.Vd)
-    return replace(f, d2t_values=offsets, t2d_selected=read_t2d(ckpt, f.Vt), tokenizer=tokenizer)
+    return replace(f, d2t_values=offsets, t2d_selected=read_t2d(ckpt, f.Vt))
 
 
 def _tokenizers(ckpt: Checkpoint, cfg: DrafterConfig, target: Target):

@@ -125,6 +125,13 @@ def inspect_obj(r: Report) -> dict[str, Any]:
         "covered": r.covered,
         "releases": {name: PROFILES[name].release for name in r.verdicts if name in PROFILES},
         "not_applicable": r.not_applicable,
+        # the checks the target as given left undecided (a target folder without weights,
+        # --target-vocab-size), each with why: the verdict stands on the others
+        "partial": r.partial,
+        "not_checked": [
+            {"code": n.code, "title": n.title, "reason": n.reason, "profiles": list(n.profiles)}
+            for n in r.not_checked
+        ],
     }
     for key in ("drafter", "target"):  # what is quoted from input, capped (findings are)
         obj[key] = bounded(obj[key])

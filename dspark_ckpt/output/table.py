@@ -13,7 +13,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
-from rich.console import Console
+from rich.console import Console, Group
 from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
@@ -261,6 +261,8 @@ def print_inspect(r: Report, console: Console) -> None:
         console.print(findings_table(found, show_profile=True, width=console.width))
     if r.checks and r.verdicts:
         console.print(checks_matrix(r, console))
+    if (skipped := not_checked_block(r)) is not None:
+        console.print(skipped)
     if (line := repairs_line(r)) is not None:
         console.print(line)
     console.print(inspect_summary(r))
@@ -403,6 +405,25 @@ def print_explain(code: Code, console: Console) -> None:
         console.print(Text.assemble(("fix: ", "bold"), code.hint))
 
 
+def not_checked_block(r: Report) -> Group | None:
+    """The checks the target as given left undecided, under why (the verdict is
+    partial); None when every check was made."""
+    if not r.not_checked:
+        return None
+    block = Table.grid(padding=(0, 1))
+    block.add_column(no_wrap=True)
+    block.add_column(overflow="fold")
+    by_reason: dict[str, list] = {}
+    for n in r.not_checked:
+        by_reason.setdefault(n.reason, []).append(n)
+    for reason, checks in by_reason.items():
+        block.add_row(" ", Text(reason, style="italic"))
+        for n in checks:
+            under = f" ({', '.join(n.profiles)})" if n.profiles else ""
+            block.add_row(" ", Text.assemble(("  " + n.code, "bold"), f" {n.title}{under}"))
+    return Group(Text.assemble(("not checked", "bold yellow"), ": the verdict is partial"), block)
+
+
 def inspect_summary(r: Report) -> Text:
     """The one-line verdict (all that ``--quiet`` prints)."""
     if not r.covered:
@@ -416,9 +437,14 @@ def inspect_summary(r: Report) -> Text:
     named = failing if failing else r.profiles  # name the profiles that fail
     passing = [p for p in r.profiles if p not in failing]
     also = f" (passes {', '.join(passing)})" if failing and passing else ""
+    partial = ""
+    if r.not_checked:  # said on the verdict line itself: --quiet prints only this line
+        codes = ", ".join(dict.fromkeys(n.code for n in r.not_checked))
+        partial = f"; partial: {len(r.not_checked)} check(s) not made ({codes})"
     return Text.assemble(
         ("deployable" if r.ok else "NOT deployable", "bold green" if r.ok else "bold red"),
         f" under profile{'s' if len(named) > 1 else ''} {', '.join(named)}{also}: {summary}",
+        (partial, "yellow"),
     )
 
 

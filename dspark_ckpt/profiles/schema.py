@@ -122,6 +122,20 @@ EmbedFromTarget = Literal[
 ]
 """Where the drafter's embed_tokens comes from."""
 
+StrayFilesLoaded = Literal[
+    "index_or_all",  # the index's shards; without an index, every *.safetensors of the folder
+    "all",  # every *.safetensors of the folder, whether an index names it or not
+]
+"""Which ``*.safetensors`` files of the drafter's folder the loader reads: a file the
+drafter's weights are not in (a mask, a training state) is loaded with them."""
+
+StrayNames = Literal[
+    "refused",  # a name the drafter has no parameter for fails the load
+    "skipped",  # such a name is skipped silently
+]
+"""What the loader does with a tensor name the drafter has no parameter for (the names
+of a stray weight file)."""
+
 
 def _literal_fields(cls: type) -> dict[str, tuple]:
     """Each ``Literal``-typed field of ``cls`` with the values it may hold."""
@@ -220,6 +234,10 @@ class Profile:
     strict_names: bool = False
     # reads a speculators-format config (speculators_model_type, transformer_layer_config)
     reads_speculators_format: bool = True
+    # which *.safetensors of the folder are loaded, and what becomes of names the drafter
+    # has no parameter for (a stray file's)
+    stray_files_loaded: StrayFilesLoaded = "index_or_all"
+    stray_names: StrayNames = "refused"
 
     def __post_init__(self) -> None:
         _check(self, PROFILE_CHOICES, f"profile {self.name!r}")

@@ -24,6 +24,19 @@ SG_REGISTRY = S + "models/registry.py"
 # llama_eagle3.py:156-161 counts num_aux_hidden_states, else eagle_config's aux ids
 SG_EAGLE3_AUX = ("num_aux_hidden_states", "eagle_config.eagle_aux_hidden_state_layer_ids")
 SG_EAGLE3_NORM = ("eagle_config.norm_before_fc", "norm_before_fc")  # llama_eagle3.py:169-182
+# the weight files SGLang's DefaultModelLoader reads: every *.safetensors of the folder,
+# filtered by the index only where there is one
+SG_WEIGHT_FILES = (
+    f"{S}model_loader/loader.py:548-549 `glob.glob(os.path.join(hf_folder, pattern))`; "
+    f"{S}model_loader/weight_utils.py:766-775 `if not os.path.isfile(index_file_name):` "
+    "(no index: every file is kept)"
+)
+# DSpark hands its backbone names to DFlash's loader, which skips a name it has no
+# parameter for
+SG_BLOCK_STRAY = (
+    f"{SG_DSPARK}:651 `super().load_weights(backbone_weights)`; "
+    f"{SG_DFLASH}:944-946 `Ignore unexpected weights`"
+)
 
 
 def _sglang_block_cites(model_py: str) -> dict[str, str]:
@@ -103,6 +116,10 @@ def _sglang_block_cites(model_py: str) -> dict[str, str]:
         "reads_speculators_format": f"{SG_DFLASH_CFG}:588-591 `def parse_dflash_draft_config` "
         "(dflash_config and the top level: SGLang has no speculators-format translation); "
         f"{SG_REGISTRY}:93-104 `def resolve_model_cls` (the class from architectures[0])",
+        "stray_files_loaded": SG_WEIGHT_FILES,
+        "stray_names": SG_BLOCK_STRAY
+        if model_py == SG_DSPARK
+        else f"{SG_DFLASH}:944-946 `Ignore unexpected weights`",
     }
 
 
@@ -158,6 +175,7 @@ SGLANG_BLOCK_RULES = dict(
     fc_input_hidden="hidden_size",
     prefixed_names="stripped",
     reads_speculators_format=False,
+    stray_names="skipped",
 )
 
 PROFILES = (
@@ -211,6 +229,9 @@ PROFILES = (
             "reads_speculators_format": f"{SG_EAGLE3} (LlamaForCausalLMEagle3 config only; "
             "SGLang has no speculators-format translation); "
             f"{SG_REGISTRY}:93-104 `def resolve_model_cls` (the class from architectures[0])",
+            "stray_files_loaded": SG_WEIGHT_FILES,
+            "stray_names": f"{SG_EAGLE3}:372-373 `if param_name in params_dict:` (else "
+            "nothing: the name is skipped)",
         },
         hidden_states=EAGLE3_HIDDEN,
         reduced_when=LT,
@@ -224,6 +245,7 @@ PROFILES = (
         norm_before_fc_keys=SG_EAGLE3_NORM,
         prefixed_names="stripped",
         reads_speculators_format=False,
+        stray_names="skipped",
     ),
     Profile(
         name="sglang-dspark",

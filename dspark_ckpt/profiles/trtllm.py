@@ -31,6 +31,15 @@ WEIGHTS_PER_MODULE = (
     "through models/modeling_utils.py _load_weights_impl (main, autumn 2026: weights are "
     "looked up per module; a module with none is left as it is, other names are unread)"
 )
+# the draft weights: ModelLoader.load reads checkpoint_loader.load_weights(
+# spec_config.speculative_model), whose HF loader globs every *.safetensors of the folder
+# and never reads an index (only 'consolidated' files are set aside)
+TRT_WEIGHT_FILES = (
+    "tensorrt_llm/_torch/pyexecutor/model_loader.py@004b733e `ModelLoader.load` "
+    "(load_weights(self.spec_config.speculative_model)); "
+    "tensorrt_llm/_torch/models/checkpoints/hf/weight_loader.py@02086d89 "
+    '`HfWeightLoader.load_weights` (glob.glob(f"{checkpoint_dir}/*.safetensors"), no index)'
+)
 
 # how TensorRT-LLM's DSpark drafter takes the target's hidden states
 DSPARK_HIDDEN = HiddenStates(
@@ -85,6 +94,9 @@ PROFILES = (
             "strict_names": f"{DSPARK_LOAD} (load_state_dict(sd, strict=True, assign=True))",
             "reads_speculators_format": f"{TRT_NO_SPECULATORS}; {DSPARK_INIT} (reads "
             "pretrained_config's top-level attributes)",
+            "stray_files_loaded": TRT_WEIGHT_FILES,
+            "stray_names": f"{TRT_DSPARK} `load_weights`: load_state_dict(strict=True) "
+            "('Unexpected key(s)')",
         },
         hidden_states=DSPARK_HIDDEN,
         reduced_when=LT,
@@ -105,6 +117,7 @@ PROFILES = (
         own_embed_kept=False,
         draft_vocab_above_vocab=True,
         reads_speculators_format=False,
+        stray_files_loaded="all",
     ),
     Profile(
         name="trtllm-eagle3",
@@ -146,6 +159,10 @@ PROFILES = (
             "prefixed_names": f"{EAGLE3_LOAD} (layers.N -> midlayer, then 'model.' + name)",
             "strict_names": f"{EAGLE3_LOAD} (super().load_weights); {WEIGHTS_PER_MODULE}",
             "reads_speculators_format": TRT_NO_SPECULATORS,
+            "stray_files_loaded": TRT_WEIGHT_FILES,
+            "stray_names": f"{TRT_SPEC} `Eagle3ForCausalLM.load_weights` (super().load_weights: "
+            "modeling_utils.py `_load_weights_impl` walks the model's modules and reads the "
+            "names each asks for, any other name is never read)",
         },
         # hidden-state feeding not read at this commit: no hidden-state checks
         reduced_when=NE,
@@ -158,5 +175,7 @@ PROFILES = (
         prefixed_names="stripped",
         norm_before_fc_keys=("eagle_config.norm_before_fc",),
         reads_speculators_format=False,
+        stray_files_loaded="all",
+        stray_names="skipped",
     ),
 )

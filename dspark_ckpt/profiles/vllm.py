@@ -35,6 +35,13 @@ MASK_KEYS = (
     "`get_parallel_drafting_token_id(`"
 )
 MASK_MISSING = f"{SPEC_UTILS}:110-113 `Model config must specify`"
+VLLM_WEIGHT_FILES = (
+    "vllm/model_executor/model_loader/default_loader.py:229-230 "
+    "`glob.glob(os.path.join(hf_folder, pattern))`; "
+    "vllm/model_executor/model_loader/weight_utils.py:596-597 "
+    "`if not os.path.isfile(index_file_name):` (no index: every file is kept)"
+)
+NO_PARAM_ANCHORED = f"{M}utils.py:443 `There is no module or parameter named`"
 VLLM_MASK = (
     "dflash_config.mask_token_id",
     "mask_token_id",
@@ -101,6 +108,8 @@ def _vllm_dspark_cites(param_line: str, rules_line: str) -> dict[str, str]:
         "strict_names": f"{DSPARK_PY}:359-371 `loader.load_weights(model_weights.items(), "
         f"mapper=mapper)` (missing names load nothing); {NO_PARAM}",
         "reads_speculators_format": f'{SPECULATORS}:152-209 `@register_speculator("dspark")`',
+        "stray_files_loaded": VLLM_WEIGHT_FILES,
+        "stray_names": f'{DSPARK_PY}:326 `name = "model." + name`; {NO_PARAM_ANCHORED}',
     }
 
 
@@ -173,7 +182,14 @@ def _vllm_eagle_cites(model_py: str, param: str, logits: str, load: str) -> dict
         "reads_speculators_format": f'{SPECULATORS}:15-50 `@register_speculator("eagle3")`'
         if eagle3
         else f'{SPECULATORS}:90-126 `@register_speculator("dflash")`',
+        "stray_files_loaded": VLLM_WEIGHT_FILES,
+        "stray_names": f"{model_py}:{_MODEL_PREFIX_LINE[model_py]} "
+        f'`name = "model." + name`; {NO_PARAM_ANCHORED}',
     }
+
+
+# where each of vLLM's EAGLE-3 / DFlash loaders prefixes a checkpoint name with "model."
+_MODEL_PREFIX_LINE = {EAGLE3_PY: 444, DFLASH_PY: 867}
 
 
 # --- how vLLM 0.33.0 feeds the target's hidden states ------------------------------

@@ -9,6 +9,13 @@ layout is one runtimes load) and ``t2d_selected``.
 from __future__ import annotations
 
 from dspark_ckpt.facts.gather import Facts, t2d_problem
+from dspark_ckpt.facts.known_vocabs import (
+    known_at_least,
+    other_family,
+    same_tokenizer,
+    vocab_family,
+)
+from dspark_ckpt.facts.tokenizer import SAME
 from dspark_ckpt.facts.vocab import (
     D2T,
     PRUNED,
@@ -284,7 +291,9 @@ def drop_t2d(f: Facts, p: Profile | None, finding: Finding) -> Fix | None:
 def t2d_inconsistent(f: Facts) -> list[Finding]:
     """t2d (the membership mask over the target vocab) must select exactly the target ids that d2t
     maps to, with t2d.sum() == Vd. vLLM skips t2d, but a mismatch means one of the two is stale."""
-    if f.t2d is None:
+    if f.t2d is None or any(w == T2D for w, _ in other_vocab_evidence(f)):  # DSC310 says it
+        return []
+    if _t2d_other_ids(f):  # as many ids as d2t, other ones: DSC311, DSC313 or DSC314
         return []
     if f.d2t is None:  # t2d alone: the map fix would derive from it must be possible
         problem = t2d_problem(f)
@@ -343,5 +352,317 @@ def d2t_int32(f: Facts) -> list[Finding]:
             f"d2t is {d2t.dtype} {list(d2t.shape)}: vLLM's weight loader converts it "
             "into its int64 parameter, SGLang adds it to an int64 arange",
             d2t,
+        )
+    ]
+
+
+# --- a drafter made for another target's vocab (DSC310) ---------------------------------
+
+
+def _t2d_other_target(f: Facts) -> str | None:
+    """The known family of the vocab a ``BOOL [L]`` t2d was made for, where it is not
+    the target's (``known_vocabs.other_family``); else None."""
+    t2d = f.t2d
+    if t2d is None or t2d.dtype != "BOOL" or len(t2d.shape) != 1:
+        return None
+    return other_family(t2d.shape[0], f.Vt)
+
+
+def _d2t_reach(f: Facts) -> int | None:
+    """The highest target id a pruned ``d2t`` maps to where it is past the target's
+    vocab (padded rows that keep the identity are padding, not ids), else None."""
+    offsets = f.d2t_values
+    if offsets is None or not offsets.size:
+        return None
+    ids = target_ids(offsets.shape[0], offsets)[~_padding(offsets, f.Vt)]
+    top = int(ids.max()) if ids.size else -1
+    return top if top >= f.Vt else None
+
+
+def other_vocab_evidence(f: Facts) -> list[tuple[str, str]]:
+    """What says the drafter was made for another vocab than the target's: one
+    ``(tensor or key, sentence)`` per piece (its vocab_size, its t2d's length, the ids
+    its d2t reaches), each naming the known vocab it fits. Empty where the tokenizer
+    files were compared and are the same, or where a BOOL t2d has one entry per id of
+    this target's vocab: both say more than a config's vocab_size does."""
+    if f.tokenizer is not None and f.tokenizer.result == SAME:
+        return []
+    t2d = f.t2d
+    bool_t2d = t2d is not None and t2d.dtype == "BOOL" and len(t2d.shape) == 1
+    if bool_t2d and same_tokenizer(t2d.shape[0], f.Vt):  # its map was made over this vocab
+        return []
+    out = []
+    if (family := other_family(f.V, f.Vt)) is not None:
+        out.append(("vocab_size", f"vocab_size {f.V} is the {family} vocab ({f.V} ids)"))
+    if (family := _t2d_other_target(f)) is not None:
+        n = f.t2d.shape[0]
+        out.append((T2D, f"t2d [{n}] has one entry per id of the {family} vocab ({n} ids)"))
+    if (top := _d2t_reach(f)) is not None and (sizes := known_at_least(top + 1, f.Vt)):
+        such = " or ".join(f"{vocab_family(n)} ({n} ids)" for n in sizes)
+        out.append(
+            (
+                D2T,
+                f"d2t maps draft ids to target ids up to {top}: a vocab of at least "
+                f"{top + 1} ids, such as {such}",
+            )
+        )
+    return out
+
+
+@rule(
+    "DSC310",
+    ERROR,
+    "drafter made for another target's vocab",
+    scope=COMMON,
+    hint="use the drafter made for this target; serve this one with the target it was made for",
+)
+def made_for_another_vocab(f: Facts) -> list[Finding]:
+    """The drafter's vocab_size, its t2d (one entry per id of the vocab it was trained against)
+    or the target ids its d2t reaches fit a known model family's vocab, and the target's vocab is
+    another family's (a Llama 3.x drafter, vocab 128256, against a Qwen3 target, 151936). No
+    runtime compares the vocabularies: the drafter loads, and its token ids name other tokens in
+    this target's vocab, so every proposal is garbage. Sizes of one tokenizer padded to two widths
+    (Qwen's 151936 and 152064) are the same vocab; a size of no known family is not judged here."""
+    evidence = other_vocab_evidence(f)
+    if not evidence:
+        return []
+    where, _ = evidence[0]
+    info = f.t2d if where == T2D else f.d2t if where == D2T else None
+    mine = vocab_family(f.Vt)
+    return [
+        new_finding(
+            "DSC310",
+            "; ".join(s for _, s in evidence)
+            + f": the drafter was made for another target than this one (Vt {f.Vt}, the "
+            f"{mine} vocab). No runtime compares vocabularies: it loads, and its token ids "
+            "name other tokens here (proposals are garbage, acceptance collapses)",
+            info,
+            tensor=where,
+            hint=f"use the drafter made for this target (a {mine} drafter), or serve this one "
+            "with the target it was made for",
+        )
+    ]
+
+
+# --- d2t conventions: offsets, not ids; the identity is zeros; t2d as trained (DSC311-314) --
+
+# what the runtimes do with d2t, and what the producers write, for the messages below
+ADDS_DRAFT_ID = (
+    "Every runtime adds the draft id to d2t (target id = i + d2t[i]: vLLM's compute_logits, "
+    "SGLang's hot_token_id = d2t + arange, TensorRT-LLM's d2t[id] + id)"
+)
+
+
+def _selected(f: Facts):
+    """The target ids t2d selects where they can be held against d2t: a ``BOOL [Vt]``
+    t2d selecting exactly ``Vd`` ids (else None: no t2d, another layout, the all-False
+    placeholder or another count, which DSC303 reports)."""
+    sel, offsets = f.t2d_selected, f.d2t_values
+    if sel is None or offsets is None or not sel.size or sel.size != offsets.shape[0]:
+        return None
+    return sel
+
+
+def _t2d_other_ids(f: Facts) -> bool:
+    """A t2d that selects as many target ids as d2t maps to, but other ones."""
+    sel = _selected(f)
+    if sel is None:
+        return False
+    import numpy as np  # only where both maps were read
+
+    return not np.array_equal(sel, np.sort(target_ids(sel.size, f.d2t_values)))
+
+
+def _increasing(values) -> bool:
+    import numpy as np
+
+    return values.size > 1 and bool(np.all(np.diff(values) > 0))
+
+
+def _consistent_t2d(f: Facts) -> bool:
+    """A t2d that selects exactly the target ids d2t maps to: it confirms d2t as offsets."""
+    return _selected(f) is not None and not _t2d_other_ids(f)
+
+
+def _outcome(f: Facts, ids) -> str:
+    """What proposing ``ids`` does: an index error past Vt, else other tokens, silently."""
+    import numpy as np
+
+    out = np.flatnonzero(ids >= f.Vt)
+    if out.size:
+        i = int(out[0])
+        return (
+            f"{out.size} of {ids.size} draft ids land outside [0, {f.Vt}) (first: draft id {i} "
+            f"-> {int(ids[i])}), an index error, and the rest are other tokens"
+        )
+    return "each one but draft id 0 is another token: no error, acceptance collapses"
+
+
+@rule(
+    "DSC311",
+    ERROR,
+    "d2t holds absolute target ids, not offsets",
+    scope=COMMON,
+    hint="store offsets: d2t[i] = target_id[i] - i (the ids d2t holds now, minus arange(Vd))",
+)
+def d2t_absolute_ids(f: Facts) -> list[Finding]:
+    """d2t holds the selected target ids themselves instead of offsets: it equals the ids t2d
+    selects, or (without a t2d to compare) it is strictly increasing and valid as target ids but
+    runs past the target's vocab as offsets. SpecForge (d2t = used_tokens[i] - i) and speculators
+    (selected ids - arange) write offsets, and every runtime adds the draft id back (vLLM's
+    compute_logits, SGLang's hot_token_id = d2t + arange), so each draft id i is proposed as i +
+    its target id: an index error past Vt, or another token."""
+    offsets = f.d2t_values
+    if offsets is None or f.classification != PRUNED or _is_arange(offsets):
+        return []  # an arange is DSC313's
+    import numpy as np  # only where d2t was read
+
+    ids = target_ids(offsets.shape[0], offsets)
+    sel = _selected(f)
+    if sel is not None:
+        if not np.array_equal(offsets, sel):
+            return []
+        why = "d2t equals the target ids t2d selects"
+    elif (
+        _increasing(offsets)
+        and int(offsets[0]) >= 0
+        and int(offsets[-1]) < f.Vt
+        and int(ids[-1]) >= f.Vt
+    ):
+        why = (
+            f"d2t is strictly increasing and within [0, {f.Vt}) as target ids are, but as "
+            "offsets it runs past the target's vocab"
+        )
+    else:
+        return []
+    return [
+        new_finding(
+            "DSC311",
+            f"{why}: it holds absolute target ids, not offsets. {ADDS_DRAFT_ID}, so draft id i is proposed as i + its target id: "
+            + _outcome(f, ids),
+            f.d2t,
+        )
+    ]
+
+
+# DSC312 fires only where a uniformly random selection of Vd of Vt ids would have at
+# least this many adjacent pairs (about Vd * Vd / Vt): then offsets that never repeat
+# (no two selected ids adjacent) are implausible, not just unusual
+ADJACENT_PAIRS = 20
+
+
+@rule(
+    "DSC312",
+    WARNING,
+    "d2t strictly increasing: may hold absolute target ids",
+    scope=COMMON,
+    hint=(
+        "check d2t against the ids the drafter was trained on (offsets: d2t[i] = target_id[i] - "
+        "i) and ship the t2d it was trained with, so the two can be compared"
+    ),
+)
+def d2t_maybe_absolute_ids(f: Facts) -> list[Finding]:
+    """d2t is strictly increasing, as absolute target ids are, and the checkpoint has no t2d to
+    say which ids were selected. Offsets from a sorted selection (what SpecForge and speculators
+    write) increase at every step only where no two selected ids are adjacent: their
+    frequency-ranked selections do not rule that out, but for a draft vocab this large against
+    the target's (a random selection would hold about Vd * Vd / Vt adjacent pairs, at least 20)
+    it is implausible. A warning, not an error: nothing proves which it is. If d2t does hold
+    ids, every proposal but draft id 0's is another token, silently."""
+    offsets = f.d2t_values
+    if (
+        offsets is None
+        or f.t2d is not None  # a t2d of any layout: DSC303, DSC310, DSC311 or DSC314 judge
+        or f.classification != PRUNED
+        or _is_arange(offsets)
+        or not _increasing(offsets)
+        or int(offsets[0]) < 0
+    ):
+        return []
+    vd, vt = offsets.shape[0], f.Vt
+    pairs = vd * vd / vt
+    ids = target_ids(vd, offsets)
+    if pairs < ADJACENT_PAIRS or int(ids[-1]) >= vt:  # past Vt as offsets: DSC311/DSC301
+        return []
+    shown = ", ".join(str(int(x)) for x in offsets[:4]) + (", ..." if offsets.size > 4 else "")
+    return [
+        new_finding(
+            "DSC312",
+            f"d2t is strictly increasing ({shown}) and the checkpoint has no t2d to compare "
+            f"it with: as offsets it selects {vd} of {vt} target ids with no two adjacent "
+            f"(a random selection has about {pairs:.0f} adjacent pairs), so it likely holds "
+            f"absolute target ids. {ADDS_DRAFT_ID}: if these are ids, every proposal but draft "
+            "id 0's is another token (no error, acceptance collapses)",
+            f.d2t,
+        )
+    ]
+
+
+@rule(
+    "DSC313",
+    ERROR,
+    "d2t is arange(Vd): the identity is all zeros",
+    scope=COMMON,
+    hint=(
+        "write the identity d2t as all zeros; for a pruned drafter, d2t[i] = selected[i] - i "
+        "over the ids it was trained on"
+    ),
+)
+def d2t_arange(f: Facts) -> list[Finding]:
+    """d2t is 0, 1, 2, ...: the identity written as ids. d2t holds offsets, so the identity is all
+    zeros (SpecForge and speculators initialise it so), and an arange maps draft id i to target id
+    2i: every proposal but draft id 0's is another token, and ids past Vt / 2 are out of range. Not
+    reported where a t2d selects exactly those ids (0, 2, 4, ...): then it is a real map."""
+    offsets = f.d2t_values
+    if offsets is None or not _is_arange(offsets) or _consistent_t2d(f):
+        return []
+    ids = target_ids(offsets.shape[0], offsets)
+    return [
+        new_finding(
+            "DSC313",
+            f"d2t is arange({offsets.size}) (0, 1, 2, ...): the identity d2t is all zeros. "
+            f"{ADDS_DRAFT_ID}, so draft id i is proposed as 2i: " + _outcome(f, ids),
+            f.d2t,
+        )
+    ]
+
+
+@rule(
+    "DSC314",
+    ERROR,
+    "t2d selects other target ids than d2t maps to",
+    scope=COMMON,
+    hint=(
+        "ship the d2t of the t2d the head was trained with: d2t[i] = selected[i] - i over t2d's "
+        "selected ids, in ascending order"
+    ),
+)
+def t2d_other_ids(f: Facts) -> list[Finding]:
+    """t2d and d2t name the same number of target ids, but not the same ones. The head was trained
+    on t2d's: SpecForge's loss takes the target's distribution over t2d's columns
+    (target_head[..., t2d]) and speculators' takes the verifier head's t2d rows (d2t only scores
+    accuracy), so draft row j stands for t2d's j-th selected id. The runtimes read only d2t, and
+    propose row j as j + d2t[j]: for every id where the two differ, another token than the head
+    scored. No error; acceptance collapses."""
+    offsets = f.d2t_values
+    if not _t2d_other_ids(f) or _is_arange(offsets):  # an arange is DSC313's
+        return []
+    import numpy as np  # only where both maps were read
+
+    sel = _selected(f)
+    if np.array_equal(offsets, sel):  # d2t holds t2d's ids themselves: DSC311
+        return []
+    ids = target_ids(offsets.shape[0], offsets)
+    differ = np.flatnonzero(np.sort(ids) != sel)
+    j = int(differ[0])
+    return [
+        new_finding(
+            "DSC314",
+            f"t2d selects other target ids than d2t maps to ({differ.size} of {sel.size} "
+            f"differ; first: draft row {j} was trained as t2d's id {int(sel[j])}, d2t "
+            f"proposes {int(np.sort(ids)[j])}). The head was trained on t2d's ids (SpecForge "
+            "and speculators take the target distribution over t2d); the runtime proposes "
+            "through d2t: another token than the head scored, no error, acceptance collapses",
+            f.d2t,
         )
     ]

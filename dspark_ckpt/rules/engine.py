@@ -43,6 +43,7 @@ from dspark_ckpt.rules.target import (
     valid_ids,
     verifier,
 )
+from dspark_ckpt.rules.unchecked import NotChecked, not_checked
 from dspark_ckpt.source.checkpoint import Checkpoint
 
 
@@ -67,6 +68,8 @@ class Report:
     others: dict[str, list[Finding]] = field(default_factory=dict)
     # each drafter/target comparison made, as plain data (the JSON report's target_checks)
     target_checks: list[dict] = field(default_factory=list)
+    # the checks the target as given left undecided, and why (unchecked.py)
+    not_checked: list[NotChecked] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if not self.profiles and self.profile:
@@ -100,7 +103,10 @@ class Report:
         """This report as one of its selected profiles sees it: the common findings and
         that profile's own."""
         found = [f for f in self.findings if f.profile in (None, profile)]
-        return replace(self, profile=profile, profiles=[profile], findings=found)
+        skipped = [n for n in self.not_checked if not n.profiles or profile in n.profiles]
+        return replace(
+            self, profile=profile, profiles=[profile], findings=found, not_checked=skipped
+        )
 
     @property
     def ok(self) -> bool:
@@ -129,6 +135,12 @@ class Report:
                 if _same(f) not in shown:
                     grouped.setdefault(_same(f), (f, []))[1].append(name)
         return sorted(grouped.values(), key=lambda g: (SEVERITY_ORDER[g[0].severity], g[0].code))
+
+    @property
+    def partial(self) -> bool:
+        """True when some check could not be made (``not_checked``): the verdict stands
+        on the checks that were."""
+        return bool(self.not_checked)
 
     @property
     def covered(self) -> bool:
@@ -262,6 +274,7 @@ def report(
         others=result.others,
         not_applicable=skipped,
         target_checks=target_checks(facts, [PROFILES[n] for n in result.verdicts]),
+        not_checked=not_checked(facts, [PROFILES[n] for n in result.verdicts]),
     )
 
 

@@ -10,11 +10,13 @@ index error at the first step, silent garbage); its hint is safe to follow.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from dspark_ckpt.facts.gather import Facts
-from dspark_ckpt.facts.vocab import D2T, EMBED, LM_HEAD, PADDED, T2D
+from dspark_ckpt.facts.vocab import BIAS_TENSOR, D2T, EMBED, LM_HEAD, MASK_TENSOR, PADDED, T2D
+from dspark_ckpt.facts.weight_files import WeightFile
 from dspark_ckpt.profiles.registry import Profile
-from dspark_ckpt.rules.findings import ERROR, WARNING, Finding, new_finding
+from dspark_ckpt.rules.findings import ERROR, INFO, WARNING, Finding, new_finding
 from dspark_ckpt.rules.registry import PROFILE, rule
 from dspark_ckpt.rules.repairs import (
     ASKS,
@@ -342,19 +344,18 @@ def _expected_name(name: str, f: Facts) -> bool:
 def drop_unexpected(f: Facts, p: Profile | None, finding: Finding) -> Fix | None:
     """The tensors a strict loader has no name for are dropped. Unsafe: another runtime may
     use them (a confidence head), or the config should enable them instead."""
-    names = _unexpected(f)
+    names = _unexpected(f, p) if p is not None else []
     if not names:
         return None
     return Fix(tuple(Drop(n) for n in names), f"drop {len(names)} tensor(s) the model lacks")
 
 
-def _unexpected(f: Facts) -> list[str]:
-    prefixed = set(f.prefixed)
-    return [
-        n
-        for n in sorted(f.tensors)
-        if not _expected_name(n, f) and n not in (D2T, T2D) and n not in prefixed
-    ]
+def _unexpected(f: Facts, p: Profile) -> list[str]:
+    """The names a strict loader has no parameter for: d2t and t2d are DSC105's, names
+    under a wrapper prefix DSC111's, a stray file's DSC620's (which names the file)."""
+    stray = {n for w, why in loaded_strays(f, p) if why == FOREIGN for n in w.tensors or ()}
+    skip = set(f.prefixed) | stray | {D2T, T2D}
+    return [n for n in sorted(f.tensors) if not _expected_name(n, f) and n not in skip]
 
 
 @rule(
@@ -377,7 +378,7 @@ def strict_load_rejects(f: Facts, p: Profile) -> list[Finding]:
     # t2d are DSC105, names under a wrapper prefix DSC111
     if not p.strict_names:
         return []
-    others = _unexpected(f)
+    others = _unexpected(f, p)
     if not others:
         return []
     shown = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
@@ -625,4 +626,141 @@ def config_format_unread(f: Facts, p: Profile) -> list[Finding]:
             "drafter from it",
             tensor="speculators_model_type",
         )
+    ]
+
+
+# --- stray weight files: loaded with the drafter's weights (DSC620, DSC621) ---------------
+
+FOREIGN, UNREADABLE, BESIDE = "foreign", "unreadable", "beside"
+
+
+def loaded_strays(f: Facts, p: Profile) -> list[tuple[WeightFile, str]]:
+    """Each ``*.safetensors`` of the drafter's folder that ``p``'s loader reads although it
+    is not the drafter's weights, with why: FOREIGN (it holds no drafter tensor, beside
+    files that do), UNREADABLE (its header cannot be read), BESIDE (an index does not name
+    it, and the loader reads it anyway with its drafter tensors)."""
+    out = []
+    for w in f.weight_files:
+        if not w.listed and p.stray_files_loaded != "all":
+            continue  # beside an index that does not name it: not read
+        if w.tensors is None:
+            out.append((w, UNREADABLE))
+        elif w.tensors and not w.drafter_tensors:
+            out.append((w, FOREIGN))
+        elif not w.listed and w.drafter_tensors:
+            out.append((w, BESIDE))
+    return out
+
+
+def _shown(names: tuple[str, ...]) -> str:
+    return ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+
+
+def _why_loaded(w: WeightFile, p: Profile) -> str:
+    if not w.listed:
+        return (
+            f"model.safetensors.index.json does not name it, but {p.runtime} loads every "
+            "*.safetensors of the folder, index or not"
+        )
+    if w.indexed:
+        return f"model.safetensors.index.json names it, so {p.runtime} loads it"
+    if p.stray_files_loaded == "all":
+        return f"{p.runtime} loads every *.safetensors of the folder"
+    return (
+        f"the folder has no model.safetensors.index.json, so {p.runtime} loads every "
+        "*.safetensors in it"
+    )
+
+
+def _own_output(w: WeightFile) -> str:
+    ours = {MASK_TENSOR, BIAS_TENSOR} & set(w.tensors or ())
+    if not ours:
+        return ""
+    return (
+        " (the padded-row mask `dspark-ckpt fix --emit-mask` writes: a side file for the "
+        "serving code, never a weight)"
+    )
+
+
+def _stray_finding(code: str, message: str, w: WeightFile, hint: str) -> Finding:
+    names = w.foreign_tensors or w.drafter_tensors
+    return replace(
+        new_finding(code, message, tensor=names[0] if names else w.name, hint=hint),
+        file=str(w.path),
+    )
+
+
+@rule(
+    "DSC620",
+    ERROR,
+    "stray weight file loaded with the drafter",
+    scope=PROFILE,
+    hint="move the file out of the drafter's folder",
+)
+def stray_weight_file(f: Facts, p: Profile) -> list[Finding]:
+    """A *.safetensors file beside the drafter's weights that is not one of them (the mask `fix
+    --emit-mask` writes, a trainer's training_state.safetensors). vLLM and SGLang load every
+    *.safetensors of a folder without model.safetensors.index.json, TensorRT-LLM every one even
+    with an index. vLLM has no parameter for its names and raises 'There is no module or parameter
+    named ...'; TensorRT-LLM's strict DSpark load raises 'Unexpected key(s)'. A file beside an
+    index that TensorRT-LLM loads anyway with drafter tensors in it mixes them with the index's
+    shards (a name in both: whichever file loads last wins), and one it cannot read fails the
+    load."""
+    out = []
+    for w, why in loaded_strays(f, p):
+        if why == FOREIGN and p.stray_names != "refused":
+            continue  # skipped by the loader: DSC621
+        loaded = _why_loaded(w, p)
+        if why == FOREIGN:
+            fails = (
+                "load_state_dict(strict=True) raises 'Unexpected key(s)'"
+                if p.strict_names
+                else "its weight loader raises 'There is no module or parameter named ...'"
+            )
+            what = (
+                f"{w.name} holds no tensor of the drafter ({_shown(w.foreign_tensors)})"
+                f"{_own_output(w)}; {loaded}: it has no parameter for them and {fails}"
+            )
+        elif why == UNREADABLE:
+            what = f"{w.name} cannot be read as safetensors; {loaded}: the load fails"
+        else:
+            what = (
+                f"{w.name} holds drafter tensors ({_shown(w.drafter_tensors)}); {loaded}: "
+                "they are loaded with the index's shards (a name in both: whichever file "
+                "loads last wins)"
+            )
+        hint = f"move {w.name} out of the drafter's folder"
+        if w.listed and w.indexed:
+            hint = f"drop {w.name} from model.safetensors.index.json and the drafter's folder"
+        elif w.listed and p.stray_files_loaded == "index_or_all":
+            hint += " (or write a model.safetensors.index.json that names only the weight files)"
+        out.append(_stray_finding("DSC620", what, w, hint))
+    return out
+
+
+@rule(
+    "DSC621",
+    INFO,
+    "stray weight file loaded, its names skipped",
+    scope=PROFILE,
+    hint="move the file out of the drafter's folder",
+)
+def stray_weight_file_skipped(f: Facts, p: Profile) -> list[Finding]:
+    """A *.safetensors file beside the drafter's weights that is not one of them is loaded (every
+    *.safetensors of a folder without an index, or every one for TensorRT-LLM), and this runtime
+    skips the names it has no parameter for (SGLang, TensorRT-LLM EAGLE-3): harmless here, read for
+    nothing. vLLM refuses the same folder (DSC620)."""
+    if p.stray_names != "skipped":
+        return []
+    return [
+        _stray_finding(
+            "DSC621",
+            f"{w.name} holds no tensor of the drafter ({_shown(w.foreign_tensors)})"
+            f"{_own_output(w)}; {_why_loaded(w, p)}, and it skips names it has no parameter "
+            "for: read for nothing (vLLM refuses the load)",
+            w,
+            f"move {w.name} out of the drafter's folder",
+        )
+        for w, why in loaded_strays(f, p)
+        if why == FOREIGN
     ]

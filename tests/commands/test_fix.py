@@ -292,17 +292,17 @@ def test_pruned_drafter_without_mapping_is_refused(cwd, emit):
 
 @pytest.mark.parametrize("emit", [["--emit-mask"], ["--emit-d2t"], ["--emit-d2t", "--out", "o"]])
 def test_a_d2t_its_t2d_contradicts_is_refused(tmp_path, cwd, emit):
-    """d2t and t2d select other target ids (inspect's DSC303): which map the drafter was
-    trained with is unknown, so fix builds nothing on either."""
+    """d2t and t2d select other target ids (inspect's DSC314): the head was trained on
+    t2d's, the runtimes serve d2t's, so fix builds nothing on either."""
     d2t, _ = synth.sorted_mapping(synth.VT, 32, seed=0)
     _, other = synth.sorted_mapping(synth.VT, 32, seed=1)
     pruned_32(tmp_path / "p", d2t=synth.T("I64", (32,), d2t), t2d=synth.T("BOOL", (100,), other))
     found = cli("inspect", tmp_path / "p", "--target", SMALL, "--format", "json").json
-    assert [f["code"] for f in found["findings"]] == ["DSC303"]
+    assert [f["code"] for f in found["findings"]] == ["DSC314"]
     r = cli("fix", tmp_path / "p", "--target", SMALL, *emit)
     assert r.exit_code == 1 and r.stdout == ""
     assert r.stderr == (
-        f"dspark-ckpt: error: {tmp_path / 'p' / 'model.safetensors'}: DSC303: t2d selects "
+        f"dspark-ckpt: error: {tmp_path / 'p' / 'model.safetensors'}: DSC314: t2d selects "
         f"other target ids than d2t maps to; {BROKEN_MAP}\n"
     )
     assert list(cwd.iterdir()) == []
@@ -993,7 +993,7 @@ def test_fix_runs_without_importing_torch(tmp_path):
 
 @pytest.mark.parametrize(
     "offsets, codes",
-    [(np.zeros(128, dtype=np.int64), []), (np.arange(128, dtype=np.int64), ["DSC301"])],
+    [(np.zeros(128, dtype=np.int64), []), (np.arange(128, dtype=np.int64), ["DSC301", "DSC313"])],
 )
 def test_identity_padding_rows_are_not_a_d2t_error(tmp_path, offsets, codes):
     padded_with_d2t(tmp_path / "d", offsets)

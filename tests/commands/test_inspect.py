@@ -248,8 +248,11 @@ CASES = {
     "DSC209": dict(draft=4, tensors={**_pruned([0, 1, 2, 3]), "model.d2t": _d2t([0, 0, 0, 0])}),
     "DSC301": dict(draft=4, tensors=_pruned([0, 1, 2, 200])),
     "DSC302": dict(draft=4, tensors=_pruned([5, 4, 3, 2])),
-    "DSC303": dict(draft=4, tensors=_pruned([0, 1, 2, 3], t2d=_t2d([0, 2, 4, 7]))),
+    "DSC303": dict(draft=4, tensors=_pruned([1, 1, 1, 1], t2d=_t2d([1, 2, 3, 4, 5]))),
     "DSC304": dict(draft=4, tensors=_pruned([9, 0, 1, 2])),
+    "DSC311": dict(draft=4, tensors=_pruned([10, 20, 30, 40], t2d=_t2d([10, 20, 30, 40]))),
+    "DSC313": dict(draft=4, tensors=_pruned([0, 1, 2, 3])),
+    "DSC314": dict(draft=4, tensors=_pruned([1, 1, 1, 1], t2d=_t2d([1, 2, 3, 5]))),
     "DSC401": dict(draft=101, tensors={"lm_head.weight": head(101, 8, 1)}),
     "DSC501": dict(draft=None),
 }

@@ -12,6 +12,7 @@ import json
 import signal
 from pathlib import Path
 
+import numpy as np
 import pytest
 import synth
 from conftest import FIXTURES, ROOT, cli, cli_with_fault, signal_at
@@ -214,7 +215,9 @@ def test_in_place_on_one_file_of_a_folder_loaded_whole_is_refused(tmp_path):
     naming only the file given would stop serving the others' tensors. Refused, naming
     them and the folder to give instead; nothing written."""
     src = padded_drafter_single(tmp_path / "src")
-    synth.write_safetensors(src / "extra.safetensors", {"extra.weight": synth.head(4, 8, 2)})
+    # a drafter tensor in a second file (a file of names no drafter has is DSC620's)
+    norm = synth.T("F32", (8,), np.ones(8, dtype=np.float32))
+    synth.write_safetensors(src / "extra.safetensors", {"hidden_norm.weight": norm})
     old = digest(src)
     r = cli(
         "fix",
@@ -239,7 +242,7 @@ def test_in_place_on_one_file_of_a_folder_loaded_whole_is_refused(tmp_path):
         == 0
     )
     weight_map = json.loads((src / INDEX).read_text())["weight_map"]
-    assert weight_map["extra.weight"] == "extra.safetensors"
+    assert weight_map["hidden_norm.weight"] == "extra.safetensors"
     assert weight_map["lm_head.weight"] == "model.safetensors"
 
 

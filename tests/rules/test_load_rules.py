@@ -1,4 +1,5 @@
-"""What each runtime release does when it loads the drafter (DSC101-DSC112, DSC601-DSC605):
+"""What each runtime release does when it loads the drafter (DSC101-DSC112, DSC601-DSC605,
+DSC620-DSC621):
 firing rows and their clean twins, judged by the engine in-process.
 
 Vt is 100 unless a row names another target; the drafter is synth.py's DSpark drafter
@@ -6,8 +7,13 @@ Vt is 100 unless a row names another target; the drafter is synth.py's DSpark dr
 
 from __future__ import annotations
 
+import json
+import struct
+from pathlib import Path
+
 import numpy as np
 import pytest
+import synth
 from rules_harness import (
     DFLASH,
     EAGLE3,
@@ -53,6 +59,55 @@ OWN_EMBED_90 = {
     "lm_head.weight": head(90),
     "d2t": d2t(np.zeros(90)),
 }
+
+
+# --- weight files beside the drafter's own (DSC620, DSC621): applied to its folder ------
+
+
+def _write(name: str, tensors: dict[str, T]):
+    def mutate(folder: Path) -> None:
+        synth.write_safetensors(folder / name, tensors)
+
+    return mutate
+
+
+def _index(folder: Path) -> None:
+    """A model.safetensors.index.json naming every *.safetensors of the folder, each for
+    the tensors it holds."""
+    wmap = {}
+    for path in sorted(folder.glob("*.safetensors")):
+        data = path.read_bytes()
+        (n,) = struct.unpack("<Q", data[:8])
+        wmap |= dict.fromkeys(
+            (k for k in json.loads(data[8 : 8 + n]) if k != "__metadata__"), path.name
+        )
+    (folder / "model.safetensors.index.json").write_text(json.dumps({"weight_map": wmap}))
+
+
+def _both(*mutations):
+    def mutate(folder: Path) -> None:
+        for m in mutations:
+            m(folder)
+
+    return mutate
+
+
+# the padded-row mask `fix --emit-mask` writes, left in the drafter's folder
+MASK_BESIDE = _write(
+    "draft_vocab_mask.safetensors", {"draft_vocab_mask": T("BOOL", (VT,), np.ones(VT, bool))}
+)
+TRAINING_STATE = _write(
+    "training_state.safetensors",
+    {"optimizer.state.0.exp_avg": zeros("F32", (H,)), "scheduler.step": zeros("I64", (1,))},
+)
+# the drafter's weights over two files, no index: both are its weights
+SECOND_SHARD = _write("model-2.safetensors", {"hidden_norm.weight": zeros("F32", (H,))})
+INDEXED_MASK = _both(_index, MASK_BESIDE)
+# a sharded index beside an older single file holding drafter tensors
+INDEXED_OLD_COPY = _both(_index, _write("old.safetensors", {"fc.weight": zeros("F32", (H, 2 * H))}))
+# an index that names the training state too: vLLM loads what the index names
+INDEXED_TRAINING_STATE = _both(TRAINING_STATE, _index)
+INDEXED_BROKEN = _both(_index, lambda folder: (folder / "junk.safetensors").write_bytes(b"\0" * 5))
 
 
 CASES: list[Case] = [
@@ -211,6 +266,39 @@ CASES: list[Case] = [
     clean("DSC605", "trtllm-v128-head-128", profile="trtllm-dspark", vocab=128,
           tensors=markov(128, 128), target="small"),
     clean("DSC605", "trtllm-head-unknown", profile="trtllm-dspark", tensors=markov(VT, VT)),
+    # DSC620: a stray *.safetensors is loaded with the weights, and refused
+    fires("DSC620", "emit-mask-output-beside", mutate=MASK_BESIDE,
+          says="draft_vocab_mask.safetensors holds no tensor of the drafter (draft_vocab_mask) "
+          "(the padded-row mask `dspark-ckpt fix --emit-mask` writes",
+          hint="move draft_vocab_mask.safetensors out of the drafter's folder",
+          exactly=("DSC620",), verdicts={"vllm": False, "sglang-dspark": True}),
+    fires("DSC620", "training-state-beside-eagle3", profile="vllm-eagle3", config=EAGLE3,
+          mutate=TRAINING_STATE, says="its weight loader raises 'There is no module or "
+          "parameter named ...'", hint="names only the weight files"),
+    fires("DSC620", "mask-beside-trtllm-strict", profile="trtllm-dspark", tensors=markov(VT, VT),
+          mutate=MASK_BESIDE, says="load_state_dict(strict=True) raises 'Unexpected key(s)'",
+          exactly=("DSC620",)),
+    fires("DSC620", "indexed-mask-beside-trtllm", profile="trtllm-dspark",
+          tensors=markov(VT, VT), mutate=INDEXED_MASK,
+          says="model.safetensors.index.json does not name it, but TensorRT-LLM loads every"),
+    fires("DSC620", "indexed-old-copy-trtllm-eagle3", profile="trtllm-eagle3", config=EAGLE3,
+          mutate=INDEXED_OLD_COPY, says="holds drafter tensors (fc.weight)"),
+    fires("DSC620", "indexed-unreadable-trtllm", profile="trtllm-dspark", tensors=markov(VT, VT),
+          mutate=INDEXED_BROKEN, says="junk.safetensors cannot be read as safetensors"),
+    fires("DSC620", "index-names-training-state", mutate=INDEXED_TRAINING_STATE,
+          says="model.safetensors.index.json names it, so vLLM loads it",
+          hint="drop training_state.safetensors from model.safetensors.index.json"),
+    clean("DSC620", "indexed-mask-beside-vllm", mutate=INDEXED_MASK, exactly=()),
+    clean("DSC620", "indexed-unreadable-vllm", mutate=INDEXED_BROKEN, exactly=()),
+    clean("DSC620", "weights-in-two-files", mutate=SECOND_SHARD, exactly=()),
+    clean("DSC620", "mask-beside-sglang-skips", profile="sglang-dspark", mutate=MASK_BESIDE),
+    # DSC621: loaded, and its names skipped
+    fires("DSC621", "mask-beside-sglang", profile="sglang-dspark", mutate=MASK_BESIDE,
+          says="read for nothing (vLLM refuses the load)"),
+    fires("DSC621", "training-state-trtllm-eagle3", profile="trtllm-eagle3", config=EAGLE3,
+          mutate=TRAINING_STATE, says="TensorRT-LLM loads every *.safetensors of the folder"),
+    clean("DSC621", "mask-beside-vllm-refuses", mutate=MASK_BESIDE),
+    clean("DSC621", "indexed-mask-beside-sglang", profile="sglang-dspark", mutate=INDEXED_MASK),
 ]  # fmt: skip
 
 

@@ -1,5 +1,5 @@
 """The draft-to-target map, padding and defaults every runtime shares (DSC001, DSC301-DSC305,
-DSC401, DSC501): firing rows and their clean twins, judged by the engine in-process.
+DSC310-DSC314, DSC401, DSC501): firing rows and their clean twins, judged by the engine in-process.
 
 Vt is 100 unless a row names another target; the drafter is synth.py's DSpark drafter
 (hidden 8, fc [8, 16], markov_rank 4, mask id 0) with the row's changes."""
@@ -10,9 +10,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import synth
 from rules_harness import (
+    DROP,
     EAGLE3,
     Case,
+    Tgt,
     check,
     clean,
     d2t,
@@ -44,6 +47,27 @@ ARANGE = {"lm_head.weight": head(60), "d2t": d2t(np.arange(60))}  # the trainer 
 LONE_T2D_35 = {"lm_head.weight": head(32), "t2d": mapping(35, seed=2)["t2d"]}
 LONE_T2D_32 = {"lm_head.weight": head(32), "t2d": mapping(32, seed=2)["t2d"]}
 
+# drafters made for one target and judged against another (DSC310): Llama 3.x and Qwen3
+LLAMA3_VT, QWEN3_VT = 128256, 151936
+LLAMA3, QWEN3 = Tgt.of(vocab_size=LLAMA3_VT), Tgt.of(vocab_size=QWEN3_VT)
+EAGLE3_PROFILES = ("vllm-eagle3", "vllm-eagle3-legacy", "sglang-eagle3", "trtllm-eagle3")
+
+
+def vocab_map(vt: int, vd: int, seed: int) -> dict[str, T]:
+    """A sorted producer map of ``vd`` ids over a ``vt``-id vocab, with its head."""
+    offsets, mask = synth.sorted_mapping(vt, vd, seed)
+    return {
+        "lm_head.weight": head(vd),
+        "d2t": T("I64", (vd,), offsets),
+        "t2d": T("BOOL", (vt,), mask),
+    }
+
+
+LLAMA3_MAP = vocab_map(LLAMA3_VT, 32, 5)
+QWEN3_MAP = vocab_map(QWEN3_VT, 32, 5)
+# 45 of 100 ids, no two adjacent (1, 3, 5, ...): offsets 1, 2, 3, ... that look like ids
+ODD_IDS = {"lm_head.weight": head(45), "d2t": d2t(np.arange(45) + 1)}
+
 CASES: list[Case] = [
     # DSC001: a checkpoint that cannot be read is one finding, never an exception
     fires("DSC001", "truncated-weights", mutate=truncate, says="truncated"),
@@ -63,8 +87,9 @@ CASES: list[Case] = [
           says="d2t maps 4 draft ids onto 1 distinct target ids"),
     clean("DSC302", "injective", draft=4, tensors=pruned4([5, 5, 5, 5])),
     # DSC303: t2d and d2t disagree (or a lone t2d no d2t can be derived from)
-    fires("DSC303", "t2d-other-ids", draft=4, tensors=pruned4([0, 1, 2, 3], [0, 2, 4, 7]),
-          says="t2d selects other target ids than d2t maps to"),
+    # as many ids as d2t, other ones: DSC314 says it (the head was trained on t2d's)
+    clean("DSC303", "t2d-other-ids-is-dsc314", draft=4,
+          tensors=pruned4([1, 1, 1, 1], [1, 2, 3, 5])),
     clean("DSC303", "t2d-same-ids", draft=4, tensors=pruned4([0, 1, 2, 3], [0, 2, 4, 6]),
           exactly=()),
     fires("DSC303", "t2d-5-ids", draft=4, tensors=pruned4([0, 1, 2, 3], [0, 2, 4, 6, 8]),
@@ -106,6 +131,63 @@ CASES: list[Case] = [
           config={**EAGLE3, "speculators_model_type": "eagle3"},
           says="(this is a speculators-format config, whose library defaults to 32000)"),
     clean("DSC501", "draft-vocab-size-set"),
+    # DSC310: made for another target's vocab (vocab_size, t2d length, d2t reach)
+    fires("DSC310", "llama3-dspark-on-qwen3", vocab=LLAMA3_VT, draft=32, tensors=LLAMA3_MAP,
+          target=QWEN3, says="vocab_size 128256 is the Llama 3.x vocab (128256 ids); t2d "
+          "[128256] has one entry per id of the Llama 3.x vocab",
+          hint="a Qwen2.5 or Qwen3 drafter", verdicts={"vllm": False}),
+    # the issue's case: a Llama-3.1 EAGLE-3 drafter against Qwen3-8B passed every runtime
+    fires("DSC310", "llama3-eagle3-on-qwen3", profile="vllm-eagle3", vocab=LLAMA3_VT, draft=32,
+          config=EAGLE3, tensors=LLAMA3_MAP, target=QWEN3, exactly=("DSC310",),
+          verdicts=dict.fromkeys(EAGLE3_PROFILES, False)),
+    fires("DSC310", "t2d-of-llama3-on-qwen3", vocab=QWEN3_VT, draft=32, tensors=LLAMA3_MAP,
+          target=QWEN3, says="t2d [128256] has one entry per id of the Llama 3.x vocab",
+          exactly=("DSC310",)),
+    fires("DSC310", "d2t-reaching-past-llama3", vocab=LLAMA3_VT, draft=32,
+          tensors={**QWEN3_MAP, "t2d": DROP}, target=LLAMA3,
+          says="a vocab of at least"),
+    clean("DSC310", "llama3-dspark-on-llama3", vocab=LLAMA3_VT, draft=32, tensors=LLAMA3_MAP,
+          target=LLAMA3, exactly=()),
+    clean("DSC310", "qwen-152064-on-qwen3-151936", profile="sglang-dspark", vocab=152064,
+          draft=32, tensors=QWEN3_MAP, target=QWEN3),
+    clean("DSC310", "target-of-no-known-vocab", vocab=LLAMA3_VT, draft=32, tensors=LLAMA3_MAP),
+    # a config vocab_size of another family, but its t2d was made over this target's vocab
+    clean("DSC310", "t2d-over-this-vocab-outweighs-vocab-size", vocab=32000, draft=32,
+          tensors={**LLAMA3_MAP, "embed_tokens.weight": DROP}, target=LLAMA3),
+    clean("DSC303", "t2d-of-llama3-is-dsc310", vocab=QWEN3_VT, draft=32, tensors=LLAMA3_MAP,
+          target=QWEN3),
+    # DSC311: d2t holds the selected target ids, not offsets
+    fires("DSC311", "d2t-equals-t2d-ids", draft=4, tensors=pruned4([10, 20, 30, 40],
+          [10, 20, 30, 40]), says="d2t equals the target ids t2d selects: it holds absolute "
+          "target ids, not offsets", exactly=("DSC311",)),
+    fires("DSC311", "increasing-ids-past-vt-as-offsets", draft=4,
+          tensors=pruned4([10, 40, 70, 98]),
+          says="1 of 4 draft ids land outside [0, 100) (first: draft id 3 -> 101)"),
+    clean("DSC311", "offsets-of-those-ids", draft=4,
+          tensors=pruned4([10, 19, 28, 37], [10, 20, 30, 40]), exactly=()),
+    # DSC312: strictly increasing with no t2d to tell ids from offsets
+    fires("DSC312", "increasing-no-t2d", draft=45, tensors=ODD_IDS,
+          says="d2t is strictly increasing (1, 2, 3, 4, ...) and the checkpoint has no t2d",
+          exactly=("DSC312",), verdicts={"vllm": True}),
+    clean("DSC312", "increasing-confirmed-by-t2d", draft=45,
+          tensors={**ODD_IDS, "t2d": t2d(range(1, 90, 2))}, exactly=()),
+    # a small draft vocab may well have no two adjacent ids: not judged
+    clean("DSC312", "few-ids-increasing", draft=4, tensors=pruned4([10, 20, 30, 40])),
+    clean("DSC312", "producer-map-without-t2d", draft=40,
+          tensors={**PRUNED_HEAD, "d2t": mapping(40)["d2t"]}, exactly=()),
+    # DSC313: arange written for the identity
+    fires("DSC313", "arange-no-t2d", draft=4, tensors=pruned4([0, 1, 2, 3]),
+          says="d2t is arange(4) (0, 1, 2, ...): the identity d2t is all zeros", exactly=("DSC313",)),
+    fires("DSC313", "arange-against-first-ids-t2d", draft=4,
+          tensors=pruned4([0, 1, 2, 3], [0, 1, 2, 3]), says="proposed as 2i"),
+    clean("DSC313", "arange-confirmed-by-t2d", draft=4,
+          tensors=pruned4([0, 1, 2, 3], [0, 2, 4, 6]), exactly=()),
+    # DSC314: t2d (what the head was trained on) selects other ids than d2t (what is served)
+    fires("DSC314", "t2d-other-ids", draft=4, tensors=pruned4([1, 1, 1, 1], [1, 2, 3, 5]),
+          says="1 of 4 differ; first: draft row 3 was trained as t2d's id 5, d2t proposes 4",
+          exactly=("DSC314",)),
+    clean("DSC314", "t2d-same-ids", draft=4, tensors=pruned4([1, 1, 1, 1], [1, 2, 3, 4]),
+          exactly=()),
 ]  # fmt: skip
 
 

@@ -89,8 +89,8 @@ CASES: list[Case] = [
     # DSC207: Vd beyond the target's embedding rows
     fires("DSC207", "padded-on-tight", vocab=128, draft=128, tensors=PADDED, target="tight",
           says="draft_vocab_size 128 exceeds the target's 112 embedding rows",
-          hint="only that clears this error; a padded-row mask (`dspark-ckpt fix --emit-mask`) "
-          "keeps sampling in bounds meanwhile, but the checkpoint still fails"),
+          hint="cuts lm_head and draft_vocab_size to Vt rows (a padded-row mask, `--emit-mask`, "
+          "keeps sampling in bounds meanwhile, but the checkpoint still fails)"),
     clean("DSC207", "padded-on-small", vocab=128, draft=128, tensors=PADDED, target="small"),
     clean("DSC207", "padded-target-weights-unknown", vocab=128, draft=128, tensors=PADDED),
     # DSC208: the mask id the runtime reads (its key order) is an input id in [0, V)
