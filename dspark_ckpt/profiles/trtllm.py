@@ -14,20 +14,24 @@ T = "tensorrt_llm/_torch/models/"
 TRT_DSPARK = T + "modeling_dspark_qwen3.py@40289c86"
 TRT_SPEC = T + "modeling_speculative.py@00679c66"
 TRT_HEADS = T + "dspark/heads.py@06ec703b"
-# the fields issue 18 added for SGLang's loaders, at their defaults here (the rule is off)
-NOT_MODELLED = dict.fromkeys(
-    (
-        "architectures",
-        "missing_draft_vocab_size",
-        "missing_tensors",
-        "markov_head_type_keys",
-        "markov_head_types",
-        "markov_bias_width",
-        "mask_token_null_stops",
-        "mask_token_bound",
-    ),
-    "not modelled for this TensorRT-LLM commit: the rule is off (mask ids: DSC208's [0, V))",
-)
+
+
+def _not_modelled(source: str) -> dict[str, str]:
+    """The cites of the fields issue 18 added for SGLang's loaders, at their defaults here."""
+    return dict.fromkeys(
+        (
+            "architectures",
+            "missing_draft_vocab_size",
+            "missing_tensors",
+            "markov_head_type_keys",
+            "markov_head_types",
+            "markov_bias_width",
+            "mask_token_null_stops",
+            "mask_token_bound",
+        ),
+        f"{source} (not modelled for this commit: the rule is off; mask ids: DSC208's [0, V))",
+    )
+
 
 # how TensorRT-LLM's DSpark drafter takes the target's hidden states
 DSPARK_HIDDEN = HiddenStates(
@@ -51,7 +55,7 @@ PROFILES = (
         release="TensorRT-LLM main (modeling_dspark_qwen3.py @40289c86, autumn 2026)",
         sources=(TRT_DSPARK, TRT_HEADS),
         cites={
-            **NOT_MODELLED,
+            **_not_modelled(TRT_DSPARK),
             "reduced_when": f"{TRT_DSPARK} (draft_vocab_size never read)",
             "reduced_against": f"{TRT_DSPARK} (draft_vocab_size never read)",
             "missing_d2t": f"{TRT_DSPARK} (no d2t path: the head is the target's)",
@@ -104,7 +108,7 @@ PROFILES = (
         release="TensorRT-LLM main (modeling_speculative.py @00679c66, autumn 2026)",
         sources=(TRT_SPEC,),
         cites={
-            **NOT_MODELLED,
+            **_not_modelled(TRT_SPEC),
             "reduced_when": f"{TRT_SPEC} Eagle3 draft model __init__ (d2t when "
             "vocab_size != draft_vocab_size)",
             "reduced_against": f"{TRT_SPEC} (compares with the drafter's vocab_size)",
