@@ -237,7 +237,9 @@ def test_identity_d2t_for_a_padded_drafter(cwd):
     # with this d2t the checkpoint passes the legacy loader and fails the current one
     assert vllm_pair(out["verdicts_before"]) == {"vllm": True, "vllm-legacy": False}
     assert vllm_pair(out["verdicts_after"]) == {"vllm": False, "vllm-legacy": True}
-    assert any("passes vllm-legacy and fails vllm, sglang-dspark, trtllm-dspark" in n for n in out["notes"])
+    assert any(
+        "passes vllm-legacy and fails vllm, sglang-dspark, trtllm-dspark" in n for n in out["notes"]
+    )
     assert code == 1 and not out["ok"]
     assert [f["code"] for f in out["findings_after"] if f["severity"] == "error"] == ["DSC105"]
 
