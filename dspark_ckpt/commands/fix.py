@@ -255,13 +255,33 @@ def _absence_read_by(cfg: DrafterConfig) -> list[str]:
     ]
 
 
+def _null_needed_by(cfg: DrafterConfig) -> list[str]:
+    """The profiles of the drafter's family that fail on a missing draft_vocab_size key
+    and read a null as its absence (SGLang EAGLE-3: AttributeError, DSC681)."""
+    if "draft_vocab_size" in cfg.raw:
+        return []
+    family = detect_family(cfg)
+    return [
+        n
+        for n in applicable_profiles(family)
+        if PROFILES[n].missing_draft_vocab_size == "attribute_error"
+    ]
+
+
 def _config_bytes(ckpt: Checkpoint, cfg: DrafterConfig) -> bytes | None:
     """config.json with draft_vocab_size written explicitly, or None: if it already was,
-    or if a runtime of the drafter's family reads its absence (``_absence_read_by``)."""
-    if not cfg.draft_vocab_size_defaulted or _absence_read_by(cfg):
+    or if a runtime of the drafter's family reads its absence (``_absence_read_by``) and
+    none fails on a missing key; where one does, the key is written as null (what the
+    absence means there)."""
+    if not cfg.draft_vocab_size_defaulted:
         return None
     raw = dict(cfg.raw)
-    raw["draft_vocab_size"] = cfg.draft_vocab_size
+    if _absence_read_by(cfg):
+        if not _null_needed_by(cfg):
+            return None
+        raw["draft_vocab_size"] = None
+    else:
+        raw["draft_vocab_size"] = cfg.draft_vocab_size
     return (json.dumps(raw, indent=2) + "\n").encode()
 
 
@@ -404,7 +424,14 @@ def _checkpoint_files(
     config = _config_bytes(ckpt, cfg)
     if config is not None:
         files.append(File(root / CONFIG, config))
-        notes.append(f"config.json: draft_vocab_size {cfg.draft_vocab_size} written explicitly")
+        if _null_needed_by(cfg) and _absence_read_by(cfg):
+            notes.append(
+                "config.json: draft_vocab_size written as null: "
+                f"{', '.join(_null_needed_by(cfg))} fail(s) without the key and use(s) the "
+                "target's head for null"
+            )
+        else:
+            notes.append(f"config.json: draft_vocab_size {cfg.draft_vocab_size} written explicitly")
     elif req.mode == OUT:  # copied, not linked: people edit configs in place
         files.append(File(root / CONFIG, src=ckpt.config_path))
     if config is None and cfg.draft_vocab_size_defaulted:

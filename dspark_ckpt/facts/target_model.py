@@ -31,6 +31,9 @@ class TargetModel:
     tie_word_embeddings: bool | None
     dtype: str | None  # torch_dtype or dtype
     quantization: str | None  # quantization_config's quant_method / quant_algo
+    # the padded vocab its text config declares (Inkling: 201024 over vocab_size 200058);
+    # SGLang bounds a DSpark mask id by it. None: not declared (or not a positive int)
+    padded_vocab_size: int | None = None
 
     def key(self, name: str) -> str:
         """The dotted config key ``name`` is read from."""
@@ -77,4 +80,9 @@ def read_target_model(cfg: dict, vocab_key: str, path: Path) -> TargetModel:
         tie_word_embeddings=tie[0] if tie and isinstance(tie[0], bool) else None,
         dtype=str(dtype[0]) if dtype else None,
         quantization=method,
+        padded_vocab_size=_positive_int(node.get("padded_vocab_size")),
     )
+
+
+def _positive_int(value: Any) -> int | None:
+    return value if type(value) is int and value > 0 else None

@@ -137,6 +137,41 @@ StrayNames = Literal[
 of a stray weight file)."""
 
 
+MissingDraftVocab = Literal[
+    "vocab_size",  # a missing draft_vocab_size key means V, as null does
+    "attribute_error",  # the loader reads config.draft_vocab_size: a missing key raises
+]
+"""What a drafter config without a draft_vocab_size key (not a null one) gets."""
+
+MissingTensors = Literal[
+    "unchecked",  # not modelled for this release
+    "default_init",  # a parameter the checkpoint lacks keeps its initial value, no error
+]
+"""What a tensor the runtime builds and the checkpoint lacks gets."""
+
+MarkovBiasWidth = Literal[
+    "",  # no such check
+    # the V-wide Markov bias covers the first V of the target head's logits (asserted
+    # V <= their width) and markov_w1 (V rows) embeds every sampled target id
+    "at_most_target",
+]
+"""How the DSpark Markov bias meets the target head's logits."""
+
+MaskTokenBound = Literal[
+    "vocab_size",  # [0, V): embedded by the drafter's own embedding
+    "target_vocab",  # [0, Vt): refused at start-up otherwise
+    "target_padded_vocab",  # [0, the target's padded_vocab_size, else Vt): refused otherwise
+]
+"""The range a mask (noise) token id must lie in."""
+
+DefaultAuxIds = Literal[
+    "",  # not modelled
+    "2,N//2,N-3",  # the states entering layers 2, N // 2 and N - 3 of an N-layer target
+    "draft_layers",  # one per drafter layer, spread over the target's layers 1 .. N - 3
+]
+"""The target hidden states a runtime feeds when the config names no aux layer ids."""
+
+
 def _literal_fields(cls: type) -> dict[str, tuple]:
     """Each ``Literal``-typed field of ``cls`` with the values it may hold."""
     return {f.name: get_args(f.type) for f in fields(cls) if get_origin(f.type) is Literal}
@@ -169,6 +204,8 @@ class HiddenStates:
     # (any other: not judged)
     capable_targets: frozenset[str] = frozenset()
     refused_targets: frozenset[str] = frozenset()
+    # the states fed when the config names no aux layer ids ("": not modelled)
+    default_ids: DefaultAuxIds = ""
 
     def __post_init__(self) -> None:
         first = self.sources[0].split(" (")[0] if self.sources else "no source"
@@ -238,6 +275,20 @@ class Profile:
     # has no parameter for (a stray file's)
     stray_files_loaded: StrayFilesLoaded = "index_or_all"
     stray_names: StrayNames = "refused"
+    # the drafter classes this release registers for the family: one of architectures must
+    # name one, or the model registry refuses the drafter (() for no check)
+    architectures: tuple[str, ...] = ()
+    missing_draft_vocab_size: MissingDraftVocab = "vocab_size"
+    missing_tensors: MissingTensors = "unchecked"
+    # where the config parser reads markov_head_type, first found wins (() for not read):
+    # required when markov_rank > 0, and one of markov_head_types; the model itself builds
+    # its head from the top-level key (default vanilla) and refuses other Markov tensors
+    markov_head_type_keys: tuple[str, ...] = ()
+    markov_head_types: tuple[str, ...] = ()
+    markov_bias_width: MarkovBiasWidth = ""
+    mask_token_bound: MaskTokenBound = "vocab_size"
+    # the keys of mask_token_keys where a present null ends the search (no mask id)
+    mask_token_null_stops: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         _check(self, PROFILE_CHOICES, f"profile {self.name!r}")

@@ -37,6 +37,101 @@ SG_BLOCK_STRAY = (
     f"{SG_DSPARK}:651 `super().load_weights(backbone_weights)`; "
     f"{SG_DFLASH}:944-946 `Ignore unexpected weights`"
 )
+SG_MODEL_REGISTRY = (
+    f"{S}model_loader/utils.py:224-232 `is_native_supported` (no registered name: the "
+    "transformers fallback, which has no such class: 'Cannot find model module', "
+    f"{S}model_loader/utils.py:154-167); {S}models/registry.py:93-114 `def resolve_model_cls`"
+)
+SG_DSPARK_WORKER = S + "speculative/dspark_components/dspark_worker_v2.py"
+SG_MARKOV_SAMPLE = "python/sglang/kernels/ops/speculative/dspark/markov_sample.py"
+# the drafter classes SGLang 0.5.23 registers (each model file's EntryClass)
+SG_EAGLE3_ARCHS = ("LlamaForCausalLMEagle3", "Eagle3DeepseekV2ForCausalLM")
+SG_DFLASH_ARCHS = (
+    "DFlashDraftModel",
+    "DFlashLagunaForCausalLM",
+    "MuseGlimmerAssistantModel",
+    "DFlash2DraftModel",
+    "DFlash2BeamDraftModel",
+    "MiniMaxDFlash2DraftModel",
+)
+SG_DSPARK_ARCHS = (
+    "DSparkDraftModel",
+    "Qwen3DSparkModel",
+    "LingDSparkModel",
+    "DSparkMiniMaxDraftModel",
+    "Lfm2DSparkDraftModel",
+    "DeepseekV4ForCausalLMDSpark",
+)
+# SGLang DSpark's mask id order (dspark_config.py:277-289): the prefixed key (a null falls
+# through), then dspark_config over dflash_config, text_config, the top level (dict.get /
+# getattr: a present null is taken, and then no id is set)
+SG_DSPARK_MASK = (
+    "dspark_noise_token_id",
+    "dspark_config.mask_token_id",
+    "dflash_config.mask_token_id",
+    "text_config.mask_token_id",
+    "mask_token_id",
+)
+SG_MARKOV_TYPE_KEYS = (
+    "dspark_markov_head_type",
+    "dspark_config.markov_head_type",
+    "dflash_config.markov_head_type",
+    "text_config.markov_head_type",
+    "markov_head_type",
+)
+SG_MARKOV_TYPES = ("vanilla", "gated", "rnn")
+NOT_READ = "not read by this loader: the rule is off"
+
+
+def _sglang_issue18_cites(model_py: str, archs: str) -> dict[str, str]:
+    """The cites of the fields issue 18 added, for the three SGLang loaders."""
+    dspark = model_py == SG_DSPARK
+    eagle3 = model_py == SG_EAGLE3
+    no_markov = f"{model_py} ({NOT_READ}: no Markov head)"
+    return {
+        "architectures": f"{archs}; {SG_MODEL_REGISTRY}",
+        "missing_draft_vocab_size": f"{SG_EAGLE3}:303-308 `config.draft_vocab_size is None` "
+        "(attribute access: a missing key is an AttributeError, a null takes the target's head)"
+        if eagle3
+        else f"{model_py} ({NOT_READ}: draft_vocab_size is never read)",
+        "missing_tensors": (
+            f"{SG_EAGLE3}:370-378 `if param_name in params_dict` (what is not given is not "
+            "loaded, and nothing checks)"
+            if eagle3
+            else f"{SG_DFLASH}:943-946 `Ignore unexpected weights` (no check of what was loaded)"
+        )
+        + f"; {S}model_loader/loader.py:1063 `model.load_weights(weights)` (nothing after it)",
+        "markov_head_type_keys": f"{SG_DSPARK_CFG}:253-268 `requires markov_head_type when "
+        "markov_rank > 0`"
+        if dspark
+        else no_markov,
+        "markov_head_types": f"{SG_DSPARK_CFG}:22 `SUPPORTED_DSPARK_MARKOV_HEAD_TYPES`; "
+        f'{SG_DSPARK}:392 `getattr(config, "markov_head_type", "vanilla")` (the model\'s '
+        f"head: top level only); {SG_DSPARK}:653-658 `DSpark unexpected markov weight`"
+        if dspark
+        else no_markov,
+        "markov_bias_width": f"{SG_MARKOV_SAMPLE}:269 `assert bias.shape[1] <= "
+        f"base_logits.shape[1]`; {SG_DSPARK}:238-239 `self.markov_w1(token_ids.long())` "
+        "(every anchor and sampled target id)"
+        if dspark
+        else no_markov,
+        "mask_token_bound": (
+            f"{SG_DSPARK_WORKER}:251-254 `padded_vocab_size`; {SG_DSPARK_CFG}:124-128 "
+            "`is outside the target`"
+            if dspark
+            else f"{S}speculative/dflash_worker_v2.py:1399-1408 `DFLASH mask_token_id is "
+            "outside the target vocab size`"
+            if model_py == SG_DFLASH
+            else f"{model_py} ({NOT_READ}: no mask token)"
+        ),
+        "mask_token_null_stops": (
+            f"{SG_DSPARK_CFG}:277-289 `dspark_cfg.get(`"
+            if dspark
+            else f"{SG_DFLASH_CFG}:688-690 `mask_token_id = dflash_cfg.get(`"
+            if model_py == SG_DFLASH
+            else f"{model_py} ({NOT_READ}: no mask token)"
+        ),
+    }
 
 
 def _sglang_block_cites(model_py: str) -> dict[str, str]:
@@ -142,7 +237,10 @@ EAGLE3_HIDDEN = HiddenStates(
         SGLANG_CAPTURE,
         "python/sglang/srt/models/llama.py:910-916 (set_embed: the target's embedding "
         "unless target_hidden_size != hidden_size)",
+        "python/sglang/srt/models/llama.py:933-936 `[2, num_layers // 2, num_layers - 3]` "
+        "(no ids: the states entering these layers)",
     ),
+    default_ids="2,N//2,N-3",
 )
 # DFlash, and DSpark (dspark.py builds on dflash)
 DFLASH_HIDDEN = HiddenStates(
@@ -157,7 +255,26 @@ DFLASH_HIDDEN = HiddenStates(
         "python/sglang/srt/speculative/dflash_utils.py:556-585 (ids outside "
         "[0, num_hidden_layers) raise at start-up)",
         SGLANG_CAPTURE,
+        "python/sglang/srt/speculative/dflash_utils.py:348-385 `def build_target_layer_ids` "
+        "(no ids: one per drafter layer, spread over target layers 1 .. N - 3)",
     ),
+    default_ids="draft_layers",
+)
+# DSpark: the runner feeds dspark_target_layer_ids first, while the model builds fc from
+# the DFlash ids (dflash.py:750-759)
+DSPARK_HIDDEN = HiddenStates(
+    "hidden_size",
+    (("dspark_target_layer_ids", 1), *DFLASH_HIDDEN.aux_ids),
+    "0..N-1",
+    "0..N-1",
+    "always",
+    (
+        *DFLASH_HIDDEN.sources,
+        "python/sglang/srt/model_executor/model_runner_components/"
+        "spec_aux_hidden_state.py:260-274 `dspark_draft_config.target_layer_ids` (the "
+        "runner's ids: dspark_target_layer_ids first)",
+    ),
+    default_ids="draft_layers",
 )
 
 # SGLang's DSpark and DFlash loaders (dflash.py, dflash_utils.py): the head and the
@@ -176,6 +293,7 @@ SGLANG_BLOCK_RULES = dict(
     prefixed_names="stripped",
     reads_speculators_format=False,
     stray_names="skipped",
+    missing_tensors="default_init",
 )
 
 PROFILES = (
@@ -232,6 +350,11 @@ PROFILES = (
             "stray_files_loaded": SG_WEIGHT_FILES,
             "stray_names": f"{SG_EAGLE3}:372-373 `if param_name in params_dict:` (else "
             "nothing: the name is skipped)",
+            **_sglang_issue18_cites(
+                SG_EAGLE3,
+                f"{SG_EAGLE3}:387 `EntryClass = [LlamaForCausalLMEagle3]`; "
+                f"{S}models/kimi_k25_eagle3.py:523 `EntryClass = [Eagle3DeepseekV2ForCausalLM]`",
+            ),
         },
         hidden_states=EAGLE3_HIDDEN,
         reduced_when=LT,
@@ -246,6 +369,9 @@ PROFILES = (
         prefixed_names="stripped",
         reads_speculators_format=False,
         stray_names="skipped",
+        architectures=SG_EAGLE3_ARCHS,
+        missing_draft_vocab_size="attribute_error",
+        missing_tensors="default_init",
     ),
     Profile(
         name="sglang-dspark",
@@ -253,18 +379,30 @@ PROFILES = (
         family=DSPARK,
         release=SGLANG,
         sources=(SG_DSPARK, SG_DFLASH, SG_DFLASH_CFG, SG_DSPARK_CFG),
-        cites=_sglang_block_cites(SG_DSPARK),
+        cites={
+            **_sglang_block_cites(SG_DSPARK),
+            **_sglang_issue18_cites(
+                SG_DSPARK,
+                f"{SG_DSPARK}:995 `EntryClass = [Qwen3DSparkModel, LingDSparkModel, "
+                f"DSparkDraftModel]`; {S}models/dspark_minimax.py:326 `EntryClass`; "
+                f"{S}models/lfm2_dspark.py:16 `EntryClass`; {S}models/deepseek_v4_dspark.py:1217 "
+                "`EntryClass`",
+            ),
+        },
         markov_w2_rows="vocab_size",
-        # dspark_config.py:206-211,277-289 (text_config.mask_token_id is not gathered)
-        mask_token_keys=(
-            "dspark_noise_token_id",
-            "dspark_config.mask_token_id",
-            "dflash_config.mask_token_id",
-            "mask_token_id",
-        ),
         missing_mask_token="error",
         top_level_keys=("markov_rank",),
-        **SGLANG_BLOCK_RULES,
+        **{
+            **SGLANG_BLOCK_RULES,
+            "hidden_states": DSPARK_HIDDEN,
+            "mask_token_keys": SG_DSPARK_MASK,
+            "mask_token_null_stops": SG_DSPARK_MASK[1:],
+            "mask_token_bound": "target_padded_vocab",
+            "markov_head_type_keys": SG_MARKOV_TYPE_KEYS,
+            "markov_head_types": SG_MARKOV_TYPES,
+            "markov_bias_width": "at_most_target",
+            "architectures": SG_DSPARK_ARCHS,
+        },
     ),
     Profile(
         name="sglang-dflash",
@@ -272,9 +410,17 @@ PROFILES = (
         family=DFLASH,
         release=SGLANG,
         sources=(SG_DFLASH, SG_DFLASH_CFG, S + "speculative/dflash_worker_v2.py"),
-        cites=_sglang_block_cites(SG_DFLASH),
+        cites={
+            **_sglang_block_cites(SG_DFLASH),
+            **_sglang_issue18_cites(
+                SG_DFLASH, f"{SG_DFLASH}:1317-1324 `EntryClass = [` (DFlashDraftModel, ...)"
+            ),
+        },
         mask_token_keys=("dflash_config.mask_token_id", "mask_token_id"),
         missing_mask_token="tokenizer",
+        mask_token_null_stops=("dflash_config.mask_token_id",),
+        mask_token_bound="target_vocab",
+        architectures=SG_DFLASH_ARCHS,
         **SGLANG_BLOCK_RULES,
     ),
 )

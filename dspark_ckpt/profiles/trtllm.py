@@ -41,6 +41,24 @@ TRT_WEIGHT_FILES = (
     '`HfWeightLoader.load_weights` (glob.glob(f"{checkpoint_dir}/*.safetensors"), no index)'
 )
 
+
+def _not_modelled(source: str) -> dict[str, str]:
+    """The cites of the fields issue 18 added for SGLang's loaders, at their defaults here."""
+    return dict.fromkeys(
+        (
+            "architectures",
+            "missing_draft_vocab_size",
+            "missing_tensors",
+            "markov_head_type_keys",
+            "markov_head_types",
+            "markov_bias_width",
+            "mask_token_null_stops",
+            "mask_token_bound",
+        ),
+        f"{source} (not modelled for this commit: the rule is off; mask ids: DSC208's [0, V))",
+    )
+
+
 # how TensorRT-LLM's DSpark drafter takes the target's hidden states
 DSPARK_HIDDEN = HiddenStates(
     "hidden_size",
@@ -63,6 +81,7 @@ PROFILES = (
         release="TensorRT-LLM main (modeling_dspark_qwen3.py @40289c86, autumn 2026)",
         sources=(TRT_DSPARK, TRT_HEADS),
         cites={
+            **_not_modelled(TRT_DSPARK),
             "reduced_when": f"{TRT_DSPARK} (draft_vocab_size never read)",
             "reduced_against": f"{TRT_DSPARK} (draft_vocab_size never read)",
             "missing_d2t": f"{TRT_DSPARK} (no d2t path: the head is the target's)",
@@ -126,6 +145,7 @@ PROFILES = (
         release="TensorRT-LLM main (modeling_speculative.py @00679c66, autumn 2026)",
         sources=(TRT_SPEC,),
         cites={
+            **_not_modelled(TRT_SPEC),
             "reduced_when": f"{EAGLE3_INIT} (d2t when config.vocab_size != "
             f"config.draft_vocab_size: Vd > V too); {TRT_SPEC}:_ensure_draft_vocab_size() "
             "(a missing draft_vocab_size defaults to vocab_size, with a warning)",

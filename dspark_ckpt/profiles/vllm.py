@@ -62,6 +62,21 @@ VLLM_DFLASH_AUX = (
     "eagle_config.layer_ids",
 )
 EAGLE3_AUX = ("num_aux_hidden_states", "eagle_config.eagle_aux_hidden_state_layer_ids")
+# the fields issue 18 added for SGLang's loaders, at their defaults here (the rule is off)
+NOT_MODELLED = {
+    "architectures": f"{M}registry.py (its registry: not modelled here, the rule is off)",
+    "missing_draft_vocab_size": f'{EAGLE3_PY}:314 `getattr(self.config, "draft_vocab_size", '
+    f'None) is None`; {DSPARK_PY}:206-207 `getattr(config, "draft_vocab_size", None)` (a '
+    "missing key means vocab_size)",
+    "missing_tensors": "vllm/model_executor/model_loader/default_loader.py (not modelled "
+    "here: the rule is off)",
+    "markov_head_type_keys": f"{DSPARK_PY}:206-218 `self.markov_head = DSparkMarkovHead(` (markov_head_type not read: the rule is off)",
+    "markov_head_types": f"{DSPARK_PY}:206-218 `self.markov_head = DSparkMarkovHead(` (markov_head_type not read: the rule is off)",
+    "markov_bias_width": f"{DSPARK_PY} (not modelled here: the rule is off)",
+    "mask_token_null_stops": f"{SPEC_UTILS} (not modelled here: the rule is off)",
+    "mask_token_bound": f"{SPEC_CONFIG}:356-377 `draft input vocabulary` (the range is [0, V); "
+    "checked at config time for Qwen3-Omni targets only)",
+}
 EAGLE3_NORM = ("eagle_config.norm_before_fc", "norm_before_fc")
 
 
@@ -274,7 +289,7 @@ PROFILES = (
         family=DSPARK,
         release=VLLM,
         sources=(DSPARK_PY, DSPARK_UTILS, SPEC_UTILS, DFLASH_PY, SPEC_CONFIG, "vllm PR #55133"),
-        cites=_vllm_dspark_cites("262-268", "341-357"),
+        cites={**_vllm_dspark_cites("262-268", "341-357"), **NOT_MODELLED},
         reduced_when=LT,
         **VLLM_DSPARK_RULES,
     ),
@@ -286,6 +301,7 @@ PROFILES = (
         sources=(DSPARK_PY + " at PR #52560", "vllm PR #52560", "vllm PR #55133"),
         cites={
             **_vllm_dspark_cites("262-268", "341-357"),
+            **NOT_MODELLED,
             "reduced_when": "vllm PR #52560 (qwen3_dspark.py: uses_reduced_vocab = "
             "Vd != Vt; PR #55133 made it Vd < Vt); " + DSPARK_PY + ":262,342 "
             "`< self.target_vocab_size` (0.33.0)",
@@ -299,7 +315,7 @@ PROFILES = (
         family=DFLASH,
         release=VLLM,
         sources=(DFLASH_PY, DFLASH_UTILS, EAGLE_UTILS, LOGITS, SPEC_UTILS, AUX_UTILS),
-        cites=_vllm_eagle_cites(DFLASH_PY, "768-775", "801-814", "851-892"),
+        cites={**_vllm_eagle_cites(DFLASH_PY, "768-775", "801-814", "851-892"), **NOT_MODELLED},
         hidden_states=DFLASH_HIDDEN,
         mask_token_keys=VLLM_MASK,
         missing_mask_token="error",
@@ -312,7 +328,7 @@ PROFILES = (
         family=EAGLE3,
         release=VLLM,
         sources=(EAGLE3_PY, M + "qwen3_eagle3.py", EAGLE_UTILS, LOGITS, SPECULATORS),
-        cites=_vllm_eagle_cites(EAGLE3_PY, "338-345", "373-394", "420-470"),
+        cites={**_vllm_eagle_cites(EAGLE3_PY, "338-345", "373-394", "420-470"), **NOT_MODELLED},
         **VLLM_EAGLE3_RULES,
     ),
     Profile(
@@ -323,6 +339,7 @@ PROFILES = (
         sources=(EAGLE3_PY + " before PR #53458", "vllm PR #53458"),
         cites={
             **_vllm_eagle_cites(EAGLE3_PY, "338-345", "373-394", "420-470"),
+            **NOT_MODELLED,
             "d2t_param": "vllm PR #53458 (before it, __init__ always created "
             "draft_id_to_target_id [Vd]); " + EAGLE3_PY + ":338-345 "
             "`draft_vocab_size != target_vocab_size` (0.33.0: only when Vd != Vt)",

@@ -9,13 +9,15 @@ index error at the first step, silent garbage); its hint is safe to follow.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import replace
+from typing import Any
 
 from dspark_ckpt.facts.gather import Facts
 from dspark_ckpt.facts.vocab import BIAS_TENSOR, D2T, EMBED, LM_HEAD, MASK_TENSOR, PADDED, T2D
 from dspark_ckpt.facts.weight_files import WeightFile
-from dspark_ckpt.profiles.registry import Profile
+from dspark_ckpt.profiles.registry import EAGLE3, Profile
 from dspark_ckpt.rules.findings import ERROR, INFO, WARNING, Finding, new_finding
 from dspark_ckpt.rules.registry import PROFILE, rule
 from dspark_ckpt.rules.repairs import (
@@ -183,11 +185,41 @@ def key_not_top_level(f: Facts, p: Profile) -> list[Finding]:
     return out
 
 
+def _raw_at(raw: dict, dotted: str) -> tuple[bool, Any]:
+    """(present, value) of a dotted key of the raw config."""
+    node: Any = raw
+    *nests, leaf = dotted.split(".")
+    for part in nests:
+        node = node.get(part) if isinstance(node, dict) else None
+    if not isinstance(node, dict) or leaf not in node:
+        return False, None
+    return True, node[leaf]
+
+
+def _null_mask_key(f: Facts, p: Profile) -> str | None:
+    """The key whose present null ends the runtime's search for a mask id, else None."""
+    for key in p.mask_token_keys:
+        present, value = _raw_at(f.raw, key)
+        if present and value is not None:
+            return None
+        if present and key in p.mask_token_null_stops:
+            return key
+    return None
+
+
 def _mask_token(f: Facts, p: Profile) -> tuple[str, int] | None:
-    """The mask token id the runtime reads (its key order) and its key; None if none."""
+    """The mask token id the runtime reads (its key order) and its key; None if none
+    (a present null at a key of ``mask_token_null_stops`` ends the search)."""
     declared = dict(f.cfg.mask_tokens)
-    key = next((k for k in p.mask_token_keys if k in declared), None)
-    return None if key is None else (key, declared[key])
+    for key in p.mask_token_keys:
+        if key in declared:
+            return key, declared[key]
+        present, value = _raw_at(f.raw, key)
+        if type(value) is int:  # a key the config parser does not read (text_config.)
+            return key, value
+        if present and value is None and key in p.mask_token_null_stops:
+            return None
+    return None
 
 
 @repair("set-mask-token", ASKS)
@@ -217,12 +249,14 @@ def mask_token_missing(f: Facts, p: Profile) -> list[Finding]:
     mask_token_id."""
     if not p.mask_token_keys or p.missing_mask_token != "error" or _mask_token(f, p):
         return []
+    null = _null_mask_key(f, p)
+    what = f"{null} is null, and {p.runtime} takes it as set" if null else "no mask token id"
     return [
         new_finding(
             "DSC109",
-            f"no mask token id: {p.runtime} reads {', '.join(p.mask_token_keys)} and "
+            f"{what}: {p.runtime} reads {', '.join(p.mask_token_keys)} and "
             "refuses a DFlash/DSpark drafter without one",
-            tensor=p.mask_token_keys[0],
+            tensor=null or p.mask_token_keys[0],
         )
     ]
 
@@ -406,8 +440,11 @@ def mask_token_outside_vocab(f: Facts, p: Profile) -> list[Finding]:
     [0, V) with V the drafter's vocab_size (not [0, Vd): a pruned Qwen3 drafter with Vd 32000 and
     mask id 151669 is valid). vLLM checks this at config time for Qwen3-Omni targets; elsewhere the
     lookup indexes out of range."""
-    # the mask id the runtime reads (its key order) is an input id, in [0, V)
-    if not p.mask_token_keys or (found := _mask_token(f, p)) is None:
+    # the mask id the runtime reads (its key order) is an input id, in [0, V); where the
+    # runtime bounds it by the target's vocab instead, DSC686 says it
+    if p.mask_token_bound != "vocab_size" or not p.mask_token_keys:
+        return []
+    if (found := _mask_token(f, p)) is None:
         return []
     key, mask_id = found
     if 0 <= mask_id < f.V:
@@ -612,19 +649,372 @@ def to_native_config(f: Facts, p: Profile | None, finding: Finding) -> Fix | Nee
     repair=to_native_config,
 )
 def config_format_unread(f: Facts, p: Profile) -> list[Finding]:
-    """SGLang 0.5.23 reads only the LlamaForCausalLMEagle3 config format; it has no translation for
-    a speculators-format config (speculators_model_type, transformer_layer_config), so the drafter
-    cannot be built from it."""
-    # SGLang reads no speculators-format config
+    """SGLang 0.5.23 has no translation for a speculators-format config (speculators_model_type,
+    transformer_layer_config, no model_type): its EAGLE-3 loader reads only the
+    LlamaForCausalLMEagle3 config format, its DFlash and DSpark loaders only configs with the
+    backbone sizes at the top level and dflash_config. The drafter cannot be built from it, for
+    any family."""
+    # SGLang reads no speculators-format config, for any family
     if p.reads_speculators_format or not f.cfg.speculators_format:
         return []
+    if p.family == EAGLE3:
+        reads, hint = "the LlamaForCausalLMEagle3 config format", None
+    else:
+        reads = (
+            "configs whose top level holds the backbone sizes and a model_type, with "
+            "dflash_config (DFlashDraftModel / DSparkDraftModel, SpecForge's format)"
+        )
+        hint = (
+            "export a SpecForge-format config: the transformer_layer_config keys at the top "
+            "level with its model_type, architectures [DFlashDraftModel] or "
+            "[DSparkDraftModel], dflash_config.target_layer_ids and mask_token_id"
+        )
     return [
         new_finding(
             "DSC604",
             f"this is a speculators-format config (speculators_model_type): {p.release} "
-            "reads only the LlamaForCausalLMEagle3 config format and cannot build the "
+            f"has no translation for it and reads only {reads}: it cannot build the "
             "drafter from it",
             tensor="speculators_model_type",
+            hint=hint,
+        )
+    ]
+
+
+# --- SGLang 0.5.23 as it is (issue 18) --------------------------------------------------
+
+
+@rule(
+    "DSC680",
+    ERROR,
+    "drafter class not registered",
+    scope=PROFILE,
+    hint="export the drafter for a class the runtime registers, or serve it where its class is",
+)
+def architecture_not_registered(f: Facts, p: Profile) -> list[Finding]:
+    """SGLang builds the drafter from the class config.json's architectures names, looked up in its
+    model registry (each model file's EntryClass). A name it does not register goes to the
+    transformers fallback, which has no drafter classes: 'Cannot find model module ... is not a
+    registered model'. A drafter exported under another runtime's or producer's class name
+    (vLLM's Qwen3DSparkForCausalLM, speculators' Eagle3DraftModel, SpecForge's PEagleDraftModel:
+    P-EAGLE is not served) is refused at start-up."""
+    if not p.architectures or any(a in p.architectures for a in f.cfg.architectures):
+        return []
+    named = ", ".join(f.cfg.architectures) or "none"
+    return [
+        new_finding(
+            "DSC680",
+            f"architectures [{named}]: {p.release} registers no such {p.family} drafter class "
+            f"(it registers {', '.join(p.architectures)}): its model registry refuses the "
+            "drafter at start-up ('Cannot find model module ... is not a registered model')",
+            tensor="architectures",
+            hint=f"{p.name} serves {p.family} drafters of the classes it registers: export "
+            f"this one as {p.architectures[0]} if it has that layout, or serve it on a "
+            "runtime that registers its class",
+        )
+    ]
+
+
+@rule(
+    "DSC681",
+    ERROR,
+    "draft_vocab_size key missing where the loader reads it",
+    scope=PROFILE,
+    hint='write "draft_vocab_size": null in config.json (the target\'s head is used)',
+)
+def draft_vocab_size_key_missing(f: Facts, p: Profile) -> list[Finding]:
+    """SGLang's EAGLE-3 loader reads config.draft_vocab_size as an attribute whenever the
+    embeddings are not tied: a config.json without the key fails to build the drafter with an
+    AttributeError ('LlamaConfig' object has no attribute 'draft_vocab_size'). An explicit null is
+    read: the head is then the target's and Vd = V."""
+    if p.missing_draft_vocab_size != "attribute_error" or f.cfg.speculators_format:
+        return []
+    if "draft_vocab_size" in f.raw or f.tied:
+        return []
+    if f.lm_head is not None and len(f.lm_head.shape) == 2:
+        hint = (
+            f'write "draft_vocab_size": {f.lm_head.shape[0]} (the shipped head\'s rows) in '
+            "config.json, so that the drafter's own head is loaded"
+        )
+    else:
+        hint = 'write "draft_vocab_size": null in config.json: the target\'s head is used'
+    return [
+        new_finding(
+            "DSC681",
+            f"config.json has no draft_vocab_size key: {p.release} reads "
+            "config.draft_vocab_size (embeddings not tied) and fails to build the drafter "
+            "with AttributeError ('LlamaConfig' object has no attribute 'draft_vocab_size')",
+            tensor="draft_vocab_size",
+            hint=hint,
+        )
+    ]
+
+
+_ATTN = ("self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.o_proj")
+_MLP = ("mlp.gate_proj", "mlp.up_proj", "mlp.down_proj")
+_NORMS = ("input_layernorm", "post_attention_layernorm")
+# a stored name -> the one the loader maps it to (SGLang's EAGLE-3 legacy names; DFlash's
+# vendor aliases)
+_EAGLE3_LEGACY = (
+    ("midlayer", "layers.0"),
+    ("aux_norm_low", "fc_norm.0"),
+    ("aux_norm_mid", "fc_norm.1"),
+    ("aux_norm_high", "fc_norm.2"),
+)
+_BLOCK_ALIASES = {
+    "encoder.fc.weight": "fc.weight",
+    "encoder.output_norm_enc.weight": "hidden_norm.weight",
+}
+# fused parameters a checkpoint may store instead of their parts
+_FUSED = {
+    "self_attn.q_proj": "self_attn.qkv_proj",
+    "self_attn.k_proj": "self_attn.qkv_proj",
+    "self_attn.v_proj": "self_attn.qkv_proj",
+    "mlp.gate_proj": "mlp.gate_up_proj",
+    "mlp.up_proj": "mlp.gate_up_proj",
+}
+# the tensors of each DSpark Markov head type beyond markov_w1 / markov_w2
+MARKOV_EXTRA = {
+    "vanilla": (),
+    "gated": ("markov_head.gate_proj.weight", "markov_head.gate_proj.bias"),
+    "rnn": ("markov_head.joint_proj.weight", "markov_head.joint_proj.bias"),
+}
+MARKOV_W = ("markov_head.markov_w1.weight", "markov_head.markov_w2.weight")
+
+
+def _loaded_name(name: str, family: str) -> str:
+    """A stored tensor name as the SGLang loader maps it to a parameter."""
+    if family == EAGLE3:
+        for legacy, new in _EAGLE3_LEGACY:
+            if legacy in name:
+                name = name.replace(legacy, new)
+        return name.removeprefix("model.")
+    name = name.removeprefix("model.")
+    return _BLOCK_ALIASES.get(name, name)
+
+
+def _markov_built(f: Facts) -> str | None:
+    """The Markov head type the DSpark model builds: from the top-level keys only
+    (config.markov_rank, config.markov_head_type, default vanilla); None: none built."""
+    rank = f.raw.get("markov_rank")
+    if type(rank) is not int or rank <= 0:
+        return None
+    return str(f.raw.get("markov_head_type", "vanilla")).lower()
+
+
+def _built_tensors(f: Facts, p: Profile) -> list[str]:
+    """The weights the runtime's drafter model builds and loads from the checkpoint (its
+    embedding and head aside: DSC601 says a missing head, and the target's are shared)."""
+    from dspark_ckpt.rules.shapes import _aux_count  # the fc count, as DSC210 resolves it
+
+    raw, layers = f.raw, f.cfg.value("num_hidden_layers")
+    layers = layers if type(layers) is int and layers > 0 else 0
+    per_layer = [*_ATTN, *_MLP]
+    if p.family == EAGLE3:
+        names = ["fc.weight", "norm.weight"]
+        if raw.get("bias"):  # fc = Linear(..., bias=config.bias)
+            names.append("fc.bias")
+        if next((v for k in p.norm_before_fc_keys if (v := f.cfg.value(k)) is not None), False):
+            names.append("input_norm.weight")
+        counted = _aux_count(f, p)
+        if (raw.get("fc_norm") or raw.get("use_aux_norm")) and counted:
+            names += [f"fc_norm.{i}.weight" for i in range(counted[0])]
+        norms = (*_NORMS, "hidden_norm")
+        own = raw.get("target_hidden_size", f.cfg.hidden_size)
+        if own != f.cfg.hidden_size and raw.get("draft_vocab_size") is not None:
+            names.append(EMBED)  # set_embed keeps the drafter's own embedding
+    else:
+        names = ["fc.weight", "hidden_norm.weight", "norm.weight"]
+        per_layer += ["self_attn.q_norm", "self_attn.k_norm"]
+        norms = _NORMS
+        kind = _markov_built(f) if p.markov_head_types else None
+        if kind in p.markov_head_types:
+            names += [*MARKOV_W, *MARKOV_EXTRA.get(kind, ())]
+    for i in range(layers):
+        names += [f"layers.{i}.{part}.weight" for part in (*per_layer, *norms)]
+    return names
+
+
+@rule(
+    "DSC682",
+    ERROR,
+    "missing weights keep their initial values",
+    scope=PROFILE,
+    hint="ship every weight of the drafter (re-export it whole)",
+)
+def tensors_default_initialised(f: Facts, p: Profile) -> list[Finding]:
+    """SGLang's drafter loaders load the names they are given and check nothing after: a weight
+    the model builds that the checkpoint lacks (fc, a norm, a layer, the Markov head) keeps its
+    initial value (random for linear and embedding weights, ones for norms). The drafter loads
+    without an error and drafts garbage."""
+    if p.missing_tensors != "default_init" or f.cfg.quantized or f.cfg.speculators_format:
+        return []
+    stored = {_loaded_name(n, p.family) for n in f.tensors}
+
+    def missing(name: str) -> bool:
+        if name in stored:
+            return False
+        layer = re.match(r"layers\.\d+\.", name)  # a fused q/k/v or gate/up counts
+        fused = layer and _FUSED.get(name[layer.end() :].removesuffix(".weight"))
+        return not (fused and f"{layer.group(0)}{fused}.weight" in stored)
+
+    absent = [n for n in _built_tensors(f, p) if missing(n)]
+    if not absent:
+        return []
+    shown = ", ".join(absent[:3]) + (f" and {len(absent) - 3} more" if len(absent) > 3 else "")
+    return [
+        new_finding(
+            "DSC682",
+            f"{len(absent)} weight(s) the {p.runtime} drafter model builds are not in the "
+            f"checkpoint ({shown}): its loader loads what it is given and checks nothing "
+            "after, so they keep their initial values (random for linear and embedding "
+            "weights, ones for norms): the drafter loads and drafts garbage, with no error",
+            tensor=absent[0],
+        )
+    ]
+
+
+def _parsed_markov(f: Facts, p: Profile) -> tuple[int, tuple[str, Any] | None, bool]:
+    """(markov_rank, (key, markov_head_type) or None, whether the dspark_* keys are used) as
+    SGLang's DSpark config parser reads them."""
+    raw = f.raw
+    prefixed = any(
+        raw.get(k) is not None
+        for k in (
+            "dspark_block_size",
+            "dspark_markov_rank",
+            "dspark_noise_token_id",
+            "dspark_target_layer_ids",
+        )
+    )
+    rank = raw.get("dspark_markov_rank")
+    if type(rank) is not int:
+        rank = f.cfg.markov_rank or 0
+    found = next(
+        ((k, v) for k in p.markov_head_type_keys if (v := _raw_at(raw, k)[1]) is not None), None
+    )
+    return rank, found, prefixed
+
+
+@rule(
+    "DSC683",
+    ERROR,
+    "Markov head type missing or unsupported",
+    scope=PROFILE,
+    hint='set "markov_head_type": "vanilla" (or the head type the drafter was trained with)',
+)
+def markov_head_type_unread(f: Facts, p: Profile) -> list[Finding]:
+    """SGLang's DSpark config parser needs markov_head_type whenever markov_rank > 0 (read from the
+    dspark_* keys, dspark_config / dflash_config, text_config or the top level), unless the config
+    uses the dspark_* keys, and accepts only vanilla, gated and rnn: otherwise it refuses the
+    drafter at start-up ('DSpark requires markov_head_type when markov_rank > 0')."""
+    if not p.markov_head_type_keys:
+        return []
+    rank, found, prefixed = _parsed_markov(f, p)
+    if found is None:
+        if rank <= 0 or prefixed:
+            return []
+        return [
+            new_finding(
+                "DSC683",
+                f"markov_rank is {rank} and no markov_head_type is set (read from "
+                f"{', '.join(p.markov_head_type_keys)}): {p.release} refuses the drafter "
+                "('DSpark requires markov_head_type when markov_rank > 0, got None')",
+                tensor="markov_head_type",
+            )
+        ]
+    key, kind = found
+    if str(kind).lower() in p.markov_head_types:
+        return []
+    return [
+        new_finding(
+            "DSC683",
+            f"{key} is {kind!r}: {p.release} supports {', '.join(p.markov_head_types)} and "
+            "refuses the drafter ('Unsupported DSpark markov_head_type')",
+            tensor=key,
+        )
+    ]
+
+
+@rule(
+    "DSC684",
+    ERROR,
+    "Markov head of another type than the model builds",
+    scope=PROFILE,
+    hint=(
+        "set the top-level markov_head_type to the head the checkpoint holds (the model reads "
+        "it there only)"
+    ),
+)
+def markov_head_of_another_type(f: Facts, p: Profile) -> list[Finding]:
+    """SGLang's DSpark model builds its Markov head from the top-level markov_head_type only
+    (default vanilla), whatever the nested copy the config parser accepted says, and refuses any
+    markov_head.* tensor that head lacks ('DSpark unexpected markov weight ... not found in model
+    parameters'), or a head type it does not know ('Unsupported DSpark markov_head_type')."""
+    if not p.markov_head_types or (built := _markov_built(f)) is None:
+        return []
+    if markov_head_type_unread(f, p):  # DSC683: the parser refuses it first
+        return []
+    if built not in p.markov_head_types:
+        return [
+            new_finding(
+                "DSC684",
+                f"the top-level markov_head_type is {json.dumps(f.raw.get('markov_head_type'))}: "
+                f"{p.release}'s DSpark model builds its head from it and refuses it "
+                "('Unsupported DSpark markov_head_type')",
+                tensor="markov_head_type",
+            )
+        ]
+    known = {*MARKOV_W, *MARKOV_EXTRA.get(built, ())}
+    stored = sorted(n for n in f.tensors if n.startswith("markov_head."))
+    other = [n for n in stored if n not in known]
+    if not other:
+        return []
+    return [
+        new_finding(
+            "DSC684",
+            f"{', '.join(other[:3])}: {p.release}'s DSpark model builds a {built} Markov head "
+            "(from the top-level markov_head_type, default vanilla) and refuses a Markov "
+            "weight it lacks ('DSpark unexpected markov weight ... not found in model "
+            "parameters')",
+            f.tensors[other[0]],
+        )
+    ]
+
+
+@rule(
+    "DSC686",
+    ERROR,
+    "mask token id outside the target's vocab",
+    scope=PROFILE,
+    hint="set the mask token id the drafter was trained with; it must be a token of the target",
+)
+def mask_token_outside_target(f: Facts, p: Profile) -> list[Finding]:
+    """SGLang embeds the DFlash/DSpark mask token with the target's embedding, and refuses at
+    start-up an id outside the target's vocab: DFlash bounds it by the target's vocab_size, DSpark
+    by the target's padded_vocab_size when its config declares one (Inkling: 201024 over 200058),
+    else its vocab_size; a negative id is refused by both config parsers."""
+    if p.mask_token_bound == "vocab_size" or (found := _mask_token(f, p)) is None:
+        return []
+    key, mask_id = found
+    model = f.target.model
+    padded = model.padded_vocab_size if model else None
+    if p.mask_token_bound == "target_padded_vocab" and padded:
+        bound, what = padded, "padded_vocab_size"
+    else:
+        bound, what = f.Vt, "vocab_size"
+    if 0 <= mask_id < bound:
+        return []
+    if mask_id < 0:
+        refused = "its config parser refuses it ('mask_token_id must be non-negative')"
+    else:
+        refused = "refuses it at start-up ('mask_token_id ... is outside the target vocab size')"
+    return [
+        new_finding(
+            "DSC686",
+            f"{key} {mask_id} (the mask id {p.runtime} reads) is outside the target's vocab "
+            f"[0, {bound}) (its {what}): {p.release} {refused}",
+            tensor=key,
         )
     ]
 

@@ -342,3 +342,73 @@ def target_without_aux_states(f: Facts, p: Profile, hs: HiddenStates) -> list[Fi
             hint=f"serve this drafter on a target {p.runtime} can take hidden states from",
         )
     ]
+
+
+def default_capture_points(f: Facts, hs: HiddenStates, n: int) -> list[int] | None:
+    """The capture points the runtime feeds an ``n``-layer target when the config names no
+    aux layer ids (``hs.default_ids``); None: not modelled, or no drafter depth."""
+    if hs.default_ids == "2,N//2,N-3":  # llama.py:933-936: capture points themselves
+        return [2, n // 2, n - 3]
+    if hs.default_ids == "draft_layers":  # dflash_utils.py:348-385, then id + 1
+        layers = f.cfg.value("num_hidden_layers")
+        if type(layers) is not int or layers <= 0 or (layers > 1 and n < 4):
+            return None
+        if layers == 1:
+            return [n // 2 + 1]
+        span = n - 4
+        return [int(round(1 + i * span / (layers - 1))) + 1 for i in range(layers)]
+    return None
+
+
+@rule(
+    "DSC687",
+    ERROR,
+    "fc built for another count of target states than the runtime feeds",
+    scope=TARGET,
+    hint="write the layer ids the drafter was trained on where the runtime reads them",
+)
+def aux_states_fed_differ(f: Facts, p: Profile, hs: HiddenStates) -> list[Finding]:
+    """The runtime builds the drafter's fc for one count of target hidden states and feeds it the
+    states of the layer ids its runner reads, or its own default when the config names none:
+    SGLang EAGLE-3 feeds eagle_config.eagle_aux_hidden_state_layer_ids, else the states entering
+    layers 2, N // 2 and N - 3, while its model counts num_aux_hidden_states first; SGLang DSpark
+    feeds dspark_target_layer_ids first, while its model counts the DFlash ids. When the two
+    counts differ the first forward fails on fc's shape ('DFLASH target_hidden feature dim
+    mismatch')."""
+    from dspark_ckpt.rules.shapes import _aux_count  # fc's count, as DSC210 resolves it
+
+    n = f.layers
+    built = _aux_count(f, p)
+    if not hs.default_ids or n is None or built is None:
+        return []
+    top = n if hs.captures == "0..N" else n - 1
+    found = aux_ids(f, hs)
+    if found is not None:
+        ids, key, shift = found
+        points = capture_points(ids, shift)
+        if any(not 0 <= c <= top for c in points) or len(set(points)) < len(points):
+            return []  # DSC703 says it
+        how = f"{key} {ids}"
+    else:
+        points = default_capture_points(f, hs, n)
+        if points is None:
+            return []
+        how = (
+            f"no layer ids in the config: its default for a {n}-layer target, the states "
+            f"entering layers {sorted(set(points))}"
+        )
+    fed = len({c for c in points if 0 <= c <= top})
+    count, source = built
+    if fed == count:
+        return []
+    return [
+        new_finding(
+            "DSC687",
+            f"{p.name} feeds fc {fed} target hidden states ({how}) but builds it for {count} "
+            f"({source}): a shape error when they first reach fc",
+            tensor=FC,
+            hint=f"write the {count} layer ids the drafter was trained on as "
+            f"{hs.aux_ids[0][0]} (the runner reads {', '.join(k for k, _ in hs.aux_ids)}), "
+            f"so that the runner feeds what fc counts ({source})",
+        )
+    ]

@@ -157,10 +157,18 @@ def write_draft_vocab_size(f: Facts, p: Profile | None, finding: Finding) -> Fix
     repair=write_draft_vocab_size,
 )
 def draft_vocab_defaulted(f: Facts) -> list[Finding]:
-    """With no draft_vocab_size, vLLM, SGLang and TensorRT-LLM use vocab_size; the speculators
-    library's own configs default to 32000."""
+    """With no draft_vocab_size, vLLM and TensorRT-LLM use vocab_size; SGLang's EAGLE-3 loader does
+    for an explicit null and fails on a missing key (DSC681), its DFlash/DSpark loaders never read
+    it; the speculators library's own configs default to 32000."""
     if not f.cfg.draft_vocab_size_defaulted:
         return []
+    # SGLang's EAGLE-3 loader reads an explicit null as V, and fails on a missing key
+    who = (
+        f"vLLM and TensorRT-LLM use vocab_size {f.V} (SGLang's EAGLE-3 loader fails without "
+        "the key: DSC681)"
+        if "draft_vocab_size" not in f.raw
+        else f"vLLM, SGLang and TensorRT-LLM use vocab_size {f.V}"
+    )
     spec = (
         f" (this is a speculators-format config, whose library defaults to "
         f"{SPECULATORS_DEFAULT_DRAFT_VOCAB})"
@@ -170,8 +178,7 @@ def draft_vocab_defaulted(f: Facts) -> list[Finding]:
     return [
         new_finding(
             "DSC501",
-            f"draft_vocab_size is missing: vLLM, SGLang and TensorRT-LLM use vocab_size "
-            f"{f.V}{spec}",
+            f"draft_vocab_size is missing: {who}{spec}",
             tensor="draft_vocab_size",
         )
     ]
@@ -242,6 +249,44 @@ def vocab_not_target_width(f: Facts, p: Profile) -> list[Finding]:
             f"vocab_size {f.V} differs from {what} ({width}): {p.runtime} adds a Markov bias "
             f"of {f.V} columns to the target head's {width} logits, a shape error at the "
             "first draft step",
+            tensor="vocab_size",
+        )
+    ]
+
+
+@rule(
+    "DSC685",
+    ERROR,
+    "Markov vocab differs from the target head's logits",
+    scope=PROFILE,
+    hint="export the DSpark drafter with vocab_size equal to the target head's rows",
+)
+def markov_vocab_not_target_width(f: Facts, p: Profile) -> list[Finding]:
+    """SGLang's DSpark drafter drafts from the target's lm_head logits (as wide as its rows) plus
+    a Markov bias of vocab_size (V) columns over the first V of them, and asserts the bias is no
+    wider (V <= the logits' width); its markov_w1 (V rows) embeds the anchor and every drafted
+    target id. So V above the width is an AssertionError at the first draft step, and V below it
+    an index error as soon as a target id in [V, width) is drafted or is the anchor."""
+    width = f.target.embedding_rows  # the target head's rows: unknown without its weights
+    if p.markov_bias_width != "at_most_target" or width is None or width == f.V:
+        return []
+    if width < f.V:
+        what = (
+            f"the Markov bias ({f.V} columns) is wider than the target head's {width} logits: "
+            f"{p.release} asserts it is not (bias.shape[1] <= base_logits.shape[1]), an "
+            "AssertionError at the first draft step"
+        )
+    else:
+        what = (
+            f"the Markov bias covers the first {f.V} of the target head's {width} logits and "
+            f"markov_w1 ({f.V} rows) embeds the anchor and every drafted target id: the first "
+            f"id in [{f.V}, {width}) is an index error (a device-side assert on GPU)"
+        )
+    return [
+        new_finding(
+            "DSC685",
+            f"vocab_size {f.V} differs from the target's {f.target.embedding_tensor} rows "
+            f"({width}): {what}",
             tensor="vocab_size",
         )
     ]

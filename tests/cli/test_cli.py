@@ -94,7 +94,9 @@ def test_header_progress_hears_every_shard():
 def test_summary_names_the_failing_profiles():
     r = cli("inspect", FIXTURES / "padded", "--target-vocab-size", "100", "--profile", "all", "-q")
     assert r.exit_code == 1
-    assert r.stdout.startswith("NOT deployable under profile vllm-legacy (passes vllm, ")
+    assert r.stdout.startswith(
+        "NOT deployable under profiles vllm-legacy, sglang-dspark (passes vllm, trtllm-dspark)"
+    )
 
 
 def test_a_git_lfs_pointer_says_git_lfs_pull():

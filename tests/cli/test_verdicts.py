@@ -83,12 +83,20 @@ def test_9_families_p_eagle_is_eagle3_mtp_is_not_judged_and_all_is_the_familys(t
     assert [f["code"] for f in r.json["findings"]] == ["DSC108"] and r.json["profile"] is None
     table = cli("inspect", mtp, "--target-vocab-size", VT)
     assert table.exit_code == 3 and "NOT JUDGED" in table.stdout and "PASS" not in table.stdout
-    # a good EAGLE-3 drafter: --profile all is every EAGLE-3 profile, and none of DSpark's
-    r = inspect(FIXTURES / "pruned-eagle3", "all")
+    # a good EAGLE-3 drafter (with its decoder layer, which SGLang would leave at its
+    # initial values): --profile all is every EAGLE-3 profile, and none of DSpark's
+    good = synth.drafter(
+        tmp_path / "good",
+        vocab=VT,
+        draft=VT,
+        config=EAGLE3,
+        tensors={"lm_head.weight": head(VT, H, 1), **synth.layer_weights(H, eagle3=True)},
+    )
+    r = inspect(good, "all")
     assert r.exit_code == 0 and set(r.json["verdicts"]) == {
         n for n, p in PROFILES.items() if p.family == "eagle3"
     }
-    r = cli("inspect", FIXTURES / "pruned-eagle3", "--target-vocab-size", VT)
+    r = cli("inspect", good, "--target-vocab-size", VT)
     assert "vllm-legacy" not in r.stdout and "deployable" in r.stdout
 
 

@@ -237,7 +237,9 @@ def test_identity_d2t_for_a_padded_drafter(cwd):
     # with this d2t the checkpoint passes the legacy loader and fails the current one
     assert vllm_pair(out["verdicts_before"]) == {"vllm": True, "vllm-legacy": False}
     assert vllm_pair(out["verdicts_after"]) == {"vllm": False, "vllm-legacy": True}
-    assert any("passes vllm-legacy, sglang-dspark and fails vllm" in n for n in out["notes"])
+    assert any(
+        "passes vllm-legacy and fails vllm, sglang-dspark, trtllm-dspark" in n for n in out["notes"]
+    )
     assert code == 1 and not out["ok"]
     assert [f["code"] for f in out["findings_after"] if f["severity"] == "error"] == ["DSC105"]
 
@@ -264,7 +266,7 @@ def test_a_padded_drafter_keeps_its_own_zero_d2t(tmp_path, cwd):
 def test_identity_d2t_exit_code_follows_the_profile(cwd):
     r = cli("fix", FIXTURES / "padded", "--target", SMALL, "--emit-d2t", "--profile", "vllm-legacy")
     assert r.exit_code == 0
-    assert "passes vllm-legacy, sglang-dspark and fails vllm" in r.stdout
+    assert "passes vllm-legacy and fails vllm, sglang-dspark, trtllm-dspark" in r.stdout
 
 
 def test_d2t_derived_from_t2d(tmp_path, cwd):
@@ -1106,15 +1108,17 @@ def test_a_hub_cache_snapshot_path_is_refused_with_the_repo_id_to_use(tmp_path, 
     assert not (tmp_path / "o").exists() and list(cwd.iterdir()) == []
 
 
-def test_out_keeps_draft_vocab_size_missing_where_sglang_reads_its_absence(tmp_path, monkeypatch):
-    """An EAGLE-3 equal drafter with no lm_head and no draft_vocab_size: SGLang then uses
-    the target's head. Writing draft_vocab_size would make it create a head nothing loads
-    (DSC601), so --out leaves the config as it is, and says why."""
+def test_out_writes_draft_vocab_size_null_where_sglang_reads_its_absence(tmp_path, monkeypatch):
+    """An EAGLE-3 equal drafter with no lm_head and no draft_vocab_size key. Writing
+    draft_vocab_size 100 would make SGLang create a head nothing loads (DSC601), and SGLang
+    fails on a missing key (DSC681, AttributeError): --out writes it as null, which SGLang
+    reads as 'the target's head' (vLLM and TensorRT-LLM as vocab_size), and says why."""
     src = synth.drafter(
         tmp_path / "eagle",
         vocab=100,
         draft=None,
         config={"architectures": ["LlamaForCausalLMEagle3"], "model_type": "llama"},
+        tensors=synth.layer_weights(8, eagle3=True),
     )
     monkeypatch.chdir(tmp_path)
     r = cli(
@@ -1129,8 +1133,9 @@ def test_out_keeps_draft_vocab_size_missing_where_sglang_reads_its_absence(tmp_p
         "json",
     )
     assert r.exit_code == 0, r.stderr
-    assert "draft_vocab_size" not in json.loads((tmp_path / "out/config.json").read_text())
-    assert any("left missing: sglang-eagle3" in n for n in r.json["notes"])
+    written = json.loads((tmp_path / "out/config.json").read_text())
+    assert "draft_vocab_size" in written and written["draft_vocab_size"] is None
+    assert any("written as null: sglang-eagle3" in n for n in r.json["notes"])
     after = cli(
         "inspect",
         "out",
@@ -1142,6 +1147,12 @@ def test_out_keeps_draft_vocab_size_missing_where_sglang_reads_its_absence(tmp_p
         "json",
     ).json
     assert after["verdicts"]["sglang-eagle3"] is True
+    before = cli(
+        "inspect", src, "--target", FIXTURES / "targets/small", "--profile", "sglang-eagle3",
+        "--format", "json",
+    ).json  # fmt: skip
+    assert before["verdicts"]["sglang-eagle3"] is False
+    assert "DSC681" in {f["code"] for f in before["findings"]}
 
 
 @pytest.mark.parametrize(

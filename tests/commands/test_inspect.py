@@ -123,7 +123,7 @@ def test_json_schema_fields():
     assert rep["verdicts"] == {
         "vllm": True,
         "vllm-legacy": False,
-        "sglang-dspark": True,
+        "sglang-dspark": False,  # vLLM's class name, no markov_head_type: DSC680, DSC683
         "trtllm-dspark": True,
     }
     assert rep["ok"] is True

@@ -24,6 +24,12 @@ DSPARK = {"markov_rank": 4}
 # SpecForge's training config: markov_rank only under dflash_config (markov head unbuilt)
 NESTED_RANK = {"markov_rank": None, "dflash_config": {"markov_rank": 4}}
 TRT_NESTED = ["DSC107", "DSC112"]  # no top-level markov_rank; its Markov weights unexpected
+# SGLang 0.5.23's layouts: a drafter class it registers, every weight its model builds
+SG_DSPARK = {**DSPARK, "architectures": ["DSparkDraftModel"], "markov_head_type": "vanilla"}
+SG_DFLASH = {"architectures": ["DFlashDraftModel"], "model_type": "qwen3"}
+SG_EAGLE3_NULL_VD = {**EAGLE3, "draft_vocab_size": None}  # null: the target's head
+SG_BLOCK = synth.layer_weights(H)
+SG_EAGLE3 = synth.layer_weights(H, eagle3=True)
 
 
 def d2t(vd: int) -> dict[str, T]:
@@ -77,19 +83,22 @@ CASES = [
     # vllm-eagle3-legacy (before PR #53458): the parameter always exists
     ("vllm-eagle3-legacy", "equal-with-d2t", VT, VT, EAGLE3, (d2t(VT),), []),
     ("vllm-eagle3-legacy", "pruned-no-lm_head", VT, 40, EAGLE3, (d2t(40),), ["DSC102"]),
-    # sglang-eagle3: d2t -> hot_token_id; no draft_vocab_size -> the target's head
-    ("sglang-eagle3", "pruned", VT, 40, EAGLE3, (lm_head(40), d2t(40)), []),
-    ("sglang-eagle3", "no-draft-vocab-no-head", VT, None, EAGLE3, (), []),
-    ("sglang-eagle3", "equal-with-d2t", VT, VT, EAGLE3, (lm_head(VT), d2t(VT)), []),
-    ("sglang-eagle3", "pruned-no-d2t", VT, 40, EAGLE3, (lm_head(40),), ["DSC103"]),
-    ("sglang-eagle3", "explicit-vd-no-head", VT, VT, EAGLE3, (), ["DSC601"]),
+    # sglang-eagle3: d2t -> hot_token_id; draft_vocab_size null -> the target's head, a
+    # missing key -> AttributeError
+    ("sglang-eagle3", "pruned", VT, 40, EAGLE3, (lm_head(40), d2t(40), SG_EAGLE3), []),
+    ("sglang-eagle3", "null-draft-vocab-no-head", VT, None, SG_EAGLE3_NULL_VD, (SG_EAGLE3,), []),
+    ("sglang-eagle3", "no-draft-vocab-key", VT, None, EAGLE3, (SG_EAGLE3,), ["DSC681"]),
+    ("sglang-eagle3", "equal-with-d2t", VT, VT, EAGLE3, (lm_head(VT), d2t(VT), SG_EAGLE3), []),
+    ("sglang-eagle3", "pruned-no-d2t", VT, 40, EAGLE3, (lm_head(40), SG_EAGLE3), ["DSC103"]),
+    ("sglang-eagle3", "explicit-vd-no-head", VT, VT, EAGLE3, (SG_EAGLE3,), ["DSC601"]),
+    ("sglang-eagle3", "no-decoder-layer", VT, VT, EAGLE3, (lm_head(VT),), ["DSC682"]),
     (
         "sglang-eagle3",
         "tied-no-head",
         VT,
         VT,
         {**EAGLE3, "tie_word_embeddings": True},
-        (),
+        (SG_EAGLE3,),
         [],
     ),
     # trtllm-dspark: markov_w1 and markov_w2 both [V, r], head from the target, no Vd > V
@@ -106,16 +115,25 @@ CASES = [
     # no lm_head: Eagle3ForCausalLM takes the target's head, whatever Vd
     ("trtllm-eagle3", "pruned-no-lm_head", VT, 40, EAGLE3, (d2t(40),), ["DSC102"]),
     # sglang-dspark / sglang-dflash: head and embedding from the target, Markov [V, r]
-    ("sglang-dspark", "pruned-no-d2t", VT, 40, DSPARK, (markov(VT, VT),), []),
-    ("sglang-dspark", "w2-draft-rows", VT, 40, DSPARK, (markov(VT, 40),), ["DSC205"]),
+    ("sglang-dspark", "pruned-no-d2t", VT, 40, SG_DSPARK, (markov(VT, VT), SG_BLOCK), []),
+    ("sglang-dspark", "w2-draft-rows", VT, 40, SG_DSPARK, (markov(VT, 40), SG_BLOCK), ["DSC205"]),
+    (
+        "sglang-dspark",
+        "vllm-class",
+        VT,
+        VT,
+        {**SG_DSPARK, "architectures": ["Qwen3DSparkForCausalLM"]},
+        (markov(VT, VT), SG_BLOCK),
+        ["DSC680"],
+    ),
     # its mask token: dspark_noise_token_id, dspark_config/dflash_config, then the top level
     (
         "sglang-dspark",
         "noise-token-id",
         VT,
         VT,
-        {**DSPARK, "mask_token_id": None, "dspark_noise_token_id": 7},
-        (markov(VT, VT),),
+        {**SG_DSPARK, "mask_token_id": None, "dspark_noise_token_id": 7},
+        (markov(VT, VT), SG_BLOCK),
         [],
     ),
     (
@@ -123,8 +141,8 @@ CASES = [
         "dspark-config-mask",
         VT,
         VT,
-        {**DSPARK, "mask_token_id": None, "dspark_config": {"mask_token_id": 7}},
-        (markov(VT, VT),),
+        {**SG_DSPARK, "mask_token_id": None, "dspark_config": {"mask_token_id": 7}},
+        (markov(VT, VT), SG_BLOCK),
         [],
     ),
     (
@@ -132,18 +150,18 @@ CASES = [
         "no-mask",
         VT,
         VT,
-        {**DSPARK, "mask_token_id": None},
-        (markov(VT, VT),),
+        {**SG_DSPARK, "mask_token_id": None},
+        (markov(VT, VT), SG_BLOCK),
         ["DSC109"],
     ),
-    ("sglang-dflash", "pruned-no-head", VT, 40, DFLASH, (), []),
+    ("sglang-dflash", "pruned-no-head", VT, 40, SG_DFLASH, (SG_BLOCK,), []),
     (
         "sglang-dflash",
         "fc-for-3",
         VT,
         VT,
-        {**DFLASH, "target_layer_ids": [0, 1, 2]},
-        (),
+        {**SG_DFLASH, "target_layer_ids": [0, 1, 2]},
+        (SG_BLOCK,),
         ["DSC210"],
     ),
 ]
@@ -233,7 +251,9 @@ def test_missing_d2t_message_says_silent_zeros(tmp_path):
 
 
 def test_head_replaced_is_a_warning(tmp_path):
-    sg = make(tmp_path, "sg", draft=None, config=EAGLE3, tensors=(lm_head(VT),))
+    sg = make(
+        tmp_path, "sg", draft=None, config=SG_EAGLE3_NULL_VD, tensors=(lm_head(VT), SG_EAGLE3)
+    )
     r = inspect(sg, "sglang-eagle3")
     assert r.exit_code == 0 and codes(r, "sglang-eagle3", "warning") == ["DSC602"]
     trt = make(tmp_path, "trt", draft=40, config=DSPARK, tensors=(lm_head(40), markov(VT, VT)))
@@ -312,7 +332,8 @@ def test_family_from_config(tmp_path, config, family):
 
 
 def test_profile_list_repeated_comma_and_all(tmp_path):
-    path = FIXTURES / "pruned-eagle3"
+    # an EAGLE-3 drafter every EAGLE-3 profile loads (SGLang: with its decoder layer)
+    path = make(tmp_path, "e", draft=40, config=EAGLE3, tensors=(lm_head(40), d2t(40), SG_EAGLE3))
     r = inspect(path, "sglang-eagle3,vllm-eagle3", "sglang-eagle3", "vllm")
     # vllm judges DSpark drafters: it never decides for this EAGLE-3 one, and gets no verdict
     assert r.json["profiles"] == ["sglang-eagle3", "vllm-eagle3"]
@@ -345,10 +366,14 @@ def test_table_shows_the_matrix():
     assert row == ["ok", "error", "ok", "ok"]
     row = next(_cells(x) for x in lines if x.startswith("│DSC602"))[1:]
     assert row == ["ok", "ok", "warning", "warning"]
+    # SGLang refuses fixtures/padded: vLLM's class name, no markov_head_type, mask id 127
+    # past the target's vocab (DSC680, DSC683, DSC686), and no decoder layer (DSC682)
+    row = next(_cells(x) for x in lines if x.startswith("│DSC680"))[1:]
+    assert row == ["ok", "ok", "error", "ok"]
     assert next(_cells(x) for x in lines if x.startswith("│verdict"))[1:] == [
         "PASS",
         "FAIL",
-        "PASS",
+        "FAIL",
         "PASS",
     ]
 

@@ -37,6 +37,10 @@ TOKENIZERS = FIXTURES / "target-contract" / "tokenizers"
 EAGLE3 = {"architectures": ["LlamaForCausalLMEagle3"], "model_type": "llama"}
 DFLASH = {"architectures": ["DFlashDraftModel"], "model_type": "qwen3"}
 DROP = None  # a tensor given as None is left out (a backbone tensor removed)
+# SGLang 0.5.23's layouts: a drafter class it registers, and every weight its model builds
+SG_DSPARK = {"architectures": ["DSparkDraftModel"], "markov_head_type": "vanilla"}
+SG_BLOCK_LAYERS = synth.layer_weights(H)  # DFlash / DSpark
+SG_EAGLE3_LAYERS = synth.layer_weights(H, eagle3=True)
 
 
 @dataclass(frozen=True)

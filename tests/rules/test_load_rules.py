@@ -17,6 +17,9 @@ import synth
 from rules_harness import (
     DFLASH,
     EAGLE3,
+    SG_BLOCK_LAYERS,
+    SG_DSPARK,
+    SG_EAGLE3_LAYERS,
     Case,
     check,
     clean,
@@ -42,8 +45,15 @@ NESTED = {
     "architectures": ["DSparkDraftModel"],
     "markov_rank": None,
     "target_layer_ids": None,
-    "dflash_config": {"markov_rank": 4, "mask_token_id": 5, "target_layer_ids": [0, 1]},
+    "dflash_config": {
+        "markov_rank": 4,
+        "markov_head_type": "vanilla",
+        "mask_token_id": 5,
+        "target_layer_ids": [0, 1],
+    },
 }
+# SGLang EAGLE-3 with draft_vocab_size null: the target's head, Vd = V
+SG_NULL_VD = {**EAGLE3, "draft_vocab_size": None}
 PREFIXED = {"model.lm_head.weight": head(40), "model.d2t": mapping(40)["d2t"]}
 UNPREFIXED = {"lm_head.weight": head(40), "d2t": mapping(40)["d2t"]}
 # TensorRT-LLM's strict load: names its Qwen3 DSpark model does not have
@@ -129,7 +139,8 @@ CASES: list[Case] = [
     clean("DSC102", "eagle3-own-head", profile="vllm-eagle3", draft=40, config=EAGLE3,
           tensors={**mapping(40), **PRUNED_HEAD}),
     clean("DSC102", "sglang-dspark-head-from-target", profile="sglang-dspark", draft=40,
-          tensors=markov(VT, VT), exactly=(), verdicts={"sglang-dspark": True}),
+          config=SG_DSPARK, tensors={**markov(VT, VT), **SG_BLOCK_LAYERS}, exactly=(),
+          verdicts={"sglang-dspark": True}),
     # DSC103: a reduced vocab without d2t
     fires("DSC103", "d40-no-d2t", draft=40, tensors=PRUNED_HEAD,
           says="no d2t mapping (pruned drafter, Vd < Vt: 40 < 100)", exactly=("DSC103",)),
@@ -173,7 +184,7 @@ CASES: list[Case] = [
           says="only nested as dflash_config.markov_rank",
           hint="copy dflash_config.markov_rank to the top level", exactly=("DSC107",)),
     fires("DSC107", "markov-rank-nested-sglang", profile="sglang-dspark", config=NESTED,
-          tensors=markov(VT, VT), exactly=("DSC107",)),
+          tensors={**markov(VT, VT), **SG_BLOCK_LAYERS}, exactly=("DSC107",)),
     fires("DSC107", "markov-rank-and-layer-ids-nested-trtllm", profile="trtllm-dspark",
           config=NESTED, tensors=markov(VT, VT), says="target_layer_ids is only nested",
           exactly=("DSC107", "DSC107", "DSC112")),
@@ -224,13 +235,14 @@ CASES: list[Case] = [
     # DSC601: SGLang EAGLE-3 builds a head nothing loads
     fires("DSC601", "sglang-eagle3-draft-vocab-no-head", profile="sglang-eagle3", config=EAGLE3,
           says="creates a [100, H] head that nothing loads"),
-    clean("DSC601", "sglang-eagle3-no-draft-vocab", profile="sglang-eagle3", draft=None,
-          config=EAGLE3),
+    clean("DSC601", "sglang-eagle3-null-draft-vocab", profile="sglang-eagle3", draft=None,
+          config=SG_NULL_VD),
     clean("DSC601", "sglang-eagle3-tied", profile="sglang-eagle3",
           config={**EAGLE3, "tie_word_embeddings": True}),
     # DSC602: a shipped head replaced by the target's
-    fires("DSC602", "sglang-eagle3-no-draft-vocab", profile="sglang-eagle3", draft=None,
-          config=EAGLE3, tensors={"lm_head.weight": head(VT)},
+    fires("DSC602", "sglang-eagle3-null-draft-vocab", profile="sglang-eagle3", draft=None,
+          config=SG_NULL_VD, tensors={"lm_head.weight": head(VT), **SG_EAGLE3_LAYERS},
+          exactly=("DSC501", "DSC602"),
           says="because the config has no draft_vocab_size",
           hint="write draft_vocab_size: 100 (the shipped head's rows)"),
     clean("DSC602", "sglang-eagle3-draft-vocab", profile="sglang-eagle3", config=EAGLE3,
@@ -271,7 +283,7 @@ CASES: list[Case] = [
           says="draft_vocab_mask.safetensors holds no tensor of the drafter (draft_vocab_mask) "
           "(the padded-row mask `dspark-ckpt fix --emit-mask` writes",
           hint="move draft_vocab_mask.safetensors out of the drafter's folder",
-          exactly=("DSC620",), verdicts={"vllm": False, "sglang-dspark": True}),
+          exactly=("DSC620",), verdicts={"vllm": False}),
     fires("DSC620", "training-state-beside-eagle3", profile="vllm-eagle3", config=EAGLE3,
           mutate=TRAINING_STATE, says="its weight loader raises 'There is no module or "
           "parameter named ...'", hint="names only the weight files"),

@@ -126,7 +126,8 @@ CASES: list[Case] = [
     clean("DSC401", "equal", tensors={"lm_head.weight": head(VT)}),
     # DSC501: draft_vocab_size defaulted to vocab_size
     fires("DSC501", "no-draft-vocab-size", draft=None,
-          says="use vocab_size 100; the speculators library would default to 32000"),
+          says="use vocab_size 100 (SGLang's EAGLE-3 loader fails without the key: DSC681); "
+          "the speculators library would default to 32000"),
     fires("DSC501", "speculators-config", profile="vllm-eagle3", draft=None,
           config={**EAGLE3, "speculators_model_type": "eagle3"},
           says="(this is a speculators-format config, whose library defaults to 32000)"),
