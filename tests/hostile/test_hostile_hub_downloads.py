@@ -15,12 +15,16 @@ deadline costs a second.
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, cli_subprocess
+from conftest import FIXTURES, ROOT, cli_subprocess
 from hubserver import Hostile, HubServer, closed_port, hub_env, repo_from_dir
 
 TARGET = FIXTURES / "targets/small"
@@ -128,6 +132,7 @@ def test_a_hub_tokenizer_that_cannot_be_downloaded_is_dsc712(tmp_path, mode):
     assert "cannot reach" not in message
     assert took < 10, took
     assert big_cache_files(tmp_path) == []
+    assert list((tmp_path / "hf-cache").rglob("*.incomplete")) == []  # no partial blob
 
 
 def test_a_healthy_hub_tokenizer_is_compared_and_cached(tmp_path):
@@ -214,6 +219,39 @@ def test_a_shard_over_its_header_read_size_is_refused_before_download(tmp_path):
     assert f"is {3 * GIB // 2} bytes, not the {shard_size()} its header read said" in line, line
     assert HEAD_SHARD in line, line
     assert big_cache_files(tmp_path) == []
+
+
+def test_sigterm_mid_download_leaves_no_partial_file_in_the_cache(tmp_path):
+    """A whole-file download dripping under a long deadline, ended by SIGTERM: the usual
+    exit, and no partial blob (``.incomplete``) or link left in the Hub cache."""
+    repos = shard_repos()
+    with HubServer(repos, Hostile(drip_whole=HEAD_SHARD)) as hub:
+        env = {
+            **os.environ,
+            "PYTHONPATH": str(ROOT),
+            **hub_env(tmp_path, hub.url, HF_HUB_DOWNLOAD_TIMEOUT="60"),
+        }
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "dspark_ckpt", "verify", "org/sharded", "--target", TARGET],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            deadline = time.monotonic() + 60
+            while not list((tmp_path / "hf-cache").rglob("*.incomplete")):
+                assert proc.poll() is None and time.monotonic() < deadline, proc.poll()
+                time.sleep(0.05)
+            time.sleep(0.5)  # some bytes of it are written
+            proc.send_signal(signal.SIGTERM)
+            _, err = proc.communicate(timeout=20)
+        finally:
+            proc.kill()
+    assert proc.returncode == 128 + signal.SIGTERM, err
+    assert "Traceback" not in err
+    left = [p for p in (tmp_path / "hf-cache").rglob("*") if not p.is_dir()]
+    assert left == [], left
 
 
 def test_fix_out_downloads_then_an_offline_run_finds_the_cache(tmp_path):
