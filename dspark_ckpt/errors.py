@@ -5,14 +5,28 @@ names the file. Nothing else is meant to escape: the CLI turns a
 ``CheckpointError`` into an error finding (exit 1) and a ``UsageError`` into a
 one-line message (exit 2). A ``WriteError`` (an output that cannot be written) is a
 ``UsageError`` that names its destination.
+
+Both redact credentials (``redact``) from their messages as they are made, so no output
+format, terminal or CI, can show a password that came in a URL (``HF_ENDPOINT``).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
 SHOWN = 5  # names a message lists before "and N more"
+
+# the userinfo of a URL (scheme://user:password@host), in any scheme but hf:// (a Hub id,
+# org/name@revision, holds no credentials): what RFC 3986 allows there, up to its "@"
+_USERINFO = re.compile(r"\b((?!hf://)[A-Za-z][A-Za-z0-9+.-]*://)[^\s/?#@'\"<>]+@")
+
+
+def redact(text: str) -> str:
+    """``text`` with the credentials of every URL in it shown as ``***``:
+    ``http://user:secret@host`` becomes ``http://***@host``. Idempotent."""
+    return _USERINFO.sub(r"\1***@", text) if "@" in text else text
 
 
 def few(names: Sequence[str], k: int = SHOWN) -> str:
@@ -28,8 +42,9 @@ class CheckpointError(Exception):
 
     def __init__(self, path: str | Path | None, message: str, hint: str | None = None) -> None:
         self.path = None if path is None else str(path)
-        self.message = message
-        self.hint = hint  # what to do, where it is not DSC001's "re-export" (a short download)
+        self.message = redact(message)
+        # what to do, where it is not DSC001's "re-export" (a short download)
+        self.hint = None if hint is None else redact(hint)
         super().__init__(str(self))
 
     def __str__(self) -> str:
@@ -39,6 +54,9 @@ class CheckpointError(Exception):
 
 class UsageError(Exception):
     """The command was called wrongly: bad arguments, a missing path, an unresolvable target."""
+
+    def __init__(self, *args: object) -> None:
+        super().__init__(*(redact(a) if isinstance(a, str) else a for a in args))
 
 
 class WriteError(UsageError):

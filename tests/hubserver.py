@@ -13,7 +13,9 @@ assert that no weight byte beyond the headers and the mapping tensors left it.
 
 A ``Hostile`` server misbehaves the ways a broken proxy, captive portal or attacker
 can: never answering, dripping its answers, sending endless or huge bodies, answering
-model-info with something that is not model info, redirecting to another origin.
+model-info with something that is not model info, redirecting to another origin, in a
+loop or to another scheme, failing with a status, compressing a file into a gzip bomb,
+or announcing another size than it sends.
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ import json
 import os
 import socket
 import threading
+import time
+import zlib
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -75,9 +79,18 @@ class Hostile:
     drip: str | None = None  # send those answers' bodies a byte every 0.25 s (as silent)
     endless_range: bool = False  # answer range requests 206 with a body that never ends
     model_info: bytes | None = None  # the raw body of every model-info answer (200)
-    huge: dict[str, int] = field(default_factory=dict)  # file name -> claimed size, streamed
+    # file name -> claimed size, streamed (whole-file requests: a range read is answered)
+    huge: dict[str, int] = field(default_factory=dict)
     unsized: bool = False  # send huge files without saying their length
     redirect: str | None = None  # answer file requests 302 to this origin, no Hub headers
+    drip_whole: str | None = None  # drip whole-file GETs (no Range) whose path ends so
+    status: dict[str, int] = field(default_factory=dict)  # path suffix -> this HTTP status
+    redirects: dict[str, str] = field(default_factory=dict)  # path suffix -> 302 Location
+    # ("" : to the request's own URL, a loop)
+    # file -> size its gzip body inflates to (whole-file requests, as huge)
+    gzip: dict[str, int] = field(default_factory=dict)
+    resize: dict[str, int] = field(default_factory=dict)  # file -> size HEAD / X-Linked-Size say
+    truncate: dict[str, int] = field(default_factory=dict)  # file -> bytes sent, then close
 
 
 class HubServer:
@@ -86,6 +99,7 @@ class HubServer:
         self.hostile = hostile or Hostile()
         self.closing = threading.Event()
         self.log: list[Sent] = []
+        self.drips: list[float] = []  # seconds each dripped answer lasted
         self._lock = threading.Lock()
         handler = type("Handler", (_Handler,), {"hub": self})
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
@@ -154,15 +168,25 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         self._serve(body=True)
 
+    def _dripped(self) -> bool:
+        path, hostile = unquote(urlsplit(self.path).path), self.hub.hostile
+        if hostile.drip is not None and path.endswith(hostile.drip):
+            return True
+        whole = hostile.drip_whole
+        return whole is not None and path.endswith(whole) and "Range" not in self.headers
+
     def _body(self, data: bytes) -> None:
-        drip = self.hub.hostile.drip
-        if drip is None or not unquote(urlsplit(self.path).path).endswith(drip):
+        if not self._dripped():
             return self.wfile.write(data)
-        for i in range(len(data)):
-            if self.hub.closing.wait(0.25):
-                return
-            self.wfile.write(data[i : i + 1])
-            self.wfile.flush()
+        start = time.monotonic()
+        try:
+            for i in range(len(data)):
+                if self.hub.closing.wait(0.25):
+                    return
+                self.wfile.write(data[i : i + 1])
+                self.wfile.flush()
+        finally:  # the client hung up (the write raised), or the server closes
+            self.hub.drips.append(time.monotonic() - start)
 
     def _serve(self, body: bool) -> None:
         path = unquote(urlsplit(self.path).path)
@@ -173,6 +197,18 @@ class _Handler(BaseHTTPRequestHandler):
             self.hub.record(Sent(self.command, path, None, None, None, auth))
             self.hub.closing.wait()
             return
+        for suffix, status in hostile.status.items():
+            if path.endswith(suffix):
+                self.hub.record(Sent(self.command, path, parts[-1], None, None, auth))
+                return self._error(status, "EntryNotFound" if status == 404 else "Error")
+        for suffix, location in hostile.redirects.items():
+            if path.endswith(suffix):
+                self.hub.record(Sent(self.command, path, parts[-1], None, None, auth))
+                self.send_response(302)
+                self.send_header("Location", location or self.path)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
         if hostile.redirect and len(parts) >= 5 and parts[2] == "resolve":
             self.hub.record(Sent(self.command, path, parts[-1], None, None, auth))
             self.send_response(302)
@@ -222,6 +258,19 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(chunk[: min(size, len(chunk))])
             size -= len(chunk)
 
+    def _gzip(self, commit: str, size: int, body: bool) -> None:
+        """A gzip-encoded answer, whatever the client accepts, inflating to ``size`` spaces
+        (about 1000 times its own size; the stream is cut there, without its trailer)."""
+        bomb = gzip_bomb(size)
+        self.send_response(200)
+        self.send_header("X-Repo-Commit", commit)
+        self.send_header("ETag", f'"gzip-{size}"')
+        self.send_header("Content-Encoding", "gzip")
+        self.send_header("Content-Length", str(len(bomb)))
+        self.end_headers()
+        if body:
+            self.wfile.write(bomb)
+
     def _endless(self, commit: str, start: int, size: int) -> None:
         """A 206 whose body never ends (no length; the connection stays open)."""
         self.send_response(206)
@@ -241,13 +290,19 @@ class _Handler(BaseHTTPRequestHandler):
         if commit is None:
             self.hub.record(Sent(self.command, path, name, None, None, auth))
             return self._error(404, "RevisionNotFound")
-        if name in self.hub.hostile.huge:
+        whole = "Range" not in self.headers
+        if whole and name in self.hub.hostile.huge:
             self.hub.record(Sent(self.command, path, name, None, None, auth))
             return self._huge(commit, self.hub.hostile.huge[name], body)
+        if whole and name in self.hub.hostile.gzip:
+            self.hub.record(Sent(self.command, path, name, None, None, auth))
+            return self._gzip(commit, self.hub.hostile.gzip[name], body)
         data = repo.files.get(name)
         if data is None:
             self.hub.record(Sent(self.command, path, name, None, None, auth))
             return self._error(404, "EntryNotFound", commit)
+        claimed = self.hub.hostile.resize.get(name)
+        cut = self.hub.hostile.truncate.get(name)
         start, end, status = 0, len(data), 200
         rng = self.headers.get("Range")
         if rng:
@@ -273,10 +328,35 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Accept-Ranges", "bytes")
         if status == 206:
             self.send_header("Content-Range", f"bytes {start}-{end - 1}/{len(data)}")
-        self.send_header("Content-Length", str(end - start))
+        if claimed is not None and status == 200:  # HEAD says it; GET sends the real file
+            self.send_header("X-Linked-Size", str(claimed))
+        length = claimed if claimed is not None and not body else end - start
+        self.send_header("Content-Length", str(length))
+        if cut is not None and status == 200 and body:  # announce it all, send less, close
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.wfile.write(data[:cut])
+            self.close_connection = True
+            return
         self.end_headers()
         if body:
             self._body(data[start:end])
+
+
+_BOMBS: dict[int, bytes] = {}
+
+
+def gzip_bomb(size: int) -> bytes:
+    """A gzip stream of ``size`` spaces, built without compressing them: after a full
+    flush a deflate stream starts afresh, so the compressed form of one MiB of spaces is
+    repeated (the trailer, which needs the whole CRC, is left off)."""
+    if size not in _BOMBS:
+        c = zlib.compressobj(9, zlib.DEFLATED, 31)
+        mib = b" " * (1 << 20)
+        head = c.compress(mib) + c.flush(zlib.Z_FULL_FLUSH)
+        block = c.compress(mib) + c.flush(zlib.Z_FULL_FLUSH)
+        _BOMBS[size] = head + block * (size // len(mib) - 1)
+    return _BOMBS[size]
 
 
 def build_cache(cache: Path, repo_id: str, repo: Repo) -> Path:

@@ -11,19 +11,26 @@ local cache is read there instead. With ``HF_HUB_OFFLINE=1`` everything comes fr
 the cache (its snapshot, read as a local folder). ``HubSource`` is this module's
 ``Source``: ``checkpoint.build_checkpoint`` reads a Hub checkpoint through it.
 
-Every request of ours is bounded (``_get``): connect and read timeouts of
-``HF_HUB_DOWNLOAD_TIMEOUT`` seconds (huggingface_hub's variable, default 10), the
-whole answer within that many seconds per MiB, and never more bytes than asked for
-(a range) or than the limit of what is read (16 MB for JSON); a length the server
-announces over it is refused before the body is read. Whole-file downloads for
-``verify`` and ``fix --out`` go through ``hf_hub_download``, with its own timeouts
-(``HF_HUB_ETAG_TIMEOUT``, ``HF_HUB_DOWNLOAD_TIMEOUT``). Header reads run in daemon
-threads, so a signal ends the process at once, whatever a read is waiting for.
+Every byte from the Hub comes through one bounded downloader (``_get`` then ``_read``),
+for a header's byte range, a JSON file and a whole file alike: connect and read
+timeouts of ``HF_HUB_DOWNLOAD_TIMEOUT`` seconds (huggingface_hub's variable, default
+10, at most a week), the whole answer within that many seconds per MiB, never more
+bytes than asked for (a range) or than the file may have (16 MB for JSON, 1 GiB for a
+tokenizer file, the size a header read gave for a weight file), a length the server
+announces over it refused before the body is read, an answer compressed although
+``identity`` was asked for never inflating more than ``INFLATE``-fold, and a body that
+ends before its announced length or differs from the ``X-Linked-Size`` the Hub
+announced refused. Whole files (tokenizer files, ``verify``'s and ``fix --out``'s
+downloads) are streamed into the Hub cache in huggingface_hub's layout
+(``hub_cache.store``), atomically. Header reads run in daemon threads, so a signal
+ends the process at once, whatever a read is waiting for.
 
 ``HF_TOKEN``, ``HF_ENDPOINT``, ``HF_HUB_OFFLINE``, ``HF_HOME`` / ``HF_HUB_CACHE``
 are honoured through huggingface_hub itself, imported only here and only for
 Hub sources. A missing, gated or unreachable repository, a malformed answer from
-the Hub and a malformed setting are ``UsageError``s.
+the Hub and a malformed setting are ``UsageError``s; messages name the Hub by its
+endpoint with any credentials redacted (``_endpoint``). A tokenizer file that cannot
+be downloaded is ``UnreadableFile`` (the tokenizer check says "not checked").
 """
 
 from __future__ import annotations
@@ -39,8 +46,16 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from dspark_ckpt.errors import CheckpointError, UsageError, few
-from dspark_ckpt.source.base import HUB_PREFIX, Source, is_local, read_whole, told
+from dspark_ckpt.errors import CheckpointError, UsageError, WriteError, few, redact
+from dspark_ckpt.source import hub_cache
+from dspark_ckpt.source.base import (
+    HUB_PREFIX,
+    Source,
+    UnreadableFile,
+    is_local,
+    read_whole,
+    told,
+)
 from dspark_ckpt.source.layout import INDEX, parse_index
 from dspark_ckpt.source.local import LocalSource
 from dspark_ckpt.source.safetensors import (
@@ -64,6 +79,9 @@ COMMIT = re.compile(r"[0-9a-f]{40}")  # what model-info's sha must be: it goes i
 MIB = 1 << 20
 ERROR_BODY_BYTES = 1 << 16  # what is read of an error answer, for its message
 TIMEOUT_VARS = ("HF_HUB_DOWNLOAD_TIMEOUT", "HF_HUB_ETAG_TIMEOUT")
+MAX_TIMEOUT = 7 * 86400  # seconds: a larger setting means "wait long" (the OS takes no more)
+INFLATE = 100  # a compressed answer may inflate this many times its size (plus 1 MiB)
+MAX_DOWNLOAD = 1 << 40  # a whole file whose size nothing announced (1 TiB)
 
 
 class HubPath(PurePosixPath):
@@ -128,25 +146,86 @@ def _settings() -> None:
             except httpx.InvalidURL:  # a malformed host (256.1.1.1)
                 ok = False
         if not ok:
-            raise UsageError(f"HF_ENDPOINT={endpoint!r} is not an http(s) URL of a Hub")
+            raise UsageError(f"HF_ENDPOINT={_hidden(endpoint)!r} is not an http(s) URL of a Hub")
     try:
         import huggingface_hub.constants  # noqa: F401
     except ValueError as e:  # no other setting is parsed at import, but if one ever is
         raise UsageError(f"huggingface_hub refuses its HF_* settings: {e}") from None
 
 
-def hub_timeout() -> int:
-    """Seconds a Hub request may wait to connect, for each read, and per MiB of its answer:
-    huggingface_hub's ``HF_HUB_DOWNLOAD_TIMEOUT`` (default 10), as its downloads use it."""
+def _hidden(endpoint: str) -> str:
+    """A malformed ``HF_ENDPOINT`` as it may be shown: without what precedes its last
+    ``@`` (credentials, even where a stray ``/`` makes them no URL userinfo)."""
+    scheme, sep, rest = endpoint.partition("://")
+    if sep and "@" in rest:
+        return f"{scheme}://***@{rest.rsplit('@', 1)[1]}"
+    return redact(endpoint)
+
+
+def _endpoint() -> str:
+    """The Hub's endpoint as messages name it: ``HF_ENDPOINT`` with its credentials, if
+    any, redacted (``http://***@host``)."""
     from huggingface_hub import constants
 
-    return constants.HF_HUB_DOWNLOAD_TIMEOUT
+    return redact(constants.ENDPOINT)
+
+
+def hub_timeout() -> int:
+    """Seconds a Hub request may wait to connect, for each read, and per MiB of its answer:
+    huggingface_hub's ``HF_HUB_DOWNLOAD_TIMEOUT`` (default 10), as its downloads use it;
+    at most ``MAX_TIMEOUT`` (the socket layer overflows on 9999999999)."""
+    from huggingface_hub import constants
+
+    return min(constants.HF_HUB_DOWNLOAD_TIMEOUT, MAX_TIMEOUT)
+
+
+def _headers(extra: dict[str, str] | None = None) -> dict[str, str]:
+    """The headers of every request: huggingface_hub's (its user agent, the token), an
+    uncompressed answer asked for (sizes and ranges then mean the file's bytes), and
+    ``extra``. A value HTTP cannot carry (a token pasted with a non-ASCII character or a
+    newline) is a ``UsageError`` that never shows the token."""
+    from huggingface_hub.utils import build_hf_headers
+
+    headers = {**build_hf_headers(), "Accept-Encoding": "identity", **(extra or {})}
+    for key, value in headers.items():
+        if value.isascii() and value.isprintable():
+            continue
+        if key.lower() == "authorization":
+            raise UsageError(
+                "the Hub token (HF_TOKEN, or the one saved by `hf auth login`) holds a "
+                "character that is not printable ASCII, which HTTP cannot send: a Hub token "
+                "is ASCII (hf_...); check it for a typo or a stray character"
+            )
+        raise UsageError(f"the {key} header for the Hub holds a character HTTP cannot send")
+    return headers
 
 
 def _first_line(err: BaseException | None) -> str:
     text = str(err).strip().splitlines()[0] if err is not None and str(err).strip() else ""
-    text = text if len(text) <= 200 else text[:200] + "..."
+    text = redact(text if len(text) <= 200 else text[:200] + "...")
     return f"{type(err).__name__}: {text}" if text else type(err).__name__
+
+
+def _failed_url(err: BaseException):
+    """The URL a transport error was raised for (after redirects), or None."""
+    try:
+        return err.request.url  # type: ignore[attr-defined]
+    except (AttributeError, RuntimeError):  # httpx raises RuntimeError when none is set
+        return None
+
+
+def _elsewhere(err: BaseException) -> str:
+    """Where a request that failed went, when a redirect took it off the Hub's host."""
+    from urllib.parse import urlsplit
+
+    url = _failed_url(err)
+    if url is None:
+        return ""
+    hub = urlsplit(_endpoint())
+    if (url.scheme, url.host, url.port) == (hub.scheme, hub.hostname, hub.port):
+        return ""
+    port = f":{url.port}" if url.port else ""
+    return f"{url.scheme}://{url.host}{port}"
 
 
 @contextmanager
@@ -156,7 +235,7 @@ def _hub_errors(ref: HubRef, name: str | None = None):
     from huggingface_hub import constants, errors
 
     httpx = _httpx()
-
+    endpoint = _endpoint()
     where = f"{ref.source}: " + (
         "" if ref.source.startswith(PREFIX) else "no such local path, and "
     )
@@ -184,7 +263,7 @@ def _hub_errors(ref: HubRef, name: str | None = None):
             cause = e.__cause__ or e.__context__
             raise UsageError(
                 f"{ref.source}: cannot download {name or ref.named} from the Hub at "
-                f"{constants.ENDPOINT}: {_first_line(cause or e)}"
+                f"{endpoint}: {_first_line(cause or e)}"
             ) from None
         commits = sorted(p.name for p in _repo_cache(ref).glob("snapshots/*"))
         if commits:  # cached by commit (single-file downloads, verify's), no ref for this name
@@ -199,19 +278,45 @@ def _hub_errors(ref: HubRef, name: str | None = None):
         ) from None
     except errors.HfHubHTTPError as e:
         status = e.response.status_code if e.response is not None else "?"
+        raise UsageError(f"{ref.source}: the Hub at {endpoint} answered HTTP {status}") from None
+    except httpx.TimeoutException as e:
+        off = _elsewhere(e)
         raise UsageError(
-            f"{ref.source}: the Hub at {constants.ENDPOINT} answered HTTP {status}"
+            f"{where}the Hub at {endpoint} timed out: no answer within "
+            f"{hub_timeout()} s"
+            + (f" from {off}, where it redirected" if off else "")
+            + " (HF_HUB_DOWNLOAD_TIMEOUT sets it)"
+            + _offline_hint(ref)
         ) from None
-    except httpx.TimeoutException:
+    except httpx.TooManyRedirects:
+        from huggingface_hub.utils import get_session
+
+        most = getattr(get_session(), "max_redirects", 20)
         raise UsageError(
-            f"{where}the Hub at {constants.ENDPOINT} timed out: no answer within "
-            f"{hub_timeout()} s (HF_HUB_DOWNLOAD_TIMEOUT sets it)" + _offline_hint(ref)
+            f"{where}the Hub at {endpoint} redirects in a loop (more than {most} redirects)"
+        ) from None
+    except httpx.UnsupportedProtocol as e:  # the endpoint is http(s): a redirect led there
+        url = _failed_url(e)
+        scheme = f"a {url.scheme}:// URL" if url is not None and url.scheme else "a URL"
+        raise UsageError(
+            f"{where}the Hub at {endpoint} redirected it to {scheme}, which is not followed "
+            "(http and https only)"
         ) from None
     except httpx.InvalidURL as e:
-        raise UsageError(f"{ref.source}: the Hub at {constants.ENDPOINT}: {e}") from None
-    except httpx.HTTPError as e:
+        raise UsageError(f"{ref.source}: the Hub at {endpoint}: {redact(str(e))}") from None
+    except httpx.RemoteProtocolError as e:
         raise UsageError(
-            f"{where}cannot reach the Hub at {constants.ENDPOINT}: {type(e).__name__}"
+            f"{where}the Hub at {endpoint} broke the HTTP protocol: {_first_line(e)}"
+        ) from None
+    except httpx.HTTPError as e:
+        off = _elsewhere(e)
+        raise UsageError(
+            (
+                f"{where}cannot reach {off}, where the Hub at {endpoint} redirected: "
+                if off
+                else f"{where}cannot reach the Hub at {endpoint}: "
+            )
+            + type(e).__name__
             + _offline_hint(ref)
         ) from None
 
@@ -257,10 +362,12 @@ def _named(local: str, remote: HubPath):
 @contextmanager
 def _get(url: str, ref: HubRef, headers: dict[str, str] | None = None) -> Iterator[Any]:
     """A streamed GET with the Hub's token and timeouts (``hub_timeout()`` to connect and
-    for each read); an error status raises as huggingface_hub would, from at most
-    ``ERROR_BODY_BYTES`` of its body. Following redirects, to another host too (the Hub
-    sends large files to a CDN; the token is not sent there)."""
-    from huggingface_hub.utils import build_hf_headers, get_session, hf_raise_for_status
+    for each read), an uncompressed answer asked for; an error status raises as
+    huggingface_hub would, from at most ``ERROR_BODY_BYTES`` of its body. Following
+    redirects, to another host too (the Hub sends large files to a CDN; the token is not
+    sent there), never to another scheme than http(s), at most the client's limit (20).
+    Failures while the body is read in the block are ``_hub_errors``' too."""
+    from huggingface_hub.utils import get_session, hf_raise_for_status
 
     httpx = _httpx()
     with _hub_errors(ref):
@@ -268,41 +375,70 @@ def _get(url: str, ref: HubRef, headers: dict[str, str] | None = None) -> Iterat
         with get_session().stream(
             "GET",
             url,
-            headers={**build_hf_headers(), **(headers or {})},
+            headers=_headers(headers),
             timeout=httpx.Timeout(t),
             follow_redirects=True,
         ) as r:
             if r.status_code >= 400 and r.status_code != 416:
-                body, _ = _body(r, ERROR_BODY_BYTES, url)
+                body = bytearray()
+                _read(r, ERROR_BODY_BYTES, redact(url), body.extend)
                 keep = {
                     k: v
                     for k, v in r.headers.items()
                     if k.lower() not in ("content-encoding", "content-length", "transfer-encoding")
                 }
                 hf_raise_for_status(
-                    httpx.Response(r.status_code, headers=keep, content=body, request=r.request)
+                    httpx.Response(
+                        r.status_code, headers=keep, content=bytes(body), request=r.request
+                    )
                 )
             yield r
 
 
-def _body(r, cap: int, what: str | Path) -> tuple[bytes, bool]:
-    """At most ``cap`` bytes of ``r``'s body, and whether it held more. The whole of it must
-    come within ``hub_timeout()`` seconds per MiB (a server dripping a byte a second never
-    trips a read timeout)."""
-    t = hub_timeout()
-    start, data = time.monotonic(), bytearray()
-    for chunk in r.iter_bytes():
-        data += chunk
-        if len(data) > cap:
-            return bytes(data[:cap]), True
-        if time.monotonic() - start > t * (1 + len(data) // MIB):
-            from huggingface_hub import constants
+def _read(r, cap: int, what: str | Path, sink: Callable[[bytes], Any]) -> tuple[int, bool]:
+    """``r``'s body into ``sink``, at most ``cap`` bytes: how many were read and whether
+    the body held more. The one reader of every Hub answer:
 
-            raise UsageError(
-                f"{what}: the Hub at {constants.ENDPOINT} sends its answer too slowly (under 1 MiB "
-                f"in {t} s; HF_HUB_DOWNLOAD_TIMEOUT sets it)"
-            )
-    return bytes(data), False
+    - the whole of it must come within ``hub_timeout()`` seconds per MiB (a server
+      dripping a byte a second never trips a read timeout): else a ``UsageError``;
+    - decoded, it may not be more than ``INFLATE`` times the bytes that came (plus 1 MiB):
+      a server compressing although ``identity`` was asked for cannot send a gzip bomb
+      (a ``CheckpointError`` on ``what``, checked before a chunk reaches ``sink``);
+    - a body that ends before the length it announced is a ``CheckpointError`` saying so
+      (a connection closed mid-file), not a transport error.
+    """
+    httpx = _httpx()
+    t = hub_timeout()
+    start, n = time.monotonic(), 0
+    try:
+        for chunk in r.iter_bytes():
+            if n + len(chunk) > INFLATE * r.num_bytes_downloaded + MIB:
+                raise CheckpointError(
+                    what,
+                    f"the Hub's {r.headers.get('Content-Encoding', 'compressed')}-compressed "
+                    f"answer inflates more than {INFLATE}-fold (a decompression bomb); "
+                    "refused, nothing kept",
+                )
+            if n + len(chunk) > cap:
+                sink(chunk[: cap - n])
+                return cap, True
+            sink(chunk)
+            n += len(chunk)
+            if time.monotonic() - start > t * (1 + n // MIB):
+                raise UsageError(
+                    f"{what}: the Hub at {_endpoint()} sends its answer too slowly (under 1 MiB "
+                    f"in {t} s; HF_HUB_DOWNLOAD_TIMEOUT sets it)"
+                )
+    except httpx.RemoteProtocolError:
+        declared = _declared(r)
+        if declared is not None and n < declared:
+            raise CheckpointError(
+                what,
+                f"the answer ended after {n} of its {declared} bytes (the connection closed)",
+                hint="download it again",
+            ) from None
+        raise
+    return n, False
 
 
 def _declared(r) -> int | None:
@@ -311,32 +447,81 @@ def _declared(r) -> int | None:
     return int(n) if n.isdigit() else None
 
 
+def _announced(r) -> list[int]:
+    """Every size of the file an answer announces: its ``Content-Length`` when the body
+    is the file's bytes as they are (no ``Content-Encoding``), and the ``X-Linked-Size``
+    the Hub sends for large files, on the answer or a redirect to it."""
+    sizes = []
+    if r.headers.get("Content-Encoding", "identity").lower() == "identity":
+        sizes.append(_declared(r))
+    for answer in (*r.history, r):
+        linked = answer.headers.get("X-Linked-Size", "")
+        sizes.append(int(linked) if linked.isdigit() else None)
+    return [s for s in sizes if s is not None]
+
+
+class _TooLarge(CheckpointError):
+    """A whole file over the limit of what may be downloaded of it."""
+
+
 class _Remote:
     """One repository at one commit: small files whole, byte ranges of big ones."""
 
-    def __init__(self, ref: HubRef, commit: str) -> None:
+    def __init__(self, ref: HubRef, commit: str, sizes: dict[str, int] | None = None) -> None:
         self.ref, self.commit = ref, commit
         self.root = HubPath(f"{ref.repo_id}@{commit}")
+        self.sizes = {} if sizes is None else sizes  # file -> its size, as a range read said
 
     def path(self, name: str) -> HubPath:
         return self.root / name
+
+    def named(self, path: HubPath) -> HubRef:
+        """This repository at its commit, its errors naming ``path`` (a file of it)."""
+        return HubRef(self.ref.repo_id, self.commit, str(path))
 
     def url(self, name: str) -> str:
         from huggingface_hub import hf_hub_url
 
         return hf_hub_url(self.ref.repo_id, name, revision=self.commit)
 
-    def download(self, name: str) -> str:
-        """A whole file through the cache (``hf_hub_download``), as a local path."""
-        from huggingface_hub import constants, hf_hub_download
+    def download(self, name: str, limit: int) -> Path:
+        """A whole file into the Hub cache (``hub_cache.store``), as its local path: the
+        cached one if it is there already, else one bounded GET of at most ``limit``
+        bytes, or exactly the size a range read of it gave. Refused (``_TooLarge``) on an
+        announced size over that before a byte of the body is read, and when the body
+        is not the size announced; nothing is left in the cache then."""
+        cached = self.cached(name)
+        if cached is not None:
+            return Path(cached)
+        path, exact = self.path(name), self.sizes.get(name)
+        cap = limit if exact is None else exact
+        with _get(self.url(name), self.named(path)) as r:
+            announced = _announced(r)
+            for size in announced:  # before a byte of the body is read
+                if exact is not None and size != exact:
+                    raise CheckpointError(
+                        path, f"is {size} bytes, not the {exact} its header read said"
+                    )
+                if size > limit:
+                    raise _TooLarge(path, f"is {size} bytes, over the {limit} limit")
 
-        with _hub_errors(self.ref, name):
-            return hf_hub_download(
-                self.ref.repo_id,
-                name,
-                revision=self.commit,
-                etag_timeout=constants.HF_HUB_ETAG_TIMEOUT,
-            )
+            def fill(write: Callable[[bytes], None]) -> None:
+                n, more = _read(r, cap, path, write)
+                if more:
+                    if exact is not None:
+                        raise CheckpointError(
+                            path, f"is over the {exact} bytes its header read said"
+                        )
+                    raise _TooLarge(path, f"is over the {limit}-byte limit")
+                for size in (*announced, exact):
+                    if size is not None and size != n:
+                        raise CheckpointError(
+                            path,
+                            f"the Hub announced {size} bytes and sent {n}",
+                            hint="download it again",
+                        )
+
+            return hub_cache.store(_repo_cache(self.ref), self.commit, name, fill)
 
     def json(self, name: str, what: str, limit: int = MAX_JSON_BYTES):
         """A JSON file (config, index): from the cache if there, else one bounded GET of
@@ -346,14 +531,15 @@ class _Remote:
         if local is not None:
             with _named(local, path):
                 return read_json_file(Path(local), what, limit)
-        with _get(self.url(name), self.ref) as r:
-            size = _declared(r)
-            if size is not None and size > limit:  # before a byte of it is read
-                raise CheckpointError(path, f"{what} is {size} bytes, over the {limit} limit")
-            raw, more = _body(r, limit, path)
+        raw = bytearray()
+        with _get(self.url(name), self.named(path)) as r:
+            for size in _announced(r):
+                if size > limit:  # before a byte of it is read
+                    raise CheckpointError(path, f"{what} is {size} bytes, over the {limit} limit")
+            _, more = _read(r, limit, path, raw.extend)
         if more:
             raise CheckpointError(path, f"{what} is over the {limit}-byte limit")
-        return parse_json(raw, path, what)
+        return parse_json(bytes(raw), path, what)
 
     def cached(self, name: str) -> str | None:
         from huggingface_hub import try_to_load_from_cache
@@ -363,7 +549,9 @@ class _Remote:
 
     def range(self, path: HubPath, start: int, end: int) -> tuple[bytes, int]:
         """Bytes ``[start, end)`` of a file and the file's size, by one range request."""
-        with _get(self.url(path.name), self.ref, {"Range": f"bytes={start}-{end - 1}"}) as r:
+        data = bytearray()
+        rng = {"Range": f"bytes={start}-{end - 1}"}
+        with _get(self.url(path.name), self.named(path), rng) as r:
             if r.status_code == 416:  # the file is shorter than start
                 return b"", _total(r.headers.get("Content-Range")) or 0
             if r.status_code != 206:
@@ -373,12 +561,13 @@ class _Remote:
                     "refusing to download the whole file",
                 )
             size = _total(r.headers.get("Content-Range"))
-            data, more = _body(r, end - start, path)
+            _, more = _read(r, end - start, path, data.extend)
         if more:
             raise CheckpointError(path, f"the Hub sent more than the {end - start} bytes asked for")
         if size is None:
             raise CheckpointError(path, "the Hub sent a malformed byte-range answer")
-        return data, size
+        self.sizes[path.name] = size
+        return bytes(data), size
 
     def header(self, path: Path) -> SafetensorsHeader:
         """A safetensors header: from the local cache, else two range requests."""
@@ -424,13 +613,17 @@ def _listing(ref: HubRef) -> tuple[str, set[str]]:
     url = f"{constants.ENDPOINT}/api/models/{ref.repo_id}"
     if ref.revision is not None:
         url += f"/revision/{quote(ref.revision, safe='')}"
-    where = f"{ref.source}: the Hub at {constants.ENDPOINT} sent a malformed model-info answer"
-    with _get(url, ref) as r:
-        raw, more = _body(r, MAX_JSON_BYTES, ref.source)
+    where = f"{ref.source}: the Hub at {_endpoint()} sent a malformed model-info answer"
+    raw = bytearray()
+    try:
+        with _get(url, ref) as r:
+            _, more = _read(r, MAX_JSON_BYTES, ref.source, raw.extend)
+    except CheckpointError as e:  # cut short, or a decompression bomb
+        raise UsageError(f"{where}: {e.message}") from None
     if more:
         raise UsageError(f"{where}: over {MAX_JSON_BYTES} bytes")
     try:
-        info = parse_json(raw, Path(url), "answer")
+        info = parse_json(bytes(raw), Path(ref.source), "answer")
     except CheckpointError as e:
         raise UsageError(f"{where}: {e.message}") from None
     sha = info.get("sha") if isinstance(info, dict) else None
@@ -511,6 +704,14 @@ def _snapshot(ref: HubRef) -> Path:
 
     with _hub_errors(ref):
         return Path(snapshot_download(ref.repo_id, revision=ref.revision, local_files_only=True))
+
+
+def _limit(name: str) -> int:
+    """The most a whole-file download of ``name`` may be, where no range read gave its
+    size: the local limits of a config and an index, else ``MAX_DOWNLOAD``."""
+    if name == INDEX:
+        return MAX_HEADER_BYTES
+    return MAX_JSON_BYTES if name.endswith(".json") else MAX_DOWNLOAD
 
 
 def _uncached_weights(snap: Path) -> list[str]:
@@ -619,23 +820,38 @@ class HubSource(Source):
         return self._online.fetch(info)
 
     def read_file(self, name: str, limit: int) -> tuple[Path, bytes]:
+        """A tokenizer file: downloaded into the cache (at most ``limit`` bytes), read
+        there. A download that fails, however, is ``UnreadableFile`` naming the Hub file
+        (the tokenizer check is then "not checked", as for a local file); a cache that
+        cannot be written stays a ``WriteError``."""
         if self._cache is not None:
             return self._cache.read_file(name, limit)
-        path = Path(self._online.download(name))
-        return path, read_whole(path, limit)
+        path = self.path(name)
+        try:
+            local = self._pinned(str(path)).download(name, limit)
+        except WriteError:
+            raise
+        except _TooLarge:
+            raise UnreadableFile(path, too_large=True) from None
+        except CheckpointError as e:
+            raise UnreadableFile(path, e.message) from None
+        except UsageError as e:
+            raise UnreadableFile(path, str(e).removeprefix(f"{path}: ")) from None
+        return local, read_whole(local, limit)
 
     def _pinned(self, source: str) -> _Remote:
         """The repository at the commit it was read at, its errors named as ``source``."""
-        commit = self._online.commit
-        return _Remote(HubRef(self.ref.repo_id, commit, source), commit)
+        online = self._online
+        return _Remote(HubRef(self.ref.repo_id, online.commit, source), online.commit, online.sizes)
 
     def local_copy(self, names: list[str]) -> list[Path]:
-        """Whole files downloaded into the Hub cache (``hf_hub_download`` at the commit
-        read, so the cache, ``HF_TOKEN`` and ``HF_ENDPOINT`` are honoured)."""
+        """Whole files downloaded into the Hub cache at the commit read (``HF_TOKEN`` and
+        ``HF_ENDPOINT`` honoured), by the bounded downloader: a JSON file at most its
+        limit, a weight file exactly the size its header read gave."""
         if self._cache is not None:
             return self._cache.local_copy(names)
         remote = self._pinned(self.name)
-        return [Path(remote.download(n)) for n in names]
+        return [remote.download(n, _limit(n)) for n in names]
 
     def localized(self, names: list[str]) -> Source:
         """For ``fix --out``, which copies every file: ``names`` (its config, index and
@@ -653,7 +869,7 @@ class HubSource(Source):
         tensor exactly as the header read from the Hub described it."""
         local: dict[HubPath, Path] = {}
         for path in dict.fromkeys(i.path for i in infos if isinstance(i.path, HubPath)):
-            local[path] = Path(self._pinned(str(path)).download(path.name))
+            local[path] = self._pinned(str(path)).download(path.name, _limit(path.name))
         out = []
         for info in infos:
             if info.path not in local:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from conftest import FIXTURES, ROOT, cli_subprocess
-from hubserver import Hostile, HubServer, hub_env, repo_from_dir
+from hubserver import Hostile, HubServer, closed_port, hub_env, repo_from_dir
 
 TARGET = FIXTURES / "targets/small"
 # each test starts a loopback Hub and a CLI process that reads its settings at start-up
@@ -206,10 +206,10 @@ def test_a_cross_host_redirect_is_followed(tmp_path):
 
 
 def test_a_failed_download_online_never_claims_offline_mode(tmp_path):
-    """fix --out downloads whole files through huggingface_hub, which does not follow a
-    redirect to another host without the Hub's headers: the error says that, not that
-    HF_HUB_OFFLINE is set (it is not)."""
-    with HubServer(repos()) as cdn, HubServer(repos(), Hostile(redirect=cdn.url)) as hub:
+    """fix --out downloads whole files; the Hub redirects them to a CDN that is down: the
+    error says where it could not reach, not that HF_HUB_OFFLINE is set (it is not)."""
+    cdn = closed_port()
+    with HubServer(repos(), Hostile(redirect=cdn)) as hub:
         env = hub_env(tmp_path, hub.url, **FAST)
         r = cli_subprocess(
             "fix",
@@ -225,4 +225,5 @@ def test_a_failed_download_online_never_claims_offline_mode(tmp_path):
     assert r.returncode == 2
     assert "HF_HUB_OFFLINE" not in line
     assert "config.json" in line and hub.url in line
+    assert f"cannot reach {cdn}, where the Hub at {hub.url} redirected" in line
     assert not (tmp_path / "out").exists()

@@ -87,6 +87,25 @@ def test_hub_ids_and_local_paths(tmp_path, monkeypatch):
         hub_ref("hf://just-a-name")
 
 
+def test_credentials_in_urls_never_reach_an_error_message():
+    """Every CheckpointError and UsageError redacts URL credentials as it is made (the
+    CLI tests of every Hub failure are in tests/hostile/test_hostile_hub_downloads.py)."""
+    from dspark_ckpt.errors import CheckpointError, WriteError, redact
+
+    url = "http://user:s3cret@hub.example:8080/api"
+    assert redact(url) == "http://***@hub.example:8080/api"
+    assert redact(redact(url)) == redact(url)
+    assert redact("https://tok@cdn.example/x and ftp://a:b@c") == (
+        "https://***@cdn.example/x and ftp://***@c"
+    )
+    for kept in ("hf://org/name@v1/config.json", "org/name@main", "https://host/p@v1", "a@b"):
+        assert redact(kept) == kept
+    assert "s3cret" not in str(UsageError(f"the Hub at {url} timed out"))
+    e = CheckpointError("hf://org/x@abc/config.json", f"via {url}", hint=f"see {url}")
+    assert "s3cret" not in str(e) and "s3cret" not in e.message + e.hint
+    assert "s3cret" not in str(WriteError("out", f"cannot reach {url}"))
+
+
 @pytest.mark.slow
 def test_existing_local_path_wins_without_network(tmp_path):
     shutil.copytree(FIXTURES / "padded", tmp_path / "org" / "padded")
