@@ -40,6 +40,7 @@ from dspark_ckpt.commands.repair import (
     RepairResult,
     config_bytes,
     index_bytes,
+    is_empty,
     plan_repairs,
     shard_files,
 )
@@ -70,6 +71,7 @@ from dspark_ckpt.profiles.registry import (
 from dspark_ckpt.rules.codes import get_code
 from dspark_ckpt.rules.findings import ERROR, Finding
 from dspark_ckpt.source.atomic import Transaction, check_destination, refuse_symlink, step, writing
+from dspark_ckpt.source.base import header_cache
 from dspark_ckpt.source.checkpoint import (
     Checkpoint,
     build_checkpoint,
@@ -672,7 +674,16 @@ def run_repair(source: str, target: Target, req: RepairRequest) -> RepairResult:
     write them atomically (``--out`` / ``--in-place --force``), inspect the result before
     the transaction ends, and verify it with ``req.verify``. Raises ``CheckpointError``
     (refused: a conflict, a value only the user can give, a regression; unreadable) or
-    ``UsageError``: then nothing is written."""
+    ``UsageError``: then nothing is written. A header is read once per run (the plan
+    reads the metadata of a shard it rewrites from the header read first)."""
+    token = header_cache.set({})
+    try:
+        return _run_repair(source, target, req)
+    finally:
+        header_cache.reset(token)
+
+
+def _run_repair(source: str, target: Target, req: RepairRequest) -> RepairResult:
     names = [get_profile(n).name for n in req.profiles or []]
     if req.out is not None and req.in_place:
         raise UsageError("give at most one of --out and --in-place")
@@ -737,7 +748,6 @@ def _write_repairs(
     """Write the repaired checkpoint in one transaction; the written files."""
     out = req.out is not None
     shards = shard_files(ckpt, draft)
-    used = {t.shard for t in draft.tensors.values()}
     config = config_bytes(draft.config) if draft.config != ckpt.config else None
     index = index_bytes(ckpt, draft, shards)
     index_dest = root / (ckpt.index_path.name if ckpt.index_path else INDEX)
@@ -748,7 +758,7 @@ def _write_repairs(
             files.append(
                 (root / name, lambda tx, d, n=name: tx.add_copy(d, ckpt.root / n, link=True))
             )
-        elif pieces is not None and (name in used or not out):
+        elif pieces is not None and not (out and is_empty(pieces)):
             files.append((root / name, lambda tx, d, p=pieces: tx.add_pieces(d, p)))
     if config is not None:
         files.append((root / CONFIG, lambda tx, d: tx.add_bytes(d, config)))

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import copy
 import json
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -55,36 +55,77 @@ _MISSING = object()
 # --- the draft: the checkpoint as the repairs leave it --------------------------------
 
 
-@dataclass(frozen=True)
-class Tensor:
+class Tensor(NamedTuple):
     """A tensor of the draft: its bytes are ``part`` (a range of the source's, or new)."""
 
     dtype: str
     shape: tuple[int, ...]
     part: bytes | Range
     shard: str  # the file it will be stored in
-    values: Any = None  # new values (numpy), where ``part`` is new bytes
+    origin: str | None = None  # the source tensor whose bytes these are (None: new bytes)
+
+
+def _data_order(row: tuple) -> tuple:
+    """A rewritten shard keeps its source's data order (its copies stay long runs), new
+    tensors after, by name."""
+    name, _, _, part = row
+    if isinstance(part, Range):
+        return (0, str(part.path), part.start)
+    return (1, name, 0)
 
 
 def _source_tensor(info: TensorInfo) -> Tensor:
-    return Tensor(
-        info.dtype, tuple(info.shape), Range(info.path, info.start, info.end), info.path.name
-    )
+    part = Range(info.path, info.start, info.end)
+    return Tensor(info.dtype, tuple(info.shape), part, info.path.name, info.name)
 
 
 @dataclass
 class Draft:
+    """The checkpoint as the repairs leave it: its config, and the tensors they change
+    (``changed``: name -> the tensor now, None where it is gone); every other tensor is
+    the source's as it is. Only what changes is held: a header may list a million."""
+
+    ckpt: Checkpoint
     config: dict
-    tensors: dict[str, Tensor]
     new_shard: str
+    changed: dict[str, Tensor | None] = field(default_factory=dict)
 
     @classmethod
     def of(cls, ckpt: Checkpoint, new_shard: str) -> Draft:
         config = copy.deepcopy(ckpt.config) if isinstance(ckpt.config, dict) else {}
-        return cls(config, {n: _source_tensor(i) for n, i in ckpt.tensors.items()}, new_shard)
+        return cls(ckpt, config, new_shard)
+
+    def get(self, name: str) -> Tensor | None:
+        if name in self.changed:
+            return self.changed[name]
+        info = self.ckpt.tensors.get(name)
+        return None if info is None else _source_tensor(info)
+
+    def shard_tensors(self, shards: set[str]) -> dict[str, list[tuple]]:
+        """The tensors each of ``shards`` will hold, as (name, dtype, shape, bytes) in the
+        order their data goes: the source's order (long runs to copy), new ones after."""
+        out: dict[str, list[tuple]] = {s: [] for s in shards}
+        changed = self.changed
+        for name, i in self.ckpt.tensors.items():
+            if name not in changed and (rows := out.get(i.path.name)) is not None:
+                rows.append((name, i.dtype, i.shape, Range(i.path, i.start, i.end)))
+        for name, t in changed.items():
+            if t is not None and t.shard in out:
+                out[t.shard].append((name, t.dtype, t.shape, t.part))
+        return {s: sorted(rows, key=_data_order) for s, rows in out.items()}
+
+    @property
+    def touched(self) -> set[str]:
+        """The files whose tensors change: where a changed tensor was, and where it goes."""
+        out = set()
+        for name, t in self.changed.items():
+            if (info := self.ckpt.tensors.get(name)) is not None:
+                out.add(info.path.name)
+            if t is not None:
+                out.add(t.shard)
+        return out
 
     def apply(self, change: Change) -> None:
-        t = self.tensors
         if isinstance(change, SetKey):
             *path, last = change.key.split(".")
             node = self.config
@@ -102,29 +143,27 @@ class Draft:
         elif isinstance(change, NewConfig):
             self.config = copy.deepcopy(change.config)
         elif isinstance(change, Drop):
-            t.pop(change.name, None)
+            self.changed[change.name] = None
         elif isinstance(change, Rename):
-            t[change.new] = t.pop(change.name)
+            self.changed[change.new] = self.get(change.name)
+            self.changed[change.name] = None
         elif isinstance(change, Cut):
-            old = t[change.name]
-            rows = old.shape[0]
+            old = self.get(change.name)
             size = old.part.size if isinstance(old.part, Range) else len(old.part)
-            keep = size * change.rows // rows
+            keep = size * change.rows // old.shape[0]
             part = (
                 Range(old.part.path, old.part.start, old.part.start + keep)
                 if isinstance(old.part, Range)
                 else old.part[:keep]
             )
-            values = None if old.values is None else old.values[: change.rows]
-            t[change.name] = replace(
-                old, shape=(change.rows, *old.shape[1:]), part=part, values=values
-            )
+            self.changed[change.name] = old._replace(shape=(change.rows, *old.shape[1:]), part=part)
         elif isinstance(change, Put):
             values = change.values() if callable(change.values) else change.values
             values = np.ascontiguousarray(values)
             data = values.astype(values.dtype.newbyteorder("<")).tobytes()
-            shard = t[change.name].shard if change.name in t else self.new_shard
-            t[change.name] = Tensor(ST_DTYPES[values.dtype], values.shape, data, shard, values)
+            old = self.get(change.name)
+            shard = old.shard if old is not None else self.new_shard
+            self.changed[change.name] = Tensor(ST_DTYPES[values.dtype], values.shape, data, shard)
 
 
 def _targets(change: Change) -> set[tuple[str, str]]:
@@ -294,9 +333,10 @@ def plan_repairs(
     history: list[tuple[Change, str, tuple[str, ...]]] = []
     after = before if not req.sets else _inspect(source, target, selected, ckpt, draft)
     for _ in range(MAX_ROUNDS):
-        progressed = _round(after, draft, plan, req, history)
+        if not _round(after, draft, plan, req, history):
+            break
         after = _inspect(source, target, selected, ckpt, draft)
-        if not progressed or plan.conflicts:
+        if plan.conflicts:
             break
     lost = [p for p in selected if before.verdicts.get(p) and not after.verdicts.get(p)]
     if lost:
@@ -413,43 +453,28 @@ def _config_changes(before: dict, after: dict, prefix: str = "") -> list[KeyChan
 def _tensor_changes(ckpt: Checkpoint, draft: Draft) -> list[TensorChange]:
     """Each tensor the draft stores otherwise than the source: dropped, cut, renamed,
     new or replaced (with its dtype, shape and file before and after)."""
+
+    def where(info: TensorInfo) -> tuple[str, tuple[int, ...], str]:
+        return (info.dtype, tuple(info.shape), info.path.name)
+
+    moved = {t.origin for n, t in draft.changed.items() if t is not None and t.origin != n}
     out = []
-    by_range = {t.part: name for name, t in draft.tensors.items() if isinstance(t.part, Range)}
-    kept_from: dict[str, str] = {}
-    for name, info in ckpt.tensors.items():
-        before = (info.dtype, tuple(info.shape), info.path.name)
-        whole = Range(info.path, info.start, info.end)
-        new_name = by_range.get(whole)
-        cut = next(
-            (
-                n
-                for n, t in draft.tensors.items()
-                if isinstance(t.part, Range)
-                and t.part.path == info.path
-                and t.part.start == info.start
-                and t.part.end < info.end
-            ),
-            None,
-        )
-        if new_name == name:
+    for name, t in draft.changed.items():
+        src = ckpt.tensors.get(name)
+        if t is None:
+            if src is not None and name not in moved:
+                out.append(TensorChange(name, "drop", where(src), None))
             continue
-        if new_name is not None:
-            t = draft.tensors[new_name]
-            out.append(TensorChange(new_name, "rename", before, (t.dtype, t.shape, t.shard), name))
-            kept_from[new_name] = name
-        elif cut is not None:
-            t = draft.tensors[cut]
-            out.append(TensorChange(cut, "cut", before, (t.dtype, t.shape, t.shard)))
-            kept_from[cut] = name
-        elif name in draft.tensors:
-            t = draft.tensors[name]
-            out.append(TensorChange(name, "replace", before, (t.dtype, t.shape, t.shard)))
-            kept_from[name] = name
+        after = (t.dtype, t.shape, t.shard)
+        if t.origin is not None and t.origin != name:
+            origin = ckpt.tensors[t.origin]
+            out.append(TensorChange(name, "rename", where(origin), after, t.origin))
+        elif t.origin is not None:
+            if t.part != Range(src.path, src.start, src.end):
+                out.append(TensorChange(name, "cut", where(src), after))
         else:
-            out.append(TensorChange(name, "drop", before, None))
-    for name, t in draft.tensors.items():
-        if name not in ckpt.tensors and name not in kept_from:
-            out.append(TensorChange(name, "new", None, (t.dtype, t.shape, t.shard)))
+            action = "replace" if src is not None else "new"
+            out.append(TensorChange(name, action, where(src) if src else None, after))
     return out
 
 
@@ -460,63 +485,79 @@ def config_bytes(config: dict) -> bytes:
     return (json.dumps(config, indent=2) + "\n").encode()
 
 
-def _shards(ckpt: Checkpoint, draft: Draft) -> dict[str, list[tuple[str, Tensor]]]:
-    """The draft's tensors by the file they go in, each file's in name order."""
-    out: dict[str, list[tuple[str, Tensor]]] = {p.name: [] for p in ckpt.files}
-    for name, t in sorted(draft.tensors.items()):
-        out.setdefault(t.shard, []).append((name, t))
-    return out
-
-
-def _unchanged(ckpt: Checkpoint, shard: str, tensors: list[tuple[str, Tensor]]) -> bool:
-    src = {
-        n: Range(i.path, i.start, i.end) for n, i in ckpt.tensors.items() if i.path.name == shard
-    }
-    return {n: t.part for n, t in tensors} == src
-
-
 def shard_files(ckpt: Checkpoint, draft: Draft) -> dict[str, Pieces | None]:
     """Each weight file of the result: None where it is the source's file unchanged, else
     the pieces it is made of (a rewritten shard keeps its ``__metadata__``; a source shard
     left with no tensor is an empty one, so that what it held is not loaded in place)."""
-    out: dict[str, Pieces | None] = {}
+    out: dict[str, Pieces | None] = {p.name: None for p in ckpt.files}
     paths = {p.name: p for p in ckpt.files}
-    for shard, tensors in _shards(ckpt, draft).items():
-        if shard in paths and _unchanged(ckpt, shard, tensors):
-            out[shard] = None
+    for shard, tensors in draft.shard_tensors(draft.touched).items():
+        if shard not in paths and not tensors:
             continue
         meta = (
-            ckpt.origin.read_header(paths[shard]).metadata
+            ckpt.origin.read_metadata(paths[shard])
             if shard in paths
             else {"format": "pt", "written_by": "dspark-ckpt fix"}
         )
-        rows = [(n, t.dtype, t.shape, t.part) for n, t in tensors]
-        out[shard] = safetensors_pieces(rows, meta)
+        out[shard] = safetensors_pieces(tensors, meta)
     return out
+
+
+def is_empty(pieces: Pieces | None) -> bool:
+    """A rewritten shard left with no tensor (its header is all it holds)."""
+    return pieces is not None and len(pieces.parts) == 1
 
 
 def index_bytes(ckpt: Checkpoint, draft: Draft, shards: dict[str, Pieces | None]) -> bytes | None:
     """The index of the result: written where the source has one or a new shard is
     added; None where a single file needs none."""
-    if ckpt.index_path is None and draft.new_shard not in shards:
+    if ckpt.index_path is None and shards.get(draft.new_shard) is None:
         return None
     data = {}
     if ckpt.index_path is not None:
         data = json.loads(json.dumps(ckpt.origin.read_json(ckpt.index_path.name, "index")))
-    total = sum(
-        t.part.size if isinstance(t.part, Range) else len(t.part) for t in draft.tensors.values()
+    weight_map = {n: i.path.name for n, i in ckpt.tensors.items() if n not in draft.changed}
+    weight_map.update({n: t.shard for n, t in draft.changed.items() if t is not None})
+    total = sum(i.nbytes for n, i in ckpt.tensors.items() if n not in draft.changed)
+    total += sum(
+        t.part.size if isinstance(t.part, Range) else len(t.part)
+        for t in draft.changed.values()
+        if t is not None
     )
     metadata = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
     data["metadata"] = {**metadata, "total_size": total}
-    data["weight_map"] = {n: t.shard for n, t in sorted(draft.tensors.items())}
+    data["weight_map"] = dict(sorted(weight_map.items()))
     return (json.dumps(data, indent=2) + "\n").encode()
 
 
 def planned_checkpoint(ckpt: Checkpoint, draft: Draft) -> Checkpoint:
-    """The checkpoint as the draft leaves it, read through an overlay of the source."""
-    shards = shard_files(ckpt, draft)
+    """The checkpoint as the draft leaves it, read through an overlay of the source: each
+    file's tensors are the source's header with the draft's changes in it (a cut tensor
+    reads its first rows where they are; new values are held in memory), so a plan costs
+    what it changes, not a new header for a shard of a million tensors."""
     config = config_bytes(draft.config) if draft.config != ckpt.config else None
-    added = {ckpt.root / s: p for s, p in shards.items() if p is not None}
-    files = [ckpt.root / s for s, tensors in _shards(ckpt, draft).items() if tensors]
-    planned = OverlaySource(ckpt, config=config, added=added)
+    touched = draft.touched
+    paths = {p.name: p for p in ckpt.files}
+    tensors: dict[Path, dict[str, TensorInfo]] = {}
+    values: dict[tuple[Path, str], bytes] = {}
+    for shard in sorted(touched):
+        path = paths.get(shard, ckpt.root / shard)
+        found = dict(next(ckpt.origin.read_tensors([path]))) if shard in paths else {}
+        tensors[path] = found
+    for name in draft.changed:
+        if (info := ckpt.tensors.get(name)) is not None and info.path in tensors:
+            tensors[info.path].pop(name, None)
+    for name, t in draft.changed.items():
+        if t is None:
+            continue
+        path = paths.get(t.shard, ckpt.root / t.shard)
+        if isinstance(t.part, Range):
+            info = TensorInfo(name, t.dtype, t.shape, t.part.start, t.part.end, t.part.path)
+        else:
+            info = TensorInfo(name, t.dtype, t.shape, 0, len(t.part), path)
+            values[path, name] = t.part
+        tensors[path][name] = info
+    files = [p for p in ckpt.files if p not in tensors or tensors[p]]
+    files += [p for p in tensors if p not in paths.values() and tensors[p]]
+    planned = OverlaySource(ckpt, config=config, added={}, tensors=tensors, values=values)
     return build_checkpoint(planned, need_config=ckpt.config is not None, files=files)

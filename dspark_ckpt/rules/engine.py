@@ -175,18 +175,22 @@ def profile_findings(f: Facts, p: Profile) -> list[Finding]:
 def plan_repair(f: Facts, p: Profile | None, finding: Finding) -> tuple[Repair, Fix | Needs] | None:
     """What ``fix`` would do about ``finding`` (found under ``p``; None: a common rule's):
     its code's repair and that repair's answer, or None where there is nothing to do."""
+    if finding.planned is not None:  # answered when the finding was made
+        return finding.planned or None
     r = RULES[finding.code].repair
     answer = r.plan(f, p, finding) if r is not None else None
     return None if answer is None else (r, answer)
 
 
 def _repairable(f: Facts, p: Profile | None, finding: Finding) -> Finding:
-    """``finding`` marked with the safety of the repair ``fix`` has for it, if any."""
+    """``finding`` with its repair's answer, and marked with the safety of the repair
+    ``fix`` has for it, if any."""
     planned = plan_repair(f, p, finding)
-    if planned is None or not isinstance(planned[1], Fix):
-        return finding
-    r, fix = planned
-    return replace(finding, repair=fix.safety or r.safety)
+    if planned is None:
+        return replace(finding, planned=())
+    r, answer = planned
+    safety = (answer.safety or r.safety) if isinstance(answer, Fix) else None
+    return replace(finding, repair=safety, planned=planned)
 
 
 def _same(f: Finding) -> tuple:

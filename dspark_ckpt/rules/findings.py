@@ -7,7 +7,7 @@ or by the engine for the codes it emits itself, so its code is registered by the
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from dspark_ckpt.rules.registry import ERROR, INFO, RULES, SEVERITY_ORDER, WARNING, Code
@@ -74,6 +74,9 @@ class Finding:
     severity: str = ""  # the code's severity unless overridden (``check``'s config)
     profile: str | None = None  # the runtime profile whose rule found it (None: every runtime)
     repair: str | None = None  # "safe" / "unsafe": what ``fix`` can do about it (the engine's)
+    # the engine's answer of the code's repair for this finding (``engine.plan_repair``),
+    # kept for ``fix``; () where it has none
+    planned: Any = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if not self.severity:

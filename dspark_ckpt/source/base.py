@@ -124,6 +124,10 @@ class Source(ABC):
     def read_header(self, path: Path) -> SafetensorsHeader:
         """One safetensors header."""
 
+    def read_metadata(self, path: Path) -> dict[str, str] | None:
+        """The ``__metadata__`` of one safetensors header."""
+        return self.read_header(path).metadata
+
     def read_tensors(self, paths: Iterable[Path]) -> Iterator[dict[str, TensorInfo]]:
         """The tensors of each file's header, in order (``on_header`` told of each)."""
         for path in paths:

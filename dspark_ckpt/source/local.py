@@ -104,6 +104,13 @@ class LocalSource(Source):
     def read_header(self, path: Path) -> SafetensorsHeader:
         return read_header(path)
 
+    def read_metadata(self, path: Path) -> dict[str, str] | None:
+        cache = header_cache.get()
+        key = _stat_key(path) if cache is not None else None
+        if key is not None and key in cache:  # read this run, unchanged since
+            return cache[key].metadata
+        return read_header(path).metadata
+
     def read_tensors(self, paths):
         cache = header_cache.get()
         for path in paths:

@@ -43,11 +43,20 @@ class OverlaySource(Source):
     the pieces they are made of) in place."""
 
     def __init__(
-        self, ckpt: Checkpoint, *, config: bytes | None, added: dict[Path, bytes | Pieces]
+        self,
+        ckpt: Checkpoint,
+        *,
+        config: bytes | None,
+        added: dict[Path, bytes | Pieces],
+        tensors: dict[Path, dict[str, TensorInfo]] | None = None,
+        values: dict[tuple[Path, str], bytes] | None = None,
     ):
         self.base, self.ckpt = ckpt.origin, ckpt
         self.name, self.is_local = ckpt.origin.name, ckpt.origin.is_local
         self.config, self.added = config, added
+        # a file's tensors as planned (``fix``'s repairs): a tensor there reads the bytes
+        # its offsets name in its path's file, or the new ``values`` given for it
+        self.tensors, self.values = tensors or {}, values or {}
 
     @property
     def root(self) -> Path:
@@ -85,6 +94,11 @@ class OverlaySource(Source):
             return parse_made_bytes(self.added[path], path)
         return self.base.read_header(path)
 
+    def read_metadata(self, path: Path) -> dict[str, str] | None:
+        if path in self.added:
+            return parse_made_bytes(self.added[path], path).metadata
+        return self.base.read_metadata(path)
+
     def read_tensors(self, paths: Iterable[Path]) -> Iterator[dict[str, TensorInfo]]:
         known: dict[Path, dict[str, TensorInfo]] = {}
         if len(self.ckpt.files) == 1:  # its own dict: a file of 1M tensors is not copied
@@ -93,7 +107,9 @@ class OverlaySource(Source):
             for name, info in self.ckpt.tensors.items():
                 known.setdefault(info.path, {})[name] = info
         for path in paths:
-            if path in self.added:
+            if path in self.tensors:
+                yield self.tensors[path]
+            elif path in self.added:
                 yield parse_made_bytes(self.added[path], path).tensors
             elif path in known:
                 yield known[path]
@@ -101,6 +117,8 @@ class OverlaySource(Source):
                 yield from self.base.read_tensors([path])
 
     def read_bytes(self, info: TensorInfo) -> bytes | bytearray:
+        if (info.path, info.name) in self.values:
+            return self.values[info.path, info.name]
         if info.path in self.added:
             data = self.added[info.path]
             if isinstance(data, Pieces):

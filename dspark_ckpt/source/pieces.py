@@ -10,13 +10,14 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 CHUNK = 1 << 24
 
 
-@dataclass(frozen=True)
-class Range:
-    """Bytes ``[start, end)`` of the file at ``path``."""
+class Range(NamedTuple):
+    """Bytes ``[start, end)`` of the file at ``path`` (a named tuple: a shard rewritten
+    may keep a million tensors' ranges)."""
 
     path: Path
     start: int
@@ -80,22 +81,45 @@ class Pieces:
         return bytes(out)
 
 
+def _quoted(name: str) -> str:
+    """``name`` as JSON writes it (``json.dumps``), without its cost for a plain name."""
+    if name.isascii() and name.isprintable() and '"' not in name and "\\" not in name:
+        return f'"{name}"'
+    return json.dumps(name)
+
+
 def safetensors_pieces(
     tensors: list[tuple[str, str, tuple[int, ...], Part]], metadata: dict[str, str] | None
 ) -> Pieces:
-    """A safetensors file of ``tensors`` (name, dtype, shape, its data), in the order
-    given, byte-for-byte reproducible: ``__metadata__`` first with its keys sorted, the
-    header padded to 8 bytes with spaces."""
-    header: dict = {} if metadata is None else {"__metadata__": dict(sorted(metadata.items()))}
+    """A safetensors file of ``tensors`` (name, dtype, shape, its data), their data in the
+    order given, byte-for-byte reproducible: ``__metadata__`` first with its keys sorted,
+    the header as ``json.dumps`` writes it compactly, padded to 8 bytes with spaces.
+    Adjacent ranges of one file are one piece (a shard rewritten in its own order is a
+    few long copies)."""
+    entries = []
+    if metadata is not None:
+        meta = json.dumps(dict(sorted(metadata.items())), separators=(",", ":"))
+        entries.append(f'"__metadata__":{meta}')
+    parts: list[Part] = []
     offset = 0
     for name, dtype, shape, part in tensors:
         size = len(part) if isinstance(part, bytes) else part.size
-        header[name] = {
-            "dtype": dtype,
-            "shape": list(shape),
-            "data_offsets": [offset, offset + size],
-        }
+        dims = ",".join(map(str, shape))
+        entries.append(
+            f'{_quoted(name)}:{{"dtype":"{dtype}","shape":[{dims}],'
+            f'"data_offsets":[{offset},{offset + size}]}}'
+        )
+        last = parts[-1] if parts else None
+        if (
+            isinstance(part, Range)
+            and isinstance(last, Range)
+            and last.path == part.path
+            and last.end == part.start
+        ):
+            parts[-1] = Range(part.path, last.start, part.end)
+        elif size:
+            parts.append(part)
         offset += size
-    head = json.dumps(header, separators=(",", ":")).encode()
+    head = ("{" + ",".join(entries) + "}").encode()
     head += b" " * (-len(head) % 8)
-    return Pieces((len(head).to_bytes(8, "little") + head, *(t[3] for t in tensors)))
+    return Pieces((len(head).to_bytes(8, "little") + head, *parts))
