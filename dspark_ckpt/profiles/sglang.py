@@ -7,7 +7,7 @@ citing the ``file:line`` it was read from.
 from __future__ import annotations
 
 from dspark_ckpt.profiles.families import DFLASH, DSPARK, EAGLE3
-from dspark_ckpt.profiles.schema import LT, HiddenStates, Profile
+from dspark_ckpt.profiles.schema import FIELDS_18, LT, HiddenStates, Profile
 
 SGLANG = "SGLang 0.5.23"
 S = "python/sglang/srt/"
@@ -19,6 +19,11 @@ SG_DSPARK_CFG = S + "speculative/dspark_components/dspark_config.py"
 # llama_eagle3.py:156-161 counts num_aux_hidden_states, else eagle_config's aux ids
 SG_EAGLE3_AUX = ("num_aux_hidden_states", "eagle_config.eagle_aux_hidden_state_layer_ids")
 SG_EAGLE3_NORM = ("eagle_config.norm_before_fc", "norm_before_fc")  # llama_eagle3.py:169-182
+
+
+def _fields_18_unjudged(model_py: str) -> dict[str, str]:
+    """Issue 18's vLLM / TensorRT-LLM fields, at their defaults here: not judged for SGLang."""
+    return {name: f"{model_py} (not judged for {SGLANG} here)" for name in FIELDS_18}
 
 
 def _sglang_block_cites(model_py: str) -> dict[str, str]:
@@ -48,6 +53,7 @@ def _sglang_block_cites(model_py: str) -> dict[str, str]:
         "prefixed_names": f"{SG_DSPARK}:633 (removeprefix('model.')); {SG_DFLASH}:904-918",
         "strict_names": f"{SG_DFLASH}:945-947 (unknown names ignored)",
         "reads_speculators_format": f"{SG_DFLASH_CFG}:650-701",
+        **_fields_18_unjudged(model_py),
     }
 
 
@@ -136,6 +142,7 @@ PROFILES = (
             "strict_names": f"{SG_EAGLE3}:370-377 (unknown names skipped)",
             "reads_speculators_format": f"{SG_EAGLE3} (LlamaForCausalLMEagle3 config only; "
             "no speculators translation in " + S + "configs/)",
+            **_fields_18_unjudged(SG_EAGLE3),
         },
         hidden_states=EAGLE3_HIDDEN,
         reduced_when=LT,

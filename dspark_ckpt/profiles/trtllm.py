@@ -8,12 +8,19 @@ citing the ``file:line`` (or function) it was read from.
 from __future__ import annotations
 
 from dspark_ckpt.profiles.families import DSPARK, EAGLE3
-from dspark_ckpt.profiles.schema import LT, HiddenStates, Profile
+from dspark_ckpt.profiles.schema import FIELDS_18, LT, HiddenStates, Profile
 
 T = "tensorrt_llm/_torch/models/"
 TRT_DSPARK = T + "modeling_dspark_qwen3.py@40289c86"
 TRT_SPEC = T + "modeling_speculative.py@00679c66"
 TRT_HEADS = T + "dspark/heads.py@06ec703b"
+
+
+def _trt_18_cites(source: str, **read: str) -> dict[str, str]:
+    """The citations of issue 18's fields: ``read`` for those this file decides, the rest
+    not judged here (their defaults)."""
+    return {name: read.get(name, f"{source} (not judged here)") for name in FIELDS_18}
+
 
 # how TensorRT-LLM's DSpark drafter takes the target's hidden states
 DSPARK_HIDDEN = HiddenStates(
@@ -62,6 +69,22 @@ PROFILES = (
             "prefixed_names": f"{TRT_DSPARK} load_weights (names as stored, strict)",
             "strict_names": f"{TRT_DSPARK} load_weights: load_state_dict(strict=True)",
             "reads_speculators_format": f"{TRT_DSPARK} (pretrained_config attributes)",
+            **_trt_18_cites(
+                TRT_DSPARK,
+                missing_tensors=f"{TRT_DSPARK} Qwen3DSparkDraftModel.load_weights "
+                "`self.load_state_dict(sd, strict=True, assign=True)` (a name the model has "
+                "and the checkpoint lacks: 'Missing key(s) in state_dict')",
+                mask_token_null_read=f"{TRT_DSPARK} Qwen3DSparkDraftModel.__init__ "
+                '`getattr(config, "mask_token_id", config.vocab_size)` (a present null is '
+                "int(None))",
+                markov_head_type=f"{TRT_DSPARK} Qwen3DSparkDraftModel.__init__ "
+                "`build_markov_head(`; {TRT_HEADS} build_markov_head `Unsupported markov_head_type`".replace(
+                    "{TRT_HEADS}", TRT_HEADS
+                ),
+                confidence_head_shape=f"{TRT_DSPARK} _ConfidenceHead "
+                "`nn.Linear(int(input_dim), 1, bias=True, dtype=torch.float32)`; load_weights "
+                "`strict=True` (a size mismatch fails the load)",
+            ),
         },
         hidden_states=DSPARK_HIDDEN,
         reduced_when=LT,
@@ -81,6 +104,10 @@ PROFILES = (
         lm_head_from_target="always",
         own_embed_kept=False,
         draft_vocab_above_vocab=True,
+        missing_tensors="strict",
+        mask_token_null_read=("mask_token_id",),
+        markov_head_type="built",
+        confidence_head_shape=True,
     ),
     Profile(
         name="trtllm-eagle3",
@@ -114,6 +141,12 @@ PROFILES = (
             "strict_names": f"{TRT_SPEC} (not read here)",
             "reads_speculators_format": f"{TRT_SPEC} _ensure_draft_vocab_size (defaults "
             "to vocab_size with a warning)",
+            **_trt_18_cites(
+                TRT_SPEC,
+                target_hidden_size_null=f"{TRT_SPEC} Eagle3DraftModel.__init__ "
+                "`self.hidden_size_in = config.target_hidden_size` (hasattr: a present null "
+                "is None * num_capture_layers, a TypeError)",
+            ),
         },
         # hidden-state feeding not read at this commit: no hidden-state checks
         reduced_against="vocab_size",
@@ -123,5 +156,6 @@ PROFILES = (
         own_embed_kept=False,
         draft_vocab_above_vocab=True,
         prefixed_names="stripped",
+        target_hidden_size_null="type_error",
     ),
 )

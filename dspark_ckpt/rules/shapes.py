@@ -11,6 +11,7 @@ from dspark_ckpt.facts.vocab import ROLE_TENSORS
 from dspark_ckpt.profiles.registry import DSPARK, Profile
 from dspark_ckpt.rules.findings import ERROR, Finding, new_finding
 from dspark_ckpt.rules.registry import COMMON, PROFILE, rule
+from dspark_ckpt.rules.view import aux_count_keys, dotted, model_config
 from dspark_ckpt.source.safetensors import TensorInfo
 
 
@@ -162,9 +163,11 @@ def stored_twice(f: Facts) -> list[Finding]:
 
 
 def _aux_count(f: Facts, p: Profile) -> tuple[int, str] | None:
-    """n_aux and where it came from, resolved in the profile's key order."""
-    for key in p.aux_layer_keys:
-        value = f.cfg.value(key)
+    """n_aux and where it came from, resolved in the key order of the model class the
+    config resolves to (``view.aux_count_keys``), on the config that model reads."""
+    cfg = model_config(f, p)
+    for key in aux_count_keys(f, p):
+        value = dotted(cfg, key) if cfg is not f.raw else f.cfg.value(key)
         if isinstance(value, list) and value:
             return len(value), f"len({key})"
         if isinstance(value, int) and not isinstance(value, bool) and value > 0:
@@ -172,7 +175,11 @@ def _aux_count(f: Facts, p: Profile) -> tuple[int, str] | None:
     if p.aux_default == "3":
         return 3, "the default 3"
     if p.aux_default == "num_hidden_layers":
-        n = f.cfg.value("num_hidden_layers")
+        n = (
+            dotted(cfg, "num_hidden_layers")
+            if cfg is not f.raw
+            else f.cfg.value("num_hidden_layers")
+        )
         if isinstance(n, int) and not isinstance(n, bool) and n > 0:
             return n, "num_hidden_layers"
     return None

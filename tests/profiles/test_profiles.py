@@ -18,7 +18,13 @@ from dspark_ckpt.profiles.registry import COVERED, PROFILES, RULE_FIELDS
 from dspark_ckpt.profiles.schema import PROFILE_CHOICES, Family
 
 DFLASH = {"architectures": ["DFlashQwen3ForCausalLM"], "model_type": "qwen3"}
-EAGLE3 = {"architectures": ["LlamaForCausalLMEagle3"], "model_type": "llama"}
+# SpecForge's EAGLE-3 keys: aux ids under eagle_config only (no DSpark target_layer_ids)
+EAGLE3 = {
+    "architectures": ["LlamaForCausalLMEagle3"],
+    "model_type": "llama",
+    "target_layer_ids": None,
+    "eagle_config": {"eagle_aux_hidden_state_layer_ids": [0, 1]},
+}
 DSPARK = {"markov_rank": 4}
 # SpecForge's training config: markov_rank only under dflash_config (markov head unbuilt)
 NESTED_RANK = {"markov_rank": None, "dflash_config": {"markov_rank": 4}}
@@ -94,7 +100,15 @@ CASES = [
     # trtllm-dspark: markov_w1 and markov_w2 both [V, r], head from the target, no Vd > V
     ("trtllm-dspark", "equal", VT, None, DSPARK, (markov(VT, VT),), []),
     ("trtllm-dspark", "w2-draft-rows", VT, 40, DSPARK, (lm_head(40), markov(VT, 40)), ["DSC205"]),
-    ("trtllm-dspark", "with-d2t", VT, 40, DSPARK, (lm_head(40), d2t(40)), ["DSC105", "DSC105"]),
+    (
+        "trtllm-dspark",
+        "with-d2t",
+        VT,
+        40,
+        DSPARK,
+        (lm_head(40), d2t(40), markov(VT, VT)),
+        ["DSC105", "DSC105"],
+    ),
     ("trtllm-dspark", "nested-rank", VT, None, NESTED_RANK, (markov(VT, VT),), TRT_NESTED),
     # trtllm-eagle3: an uninitialised int32 d2t when V != Vd and none shipped
     ("trtllm-eagle3", "pruned", VT, 40, EAGLE3, (lm_head(40), d2t(40)), []),
@@ -191,7 +205,8 @@ def test_head_replaced_is_a_warning(tmp_path):
 # Vt = 100: the codes each gets
 VLLM_TABLE = {
     "v101-d100-none": ["DSC101"],
-    "v99-d99-none": ["DSC102", "DSC103"],
+    # V 99 < Vt 100: vLLM embeds target ids in markov_w1 [V] (DSC660)
+    "v99-d99-none": ["DSC102", "DSC103", "DSC660"],
     "v100-d40-none": ["DSC102", "DSC103"],
     "v100-d40-lm_head": ["DSC103"],
     "v100-d100-none": [],
