@@ -209,7 +209,7 @@ class HiddenStates:
 
 
 # the fields of Profile that are not rules (everything else must be cited)
-ABOUT = ("name", "runtime", "family", "release", "sources", "cites", "hidden_states")
+ABOUT = ("name", "runtime", "family", "release", "sources", "cites", "hidden_states", "releases")
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -299,6 +299,9 @@ class Profile:
     # the architectures this loader serves ("Arch" or "Arch@model_type"); () for any
     served_architectures: tuple[str, ...] = ()
     unserved_architecture: UnservedArchitecture = ""
+    # the releases it covers, read from the releases' own tags (not a rule): clauses
+    # ">=A", "<B", "<=B", "==A" joined by commas; "main" for a branch with no release
+    releases: str = ""
 
     def __post_init__(self) -> None:
         _check(self, PROFILE_CHOICES, f"profile {self.name!r}")
@@ -346,3 +349,30 @@ FIELDS_18 = (
     "served_architectures",
     "unserved_architecture",
 )
+
+
+def parse_version(text: str) -> tuple[int, ...]:
+    """``0.32.1`` as ``(0, 32, 1)``; a ``ValueError`` for anything else."""
+    parts = text.strip().split(".")
+    if not parts or not all(p.isdigit() for p in parts):
+        raise ValueError(f"not a release version: {text!r}")
+    return tuple(int(p) for p in parts)
+
+
+def covers(releases: str, version: str) -> bool:
+    """Whether ``releases`` (``Profile.releases``) covers ``version``: ``main`` matches
+    ``main`` only; a release version must meet every clause (missing trailing parts are
+    zeros: 0.30 is 0.30.0)."""
+    if releases == "main" or version == "main":
+        return releases == version
+    if not releases:
+        return False
+    v = parse_version(version)
+    for clause in releases.split(","):
+        clause = clause.strip()
+        op = next(o for o in (">=", "<=", "==", "<", ">") if clause.startswith(o))
+        bound = parse_version(clause[len(op) :])
+        a, b = v + (0,) * (len(bound) - len(v)), bound + (0,) * (len(v) - len(bound))
+        if not {">=": a >= b, "<=": a <= b, "==": a == b, "<": a < b, ">": a > b}[op]:
+            return False
+    return True

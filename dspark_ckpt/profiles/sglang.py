@@ -10,6 +10,7 @@ from dspark_ckpt.profiles.families import DFLASH, DSPARK, EAGLE3
 from dspark_ckpt.profiles.schema import FIELDS_18, LT, HiddenStates, Profile
 
 SGLANG = "SGLang 0.5.23"
+SGLANG_RELEASES = "==0.5.23"  # the one release read
 S = "python/sglang/srt/"
 SG_EAGLE3 = S + "models/llama_eagle3.py"
 SG_DSPARK = S + "models/dspark.py"
@@ -145,6 +146,7 @@ PROFILES = (
             **_fields_18_unjudged(SG_EAGLE3),
         },
         hidden_states=EAGLE3_HIDDEN,
+        releases=SGLANG_RELEASES,
         reduced_when=LT,
         d2t_param="hot_token_id",
         missing_lm_head="uninitialised",
@@ -164,6 +166,7 @@ PROFILES = (
         release=SGLANG,
         sources=(SG_DSPARK, SG_DFLASH, SG_DFLASH_CFG, SG_DSPARK_CFG),
         cites=_sglang_block_cites(SG_DSPARK),
+        releases=SGLANG_RELEASES,
         markov_w2_rows="vocab_size",
         missing_mask_token="error",
         top_level_keys=("markov_rank",),
@@ -176,6 +179,7 @@ PROFILES = (
         release=SGLANG,
         sources=(SG_DFLASH, SG_DFLASH_CFG, S + "speculative/dflash_worker_v2.py"),
         cites=_sglang_block_cites(SG_DFLASH),
+        releases=SGLANG_RELEASES,
         missing_mask_token="tokenizer",
         **SGLANG_BLOCK_RULES,
     ),

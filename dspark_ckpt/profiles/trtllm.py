@@ -87,6 +87,7 @@ PROFILES = (
             ),
         },
         hidden_states=DSPARK_HIDDEN,
+        releases="main",
         reduced_when=LT,
         d2t_param="rejected",
         markov_w2_rows="vocab_size",
@@ -149,6 +150,7 @@ PROFILES = (
             ),
         },
         # hidden-state feeding not read at this commit: no hidden-state checks
+        releases="main",
         reduced_against="vocab_size",
         missing_d2t="uninitialised",
         d2t_param="ignored",

@@ -12,6 +12,9 @@ from dspark_ckpt.profiles.schema import LT, NE, HiddenStates, Profile
 from dspark_ckpt.profiles.vllm_aux_targets import AUX_CAPABLE, NOT_AUX_CAPABLE, VLLM_RELEASE
 
 VLLM = "vLLM 0.33.0"
+# the releases the 0.33.0 entries cover: their rules read the same in the 0.30.0, 0.31.0 and
+# 0.32.0 wheels (compared file by file); 0.29.0 is the legacy entries'
+CURRENT = ">=0.30.0,<=0.33.0"
 M = "vllm/model_executor/models/"
 DSPARK_PY = M + "qwen3_dspark.py"
 DFLASH_PY = M + "qwen3_dflash.py"
@@ -344,6 +347,17 @@ VLLM_DSPARK_RULES = dict(
     served_architectures=("Qwen3DSparkModel", "Qwen3OmniDSparkModel", "DSparkDraftModel@qwen3"),
     unserved_architecture="deepseek_v4",
 )
+# vLLM's DFlash loader, both generations (they differ in own_lm_head_keys)
+VLLM_DFLASH_RULES = dict(
+    hidden_states=DFLASH_HIDDEN,
+    mask_token_keys=VLLM_MASK,
+    missing_mask_token="error",
+    aux_layer_keys=VLLM_DFLASH_AUX,
+    aux_default="num_hidden_layers",
+    **VLLM_COMMON_18,
+    mask_token_null_read=VLLM_MASK_NULL,
+    mask_hidden="refused",
+)
 # vLLM's EAGLE-3 model, both generations (they differ in d2t_param)
 VLLM_EAGLE3_RULES = dict(
     hidden_states=EAGLE3_HIDDEN,
@@ -366,6 +380,7 @@ PROFILES = (
         release=VLLM,
         sources=(DSPARK_PY, DSPARK_UTILS, SPEC_UTILS, DFLASH_PY, SPEC_CONFIG, "vllm PR #55133"),
         cites={**_vllm_dspark_cites("262-268", "341-357"), **_vllm_18_cites("dspark")},
+        releases=CURRENT,
         reduced_when=LT,
         **VLLM_DSPARK_RULES,
     ),
@@ -373,7 +388,8 @@ PROFILES = (
         name="vllm-legacy",
         runtime="vLLM",
         family=DSPARK,
-        release="vLLM before 0.33.0 (PR #52560 until PR #55133)",
+        release="vLLM 0.29 (qwen3_dspark.py came with PR #52560 in 0.29.0; PR #55133 made "
+        "the reduced-vocab rules Vd < Vt in 0.30.0)",
         sources=(DSPARK_PY + " at PR #52560", "vllm PR #52560", "vllm PR #55133"),
         cites={
             **_vllm_dspark_cites("262-268", "341-357"),
@@ -382,6 +398,7 @@ PROFILES = (
             **_vllm_18_cites("dspark"),
         },
         reduced_when=NE,
+        releases=">=0.29.0,<0.30.0",
         **VLLM_DSPARK_RULES,
     ),
     Profile(
@@ -394,15 +411,25 @@ PROFILES = (
             **_vllm_eagle_cites(DFLASH_PY, "768-775", "801-814", "851-892"),
             **_vllm_18_cites("dflash"),
         },
-        hidden_states=DFLASH_HIDDEN,
-        mask_token_keys=VLLM_MASK,
-        missing_mask_token="error",
-        aux_layer_keys=VLLM_DFLASH_AUX,
-        aux_default="num_hidden_layers",
-        **VLLM_COMMON_18,
+        releases=">=0.31.0,<=0.33.0",
         own_lm_head_keys=("has_own_lm_head",),
-        mask_token_null_read=VLLM_MASK_NULL,
-        mask_hidden="refused",
+        **VLLM_DFLASH_RULES,
+    ),
+    Profile(
+        name="vllm-dflash-legacy",
+        runtime="vLLM",
+        family=DFLASH,
+        release="vLLM 0.29-0.30 (the config's has_own_lm_head is first read in 0.31.0)",
+        sources=(DFLASH_PY, DFLASH_UTILS + " in 0.29.0-0.30.0"),
+        cites={
+            **_vllm_eagle_cites(DFLASH_PY, "768-775", "801-814", "851-892"),
+            **_vllm_18_cites("dflash"),
+            "own_lm_head_keys": "vLLM 0.30.0 wheel, spec_decode/dflash/utils.py lines 63-64 "
+            "(shares the target's head unless a shipped one differs; the config key "
+            "has_own_lm_head is not read: " + DFLASH_UTILS + ":64-70 reads it from 0.31.0)",
+        },
+        releases=">=0.29.0,<0.31.0",
+        **VLLM_DFLASH_RULES,
     ),
     Profile(
         name="vllm-eagle3",
@@ -415,13 +442,15 @@ PROFILES = (
             **_vllm_18_cites("eagle3"),
         },
         unmapped_logits_vocab_wide=True,
+        releases=CURRENT,
         **VLLM_EAGLE3_RULES,
     ),
     Profile(
         name="vllm-eagle3-legacy",
         runtime="vLLM",
         family=EAGLE3,
-        release="vLLM before PR #53458 (2026-08-23): draft_id_to_target_id always created",
+        release="vLLM 0.29 (before PR #53458, which made draft_id_to_target_id conditional "
+        "in 0.30.0)",
         sources=(EAGLE3_PY + " before PR #53458", "vllm PR #53458"),
         cites={
             **_vllm_eagle_cites(EAGLE3_PY, "338-345", "373-394", "420-470"),
@@ -435,6 +464,7 @@ PROFILES = (
             + ":378-382 `assert logits.shape[1] == self.config.vocab_size` in 0.33.0)",
         },
         d2t_param="always",
+        releases=">=0.29.0,<0.30.0",
         **VLLM_EAGLE3_RULES,
     ),
 )

@@ -74,6 +74,17 @@ CASES = [
     ("vllm-dflash", "pruned-no-lm_head", VT, 40, DFLASH, (d2t(40),), ["DSC102"]),
     ("vllm-dflash", "pruned-no-d2t", VT, 40, DFLASH, (lm_head(40),), ["DSC103"]),
     ("vllm-dflash", "equal-with-d2t", VT, VT, DFLASH, (d2t(VT),), ["DSC105"]),
+    # vllm-dflash-legacy (0.29-0.30): the same loader, has_own_lm_head not read
+    (
+        "vllm-dflash-legacy",
+        "own-head-key-unread",
+        VT,
+        VT,
+        {**DFLASH, "has_own_lm_head": True},
+        (),
+        [],
+    ),
+    ("vllm-dflash-legacy", "pruned-no-d2t", VT, 40, DFLASH, (lm_head(40),), ["DSC103"]),
     # vllm-eagle3 (0.33.0): draft_id_to_target_id only when Vd != Vt, a missing d2t is zero
     ("vllm-eagle3", "pruned", VT, 40, EAGLE3, (lm_head(40), d2t(40)), []),
     ("vllm-eagle3", "equal-with-d2t", VT, VT, EAGLE3, (d2t(VT),), ["DSC105"]),

@@ -142,6 +142,8 @@ CASES: list[Case] = [
           config={**DFLASH, "has_own_lm_head": True}, tensors={"lm_head.weight": head(VT)},
           exactly=()),
     clean("DSC653", "dspark-does-not-read-it", config={"has_own_lm_head": True}, exactly=()),
+    clean("DSC653", "dflash-0.30-does-not-read-it", profile="vllm-dflash-legacy",
+          config={**DFLASH, "has_own_lm_head": True}, exactly=()),
     # DSC654: a present null mask token id
     fires("DSC654", "dflash-config-null-wins", profile="vllm-dflash",
           config={**DFLASH, "dflash_config": {"mask_token_id": None}, "mask_token_id": 5},
