@@ -218,6 +218,8 @@ def _required(f: Facts, p: Profile, cfg: dict) -> list[tuple[str, ...]] | None:
             out += [(f"fc_norm.{j}",) for j in range(n[0])]
     if p.family == DSPARK:
         rank = _int(cfg.get("markov_rank"))
+        if rank is None and p.missing_tensors == "strict":  # TensorRT-LLM: getattr(..., 0)
+            rank = 0 if "markov_rank" not in cfg else None
         if rank is None:  # the model is not built (DSC107)
             return None
         if rank > 0:
@@ -559,7 +561,7 @@ def confidence_head_shape(f: Facts, p: Profile) -> list[Finding]:
     h, rank = _int(cfg.get("hidden_size")) or f.cfg.hidden_size, _int(cfg.get("markov_rank"))
     if cfg.get("enable_confidence_head") is not True or h is None:
         return []
-    width = h + (rank or 0 if cfg.get("confidence_head_with_markov") is True else 0)
+    width = h + ((rank or 0) if cfg.get("confidence_head_with_markov") is True else 0)
     expected = {"confidence_head.proj.weight": (1, width), "confidence_head.proj.bias": (1,)}
     out = []
     for name, shape in expected.items():

@@ -207,6 +207,9 @@ CASES: list[Case] = [
     clean("DSC659", "with-the-markov-width", config=CONFIDENCE,
           tensors={"confidence_head.proj.weight": zeros("F32", (1, H + 4)),
                    "confidence_head.proj.bias": zeros("F32", (1,))}, exactly=()),
+    clean("DSC659", "enabled-without-markov", config={"enable_confidence_head": True},
+          tensors={"confidence_head.proj.weight": zeros("F32", (1, H)),
+                   "confidence_head.proj.bias": zeros("F32", (1,))}, exactly=()),
     clean("DSC659", "not-enabled-dropped",
           tensors={"confidence_head.proj.weight": zeros("F32", (1, H))}, exactly=()),
     # DSC660: markov_w1 smaller than the target vocab
