@@ -11,7 +11,7 @@ from dspark_ckpt.facts.vocab import ROLE_TENSORS
 from dspark_ckpt.profiles.registry import DSPARK, Profile
 from dspark_ckpt.rules.findings import ERROR, Finding, new_finding
 from dspark_ckpt.rules.registry import COMMON, PROFILE, rule
-from dspark_ckpt.rules.view import aux_count_keys, dotted, model_config
+from dspark_ckpt.rules.view import aux_count_keys, dotted, model_config, translated
 from dspark_ckpt.source.safetensors import TensorInfo
 
 
@@ -230,8 +230,11 @@ def fc_width(f: Facts, p: Profile) -> list[Finding]:
             f"; the config's top-level eagle_aux_hidden_state_layer_ids lists "
             f"{len(top)} layers, but the model does not count them"
         )
+        where = (  # a translated speculators config keeps only transformer_layer_config's
+            "transformer_layer_config of config.json" if translated(f, p) else "config.json"
+        )
         hint = (
-            f"set num_aux_hidden_states: {len(top)} in config.json, so the model "
+            f"set num_aux_hidden_states: {len(top)} in {where}, so the model "
             "builds fc for the hidden states the runner feeds"
         )
     return [
