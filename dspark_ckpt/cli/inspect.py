@@ -13,6 +13,7 @@ from dspark_ckpt.cli.options import (
     OutputOpt,
     ProfilesOpt,
     QuietOpt,
+    RuntimeOpt,
     TargetOpt,
     TargetVocabOpt,
     resolve_target,
@@ -36,6 +37,7 @@ def inspect_cmd(
     target: TargetOpt = None,
     target_vocab_size: TargetVocabOpt = None,
     profile: ProfilesOpt = None,
+    runtime: RuntimeOpt = None,
     fmt: FormatOpt = Format.table,
     output: OutputOpt = None,
     quiet: QuietOpt = False,
@@ -52,7 +54,7 @@ def inspect_cmd(
         # not covered (no profile): the DSC108 finding alone
         return [run_of_report(report.under(p)) for p in report.profiles] or [run_of_report(report)]
 
-    profile = parse_profiles(profile)
+    profile = parse_profiles([*(profile or []), *(runtime or [])])
     with header_progress(show_progress(fmt, quiet)):
         try:
             tgt = resolve_target(target, target_vocab_size)

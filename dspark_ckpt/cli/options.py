@@ -75,6 +75,16 @@ ProfilesOpt = Annotated[
         "(`dspark-ckpt profiles` lists them).",
     ),
 ]
+RuntimeOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--runtime",
+        metavar="RUNTIME==VERSION",
+        help="Decide by the profile of that runtime release for the drafter's family, e.g. "
+        "vllm==0.32.0, sglang==0.5.23, trtllm==main (`dspark-ckpt profiles` lists the "
+        "releases each covers); repeat it, or combine it with --profile.",
+    ),
+]
 FormatOpt = Annotated[
     Format, typer.Option("--format", metavar="|".join(Format), help="Output format.")
 ]

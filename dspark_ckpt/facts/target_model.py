@@ -34,6 +34,10 @@ class TargetModel:
     # the padded vocab its text config declares (Inkling: 201024 over vocab_size 200058);
     # SGLang bounds a DSpark mask id by it. None: not declared (or not a positive int)
     padded_vocab_size: int | None = None
+    # the attention shape of its text config (Qwen3-Omni DSpark drafters must match it)
+    num_attention_heads: int | None = None
+    num_key_value_heads: int | None = None  # default: num_attention_heads
+    head_dim: int | None = None  # default: hidden_size // num_attention_heads
 
     def key(self, name: str) -> str:
         """The dotted config key ``name`` is read from."""
@@ -81,8 +85,21 @@ def read_target_model(cfg: dict, vocab_key: str, path: Path) -> TargetModel:
         dtype=str(dtype[0]) if dtype else None,
         quantization=method,
         padded_vocab_size=_positive_int(node.get("padded_vocab_size")),
+        **_attention(sized),
     )
 
 
 def _positive_int(value: Any) -> int | None:
     return value if type(value) is int and value > 0 else None
+
+
+def _attention(sized) -> dict[str, int | None]:
+    """Heads, KV heads and head_dim of the text config, with vLLM's defaults
+    (config/speculative.py:133-146 ``_get_attention_head_dim``)."""
+    heads = sized("num_attention_heads", MAX_DIM)
+    kv = sized("num_key_value_heads", MAX_DIM) or heads
+    head_dim = sized("head_dim", MAX_DIM)
+    hidden = sized("hidden_size", MAX_DIM)
+    if head_dim is None and heads and hidden and hidden % heads == 0:
+        head_dim = hidden // heads
+    return {"num_attention_heads": heads, "num_key_value_heads": kv, "head_dim": head_dim}

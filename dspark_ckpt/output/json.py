@@ -280,6 +280,7 @@ def profile_obj(name: str) -> dict[str, Any]:
         "family": p.family,
         "versions": p.release,  # v1's name for the release
         "release": p.release,
+        "releases": p.releases,  # the release range --runtime resolves to this profile
         "sources": list(p.sources),
         "rules": rules,
         "cites": dict(p.cites),

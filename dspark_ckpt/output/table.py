@@ -374,6 +374,7 @@ def print_profiles(console: Console) -> None:
     for name in PROFILES:
         o = profile_obj(name)
         text = Text(o["release"], style="bold")
+        text.append(f"\n--runtime {o['runtime'].lower()}: releases {o['releases']}")
         for src in o["sources"]:
             text.append(f"\n- {src}", style="dim")
         table.add_row(name, f"{o['runtime']} / {o['family']}", text)

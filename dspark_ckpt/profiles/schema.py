@@ -144,10 +144,12 @@ MissingDraftVocab = Literal[
 """What a drafter config without a draft_vocab_size key (not a null one) gets."""
 
 MissingTensors = Literal[
-    "unchecked",  # not modelled for this release
+    "unchecked",  # not judged here
     "default_init",  # a parameter the checkpoint lacks keeps its initial value, no error
+    "uninitialised",  # the loader checks nothing: the parameter keeps its initial memory
+    "strict",  # load_state_dict(strict=True): a missing name fails the load
 ]
-"""What a tensor the runtime builds and the checkpoint lacks gets."""
+"""What a tensor the runtime's model has and the checkpoint lacks gets."""
 
 MarkovBiasWidth = Literal[
     "",  # no such check
@@ -170,6 +172,40 @@ DefaultAuxIds = Literal[
     "draft_layers",  # one per drafter layer, spread over the target's layers 1 .. N - 3
 ]
 """The target hidden states a runtime feeds when the config names no aux layer ids."""
+
+AuxDefaultLayers = Literal[
+    "2,N//2,N-3",  # (2, N // 2, N - 3) of an N-layer target, deduplicated
+    "",  # no default judged
+]
+"""The aux layer ids the model runner feeds when the drafter's config names none (or only
+keys it does not read), from the target's depth N."""
+
+MaskHidden = Literal[
+    "parallel_drafting",  # required when parallel drafting is on, skipped (warned) otherwise
+    "refused",  # an assertion in load_weights
+    "no_parameter",  # no parameter of that name: the weight loader raises
+    "",  # not judged here
+]
+"""What the loader does with a ``mask_hidden`` tensor (P-EAGLE's parallel-drafting input)."""
+
+NullTargetHidden = Literal[
+    "type_error",  # a present null is read as is: None * n_aux, a TypeError at build
+    "hidden_size",  # a null falls back to hidden_size
+]
+"""What a ``target_hidden_size: null`` in the drafter config does."""
+
+MarkovHeadType = Literal[
+    "ignored",  # the vanilla w1/w2 head is built whatever markov_head_type says
+    "built",  # vanilla, gated or rnn is built as named; another name raises at build
+    "",  # not judged here
+]
+"""How ``markov_head_type`` is read."""
+
+UnservedArchitecture = Literal[
+    "deepseek_v4",  # rewritten to the DeepSeek-V4 DSpark drafter, weights from the target
+    "",  # not judged here
+]
+"""What the runtime does with a drafter whose architecture its loader does not serve."""
 
 
 def _literal_fields(cls: type) -> dict[str, tuple]:
@@ -219,7 +255,7 @@ class HiddenStates:
 
 
 # the fields of Profile that are not rules (everything else must be cited)
-ABOUT = ("name", "runtime", "family", "release", "sources", "cites", "hidden_states")
+ABOUT = ("name", "runtime", "family", "release", "sources", "cites", "hidden_states", "releases")
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -289,6 +325,46 @@ class Profile:
     mask_token_bound: MaskTokenBound = "vocab_size"
     # the keys of mask_token_keys where a present null ends the search (no mask id)
     mask_token_null_stops: tuple[str, ...] = ()
+    # --- load- and draft-time behaviours of vLLM 0.33.0 and TensorRT-LLM (issue 18) ---
+    # the aux layer ids the runner feeds when the config names none, from the target depth
+    aux_default_layers: AuxDefaultLayers = ""
+    # config keys that name the target layers the drafter was trained on but that the
+    # runner does not read, each with its shift to the runner's capture ids
+    trained_aux_ids: tuple[tuple[str, int], ...] = ()
+    # fc's aux count for the model classes a config can resolve to: (architecture after the
+    # runtime's renaming, or "speculators:<model_type>"), then the keys that class counts
+    aux_layer_keys_by_class: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # config keys whose true value keeps the drafter's own lm_head (never the target's)
+    own_lm_head_keys: tuple[str, ...] = ()
+    # mask-token keys (of mask_token_keys) where a present null is read: int(None)
+    mask_token_null_read: tuple[str, ...] = ()
+    mask_hidden: MaskHidden = ""
+    # config keys that build fc_norm (one RMSNorm per aux state); () for none read
+    fc_norm_keys: tuple[str, ...] = ()
+    target_hidden_size_null: NullTargetHidden = "hidden_size"
+    markov_head_type: MarkovHeadType = ""
+    # a shipped confidence head of another shape than [1, H (+ r)] fails the load
+    confidence_head_shape: bool = False
+    # the Markov head embeds target ids (markov_w1 has V rows): V < Vt overruns it
+    markov_embeds_target_ids: bool = False
+    # without a d2t parameter the draft logits must be vocab_size wide (asserted)
+    unmapped_logits_vocab_wide: bool = False
+    # speculators-format translation: the speculators_model_type values translated, the
+    # keys each requires ("type:key", a KeyError), the transformer_layer_config model_type
+    # values each accepts ("type:model_type", else a ValueError); () for none
+    speculators_types: tuple[str, ...] = ()
+    speculators_required: tuple[str, ...] = ()
+    speculators_layer_types: tuple[str, ...] = ()
+    # top-level keys of a speculators config copied into the model's config (when not null)
+    speculators_copied: tuple[str, ...] = ()
+    # Qwen3-Omni targets: the config-time checks of the Omni DSpark contract
+    omni_dspark_checks: bool = False
+    # the architectures this loader serves ("Arch" or "Arch@model_type"); () for any
+    served_architectures: tuple[str, ...] = ()
+    unserved_architecture: UnservedArchitecture = ""
+    # the releases it covers, read from the releases' own tags (not a rule): clauses
+    # ">=A", "<B", "<=B", "==A" joined by commas; "main" for a branch with no release
+    releases: str = ""
 
     def __post_init__(self) -> None:
         _check(self, PROFILE_CHOICES, f"profile {self.name!r}")
@@ -312,3 +388,54 @@ class Profile:
 HIDDEN_STATES_CHOICES = _literal_fields(HiddenStates)
 PROFILE_CHOICES = _literal_fields(Profile)
 RULE_FIELDS = tuple(f.name for f in fields(Profile) if f.name not in ABOUT)
+# the fields issue 18 added for vLLM 0.33.0 and TensorRT-LLM (a runtime that decides none
+# of them cites them as not judged)
+FIELDS_18 = (
+    "aux_default_layers",
+    "trained_aux_ids",
+    "aux_layer_keys_by_class",
+    "missing_tensors",
+    "own_lm_head_keys",
+    "mask_token_null_read",
+    "mask_hidden",
+    "fc_norm_keys",
+    "target_hidden_size_null",
+    "markov_head_type",
+    "confidence_head_shape",
+    "markov_embeds_target_ids",
+    "unmapped_logits_vocab_wide",
+    "speculators_types",
+    "speculators_required",
+    "speculators_layer_types",
+    "speculators_copied",
+    "omni_dspark_checks",
+    "served_architectures",
+    "unserved_architecture",
+)
+
+
+def parse_version(text: str) -> tuple[int, ...]:
+    """``0.32.1`` as ``(0, 32, 1)``; a ``ValueError`` for anything else."""
+    parts = text.strip().split(".")
+    if not parts or not all(p.isdigit() for p in parts):
+        raise ValueError(f"not a release version: {text!r}")
+    return tuple(int(p) for p in parts)
+
+
+def covers(releases: str, version: str) -> bool:
+    """Whether ``releases`` (``Profile.releases``) covers ``version``: ``main`` matches
+    ``main`` only; a release version must meet every clause (missing trailing parts are
+    zeros: 0.30 is 0.30.0)."""
+    if releases == "main" or version == "main":
+        return releases == version
+    if not releases:
+        return False
+    v = parse_version(version)
+    for clause in releases.split(","):
+        clause = clause.strip()
+        op = next(o for o in (">=", "<=", "==", "<", ">") if clause.startswith(o))
+        bound = parse_version(clause[len(op) :])
+        a, b = v + (0,) * (len(bound) - len(v)), bound + (0,) * (len(v) - len(bound))
+        if not {">=": a >= b, "<=": a <= b, "==": a == b, "<": a < b, ">": a > b}[op]:
+            return False
+    return True

@@ -7,9 +7,10 @@ citing the ``file:line`` it was read from.
 from __future__ import annotations
 
 from dspark_ckpt.profiles.families import DFLASH, DSPARK, EAGLE3
-from dspark_ckpt.profiles.schema import LT, HiddenStates, Profile
+from dspark_ckpt.profiles.schema import FIELDS_18, LT, HiddenStates, Profile
 
 SGLANG = "SGLang 0.5.23"
+SGLANG_RELEASES = "==0.5.23"  # the one release read
 S = "python/sglang/srt/"
 SG_EAGLE3 = S + "models/llama_eagle3.py"
 SG_DSPARK = S + "models/dspark.py"
@@ -134,6 +135,11 @@ def _sglang_issue18_cites(model_py: str, archs: str) -> dict[str, str]:
     }
 
 
+def _fields_18_unjudged(model_py: str) -> dict[str, str]:
+    """Issue 18's vLLM / TensorRT-LLM fields, at their defaults here: not judged for SGLang."""
+    return {name: f"{model_py} (not judged for {SGLANG} here)" for name in FIELDS_18}
+
+
 def _sglang_block_cites(model_py: str) -> dict[str, str]:
     """SGLang's DSpark / DFlash loaders: head and embedding from the target."""
     dspark = model_py == SG_DSPARK
@@ -215,6 +221,7 @@ def _sglang_block_cites(model_py: str) -> dict[str, str]:
         "stray_names": SG_BLOCK_STRAY
         if model_py == SG_DSPARK
         else f"{SG_DFLASH}:944-946 `Ignore unexpected weights`",
+        **_fields_18_unjudged(model_py),
     }
 
 
@@ -350,6 +357,7 @@ PROFILES = (
             "stray_files_loaded": SG_WEIGHT_FILES,
             "stray_names": f"{SG_EAGLE3}:372-373 `if param_name in params_dict:` (else "
             "nothing: the name is skipped)",
+            **_fields_18_unjudged(SG_EAGLE3),
             **_sglang_issue18_cites(
                 SG_EAGLE3,
                 f"{SG_EAGLE3}:387 `EntryClass = [LlamaForCausalLMEagle3]`; "
@@ -357,6 +365,7 @@ PROFILES = (
             ),
         },
         hidden_states=EAGLE3_HIDDEN,
+        releases=SGLANG_RELEASES,
         reduced_when=LT,
         d2t_param="hot_token_id",
         missing_lm_head="uninitialised",
@@ -389,6 +398,7 @@ PROFILES = (
                 "`EntryClass`",
             ),
         },
+        releases=SGLANG_RELEASES,
         markov_w2_rows="vocab_size",
         missing_mask_token="error",
         top_level_keys=("markov_rank",),
@@ -417,6 +427,7 @@ PROFILES = (
             ),
         },
         mask_token_keys=("dflash_config.mask_token_id", "mask_token_id"),
+        releases=SGLANG_RELEASES,
         missing_mask_token="tokenizer",
         mask_token_null_stops=("dflash_config.mask_token_id",),
         mask_token_bound="target_vocab",

@@ -8,7 +8,7 @@ citing the ``file:line`` (or function) it was read from.
 from __future__ import annotations
 
 from dspark_ckpt.profiles.families import DSPARK, EAGLE3
-from dspark_ckpt.profiles.schema import LT, NE, HiddenStates, Profile
+from dspark_ckpt.profiles.schema import FIELDS_18, LT, NE, HiddenStates, Profile
 
 T = "tensorrt_llm/_torch/models/"
 TRT_DSPARK = T + "modeling_dspark_qwen3.py@40289c86"
@@ -57,6 +57,12 @@ def _not_modelled(source: str) -> dict[str, str]:
         ),
         f"{source} (not modelled for this commit: the rule is off; mask ids: DSC208's [0, V))",
     )
+
+
+def _trt_18_cites(source: str, **read: str) -> dict[str, str]:
+    """The citations of issue 18's fields: ``read`` for those this file decides, the rest
+    not judged here (their defaults)."""
+    return {name: read.get(name, f"{source} (not judged here)") for name in FIELDS_18}
 
 
 # how TensorRT-LLM's DSpark drafter takes the target's hidden states
@@ -116,8 +122,25 @@ PROFILES = (
             "stray_files_loaded": TRT_WEIGHT_FILES,
             "stray_names": f"{TRT_DSPARK} `load_weights`: load_state_dict(strict=True) "
             "('Unexpected key(s)')",
+            **_trt_18_cites(
+                TRT_DSPARK,
+                missing_tensors=f"{TRT_DSPARK} Qwen3DSparkDraftModel.load_weights "
+                "`self.load_state_dict(sd, strict=True, assign=True)` (a name the model has "
+                "and the checkpoint lacks: 'Missing key(s) in state_dict')",
+                mask_token_null_read=f"{TRT_DSPARK} Qwen3DSparkDraftModel.__init__ "
+                '`getattr(config, "mask_token_id", config.vocab_size)` (a present null is '
+                "int(None))",
+                markov_head_type=f"{TRT_DSPARK} Qwen3DSparkDraftModel.__init__ "
+                "`build_markov_head(`; {TRT_HEADS} build_markov_head `Unsupported markov_head_type`".replace(
+                    "{TRT_HEADS}", TRT_HEADS
+                ),
+                confidence_head_shape=f"{TRT_DSPARK} _ConfidenceHead "
+                "`nn.Linear(int(input_dim), 1, bias=True, dtype=torch.float32)`; load_weights "
+                "`strict=True` (a size mismatch fails the load)",
+            ),
         },
         hidden_states=DSPARK_HIDDEN,
+        releases="main",
         reduced_when=LT,
         d2t_param="rejected",
         markov_w2_rows="vocab_size",
@@ -137,6 +160,10 @@ PROFILES = (
         draft_vocab_above_vocab=True,
         reads_speculators_format=False,
         stray_files_loaded="all",
+        missing_tensors="strict",
+        mask_token_null_read=("mask_token_id",),
+        markov_head_type="built",
+        confidence_head_shape=True,
     ),
     Profile(
         name="trtllm-eagle3",
@@ -183,8 +210,15 @@ PROFILES = (
             "stray_names": f"{TRT_SPEC} `Eagle3ForCausalLM.load_weights` (super().load_weights: "
             "modeling_utils.py `_load_weights_impl` walks the model's modules and reads the "
             "names each asks for, any other name is never read)",
+            **_trt_18_cites(
+                TRT_SPEC,
+                target_hidden_size_null=f"{TRT_SPEC} Eagle3DraftModel.__init__ "
+                "`self.hidden_size_in = config.target_hidden_size` (hasattr: a present null "
+                "is None * num_capture_layers, a TypeError)",
+            ),
         },
         # hidden-state feeding not read at this commit: no hidden-state checks
+        releases="main",
         reduced_when=NE,
         reduced_against="vocab_size",
         missing_d2t="uninitialised",
@@ -197,5 +231,6 @@ PROFILES = (
         reads_speculators_format=False,
         stray_files_loaded="all",
         stray_names="skipped",
+        target_hidden_size_null="type_error",
     ),
 )

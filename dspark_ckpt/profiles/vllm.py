@@ -12,6 +12,9 @@ from dspark_ckpt.profiles.schema import LT, NE, HiddenStates, Profile
 from dspark_ckpt.profiles.vllm_aux_targets import AUX_CAPABLE, NOT_AUX_CAPABLE, VLLM_RELEASE
 
 VLLM = "vLLM 0.33.0"
+# the releases the 0.33.0 entries cover: their rules read the same in the 0.30.0, 0.31.0 and
+# 0.32.0 wheels (compared file by file); 0.29.0 is the legacy entries'
+CURRENT = ">=0.30.0,<=0.33.0"
 M = "vllm/model_executor/models/"
 DSPARK_PY = M + "qwen3_dspark.py"
 DFLASH_PY = M + "qwen3_dflash.py"
@@ -205,6 +208,162 @@ def _vllm_eagle_cites(model_py: str, param: str, logits: str, load: str) -> dict
 
 # where each of vLLM's EAGLE-3 / DFlash loaders prefixes a checkpoint name with "model."
 _MODEL_PREFIX_LINE = {EAGLE3_PY: 444, DFLASH_PY: 867}
+# --- issue 18: load- and draft-time behaviours of vLLM 0.33.0 -----------------------
+INTERFACES = M + "interfaces.py"
+QWEN3_EAGLE3_PY = M + "qwen3_eagle3.py"
+DSPARK_SPEC = "vllm/v1/worker/gpu/spec_decode/dspark/speculator.py"
+SPEC_BASE = "vllm/transformers_utils/configs/speculators/base.py"
+HF_CONFIG = "vllm/transformers_utils/config.py"
+EAGLE_CONFIG = "vllm/transformers_utils/configs/eagle.py"
+DEFAULT_LOADER = "vllm/model_executor/model_loader/default_loader.py"
+LINEAR = "vllm/model_executor/layers/linear.py"
+REGISTRY = M + "registry.py"
+# the mask-token keys vLLM reads with hasattr / `in`: a present null is int(None)
+VLLM_MASK_NULL = (
+    "dflash_config.mask_token_id",
+    "dspark_noise_token_id",
+    "pard_token",
+    "ptd_token_id",
+)
+# the Qwen3 EAGLE-3 class counts fc's aux states by its own keys
+QWEN3_EAGLE3_AUX = (
+    "num_aux_layers",
+    "num_aux_hidden_states",
+    "eagle_aux_hidden_state_layer_ids",
+    "eagle_config.eagle_aux_hidden_state_layer_ids",
+)
+VLLM_EAGLE3_CLASSES = tuple(
+    (arch, QWEN3_EAGLE3_AUX)
+    for arch in (
+        "Eagle3Qwen3ForCausalLM",
+        "PeagleQwen3ForCausalLM",
+        "Qwen3ForCausalLM",  # EAGLEConfig renames it Eagle3Qwen3ForCausalLM
+        "speculators:qwen3",  # the speculators translation's qwen3 class
+    )
+)
+# what the speculators translation does (transformers_utils/configs/speculators/algos.py)
+VLLM_SPECULATORS = dict(
+    speculators_types=("eagle3", "peagle", "dflash", "dflash2", "dspark"),
+    speculators_required=(
+        "peagle:mask_token_id",
+        "dflash:aux_hidden_state_layer_ids",
+        "dflash:mask_token_id",
+        "dflash2:aux_hidden_state_layer_ids",
+        "dflash2:mask_token_id",
+        "dspark:aux_hidden_state_layer_ids",
+    ),
+    speculators_layer_types=("eagle3:llama", "eagle3:qwen3", "peagle:llama", "peagle:qwen3"),
+    speculators_copied=(
+        "draft_vocab_size",
+        "target_hidden_size",
+        "norm_before_residual",
+        "norm_before_fc",
+        "fc_norm",
+        "norm_output",
+        "eagle_aux_hidden_state_layer_ids",
+        "mask_token_id",
+        "markov_rank",
+        "markov_head_type",
+        "block_size",
+        "enable_confidence_head",
+        "confidence_head_with_markov",
+        "use_aux_hidden_state",
+    ),
+)
+# every vLLM 0.33.0 profile: the runner's default aux ids, the unchecked load
+VLLM_COMMON_18 = dict(
+    aux_default_layers="2,N//2,N-3",
+    missing_tensors="uninitialised",
+    **VLLM_SPECULATORS,
+)
+
+
+def _vllm_18_cites(family: str) -> dict[str, str]:
+    """Citations of the fields issue 18 added, for one vLLM 0.33.0 family."""
+    model_py = {"dspark": DSPARK_PY, "dflash": DFLASH_PY, "eagle3": EAGLE3_PY}[family]
+    load = {
+        "dspark": f"{DSPARK_PY}:370-371 `loader.load_weights(model_weights.items(), mapper=mapper)`",
+        "dflash": f"{DFLASH_PY}:890-891 `loader.load_weights(model_weights.items(), mapper=mapper)`",
+        "eagle3": f"{EAGLE3_PY}:466-470 `loader.load_weights(`",
+    }[family]
+    mask_hidden = {
+        "dspark": f'{DSPARK_PY}:325-326 `name = "model." + name` (no mask_hidden parameter); '
+        f"{M}utils.py:443 `There is no module or parameter named`",
+        "dflash": f'{DFLASH_PY}:856-860 `assert "mask_hidden" not in name`',
+        "eagle3": f"{EAGLE3_PY}:450-455 `mask_hidden not found in weights`; {SPEC_BASE}:133-134 "
+        "`parallel_drafting` (a speculators peagle config turns it on)",
+    }[family]
+    speculators = (
+        f"{SPEC_BASE}:51-56 `SUPPORTED_SPECULATORS_TYPES`; {SPECULATORS}:43-46 "
+        f'`Unsupported model_type`; {SPECULATORS}:114 `config_dict["aux_hidden_state_layer_ids"]`; '
+        f'{SPECULATORS}:83 `config_dict["mask_token_id"]`; {HF_CONFIG}:361-366 '
+        "`speculators_config` (translated only without a model_type)"
+    )
+    return {
+        "aux_default_layers": f"{INTERFACES}:1771-1772 `return (2, num_layers // 2, num_layers - 3)`; "
+        f"{AUX_UTILS}:37-38 `get_eagle3_default_aux_hidden_state_layers()`; {INTERFACES}:1616 "
+        "`tuple(sorted(set(layers)))`",
+        "trained_aux_ids": f'{AUX_UTILS}:142-147 `drafter_config.get("layer_ids")` (Model Runner '
+        "V2 never reads eagle_config.eagle_aux_hidden_state_layer_ids; SpecForge writes it for "
+        "SGLang, which captures id + 1)"
+        if family == "eagle3"
+        else f"{AUX_UTILS}:119-140 `target_layer_ids` (the runner reads the keys it was trained with)",
+        "aux_layer_keys_by_class": f"{QWEN3_EAGLE3_PY}:202-209 `num_aux_layers`; {REGISTRY}:705-706 "
+        f'`"Eagle3Qwen3ForCausalLM"`; {EAGLE_CONFIG}:59-64 `f"Eagle3{{arch}}"`; '
+        f"{SPECULATORS}:39-42 `eagle3_arch_map`"
+        if family == "eagle3"
+        else f"{model_py} (one model class)",
+        "missing_tensors": f"{load} (returns no set of loaded names); {DEFAULT_LOADER}:512-514 "
+        "`loaded_weights is not None` (no check for weights never initialised); "
+        f"{LINEAR}:193-194 `data=torch.empty(`",
+        "own_lm_head_keys": f"{DFLASH_UTILS}:64-70 `has_own_lm_head`; {DFLASH_PY}:760 `has_own_lm_head`"
+        if family == "dflash"
+        else f"{EAGLE_UTILS}:109-111 `_should_share(` (has_own_lm_head is set from a shipped "
+        "lm_head, not read from the config)",
+        "mask_token_null_read": f'{SPEC_UTILS}:100-109 `int(dflash_config["mask_token_id"])`'
+        if family != "eagle3"
+        else f"{EAGLE3_PY} (no mask token read by the EAGLE-3 model)",
+        "mask_hidden": mask_hidden,
+        "fc_norm_keys": f'{EAGLE3_PY}:231-240 `use_fc_norm = getattr(self.config, "fc_norm", False)`'
+        if family == "eagle3"
+        else f"{DFLASH_PY} (no fc_norm)",
+        "target_hidden_size_null": f'{EAGLE3_PY}:218-221 `"target_hidden_size", self.config.hidden_size`'
+        if family == "eagle3"
+        else f"{DFLASH_PY}:90-92 `or config.hidden_size`",
+        "markov_head_type": f"{DSPARK_PY}:209-218 `self.markov_head = DSparkMarkovHead(` "
+        "(markov_head_type never read)"
+        if family == "dspark"
+        else f"{model_py} (no Markov head)",
+        "confidence_head_shape": f"{DSPARK_PY}:219-230 `enable_confidence_head`; {LINEAR}:408-411 "
+        "`assert param.size() == loaded_weight.size()`"
+        if family == "dspark"
+        else f"{model_py} (no confidence head)",
+        "markov_embeds_target_ids": f"{DSPARK_PY}:71 `nn.Embedding(vocab_size, markov_rank)`; "
+        f"{DSPARK_SPEC}:184-200 `markov_embed = self.model.markov_embed(prev)` (the anchor and "
+        "each sampled target id)"
+        if family == "dspark"
+        else f"{model_py} (no Markov head)",
+        "unmapped_logits_vocab_wide": f"{EAGLE3_PY}:378-382 `assert logits.shape[1] == self.config.vocab_size`"
+        if family == "eagle3"
+        else f"{DFLASH_PY}:805-807 `return logits` (no width check)",
+        "speculators_types": speculators,
+        "speculators_required": speculators,
+        "speculators_layer_types": speculators,
+        "speculators_copied": f"{SPECULATORS}:30-50,109-122,186-209 `pre_trained_config[`; "
+        f"{SPEC_BASE}:58-63 `transformer_layer_config`",
+        "omni_dspark_checks": f"{SPEC_CONFIG}:167-377 `_validate_qwen3_omni_dspark`; "
+        f"{SPEC_CONFIG}:1674-1678 `_validate_qwen3_omni_dspark(` (where it is called)"
+        if family == "dspark"
+        else f"{SPEC_CONFIG}:167 `_validate_qwen3_omni_dspark` (DSpark only)",
+        "served_architectures": f'{SPEC_CONFIG}:1534-1542 `"DSparkDraftModel" in self.draft_model_config.architectures`; '
+        f'{REGISTRY}:681-682 `"Qwen3DSparkModel"`'
+        if family == "dspark"
+        else f"{model_py} (not judged here)",
+        "unserved_architecture": f"{SPEC_CONFIG}:1543-1567 `DeepSeek-V4(.1) DSpark reuses the full "
+        "target config`"
+        if family == "dspark"
+        else f"{model_py} (not judged here)",
+    }
 
 
 # --- how vLLM 0.33.0 feeds the target's hidden states ------------------------------
@@ -273,6 +432,26 @@ VLLM_DSPARK_RULES = dict(
     top_level_keys=("markov_rank",),
     aux_layer_keys=VLLM_DFLASH_AUX,
     aux_default="num_hidden_layers",
+    **VLLM_COMMON_18,
+    mask_token_null_read=VLLM_MASK_NULL,
+    mask_hidden="no_parameter",
+    markov_head_type="ignored",
+    confidence_head_shape=True,
+    markov_embeds_target_ids=True,
+    omni_dspark_checks=True,
+    served_architectures=("Qwen3DSparkModel", "Qwen3OmniDSparkModel", "DSparkDraftModel@qwen3"),
+    unserved_architecture="deepseek_v4",
+)
+# vLLM's DFlash loader, both generations (they differ in own_lm_head_keys)
+VLLM_DFLASH_RULES = dict(
+    hidden_states=DFLASH_HIDDEN,
+    mask_token_keys=VLLM_MASK,
+    missing_mask_token="error",
+    aux_layer_keys=VLLM_DFLASH_AUX,
+    aux_default="num_hidden_layers",
+    **VLLM_COMMON_18,
+    mask_token_null_read=VLLM_MASK_NULL,
+    mask_hidden="refused",
 )
 # vLLM's EAGLE-3 model, both generations (they differ in d2t_param)
 VLLM_EAGLE3_RULES = dict(
@@ -280,6 +459,12 @@ VLLM_EAGLE3_RULES = dict(
     aux_layer_keys=EAGLE3_AUX,
     aux_default="3",
     norm_before_fc_keys=EAGLE3_NORM,
+    **VLLM_COMMON_18,
+    trained_aux_ids=(("eagle_config.eagle_aux_hidden_state_layer_ids", 1),),
+    aux_layer_keys_by_class=VLLM_EAGLE3_CLASSES,
+    mask_hidden="parallel_drafting",
+    fc_norm_keys=("fc_norm",),
+    target_hidden_size_null="type_error",
 )
 
 PROFILES = (
@@ -289,7 +474,12 @@ PROFILES = (
         family=DSPARK,
         release=VLLM,
         sources=(DSPARK_PY, DSPARK_UTILS, SPEC_UTILS, DFLASH_PY, SPEC_CONFIG, "vllm PR #55133"),
-        cites={**_vllm_dspark_cites("262-268", "341-357"), **NOT_MODELLED},
+        cites={
+            **_vllm_dspark_cites("262-268", "341-357"),
+            **NOT_MODELLED,
+            **_vllm_18_cites("dspark"),
+        },
+        releases=CURRENT,
         reduced_when=LT,
         **VLLM_DSPARK_RULES,
     ),
@@ -297,7 +487,8 @@ PROFILES = (
         name="vllm-legacy",
         runtime="vLLM",
         family=DSPARK,
-        release="vLLM before 0.33.0 (PR #52560 until PR #55133)",
+        release="vLLM 0.29 (qwen3_dspark.py came with PR #52560 in 0.29.0; PR #55133 made "
+        "the reduced-vocab rules Vd < Vt in 0.30.0)",
         sources=(DSPARK_PY + " at PR #52560", "vllm PR #52560", "vllm PR #55133"),
         cites={
             **_vllm_dspark_cites("262-268", "341-357"),
@@ -305,8 +496,10 @@ PROFILES = (
             "reduced_when": "vllm PR #52560 (qwen3_dspark.py: uses_reduced_vocab = "
             "Vd != Vt; PR #55133 made it Vd < Vt); " + DSPARK_PY + ":262,342 "
             "`< self.target_vocab_size` (0.33.0)",
+            **_vllm_18_cites("dspark"),
         },
         reduced_when=NE,
+        releases=">=0.29.0,<0.30.0",
         **VLLM_DSPARK_RULES,
     ),
     Profile(
@@ -315,12 +508,32 @@ PROFILES = (
         family=DFLASH,
         release=VLLM,
         sources=(DFLASH_PY, DFLASH_UTILS, EAGLE_UTILS, LOGITS, SPEC_UTILS, AUX_UTILS),
-        cites={**_vllm_eagle_cites(DFLASH_PY, "768-775", "801-814", "851-892"), **NOT_MODELLED},
-        hidden_states=DFLASH_HIDDEN,
-        mask_token_keys=VLLM_MASK,
-        missing_mask_token="error",
-        aux_layer_keys=VLLM_DFLASH_AUX,
-        aux_default="num_hidden_layers",
+        cites={
+            **_vllm_eagle_cites(DFLASH_PY, "768-775", "801-814", "851-892"),
+            **NOT_MODELLED,
+            **_vllm_18_cites("dflash"),
+        },
+        releases=">=0.31.0,<=0.33.0",
+        own_lm_head_keys=("has_own_lm_head",),
+        **VLLM_DFLASH_RULES,
+    ),
+    Profile(
+        name="vllm-dflash-legacy",
+        runtime="vLLM",
+        family=DFLASH,
+        release="vLLM 0.29-0.30 (the config's has_own_lm_head is first read in 0.31.0)",
+        sources=(DFLASH_PY, DFLASH_UTILS + " in 0.29.0-0.30.0"),
+        cites={
+            **_vllm_eagle_cites(DFLASH_PY, "768-775", "801-814", "851-892"),
+            **NOT_MODELLED,
+            **_vllm_18_cites("dflash"),
+            "own_lm_head_keys": "vLLM 0.30.0's spec_decode/dflash/utils.py (lines 63-64: the "
+            "target's head is shared unless a shipped one differs; the config key "
+            f"has_own_lm_head is not read); {DFLASH_UTILS}:64-70 `has_own_lm_head` (read "
+            "from 0.31.0)",
+        },
+        releases=">=0.29.0,<0.31.0",
+        **VLLM_DFLASH_RULES,
     ),
     Profile(
         name="vllm-eagle3",
@@ -328,14 +541,21 @@ PROFILES = (
         family=EAGLE3,
         release=VLLM,
         sources=(EAGLE3_PY, M + "qwen3_eagle3.py", EAGLE_UTILS, LOGITS, SPECULATORS),
-        cites={**_vllm_eagle_cites(EAGLE3_PY, "338-345", "373-394", "420-470"), **NOT_MODELLED},
+        cites={
+            **_vllm_eagle_cites(EAGLE3_PY, "338-345", "373-394", "420-470"),
+            **NOT_MODELLED,
+            **_vllm_18_cites("eagle3"),
+        },
+        unmapped_logits_vocab_wide=True,
+        releases=CURRENT,
         **VLLM_EAGLE3_RULES,
     ),
     Profile(
         name="vllm-eagle3-legacy",
         runtime="vLLM",
         family=EAGLE3,
-        release="vLLM before PR #53458 (2026-08-23): draft_id_to_target_id always created",
+        release="vLLM 0.29 (before PR #53458, which made draft_id_to_target_id conditional "
+        "in 0.30.0)",
         sources=(EAGLE3_PY + " before PR #53458", "vllm PR #53458"),
         cites={
             **_vllm_eagle_cites(EAGLE3_PY, "338-345", "373-394", "420-470"),
@@ -343,8 +563,14 @@ PROFILES = (
             "d2t_param": "vllm PR #53458 (before it, __init__ always created "
             "draft_id_to_target_id [Vd]); " + EAGLE3_PY + ":338-345 "
             "`draft_vocab_size != target_vocab_size` (0.33.0: only when Vd != Vt)",
+            **_vllm_18_cites("eagle3"),
+            "unmapped_logits_vocab_wide": "vllm PR #53458 (before it draft_id_to_target_id "
+            "always existed: compute_logits always scattered into a V-wide row); "
+            + EAGLE3_PY
+            + ":378-382 `assert logits.shape[1] == self.config.vocab_size` (0.33.0)",
         },
         d2t_param="always",
+        releases=">=0.29.0,<0.30.0",
         **VLLM_EAGLE3_RULES,
     ),
 )

@@ -27,7 +27,7 @@ from dspark_ckpt.profiles.registry import (
     covered,
     default_profile,
     detect_family,
-    get_profile,
+    resolve_profile,
 )
 from dspark_ckpt.rules import codes  # noqa: F401 (every rule module, registered)
 from dspark_ckpt.rules.findings import ERROR, SEVERITY_ORDER, Finding
@@ -243,8 +243,8 @@ def select_profiles(
     family's default, and so does a list naming no profile of the family. A family no
     profile covers selects and evaluates nothing."""
     names = [] if profile is None else [profile] if isinstance(profile, str) else list(profile)
-    for name in names:
-        get_profile(name)
+    # a RUNTIME==VERSION (--runtime) becomes that release's profile for the family
+    names = list(dict.fromkeys(resolve_profile(name, family) for name in names))
     evaluated = applicable_profiles(family)
     selected = [n for n in names if n in evaluated]
     if evaluated and not selected:
@@ -301,6 +301,7 @@ def unreadable_report(
         selected, evaluated, skipped = [""], [], []
     elif family is None:  # the family is unknown: the profiles asked for, else the default
         names = [profile] if isinstance(profile, str) else list(profile or [DEFAULT_PROFILE])
+        names = list(dict.fromkeys(resolve_profile(name) for name in names))
         selected, evaluated, skipped = names, names, []
     else:
         selected, evaluated, skipped = select_profiles(profile, family)

@@ -11,6 +11,7 @@ from dspark_ckpt.facts.vocab import ROLE_TENSORS
 from dspark_ckpt.profiles.registry import DSPARK, Profile
 from dspark_ckpt.rules.findings import ERROR, Finding, new_finding
 from dspark_ckpt.rules.registry import COMMON, PROFILE, rule
+from dspark_ckpt.rules.view import aux_count_keys, dotted, model_config, translated
 from dspark_ckpt.source.safetensors import TensorInfo
 
 
@@ -162,9 +163,11 @@ def stored_twice(f: Facts) -> list[Finding]:
 
 
 def _aux_count(f: Facts, p: Profile) -> tuple[int, str] | None:
-    """n_aux and where it came from, resolved in the profile's key order."""
-    for key in p.aux_layer_keys:
-        value = f.cfg.value(key)
+    """n_aux and where it came from, resolved in the key order of the model class the
+    config resolves to (``view.aux_count_keys``), on the config that model reads."""
+    cfg = model_config(f, p)
+    for key in aux_count_keys(f, p):
+        value = dotted(cfg, key) if cfg is not f.raw else f.cfg.value(key)
         if isinstance(value, list) and value:
             return len(value), f"len({key})"
         if isinstance(value, int) and not isinstance(value, bool) and value > 0:
@@ -172,7 +175,11 @@ def _aux_count(f: Facts, p: Profile) -> tuple[int, str] | None:
     if p.aux_default == "3":
         return 3, "the default 3"
     if p.aux_default == "num_hidden_layers":
-        n = f.cfg.value("num_hidden_layers")
+        n = (
+            dotted(cfg, "num_hidden_layers")
+            if cfg is not f.raw
+            else f.cfg.value("num_hidden_layers")
+        )
         if isinstance(n, int) and not isinstance(n, bool) and n > 0:
             return n, "num_hidden_layers"
     return None
@@ -223,8 +230,11 @@ def fc_width(f: Facts, p: Profile) -> list[Finding]:
             f"; the config's top-level eagle_aux_hidden_state_layer_ids lists "
             f"{len(top)} layers, but the model does not count them"
         )
+        where = (  # a translated speculators config keeps only transformer_layer_config's
+            "transformer_layer_config of config.json" if translated(f, p) else "config.json"
+        )
         hint = (
-            f"set num_aux_hidden_states: {len(top)} in config.json, so the model "
+            f"set num_aux_hidden_states: {len(top)} in {where}, so the model "
             "builds fc for the hidden states the runner feeds"
         )
     return [

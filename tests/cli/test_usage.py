@@ -14,7 +14,18 @@ from dspark_ckpt.rules.codes import CODES
 
 COMMANDS = sorted(typer.main.get_command(app).commands)
 PADDED, SMALL = FIXTURES / "padded", FIXTURES / "targets/small"
-METAVARS = {"DRAFTER", "TARGET", "PATH", "DIR", "N", "NAME", "CODE", "FORMAT:PATH", "KEY=VALUE"}
+METAVARS = {
+    "DRAFTER",
+    "TARGET",
+    "PATH",
+    "DIR",
+    "N",
+    "NAME",
+    "CODE",
+    "FORMAT:PATH",
+    "KEY=VALUE",
+    "RUNTIME==VERSION",
+}
 
 
 @pytest.mark.parametrize("command", COMMANDS)

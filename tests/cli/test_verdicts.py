@@ -11,7 +11,13 @@ from synth import VT, H, T, head
 
 from dspark_ckpt.profiles.registry import PROFILES, RULE_FIELDS
 
-EAGLE3 = {"architectures": ["LlamaForCausalLMEagle3"], "model_type": "llama"}
+# SpecForge's EAGLE-3 keys: aux ids under eagle_config only (no DSpark target_layer_ids)
+EAGLE3 = {
+    "architectures": ["LlamaForCausalLMEagle3"],
+    "model_type": "llama",
+    "target_layer_ids": None,
+    "eagle_config": {"eagle_aux_hidden_state_layer_ids": [0, 1]},
+}
 SMALL = FIXTURES / "targets/small"  # Vt 100, Et 128
 
 

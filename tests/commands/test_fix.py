@@ -31,6 +31,14 @@ from dspark_ckpt.facts.vocab import BIAS_TENSOR, MASK_MEANING, MASK_TENSOR
 from dspark_ckpt.source import atomic
 from dspark_ckpt.source.checkpoint import load_checkpoint
 
+# an EAGLE-3 config as SpecForge writes one (aux ids under eagle_config, no DSpark
+# target_layer_ids, which vLLM's runner would feed instead: DSC651)
+EAGLE3_CONFIG = {
+    "architectures": ["LlamaForCausalLMEagle3"],
+    "model_type": "llama",
+    "target_layer_ids": None,
+    "eagle_config": {"eagle_aux_hidden_state_layer_ids": [0, 1]},
+}
 SMALL = FIXTURES / "targets/small"
 LEGACY = ("--profile", "vllm-legacy")  # a padded drafter with d2t is meant for this loader
 PADDED_ROWS = 128 - synth.VT
@@ -483,7 +491,7 @@ def test_default_profile_is_the_family_default_as_for_inspect(tmp_path, cwd):
         vocab=128,
         draft=128,
         tensors={"lm_head.weight": synth.head(128, 8, 1)},
-        config={"architectures": ["LlamaForCausalLMEagle3"], "model_type": "llama"},
+        config=EAGLE3_CONFIG,
     )
     assert cli("inspect", src, "--target", SMALL, "--format", "json").json["profile"] == (
         "vllm-eagle3"
@@ -1117,8 +1125,7 @@ def test_out_writes_draft_vocab_size_null_where_sglang_reads_its_absence(tmp_pat
         tmp_path / "eagle",
         vocab=100,
         draft=None,
-        config={"architectures": ["LlamaForCausalLMEagle3"], "model_type": "llama"},
-        tensors=synth.layer_weights(8, eagle3=True),
+        config=EAGLE3_CONFIG,
     )
     monkeypatch.chdir(tmp_path)
     r = cli(

@@ -90,7 +90,7 @@ def test_json_schema_fields():
     assert rep["profile"] == "vllm"
     assert rep["drafter"] == {
         "source": str(FIXTURES / "padded"),
-        "architectures": ["Qwen3DSparkForCausalLM"],
+        "architectures": ["Qwen3DSparkModel"],
         "model_type": "qwen3",
         "vocab_size": 128,
         "draft_vocab_size": 128,
@@ -98,7 +98,7 @@ def test_json_schema_fields():
         "hidden_size": 8,
         "markov_rank": 4,
         "files": 1,
-        "tensors": 6,
+        "tensors": 18,
     }
     assert rep["target"] == {
         "source": str(SMALL),
@@ -185,7 +185,7 @@ def test_target_embedding_rows_from_weights():
 
 def test_sharded_checkpoint():
     rc, rep = inspect_json(FIXTURES / "sharded", "--target", SMALL)
-    assert rc == 0 and rep["drafter"]["files"] == 3 and rep["drafter"]["tensors"] == 4
+    assert rc == 0 and rep["drafter"]["files"] == 3 and rep["drafter"]["tensors"] == 18
     rc2, rep2 = inspect_json(FIXTURES / "sharded/model.safetensors.index.json", "--target", SMALL)
     assert (rc2, rep2["drafter"]["files"]) == (0, 3)
 
@@ -498,7 +498,7 @@ def test_without_an_index_every_safetensors_file_is_loaded(tmp_path):
     shutil.copytree(FIXTURES / "padded", d)
     write_safetensors(d / "d2t.safetensors", {"d2t": _d2t(np.zeros(128))})
     rc, rep = inspect_json(d)
-    assert rep["drafter"]["files"] == 2 and rep["drafter"]["tensors"] == 7
+    assert rep["drafter"]["files"] == 2 and rep["drafter"]["tensors"] == 19
     assert rc == 1 and "DSC105" in codes(rep)
 
 
@@ -537,7 +537,7 @@ def test_unreadable_weights_still_report_the_config(tmp_path):
     rc, rep = inspect_json(d)
     assert rc == 1 and [f["code"] for f in rep["findings"]] == ["DSC001"]
     assert rep["drafter"]["vocab_size"] == rep["drafter"]["draft_vocab_size"] == 128
-    assert rep["drafter"]["architectures"] == ["Qwen3DSparkForCausalLM"]
+    assert rep["drafter"]["architectures"] == ["Qwen3DSparkModel"]
     assert rep["classification"] == "padded" and rep["padded_rows"] == 28
     assert rep["ok"] is False and not any(rep["verdicts"].values())
 

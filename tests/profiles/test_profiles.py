@@ -19,7 +19,13 @@ from dspark_ckpt.profiles.registry import COVERED, PROFILES, RULE_FIELDS
 from dspark_ckpt.profiles.schema import PROFILE_CHOICES, Family
 
 DFLASH = {"architectures": ["DFlashQwen3ForCausalLM"], "model_type": "qwen3"}
-EAGLE3 = {"architectures": ["LlamaForCausalLMEagle3"], "model_type": "llama"}
+# SpecForge's EAGLE-3 keys: aux ids under eagle_config only (no DSpark target_layer_ids)
+EAGLE3 = {
+    "architectures": ["LlamaForCausalLMEagle3"],
+    "model_type": "llama",
+    "target_layer_ids": None,
+    "eagle_config": {"eagle_aux_hidden_state_layer_ids": [0, 1]},
+}
 DSPARK = {"markov_rank": 4}
 # SpecForge's training config: markov_rank only under dflash_config (markov head unbuilt)
 NESTED_RANK = {"markov_rank": None, "dflash_config": {"markov_rank": 4}}
@@ -27,7 +33,7 @@ TRT_NESTED = ["DSC107", "DSC112"]  # no top-level markov_rank; its Markov weight
 # SGLang 0.5.23's layouts: a drafter class it registers, every weight its model builds
 SG_DSPARK = {**DSPARK, "architectures": ["DSparkDraftModel"], "markov_head_type": "vanilla"}
 SG_DFLASH = {"architectures": ["DFlashDraftModel"], "model_type": "qwen3"}
-SG_EAGLE3_NULL_VD = {**EAGLE3, "draft_vocab_size": None}  # null: the target's head
+SG_EAGLE3_NULL_VD = {**EAGLE3, "draft_vocab_size": synth.NULL}  # null: the target's head
 SG_BLOCK = synth.layer_weights(H)
 SG_EAGLE3 = synth.layer_weights(H, eagle3=True)
 
@@ -75,6 +81,17 @@ CASES = [
     ("vllm-dflash", "pruned-no-lm_head", VT, 40, DFLASH, (d2t(40),), ["DSC102"]),
     ("vllm-dflash", "pruned-no-d2t", VT, 40, DFLASH, (lm_head(40),), ["DSC103"]),
     ("vllm-dflash", "equal-with-d2t", VT, VT, DFLASH, (d2t(VT),), ["DSC105"]),
+    # vllm-dflash-legacy (0.29-0.30): the same loader, has_own_lm_head not read
+    (
+        "vllm-dflash-legacy",
+        "own-head-key-unread",
+        VT,
+        VT,
+        {**DFLASH, "has_own_lm_head": True},
+        (),
+        [],
+    ),
+    ("vllm-dflash-legacy", "pruned-no-d2t", VT, 40, DFLASH, (lm_head(40),), ["DSC103"]),
     # vllm-eagle3 (0.33.0): draft_id_to_target_id only when Vd != Vt, a missing d2t is zero
     ("vllm-eagle3", "pruned", VT, 40, EAGLE3, (lm_head(40), d2t(40)), []),
     ("vllm-eagle3", "equal-with-d2t", VT, VT, EAGLE3, (d2t(VT),), ["DSC105"]),
@@ -91,7 +108,6 @@ CASES = [
     ("sglang-eagle3", "equal-with-d2t", VT, VT, EAGLE3, (lm_head(VT), d2t(VT), SG_EAGLE3), []),
     ("sglang-eagle3", "pruned-no-d2t", VT, 40, EAGLE3, (lm_head(40), SG_EAGLE3), ["DSC103"]),
     ("sglang-eagle3", "explicit-vd-no-head", VT, VT, EAGLE3, (SG_EAGLE3,), ["DSC601"]),
-    ("sglang-eagle3", "no-decoder-layer", VT, VT, EAGLE3, (lm_head(VT),), ["DSC682"]),
     (
         "sglang-eagle3",
         "tied-no-head",
@@ -104,7 +120,15 @@ CASES = [
     # trtllm-dspark: markov_w1 and markov_w2 both [V, r], head from the target, no Vd > V
     ("trtllm-dspark", "equal", VT, None, DSPARK, (markov(VT, VT),), []),
     ("trtllm-dspark", "w2-draft-rows", VT, 40, DSPARK, (lm_head(40), markov(VT, 40)), ["DSC205"]),
-    ("trtllm-dspark", "with-d2t", VT, 40, DSPARK, (lm_head(40), d2t(40)), ["DSC105", "DSC105"]),
+    (
+        "trtllm-dspark",
+        "with-d2t",
+        VT,
+        40,
+        DSPARK,
+        (lm_head(40), d2t(40), markov(VT, VT)),
+        ["DSC105", "DSC105"],
+    ),
     ("trtllm-dspark", "nested-rank", VT, None, NESTED_RANK, (markov(VT, VT),), TRT_NESTED),
     # trtllm-eagle3: an uninitialised int32 d2t when V != Vd and none shipped
     ("trtllm-eagle3", "pruned", VT, 40, EAGLE3, (lm_head(40), d2t(40)), []),
@@ -265,7 +289,8 @@ def test_head_replaced_is_a_warning(tmp_path):
 # Vt = 100: the codes each gets
 VLLM_TABLE = {
     "v101-d100-none": ["DSC101"],
-    "v99-d99-none": ["DSC102", "DSC103"],
+    # V 99 < Vt 100: vLLM embeds target ids in markov_w1 [V] (DSC660)
+    "v99-d99-none": ["DSC102", "DSC103", "DSC660"],
     "v100-d40-none": ["DSC102", "DSC103"],
     "v100-d40-lm_head": ["DSC103"],
     "v100-d100-none": [],
@@ -366,10 +391,11 @@ def test_table_shows_the_matrix():
     assert row == ["ok", "error", "ok", "ok"]
     row = next(_cells(x) for x in lines if x.startswith("│DSC602"))[1:]
     assert row == ["ok", "ok", "warning", "warning"]
-    # SGLang refuses fixtures/padded: vLLM's class name, no markov_head_type, mask id 127
-    # past the target's vocab (DSC680, DSC683, DSC686), and no decoder layer (DSC682)
-    row = next(_cells(x) for x in lines if x.startswith("│DSC680"))[1:]
-    assert row == ["ok", "ok", "error", "ok"]
+    # SGLang refuses fixtures/padded: no markov_head_type, mask id 127 past the target's
+    # vocab (DSC683, DSC686)
+    for code in ("DSC683", "DSC686"):
+        row = next(_cells(x) for x in lines if x.startswith(f"│{code}"))[1:]
+        assert row == ["ok", "ok", "error", "ok"]
     assert next(_cells(x) for x in lines if x.startswith("│verdict"))[1:] == [
         "PASS",
         "FAIL",

@@ -34,7 +34,14 @@ from dspark_ckpt.rules.findings import Finding
 FIXTURES = Path(synth.HERE)
 TOKENIZERS = FIXTURES / "target-contract" / "tokenizers"
 
-EAGLE3 = {"architectures": ["LlamaForCausalLMEagle3"], "model_type": "llama"}
+# an EAGLE-3 config as SpecForge writes one: aux ids only in eagle_config (SGLang reads them at
+# id + 1: layers 1 and 2, which is also vLLM's default (2, N // 2, N - 3) for a 4-layer target)
+EAGLE3 = {
+    "architectures": ["LlamaForCausalLMEagle3"],
+    "model_type": "llama",
+    "target_layer_ids": None,
+    "eagle_config": {"eagle_aux_hidden_state_layer_ids": [0, 1]},
+}
 DFLASH = {"architectures": ["DFlashDraftModel"], "model_type": "qwen3"}
 DROP = None  # a tensor given as None is left out (a backbone tensor removed)
 # SGLang 0.5.23's layouts: a drafter class it registers, and every weight its model builds
@@ -72,7 +79,7 @@ class Case:
     vocab: int = VT
     draft: int | None = VT  # None: no draft_vocab_size in the config
     config: dict = field(default_factory=dict)  # over synth.drafter_config (None: unset)
-    tensors: dict = field(default_factory=dict)  # over synth.backbone (DROP removes one)
+    tensors: dict = field(default_factory=dict)  # over synth.complete (DROP removes one)
     target: TargetSpec = VT
     tokenizer: str | None = None  # the drafter folder's tokenizer files (TOKENIZERS / name)
     mutate: Callable[[Path], None] | None = None  # applied to the written drafter folder
@@ -138,8 +145,6 @@ def truncate(folder: Path) -> None:
 
 # --- the bench: where drafters and targets are written --------------------------------
 
-BACKBONE = synth.backbone(H)
-
 
 class Bench:
     """Writes each case's drafter in a fresh folder under ``root``; targets are built
@@ -178,7 +183,8 @@ class Bench:
         cfg = synth.drafter_config(vocab, draft, H)
         cfg.update(config or {})
         synth.write_json(folder / "config.json", cfg)
-        weights = {k: v for k, v in {**BACKBONE, **(tensors or {})}.items() if v is not DROP}
+        whole = synth.complete(cfg, H, tensors)  # the family's backbone (and Markov head)
+        weights = {k: v for k, v in {**whole, **(tensors or {})}.items() if v is not DROP}
         synth.write_safetensors(folder / "model.safetensors", weights)
         _tokenizer(folder, tokenizer)
         return folder

@@ -5,13 +5,21 @@ from __future__ import annotations
 
 import test_load_rules
 import test_map_rules
+import test_model_rules
 import test_sglang_rules
 import test_shape_rules
 import test_target_rules
 
 from dspark_ckpt.rules.codes import CODES
 
-TABLES = (test_load_rules, test_shape_rules, test_map_rules, test_target_rules, test_sglang_rules)
+TABLES = (
+    test_load_rules,
+    test_shape_rules,
+    test_map_rules,
+    test_target_rules,
+    test_sglang_rules,
+    test_model_rules,
+)
 ALL = [c for table in TABLES for c in table.CASES]
 
 

@@ -111,7 +111,7 @@ TRAINING_STATE = _write(
     {"optimizer.state.0.exp_avg": zeros("F32", (H,)), "scheduler.step": zeros("I64", (1,))},
 )
 # the drafter's weights over two files, no index: both are its weights
-SECOND_SHARD = _write("model-2.safetensors", {"hidden_norm.weight": zeros("F32", (H,))})
+SECOND_SHARD = _write("model-2.safetensors", {"embed_tokens.weight": zeros("F32", (VT, H))})
 INDEXED_MASK = _both(_index, MASK_BESIDE)
 # a sharded index beside an older single file holding drafter tensors
 INDEXED_OLD_COPY = _both(_index, _write("old.safetensors", {"fc.weight": zeros("F32", (H, 2 * H))}))

@@ -167,11 +167,13 @@ EXPECTED = [
         "speculators-eagle3-4-aux",
         1000,
         "vllm-eagle3",
-        False,
-        ("DSC210",),
-        "'A speculators "
-        "config with 4 top-level aux ids and fc [H, 4*Ht] therefore builds an fc for 3 and "
-        "fails to load'",
+        True,
+        (),
+        "speculators writes no model_type, so vLLM translates the config; its "
+        "transformer_layer_config is a Qwen3 one, so the translation picks "
+        "Eagle3Qwen3ForCausalLM, which counts the top-level eagle_aux_hidden_state_layer_ids "
+        "(4: 'the Qwen3 class counts 4 and loads'), and Model Runner V2 feeds those 4; its "
+        "target_hidden_size: null is not copied by the translation (no DSC657)",
     ),
     (
         "speculators-peagle-pruned",

@@ -9,8 +9,10 @@ Each row's comment names the SGLang source line that decides it."""
 from __future__ import annotations
 
 import pytest
+import synth
 from rules_harness import (
     DFLASH,
+    DROP,
     EAGLE3,
     SG_BLOCK_LAYERS,
     SG_DSPARK,
@@ -51,6 +53,7 @@ def legacy_midlayer(tensors: dict[str, T]) -> dict[str, T]:
 CASES: list[Case] = [
     # DSC680: the model registry (model_loader/utils.py:224-232, each model's EntryClass)
     fires("DSC680", "vllm-class-name", profile="sglang-dspark", tensors=DSPARK_OK,
+          config={"architectures": ["Qwen3DSparkForCausalLM"]},
           says="registers no such dspark drafter class"),
     fires("DSC680", "peagle-not-served", profile="sglang-eagle3",
           config={"architectures": ["PEagleDraftModel"], "model_type": "llama"}, tensors=EAGLE3_OK,
@@ -66,16 +69,18 @@ CASES: list[Case] = [
     fires("DSC681", "key-missing-own-head", profile="sglang-eagle3", draft=None, config=EAGLE3,
           tensors=EAGLE3_OK, hint='write "draft_vocab_size": 100'),
     clean("DSC681", "null-takes-the-target-head", profile="sglang-eagle3", draft=None,
-          config={**EAGLE3, "draft_vocab_size": None}, tensors=SG_EAGLE3_LAYERS,
+          config={**EAGLE3, "draft_vocab_size": synth.NULL}, tensors=SG_EAGLE3_LAYERS,
           exactly=("DSC501",), verdicts={"sglang-eagle3": True}),
     clean("DSC681", "tied", profile="sglang-eagle3", draft=None,
           config={**EAGLE3, "tie_word_embeddings": True}, tensors=SG_EAGLE3_LAYERS),
     clean("DSC681", "vllm-defaults-it", profile="vllm-eagle3", draft=None, config=EAGLE3),
     # DSC682: no check after model.load_weights (model_loader/loader.py:1063)
     fires("DSC682", "no-decoder-layer", profile="sglang-dspark", config=SG_DSPARK,
-          tensors=markov(VT, VT), says="layers.0.self_attn.q_proj.weight"),
+          tensors={**markov(VT, VT), **dict.fromkeys(SG_BLOCK_LAYERS, DROP)},
+          says="layers.0.self_attn.q_proj.weight"),
     fires("DSC682", "no-markov-head", profile="sglang-dspark", config=SG_DSPARK,
-          tensors=SG_BLOCK_LAYERS, says="markov_head.markov_w1.weight"),
+          tensors={**SG_BLOCK_LAYERS, **dict.fromkeys(markov(VT, VT), DROP)},
+          says="markov_head.markov_w1.weight"),
     fires("DSC682", "gated-without-gate", profile="sglang-dspark", tensors=DSPARK_OK,
           config={**SG_DSPARK, "markov_head_type": "gated"}, says="markov_head.gate_proj"),
     fires("DSC682", "fc-norm-enabled-not-shipped", profile="sglang-eagle3", tensors=EAGLE3_OK,
@@ -103,7 +108,7 @@ CASES: list[Case] = [
                   "dflash_config": {"markov_head_type": "gated"}},
           says="builds a vanilla Markov head"),
     fires("DSC684", "top-level-null", profile="sglang-dspark", tensors=DSPARK_OK,
-          config={**SG_DSPARK, "markov_head_type": None,
+          config={**SG_DSPARK, "markov_head_type": synth.NULL,
                   "dflash_config": {"markov_head_type": "vanilla"}},
           says="Unsupported DSpark markov_head_type"),
     clean("DSC684", "top-level-gated", profile="sglang-dspark", tensors={**DSPARK_OK, **GATE},

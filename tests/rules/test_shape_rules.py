@@ -123,6 +123,12 @@ CASES: list[Case] = [
     fires("DSC210", "speculators-top-level-aux-ids", profile="vllm-eagle3", by_default=True,
           config=SPEC_AUX, tensors=FC4,
           says="fc for 3 target hidden states (the default 3)", hint="num_aux_hidden_states: 4"),
+    # speculators' own config (no model_type): vLLM translates it, a Llama layer counts 3
+    fires("DSC210", "translated-speculators-llama-layer", profile="vllm-eagle3",
+          config={**SPEC_AUX, "model_type": None, "speculators_config": {"algorithm": "eagle3"},
+                  "transformer_layer_config": {"model_type": "llama", "hidden_size": H,
+                                               "num_hidden_layers": 1, "vocab_size": VT}},
+          tensors=FC4, hint="num_aux_hidden_states: 4 in transformer_layer_config"),
     clean("DSC210", "num-aux-hidden-states-4", profile="vllm-eagle3",
           config={**SPEC_AUX, "num_aux_hidden_states": 4}, tensors=FC4,
           verdicts={"vllm-eagle3": True}),

@@ -1,0 +1,95 @@
+"""The release ranges profiles cover and ``--runtime RUNTIME==VERSION``: a runtime release
+resolves to the profile of that release for the drafter's family; a version no profile
+covers is a one-line usage error naming the ranges (read from the releases' wheels)."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import FIXTURES, cli
+
+from dspark_ckpt.errors import UsageError
+from dspark_ckpt.profiles.registry import COVERED, PROFILES, resolve_profile
+from dspark_ckpt.profiles.schema import covers
+
+SMALL = FIXTURES / "targets/small"
+
+
+@pytest.mark.parametrize(
+    "spec,family,profile",
+    [
+        ("vllm==0.32.1", "dspark", "vllm"),
+        ("vllm==0.33.0", "dspark", "vllm"),
+        ("vllm==0.30", "dspark", "vllm"),
+        ("vllm==0.29.0", "dspark", "vllm-legacy"),
+        ("vllm==0.29.2", "eagle3", "vllm-eagle3-legacy"),
+        ("vllm==0.30.0", "eagle3", "vllm-eagle3"),
+        ("vllm==0.30.0", "dflash", "vllm-dflash-legacy"),
+        ("vllm==0.31.0", "dflash", "vllm-dflash"),
+        ("sglang==0.5.23", "dflash", "sglang-dflash"),
+        ("trtllm==main", "dspark", "trtllm-dspark"),
+        ("TensorRT-LLM==main", "eagle3", "trtllm-eagle3"),
+        ("vllm", "eagle3", "vllm"),  # a profile name is itself
+    ],
+)
+def test_a_release_resolves_to_its_profile_for_the_family(spec, family, profile):
+    assert resolve_profile(spec, family) == profile
+
+
+@pytest.mark.parametrize(
+    "spec,family,says",
+    [
+        ("vllm==0.34.0", "dspark", "no vLLM profile covers 0.34.0; known: vllm >=0.30.0"),
+        ("vllm==0.28.0", None, "vllm-legacy >=0.29.0,<0.30.0"),
+        ("sglang==0.5.22", None, "sglang-dspark ==0.5.23"),
+        ("trtllm==1.2.1", None, "trtllm-dspark main"),
+        ("trtllm==main", "dflash", "no TensorRT-LLM profile covers main for dflash drafters"),
+        ("mlc==1.0", None, "unknown runtime 'mlc'"),
+        ("vllm==v0.32", None, "is not a release version"),
+    ],
+)
+def test_a_release_no_profile_covers_is_a_usage_error(spec, family, says):
+    with pytest.raises(UsageError, match=None) as err:
+        resolve_profile(spec, family)
+    assert says in str(err.value)
+
+
+def test_covers_compares_release_versions():
+    assert covers(">=0.30.0,<=0.33.0", "0.30.0") and covers(">=0.30.0,<=0.33.0", "0.32.1")
+    assert not covers(">=0.30.0,<=0.33.0", "0.33.1") and not covers(">=0.30.0,<=0.33.0", "0.3")
+    assert covers(">=0.29.0,<0.30.0", "0.29.9") and not covers(">=0.29.0,<0.30.0", "0.30")
+    assert covers("==0.5.23", "0.5.23.0") and not covers("==0.5.23", "0.5.24")
+    assert covers("main", "main") and not covers("main", "1.2.1") and not covers("", "0.1")
+
+
+def test_every_profile_states_its_releases_and_one_release_has_one_profile_per_family():
+    """Each profile says which releases it covers; within a runtime, a family's profiles
+    never overlap, and vLLM's cover every release from 0.29.0 to 0.33.0 for every family."""
+    for p in PROFILES.values():
+        assert p.releases, p.name
+    for minor in range(29, 34):
+        version = f"0.{minor}.0"
+        for family in COVERED:
+            hits = [
+                p.name
+                for p in PROFILES.values()
+                if p.runtime == "vLLM" and p.family == family and covers(p.releases, version)
+            ]
+            assert len(hits) == 1, (version, family, hits)
+
+
+def test_runtime_option_decides_by_that_release():
+    r = cli("inspect", FIXTURES / "padded", "--target", SMALL, "--runtime", "vllm==0.29.0",
+            "--format", "json")  # fmt: skip
+    assert r.json["profiles"] == ["vllm-legacy"] and r.json["not_applicable"] == []
+    assert r.exit_code == 1 and r.json["ok"] is False  # 0.29 refuses a padded drafter's head
+    r = cli("inspect", FIXTURES / "pruned-eagle3", "--target", SMALL, "--runtime", "vllm==0.32.1",
+            "--format", "json")  # fmt: skip
+    assert r.json["profiles"] == ["vllm-eagle3"] and r.exit_code == 0
+
+
+def test_runtime_outside_every_range_is_one_usage_line():
+    r = cli("inspect", FIXTURES / "padded", "--target", SMALL, "--runtime", "vllm==0.34.0")
+    assert r.exit_code == 2 and r.stdout == ""
+    assert r.stderr.count("\n") == 1 and "Traceback" not in r.stderr
+    assert r.stderr.startswith("dspark-ckpt: error: no vLLM profile covers 0.34.0; known: ")
+    assert "vllm-legacy >=0.29.0,<0.30.0" in r.stderr

@@ -1,0 +1,267 @@
+"""What the runtime's model builds from the config and needs from the checkpoint
+(DSC650-DSC664): the aux layers its runner feeds, the tensors its load never checks, the
+keys it reads as given. Firing rows and their clean twins, judged by the engine in-process.
+
+Vt is 100 unless a row names another target; the drafter is synth.py's complete DSpark
+drafter (Qwen3DSparkModel, hidden 8, one layer, fc [8, 16], Markov head [V, 4] / [Vd, 4],
+mask id 0, target_layer_ids [0, 1]) with the row's changes."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from rules_harness import (
+    DFLASH,
+    DROP,
+    EAGLE3,
+    Case,
+    Tgt,
+    check,
+    clean,
+    d2t,
+    fires,
+    head,
+    ids,
+    zeros,
+)
+from synth import EAGLE3_LAYER, VT, H, markov
+
+T8 = Tgt.of(hidden_size=H, num_hidden_layers=8)  # vLLM's default aux ids: (2, 4, 5)
+FC3 = {"fc.weight": zeros("F32", (H, 3 * H))}
+FC4 = {"fc.weight": zeros("F32", (H, 4 * H))}
+NO_IDS = {"target_layer_ids": None, "eagle_config": None}
+# SpecForge names the EAGLE-3 layer midlayer.*: vLLM maps it onto layers.0
+MIDLAYER = {
+    **{f"layers.0.{n}": DROP for n in EAGLE3_LAYER},
+    **{f"midlayer.{n}": zeros("F32", (H,)) for n in EAGLE3_LAYER},
+}
+# a speculators-format config, as speculators writes it: no model_type, the backbone in
+# transformer_layer_config (vLLM translates it: transformers_utils/configs/speculators/)
+TLC = {"model_type": "llama", "hidden_size": H, "num_hidden_layers": 1, "vocab_size": VT}
+SPEC = {
+    "model_type": None,
+    "architectures": ["Eagle3DraftModel"],
+    "speculators_config": {"algorithm": "eagle3", "verifier": {"name_or_path": None}},
+    "transformer_layer_config": TLC,
+    "target_layer_ids": None,
+    "eagle_config": None,
+}
+PEAGLE = {
+    **SPEC,
+    "architectures": ["PEagleDraftModel"],
+    "speculators_model_type": "peagle",
+    "mask_token_id": 5,
+}
+MASK_HIDDEN = {"mask_hidden": zeros("F32", (1, 2 * H))}
+MASK_HIDDEN_3 = {"mask_hidden": zeros("F32", (1, 3 * H))}  # [1, n_aux * Ht] for fc of 3
+CONFIDENCE = {"enable_confidence_head": True, "confidence_head_with_markov": True}
+OMNI = Tgt(
+    json.dumps(
+        {
+            "architectures": ["Qwen3OmniMoeForConditionalGeneration"],
+            "thinker_config": {
+                "text_config": {
+                    "vocab_size": VT,
+                    "hidden_size": H,
+                    "num_hidden_layers": 4,
+                    "num_attention_heads": 2,
+                    "num_key_value_heads": 1,
+                    "head_dim": 4,
+                }
+            },
+        },
+        sort_keys=True,
+    )
+)
+OMNI_DRAFTER = {
+    "architectures": ["Qwen3OmniDSparkModel"],
+    "target_hidden_size": H,
+    "num_attention_heads": 2,
+    "num_key_value_heads": 1,
+    "head_dim": 4,
+    "use_aux_hidden_state": True,
+    "markov_head_type": "vanilla",
+}
+PRUNED_90 = {"lm_head.weight": head(90), "d2t": d2t(np.zeros(90))}
+
+
+CASES: list[Case] = [
+    # DSC650: the runner's count of aux states against fc's
+    fires("DSC650", "dflash-no-ids-default-3", profile="vllm-dflash", target=T8,
+          config={**DFLASH, **NO_IDS}, tensors={"fc.weight": zeros("F32", (H, H))},
+          says="feeds 3 target hidden states (the runner's default (2, N // 2, N - 3) for this "
+          "8-layer target: the states entering layers [2, 4, 5]) but vllm-dflash builds fc for "
+          "1 (num_hidden_layers)", exactly=("DSC650",)),
+    clean("DSC650", "dflash-three-ids", profile="vllm-dflash", target=T8,
+          config={**DFLASH, "target_layer_ids": [1, 3, 4]}, tensors=FC3, exactly=()),
+    fires("DSC650", "eagle3-top-level-ids-llama-class", profile="vllm-eagle3", target=T8,
+          config={**EAGLE3, "eagle_aux_hidden_state_layer_ids": [1, 2, 3, 4]},
+          says="feeds 4 target hidden states (eagle_aux_hidden_state_layer_ids [1, 2, 3, 4]"),
+    clean("DSC650", "eagle3-top-level-ids-qwen3-class", profile="vllm-eagle3", target=T8,
+          config={**EAGLE3, "architectures": ["Eagle3Qwen3ForCausalLM"],
+                  "eagle_aux_hidden_state_layer_ids": [1, 2, 3, 4]}, tensors=FC4, exactly=()),
+    clean("DSC650", "sglang-not-judged", profile="sglang-dflash", target=T8,
+          config={**DFLASH, **NO_IDS}, tensors={"fc.weight": zeros("F32", (H, H))}),
+    # DSC651: the layers fed against the layers the config says the drafter was trained on
+    fires("DSC651", "eagle3-eagle-config-ids-unread", profile="vllm-eagle3", target=T8,
+          config={**EAGLE3, "eagle_config": {"eagle_aux_hidden_state_layer_ids": [1, 3, 5]}},
+          tensors=FC3, says="trained on eagle_config.eagle_aux_hidden_state_layer_ids [1, 3, 5] "
+          "(the states entering layers [2, 4, 6])", hint='"eagle_aux_hidden_state_layer_ids": '
+          "[2, 4, 6]", exactly=("DSC651",)),
+    clean("DSC651", "eagle3-ids-are-the-default", profile="vllm-eagle3", target=T8,
+          config={**EAGLE3, "eagle_config": {"eagle_aux_hidden_state_layer_ids": [1, 3, 4]}},
+          tensors=FC3, exactly=()),
+    clean("DSC651", "eagle3-top-level-ids-read", profile="vllm-eagle3", target=T8,
+          config={**EAGLE3, "eagle_config": {"eagle_aux_hidden_state_layer_ids": [1, 3, 5]},
+                  "eagle_aux_hidden_state_layer_ids": [2, 4, 6]}, tensors=FC3, exactly=()),
+    # DSC652: a tensor the model has and the checkpoint lacks
+    fires("DSC652", "dspark-layer-missing", tensors={"layers.0.mlp.down_proj.weight": DROP},
+          says="(layers.0.mlp.down_proj): vLLM never checks for weights its load_weights did "
+          "not fill", exactly=("DSC652",)),
+    fires("DSC652", "dspark-markov-missing",
+          tensors={"markov_head.markov_w1.weight": DROP, "markov_head.markov_w2.weight": DROP},
+          says="2 module(s)"),
+    fires("DSC652", "trtllm-strict-missing", profile="trtllm-dspark",
+          tensors={**markov(VT, VT), "hidden_norm.weight": DROP}, says="Missing key(s)",
+          exactly=("DSC652",)),
+    fires("DSC652", "trtllm-confidence-head-enabled", profile="trtllm-dspark",
+          config={"enable_confidence_head": True}, tensors=markov(VT, VT),
+          says="(confidence_head.proj)"),
+    clean("DSC652", "complete-dspark", exactly=()),
+    clean("DSC652", "eagle3-midlayer-names", profile="vllm-eagle3", config=EAGLE3,
+          tensors=MIDLAYER, exactly=()),
+    clean("DSC652", "sglang-not-judged", profile="sglang-dspark",
+          tensors={**markov(VT, VT), "layers.0.mlp.down_proj.weight": DROP}),
+    # DSC653: has_own_lm_head without an lm_head
+    fires("DSC653", "dflash-own-head-not-shipped", profile="vllm-dflash",
+          config={**DFLASH, "has_own_lm_head": True}, says="the head stays uninitialised",
+          exactly=("DSC653",)),
+    clean("DSC653", "dflash-own-head-shipped", profile="vllm-dflash",
+          config={**DFLASH, "has_own_lm_head": True}, tensors={"lm_head.weight": head(VT)},
+          exactly=()),
+    clean("DSC653", "dspark-does-not-read-it", config={"has_own_lm_head": True}, exactly=()),
+    clean("DSC653", "dflash-0.30-does-not-read-it", profile="vllm-dflash-legacy",
+          config={**DFLASH, "has_own_lm_head": True}, exactly=()),
+    # DSC654: a present null mask token id
+    fires("DSC654", "dflash-config-null-wins", profile="vllm-dflash",
+          config={**DFLASH, "dflash_config": {"mask_token_id": None}, "mask_token_id": 5},
+          says="dflash_config.mask_token_id is null", exactly=("DSC654",)),
+    fires("DSC654", "noise-token-null", config={"mask_token_id": None,
+          "dspark_noise_token_id": None}, says="dspark_noise_token_id is null"),
+    clean("DSC654", "top-level-null-falls-through",
+          config={"mask_token_id": None, "dspark_noise_token_id": 3}, exactly=()),
+    fires("DSC654", "trtllm-top-level-null", profile="trtllm-dspark",
+          config={"mask_token_id": None}, tensors=markov(VT, VT), exactly=("DSC654",)),
+    clean("DSC654", "trtllm-mask-set", profile="trtllm-dspark", tensors=markov(VT, VT),
+          exactly=()),
+    # DSC655: mask_hidden
+    fires("DSC655", "dflash-refuses-it", profile="vllm-dflash", config=DFLASH,
+          tensors=MASK_HIDDEN, says="an AssertionError at load", exactly=("DSC655",)),
+    fires("DSC655", "dspark-has-no-parameter", tensors=MASK_HIDDEN,
+          says="There is no module or parameter named"),
+    # (a translated speculators EAGLE-3 of model_type llama: fc for the default 3 states)
+    fires("DSC655", "peagle-without-it", profile="vllm-eagle3", config=PEAGLE, tensors=FC3,
+          says="turns on parallel drafting", exactly=("DSC655",)),
+    clean("DSC655", "peagle-with-it", profile="vllm-eagle3", config=PEAGLE,
+          tensors={**FC3, **MASK_HIDDEN_3}, exactly=()),
+    fires("DSC655", "peagle-of-another-width", profile="vllm-eagle3", config=PEAGLE,
+          tensors={**FC3, **MASK_HIDDEN}, says="into a [1, 24] buffer"),
+    clean("DSC655", "eagle3-skips-it-with-a-warning", profile="vllm-eagle3", config=EAGLE3,
+          tensors=MASK_HIDDEN, exactly=()),
+    # DSC656: fc_norm tensors the model does not build
+    fires("DSC656", "fc-norm-unset", profile="vllm-eagle3", config=EAGLE3,
+          tensors={"fc_norm.0.weight": zeros("F32", (H,))}, says="does not set fc_norm",
+          exactly=("DSC656",)),
+    clean("DSC656", "fc-norm-set", profile="vllm-eagle3", config={**EAGLE3, "fc_norm": True},
+          tensors={f"fc_norm.{i}.weight": zeros("F32", (H,)) for i in (0, 1)}, exactly=()),
+    # DSC657: target_hidden_size null
+    fires("DSC657", "eagle3-null", profile="vllm-eagle3",
+          config={**EAGLE3, "target_hidden_size": None}, says="a TypeError", exactly=("DSC657",)),
+    fires("DSC657", "trtllm-eagle3-null", profile="trtllm-eagle3",
+          config={**EAGLE3, "target_hidden_size": None}),
+    clean("DSC657", "dflash-falls-back", profile="vllm-dflash",
+          config={**DFLASH, "target_hidden_size": None}, exactly=()),
+    clean("DSC657", "speculators-translation-drops-it", profile="vllm-eagle3",
+          config={**SPEC, "speculators_model_type": "eagle3", "target_hidden_size": None}),
+    # DSC658: the Markov head type
+    fires("DSC658", "vllm-gated-named", config={"markov_head_type": "gated"},
+          says="runs as vanilla", exactly=("DSC658",)),
+    fires("DSC658", "vllm-gated-tensors",
+          tensors={"markov_head.gate_proj.weight": zeros("F32", (4, H + 4))},
+          says="There is no module or parameter named"),
+    fires("DSC658", "trtllm-unknown-type", profile="trtllm-dspark",
+          config={"markov_head_type": "lstm"}, tensors=markov(VT, VT),
+          says="Unsupported markov_head_type"),
+    clean("DSC658", "trtllm-gated", profile="trtllm-dspark", config={"markov_head_type": "gated"},
+          tensors={**markov(VT, VT), "markov_head.gate_proj.weight": zeros("F32", (4, H + 4)),
+                   "markov_head.gate_proj.bias": zeros("F32", (4,))}, exactly=()),
+    clean("DSC658", "vllm-vanilla", config={"markov_head_type": "vanilla"}, exactly=()),
+    # DSC659: the confidence head's shape
+    fires("DSC659", "without-the-markov-width", config=CONFIDENCE,
+          tensors={"confidence_head.proj.weight": zeros("F32", (1, H)),
+                   "confidence_head.proj.bias": zeros("F32", (1,))},
+          says="confidence_head.proj.weight is [1, 8]; vllm builds it [1, 12]",
+          exactly=("DSC659",)),
+    clean("DSC659", "with-the-markov-width", config=CONFIDENCE,
+          tensors={"confidence_head.proj.weight": zeros("F32", (1, H + 4)),
+                   "confidence_head.proj.bias": zeros("F32", (1,))}, exactly=()),
+    clean("DSC659", "enabled-without-markov", config={"enable_confidence_head": True},
+          tensors={"confidence_head.proj.weight": zeros("F32", (1, H)),
+                   "confidence_head.proj.bias": zeros("F32", (1,))}, exactly=()),
+    clean("DSC659", "not-enabled-dropped",
+          tensors={"confidence_head.proj.weight": zeros("F32", (1, H))}, exactly=()),
+    # DSC660: markov_w1 smaller than the target vocab
+    fires("DSC660", "v90", vocab=90, draft=90, tensors=PRUNED_90,
+          says="the first id in [90, 100) is an index error", exactly=("DSC660",)),
+    clean("DSC660", "v100", exactly=()),
+    clean("DSC660", "sglang-not-judged", profile="sglang-dspark", vocab=90, draft=90,
+          tensors={**PRUNED_90, **markov(90, 90)}),
+    # DSC661: V > Vd == Vt, no d2t parameter
+    fires("DSC661", "eagle3-v128-d100", profile="vllm-eagle3", vocab=128, draft=VT,
+          config=EAGLE3, tensors={"lm_head.weight": head(VT)}, says="an AssertionError",
+          exactly=("DSC661",)),
+    clean("DSC661", "eagle3-legacy-scatters", profile="vllm-eagle3-legacy", vocab=128, draft=VT,
+          config=EAGLE3, tensors={"lm_head.weight": head(VT)}, exactly=()),
+    clean("DSC661", "eagle3-v100", profile="vllm-eagle3", config=EAGLE3, exactly=()),
+    # DSC662: the speculators translation
+    fires("DSC662", "dflash-without-aux-ids", profile="vllm-dflash",
+          config={**SPEC, "architectures": ["DFlashDraftModel"], "speculators_model_type": "dflash",
+                  "mask_token_id": 5}, says="config_dict['aux_hidden_state_layer_ids']"),
+    fires("DSC662", "eagle3-mistral-layer", profile="vllm-eagle3",
+          config={**SPEC, "speculators_model_type": "eagle3",
+                  "transformer_layer_config": {**TLC, "model_type": "mistral"}},
+          says="only for llama or qwen3"),
+    fires("DSC662", "unknown-type", profile="vllm-eagle3",
+          config={**SPEC, "speculators_model_type": "eagle2"}, says="raises a ValueError"),
+    clean("DSC662", "eagle3-qwen3-layer", profile="vllm-eagle3",
+          config={**SPEC, "speculators_model_type": "eagle3",
+                  "transformer_layer_config": {**TLC, "model_type": "qwen3"}}),
+    clean("DSC662", "model-type-set-not-translated", profile="vllm-eagle3",
+          config={**SPEC, **EAGLE3, "speculators_model_type": "eagle2"}),
+    # DSC663: the Qwen3-Omni DSpark contract
+    fires("DSC663", "generic-dspark-on-omni", target=OMNI,
+          says="architectures must be ['Qwen3OmniDSparkModel']"),
+    fires("DSC663", "heads-differ", target=OMNI,
+          config={**OMNI_DRAFTER, "num_attention_heads": 4},
+          says="num_attention_heads is 4; must be the thinker's 2", exactly=("DSC663",)),
+    clean("DSC663", "omni-drafter", target=OMNI, config=OMNI_DRAFTER, exactly=()),
+    clean("DSC663", "generic-dspark-on-qwen3", target=Tgt.of(hidden_size=H, num_hidden_layers=4),
+          exactly=()),
+    # DSC664: architectures vLLM serves with another drafter
+    fires("DSC664", "qwen3-dspark-for-causal-lm",
+          config={"architectures": ["Qwen3DSparkForCausalLM"]},
+          says="rewrites it to the DeepSeek-V4 DSpark drafter", exactly=("DSC664",)),
+    fires("DSC664", "specforge-dspark-llama", config={"architectures": ["DSparkDraftModel"],
+          "model_type": "llama"}),
+    clean("DSC664", "specforge-dspark-qwen3", config={"architectures": ["DSparkDraftModel"]},
+          exactly=()),
+    clean("DSC664", "trtllm-not-judged", profile="trtllm-dspark",
+          config={"architectures": ["Qwen3DSparkForCausalLM"]}, tensors=markov(VT, VT)),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("c", CASES, ids=ids(CASES))
+def test_case(bench, c):
+    check(bench, c)
