@@ -274,6 +274,7 @@ class RepairPlan:
     config: list[KeyChange] = field(default_factory=list)
     tensors: list[TensorChange] = field(default_factory=list)
     sets: list[str] = field(default_factory=list)  # the --set keys
+    regressions: list[str] = field(default_factory=list)  # errors the plan brings
 
     @property
     def changes(self) -> bool:
@@ -289,6 +290,8 @@ class RepairPlan:
         """Why the plan cannot be written, or None."""
         if self.conflicts:
             return f"conflict: {self.conflicts[0]}"
+        if self.regressions:
+            return self.regressions[0]
         if self.needs:
             n = self.needs[0]
             return (
@@ -338,24 +341,35 @@ def plan_repairs(
         after = _inspect(source, target, selected, ckpt, draft)
         if plan.conflicts:
             break
-    lost = [p for p in selected if before.verdicts.get(p) and not after.verdicts.get(p)]
-    if lost:
-        new = sorted({f.code for f in after.errors if f.profile in (None, *lost)})
-        new = [c for c in new if not any(b.code == c for b in before.errors)] or new
-        by = [a for a in plan.applied if a.profiles and not set(a.profiles) & set(lost)]
-        causes = list(dict.fromkeys(f"{a.repair} for {'/'.join(a.profiles)}" for a in by))
-        cause = f" ({', '.join(causes)})" if causes else ""
-        plan.conflicts.append(
-            f"the repairs{cause} make {', '.join(lost)} fail "
-            f"({', '.join(f'{c} {get_code(c).title}' for c in new)}), which pass now: one "
-            "checkpoint cannot satisfy all of them (ship one per runtime, or choose --profile)"
-        )
+    _new_errors(before, after, selected, plan)
     plan.left = _left(after, req)
     plan.config = _config_changes(
         ckpt.config if isinstance(ckpt.config, dict) else {}, draft.config
     )
     plan.tensors = _tensor_changes(ckpt, draft)
     return plan, draft, before, after
+
+
+def _new_errors(before: Report, after: Report, selected: list[str], plan: RepairPlan) -> None:
+    """An error the plan brings under a deciding profile refuses it: a conflict where
+    another profile's repair caused it, else a value given (``--set``) or a change that
+    does not hold."""
+    was = {(f.code, f.profile) for f in before.errors}
+    new = [f for f in after.errors if (f.code, f.profile) not in was]
+    if not new:
+        return
+    hit = sorted({f.profile for f in new if f.profile}) or selected
+    by = [a for a in plan.applied if a.profiles and not set(a.profiles) & set(hit)]
+    codes = ", ".join(dict.fromkeys(f"{f.code} {get_code(f.code).title}" for f in new))
+    if by:
+        causes = ", ".join(dict.fromkeys(f"{a.repair} for {'/'.join(a.profiles)}" for a in by))
+        plan.conflicts.append(
+            f"the repairs ({causes}) make {', '.join(hit)} fail ({codes}): one checkpoint "
+            "cannot satisfy all of them (ship one per runtime, or choose --profile)"
+        )
+        return
+    given = f" (--set {', '.join(plan.sets)})" if plan.sets else ""
+    plan.regressions.append(f"the change{given} brings {new[0].code}: {new[0].message}")
 
 
 def _round(report: Report, draft: Draft, plan: RepairPlan, req: RepairRequest, history) -> bool:

@@ -58,9 +58,11 @@ def trim_padding(f: Facts, p: Profile | None, finding: Finding) -> Fix | None:
     (embed_tokens, markov_w1, vocab_size Vt): runtimes that size the Markov head by V
     (SGLang, TensorRT-LLM) then agree with those that size it by Vd (vLLM). The rows cut can
     never be a token, so nothing the drafter learnt is lost, and no runtime can sample them
-    any more: the effect of the padded-row mask with nothing for the runtime to apply."""
-    if f.classification != PADDED or f.lm_head is None:
-        return None  # no head of Vd rows to trim: an uninitialised head is not repaired
+    any more: the effect of the padded-row mask with nothing for the runtime to apply. A
+    drafter with no lm_head of its own (trained on the target's) then has Vd == Vt, where
+    every runtime shares the target's head, as in training."""
+    if f.classification != PADDED:
+        return None
     rows = {f.Vd: (f.lm_head, f.markov_w2, f.d2t)}
     keys = [SetKey("draft_vocab_size", f.Vt)]
     inputs = f.Vd == f.V and all(0 <= t < f.Vt for _, t in f.cfg.mask_tokens)

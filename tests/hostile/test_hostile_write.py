@@ -12,7 +12,6 @@ import json
 import signal
 from pathlib import Path
 
-import numpy as np
 import pytest
 import synth
 from conftest import FIXTURES, ROOT, cli, cli_with_fault, signal_at
@@ -216,8 +215,11 @@ def test_in_place_on_one_file_of_a_folder_loaded_whole_is_refused(tmp_path):
     them and the folder to give instead; nothing written."""
     src = padded_drafter_single(tmp_path / "src")
     # a drafter tensor in a second file (a file of names no drafter has is DSC620's)
-    norm = synth.T("F32", (8,), np.ones(8, dtype=np.float32))
-    synth.write_safetensors(src / "extra.safetensors", {"hidden_norm.weight": norm})
+    from safetensors.numpy import load_file, save_file
+
+    weights = load_file(src / "model.safetensors")
+    save_file({"hidden_norm.weight": weights.pop("hidden_norm.weight")}, src / "extra.safetensors")
+    save_file(weights, src / "model.safetensors")
     old = digest(src)
     r = cli(
         "fix",

@@ -1,0 +1,230 @@
+"""``fix`` without ``--emit-*``: the repairs of what ``inspect`` finds, as a plan, through
+the real CLI on real safetensors files: the plan (``--diff``), the bytes written, the
+verdicts after, values the tool cannot know (``--set``), unsafe repairs, conflicts."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+import synth
+from conftest import FIXTURES, cli
+from output.test_schemas import follows
+from safetensors.numpy import load_file
+from synth import VT, H, T
+
+PADDED, SMALL = FIXTURES / "padded", FIXTURES / "targets/small"
+
+
+def tensors(folder: Path) -> dict[str, np.ndarray]:
+    out = {}
+    for f in sorted(folder.glob("*.safetensors")):
+        out.update(load_file(f))
+    return out
+
+
+def files(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir())
+
+
+@pytest.fixture
+def cwd(tmp_path, monkeypatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def test_diff_shows_the_plan_and_writes_nothing(cwd):
+    r = cli("fix", PADDED, "--target", SMALL, "--diff")
+    assert r.exit_code == 1  # a change to make, as ruff --diff
+    assert "DSC401 safe: trim the 28 padded rows [100, 128)" in r.stdout
+    assert "- lm_head.weight F32 [128, 8] (model.safetensors)" in r.stdout
+    assert "+ lm_head.weight F32 [100, 8] (model.safetensors)" in r.stdout
+    assert "+ config.json draft_vocab_size: 100" in r.stdout
+    assert "nothing written" in r.stdout.splitlines()[-1]
+    assert files(cwd) == []
+    obj = cli("fix", PADDED, "--target", SMALL, "--diff", "--format", "json").json
+    follows("fix-v1", obj)
+    plan = obj["plan"]
+    assert obj["mode"] == "repair" and plan["written"] is False and obj["files"] == []
+    assert [(t["name"], t["action"]) for t in plan["tensors"]] == [
+        ("lm_head.weight", "cut"),
+        ("markov_head.markov_w2.weight", "cut"),
+    ]
+    assert plan["repairs"] == [
+        {
+            "code": "DSC401",
+            "profiles": [],
+            "repair": "trim-padding",
+            "safety": "safe",
+            "summary": plan["repairs"][0]["summary"],
+        }
+    ]
+
+
+def test_out_trims_the_padding_and_keeps_every_other_byte(cwd):
+    r = cli("fix", PADDED, "--target", SMALL, "--out", "fixed", "--format", "json")
+    assert r.exit_code == 0, r.stderr
+    follows("fix-v1", r.json)
+    assert r.json["verdicts_before"]["vllm"] is True and r.json["verdicts_after"]["vllm"] is True
+    assert r.json["verdicts_after"]["vllm-legacy"] is True  # no d2t needed: Vd == Vt now
+    src, out = tensors(PADDED), tensors(cwd / "fixed")
+    assert set(src) == set(out)
+    for name in ("lm_head.weight", "markov_head.markov_w2.weight"):
+        assert np.array_equal(out[name], src[name][:VT])  # the source's first Vt rows
+    for name in set(src) - {"lm_head.weight", "markov_head.markov_w2.weight"}:
+        assert out[name].tobytes() == src[name].tobytes(), name
+    cfg, before = (json.loads((d / "config.json").read_text()) for d in (cwd / "fixed", PADDED))
+    assert cfg == {**before, "draft_vocab_size": VT}
+    # the result inspects as the plan said, with nothing left to repair
+    after = cli("inspect", cwd / "fixed", "--target", SMALL, "--format", "json").json
+    assert after["classification"] == "equal" and after["ok"]
+    assert cli("fix", cwd / "fixed", "--target", SMALL, "--diff").exit_code == 0
+
+
+def test_an_unchanged_shard_is_linked_and_a_changed_one_rewritten(cwd):
+    drafter = synth.drafter(cwd / "sharded", vocab=128, draft=128, config={"mask_token_id": 5})
+    tensors_now = load_file(drafter / "model.safetensors")
+    (drafter / "model.safetensors").unlink()
+    heads = {k: v for k, v in tensors_now.items() if k.startswith(("lm_head", "markov"))}
+    rest = {k: v for k, v in tensors_now.items() if k not in heads}
+    rest["lm_head.weight"] = np.zeros((128, H), dtype=np.float32)
+    heads.pop("lm_head.weight", None)
+    from safetensors.numpy import save_file
+
+    save_file(rest, str(drafter / "model-00001-of-00002.safetensors"))
+    save_file(heads, str(drafter / "model-00002-of-00002.safetensors"))
+    index = {"weight_map": {k: "model-00001-of-00002.safetensors" for k in rest}}
+    index["weight_map"].update({k: "model-00002-of-00002.safetensors" for k in heads})
+    (drafter / "model.safetensors.index.json").write_text(json.dumps(index))
+    r = cli("fix", drafter, "--target", SMALL, "--out", "fixed")
+    assert r.exit_code == 0, r.stdout + r.stderr
+    first, second = "model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"
+    assert (cwd / "fixed" / first).stat().st_ino != (drafter / first).stat().st_ino  # cut
+    assert (cwd / "fixed" / second).read_bytes() != (drafter / second).read_bytes()
+    got = json.loads((cwd / "fixed/model.safetensors.index.json").read_text())["weight_map"]
+    assert got == index["weight_map"]
+
+
+def test_in_place_needs_force_and_leaves_no_temporary_file(tmp_path):
+    drafter = tmp_path / "padded"
+    shutil.copytree(PADDED, drafter)
+    before = {p.name: p.read_bytes() for p in drafter.iterdir()}
+    r = cli("fix", drafter, "--target", SMALL, "--in-place")
+    assert r.exit_code == 2 and "--force" in r.stderr
+    assert {p.name: p.read_bytes() for p in drafter.iterdir()} == before
+    r = cli("fix", drafter, "--target", SMALL, "--in-place", "--force")
+    assert r.exit_code == 0, r.stderr
+    assert files(drafter) == sorted(before)  # no .tmp or .bak left, nothing added
+    assert load_file(drafter / "model.safetensors")["lm_head.weight"].shape == (VT, 8)
+
+
+def test_inspect_marks_and_counts_what_fix_repairs():
+    table = cli("inspect", PADDED, "--target", SMALL).stdout
+    assert "│ DSC401 * │" in table
+    assert "fix repairs 1 of 1 warning(s) under vllm (*)" in table
+    obj = cli("inspect", PADDED, "--target", SMALL, "--format", "json").json
+    (dsc401,) = [f for f in obj["findings"] if f["code"] == "DSC401"]
+    assert dsc401["repair"] == "safe"
+    equal = cli("inspect", FIXTURES / "equal", "--target", SMALL).stdout
+    assert "fix repairs" not in equal
+
+
+def test_nothing_to_repair_is_said_and_exits_by_the_verdict(cwd):
+    r = cli("fix", FIXTURES / "equal", "--target", SMALL, "--diff")
+    assert r.exit_code == 0 and "nothing to repair" in r.stdout
+    r = cli("fix", FIXTURES / "equal", "--target", SMALL, "--out", "x")
+    assert r.exit_code == 0 and not (cwd / "x").exists()
+
+
+DFLASH = {"architectures": ["DFlashDraftModel"], "model_type": "qwen3", "mask_token_id": None}
+
+
+def test_a_value_the_tool_cannot_know_is_asked_for_and_then_checked(cwd):
+    drafter = synth.drafter(cwd / "dflash", vocab=VT, draft=VT, config=DFLASH)
+    r = cli("fix", drafter, "--target", SMALL, "--out", "out")
+    assert r.exit_code == 1 and not (cwd / "out").exists()
+    assert "DSC109 needs dflash_config.mask_token_id" in r.stderr
+    assert "--set dflash_config.mask_token_id=VALUE" in r.stderr
+    bad = cli("fix", drafter, "--target", SMALL, "--out", "out", "--set", "mask_token_id=500")
+    assert bad.exit_code == 1 and not (cwd / "out").exists()  # outside [0, V)
+    assert "the change (--set mask_token_id) brings DSC208" in bad.stderr
+    ok = cli(
+        "fix", drafter, "--target", SMALL, "--out", "out", "--set", "dflash_config.mask_token_id=7"
+    )
+    assert ok.exit_code == 0, ok.stdout + ok.stderr
+    assert json.loads((cwd / "out/config.json").read_text())["dflash_config"] == {
+        "mask_token_id": 7
+    }
+    assert cli("fix", drafter, "--target", SMALL, "--diff", "--set", "nope").exit_code == 2
+
+
+def test_an_unsafe_repair_needs_the_flag(cwd):
+    drafter = synth.drafter(
+        cwd / "extra",
+        vocab=VT,
+        draft=VT,
+        config={"markov_head_type": "vanilla"},
+        tensors={"mask_embedding": T("F32", (H,))},
+    )
+    args = ["fix", drafter, "--target", SMALL, "--profile", "trtllm-dspark", "--diff"]
+    safe = cli(*args, "--format", "json").json["plan"]
+    assert not any(t["name"] == "mask_embedding" for t in safe["tensors"])
+    assert any(x["code"] == "DSC112" and "--unsafe-fixes" in x["why"] for x in safe["left"])
+    unsafe = cli(*args, "--unsafe-fixes", "--format", "json").json["plan"]
+    assert {"name": "mask_embedding", "action": "drop"}.items() <= unsafe["tensors"][0].items()
+    assert unsafe["repairs"][0]["safety"] == "unsafe"
+
+
+def test_a_conflict_between_runtimes_is_refused_before_anything_is_written(cwd):
+    d2t, t2d = synth.sorted_mapping(VT, 40)
+    drafter = synth.drafter(
+        cwd / "pruned",
+        vocab=VT,
+        draft=40,
+        tensors={
+            "lm_head.weight": synth.head(40, H, 1),
+            **synth.markov(VT, 40),
+            "d2t": T("I64", (40,), d2t),
+            "t2d": T("BOOL", (VT,), t2d),
+        },
+    )
+    r = cli("fix", drafter, "--target", SMALL, "--profile", "vllm,trtllm-dspark", "--out", "o")
+    assert r.exit_code == 1 and not (cwd / "o").exists()
+    assert "conflict" in r.stderr and "drop-d2t for trtllm-dspark" in r.stderr
+    assert "make vllm fail (DSC103 d2t missing)" in r.stderr
+    # for TensorRT-LLM alone, the same repair is written
+    ok = cli("fix", drafter, "--target", SMALL, "--profile", "trtllm-dspark", "--out", "t")
+    assert "d2t" not in tensors(cwd / "t"), ok.stdout + ok.stderr
+
+
+def test_wrapper_prefixes_are_stripped_with_the_bytes_as_they_were(cwd):
+    plain = synth.drafter(cwd / "plain", vocab=VT, draft=VT)
+    raw = load_file(plain / "model.safetensors")
+    prefixed = cwd / "prefixed"
+    prefixed.mkdir()
+    shutil.copy(plain / "config.json", prefixed)
+    from safetensors.numpy import save_file
+
+    save_file({f"model.{k}": v for k, v in raw.items()}, str(prefixed / "model.safetensors"))
+    r = cli("fix", prefixed, "--target", SMALL, "--out", "o", "--format", "json")
+    assert r.exit_code == 0, r.stdout + r.stderr
+    assert {t["action"] for t in r.json["plan"]["tensors"]} == {"rename"}
+    out = tensors(cwd / "o")
+    assert set(out) == set(raw) and all(out[k].tobytes() == raw[k].tobytes() for k in raw)
+
+
+def test_a_nested_key_is_copied_where_the_runtime_reads_it(cwd):
+    drafter = synth.drafter(
+        cwd / "nested",
+        vocab=VT,
+        draft=VT,
+        config={"markov_rank": None, "dflash_config": {"markov_rank": 4}},
+        tensors=synth.markov(VT, VT),
+    )
+    r = cli("fix", drafter, "--target", SMALL, "--out", "o")
+    assert r.exit_code == 0, r.stdout + r.stderr
+    cfg = json.loads((cwd / "o/config.json").read_text())
+    assert cfg["markov_rank"] == 4 and cfg["dflash_config"] == {"markov_rank": 4}
