@@ -54,10 +54,12 @@ def special_tokens_differ(f: Facts) -> list[Finding]:
     tok = f.tokenizer
     if tok is None or tok.result != DIFFER or not tok.special_differences:
         return []
+    shown = len(tok.special_differences)  # the first few (facts/tokenizer.py), the rest counted
     return [
         new_finding(
             "DSC711",
-            f"special tokens differ: {'; '.join(tok.special_differences)}",
+            f"special tokens differ: {'; '.join(tok.special_differences)}"
+            + (f"; and {more} more" if (more := tok.special_count - shown) > 0 else ""),
             tensor="tokenizer_config.json",
         )
     ]
