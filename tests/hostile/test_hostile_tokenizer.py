@@ -278,3 +278,58 @@ def test_50k_special_token_differences_are_counted_not_listed(tmp_path):
     assert len(message) < 3000
     r = cli("inspect", d, "--target", t)
     assert len(r.stdout) < 40_000
+
+
+# --- 8. a check configuration nested 100k deep ---------------------------------------------
+
+DEEP = 100_000
+NESTED = {
+    "inline table": "x = " + "{a = " * DEEP + "1" + "}" * DEEP + "\n",
+    "array": "x = " + "[" * DEEP + "]" * DEEP + "\n",
+    # tomllib takes time and memory quadratic in the parts of a dotted key (100k parts:
+    # minutes and tens of GB): 5000 are refused before it runs
+    "dotted key": ".".join(["a"] * 5000) + " = 1\n",
+    "table header": "[" + ".".join(["a"] * 5000) + "]\n",
+    "integer of 5000 digits": "x = 1" + "0" * 5000 + "\n",
+}
+
+
+@pytest.mark.parametrize("shape", NESTED)
+@pytest.mark.parametrize("name", ["dspark-ckpt.toml", "pyproject.toml"])
+def test_a_check_configuration_nested_deep_is_one_line_exit_2(name, shape, tmp_path, monkeypatch):
+    body = NESTED[shape]
+    if name == "pyproject.toml":
+        body = "[tool.dspark-ckpt]\n" + body.replace("[a.", "[tool.dspark-ckpt.a.")
+    (tmp_path / name).write_text(body)
+    monkeypatch.chdir(tmp_path)
+    r = cli("check")
+    assert r.exit_code == 2, r.stdout
+    [line] = r.stderr.splitlines()
+    assert line.startswith(f"dspark-ckpt: error: {name}: invalid TOML: "), line
+    assert len(line) < 300
+    r = cli("check", "--config", tmp_path / name)
+    assert r.exit_code == 2
+    assert r.stderr.startswith(f"dspark-ckpt: error: {tmp_path / name}: invalid TOML: ")
+    assert len(r.stderr.splitlines()) == 1
+
+
+def test_a_check_configuration_that_is_a_fifo_is_one_line(tmp_path):
+    os.mkfifo(tmp_path / "dspark-ckpt.toml")
+    r = subprocess.run(
+        [sys.executable, "-m", "dspark_ckpt", "check", "--config", tmp_path / "dspark-ckpt.toml"],
+        capture_output=True, text=True, timeout=TIMEOUT_S,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )  # fmt: skip
+    assert r.returncode == 2
+    assert r.stderr == f"dspark-ckpt: error: {tmp_path / 'dspark-ckpt.toml'}: not a regular file\n"
+
+
+def test_a_check_configuration_over_1_mib_is_refused_unread(tmp_path, monkeypatch):
+    (tmp_path / "dspark-ckpt.toml").write_text("# " + "x" * (1 << 20) + "\n")
+    monkeypatch.chdir(tmp_path)
+    r = cli("check")
+    assert r.exit_code == 2
+    assert r.stderr == (
+        "dspark-ckpt: error: dspark-ckpt.toml: configuration is 1048579 bytes, "
+        "over the 1048576 limit\n"
+    )
