@@ -164,6 +164,7 @@ def _read(source: Source, names: tuple[str, ...]) -> _Files:
 _ESCAPE = re.compile(r"\\u[0-9a-fA-F]{4}")  # a \uXXXX escape
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")  # half of a character past U+FFFF
 _ASCII_STR = sys.getsizeof("a" * 1000) - 1000  # CPython's header of an ASCII str
+_NOT_COUNTED = bytes(sorted(set(range(256)) - set(b'[{:",')))
 
 
 def _kind(text: str) -> int:
@@ -187,7 +188,7 @@ def parse_cost(data: bytes, text: str) -> int:
     if "\\u" in text and _ESCAPE.search(text):
         surrogates = _SURROGATE_ESCAPE.search(text) is not None
         wide = 4 if surrogates else max(kind, 2)
-    c = data.count
+    c = data.translate(None, _NOT_COUNTED).count  # one pass, then counts over a fifth
     return (
         n * (1 + kind + wide + ((wide + 1) if surrogates else 0))
         + 96 * (c(b"[") + c(b"{"))
@@ -234,11 +235,17 @@ def _by_id(vocab, n: int, path: Path, what: str) -> _Ids:
     ``[[token, score], ...]`` (id = position). What the file holds, never ``n`` entries:
     a declared vocab of 2^31 ids costs nothing more. Tokenizer files list a token -> id
     object in id order from 0 (the tokenizers library writes it so): then its keys are
-    the answer, taken at C speed."""
+    the answer, taken at C speed; ids 0..k-1 in another order are sorted into place,
+    at C speed too; only a vocab with gaps or repeated ids is read entry by entry."""
     if isinstance(vocab, dict):
         ids = list(vocab.values())
-        if ids == list(range(len(ids))):
+        every = list(range(len(ids)))
+        if ids == every:
             return _Ids(list(islice(vocab, n)))
+        if set(map(type, ids)) <= {int} and (not ids or min(ids) >= 0):
+            order = sorted(every, key=ids.__getitem__)
+            if list(map(ids.__getitem__, order)) == every:  # each of 0..k-1 once
+                return _Ids(list(islice(map(list(vocab).__getitem__, order), n)))
         tokens: dict[int, str] = {}
         for token, i in vocab.items():
             if type(i) is not int or i < 0:

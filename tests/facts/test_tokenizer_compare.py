@@ -162,3 +162,39 @@ def test_the_parse_floor_lets_any_small_file_through(tmp_path):
     d = folder(tmp_path / "d", small)
     t = folder(tmp_path / "t", b'{"model": {"vocab": {"a": 0}}}')
     assert compare_tokenizers(d, t, 1).result == SAME
+
+
+VOCABS = {
+    "in id order": {"a": 0, "b": 1, "c": 2, "d": 3, "e": 4},
+    "another order": {"c": 2, "a": 0, "e": 4, "b": 1, "d": 3},
+    "with a gap": {"a": 0, "b": 1, "c": 2, "e": 4},
+    "a repeated id": {"a": 0, "b": 1, "c": 2, "x": 2, "d": 3, "e": 4},
+    "past n": {"a": 0, "b": 1, "c": 2, "d": 3, "e": 4, "f": 9},
+}
+
+
+@pytest.mark.parametrize("other", VOCABS)
+@pytest.mark.parametrize("one", VOCABS)
+def test_ids_are_compared_alike_however_a_vocab_is_laid_out(one, other, tmp_path):
+    """Dense (in order, or each id once in another order) and sparse (gaps, repeats)
+    vocabs are compared id by id, an added token past the vocab too: a layout never
+    decides the verdict."""
+
+    def tokenizer(vocab: dict) -> str:
+        added = [{"id": 7, "content": "<|x|>", "special": True}]
+        return json.dumps({"model": {"vocab": vocab}, "added_tokens": added})
+
+    def by_id(vocab: dict) -> dict:  # a repeated id: the token listed last
+        ids = {i: t for t, i in vocab.items() if i < 8}
+        return {**ids, 7: "<|x|>"}
+
+    d = folder(tmp_path / "d", tokenizer(VOCABS[one]))
+    t = folder(tmp_path / "t", tokenizer(VOCABS[other]))
+    result = compare_tokenizers(d, t, 8)
+    a, b = by_id(VOCABS[one]), by_id(VOCABS[other])
+    differing = sorted(i for i in a.keys() | b.keys() if a.get(i) != b.get(i))
+    assert result.differing_ids == len(differing)
+    assert [i for i, _, _ in result.first_differences] == differing[:5]
+    assert [(x, y) for _, x, y in result.first_differences] == [
+        (a.get(i), b.get(i)) for i in differing[:5]
+    ]
