@@ -34,7 +34,7 @@ TOKENIZER_FILES = (
 VOCAB_FILES = ("tokenizer.json", "vocab.json")  # without one of these, ids cannot be read
 ROLES = ("bos_token", "eos_token", "unk_token", "pad_token", "sep_token", "cls_token", "mask_token")
 SHOWN = 5  # differing ids, special-token differences quoted (the rest are counted)
-TOKEN_SHOWN = 80  # characters of a token quoted; a longer one is cut and its length said
+TOKEN_SHOWN = 80  # characters of a token quoted; a longer one loses its middle, counted
 MESSAGE_SHOWN = 300  # characters of a reason a tokenizer file is refused for
 MAX_FILE = 1 << 30  # a tokenizer file larger than this is not a tokenizer
 # parsing one file may take up to PARSE_FACTOR times its size (PARSE_FLOOR for a small
@@ -60,9 +60,10 @@ class TokenizerComparison:
     target: TokenizerSide
     compared_ids: int = 0  # ids [0, compared_ids) compared: min(V, Vt)
     differing_ids: int = 0
-    # the first SHOWN differing ids: id, drafter's token, target's (cut to TOKEN_SHOWN)
+    # the first SHOWN differing ids: id, drafter's token, target's (``cut``)
     first_differences: tuple[tuple[int, str | None, str | None], ...] = ()
-    special_differences: tuple[str, ...] = ()  # the first SHOWN special-token disagreements
+    # the first SHOWN special-token disagreements, then "[... N items ...]" for the rest
+    special_differences: tuple[str, ...] = ()
     special_count: int = 0  # all special-token disagreements
 
     @property
@@ -70,12 +71,14 @@ class TokenizerComparison:
         return self.differing_ids > 0
 
 
-def cut(token: str) -> str:
-    """A token as findings quote it: whole up to ``TOKEN_SHOWN`` characters, else its
-    start and its length (a token of megabytes makes no finding long)."""
-    if len(token) <= TOKEN_SHOWN:
+def cut(token: str, most: int = TOKEN_SHOWN) -> str:
+    """A token as findings quote it: whole up to ``most`` characters, else its start and
+    its end with the middle counted, in the marker the tool's one cap on quoted input
+    uses (``rules/findings.py``'s ``bounded``): a token of megabytes makes no finding long."""
+    if len(token) <= most:
         return token
-    return f"{token[: TOKEN_SHOWN - 20]}... ({len(token)} characters)"
+    half = most // 2
+    return f"{token[:half]}[... {len(token) - 2 * half} characters ...]{token[-half:]}"
 
 
 def _shown(token: str | None) -> str | None:
@@ -90,8 +93,7 @@ class TokenizerError(Exception):
     """A tokenizer file that cannot be read as one (names the file; the reason bounded)."""
 
     def __init__(self, path: Path, message: str) -> None:
-        if len(message) > MESSAGE_SHOWN:
-            message = message[: MESSAGE_SHOWN - 30] + f"... ({len(message)} characters)"
+        message = cut(message, MESSAGE_SHOWN)
         self.path, self.message = path, message
         super().__init__(f"{path}: {message}")
 
@@ -328,7 +330,9 @@ def _parse(files: _Files, n: int, base=None) -> _Parsed:
 
 
 def _special_differences(d: _Parsed, t: _Parsed) -> tuple[list[str], int]:
-    """The first ``SHOWN`` special-token disagreements, tokens cut, and how many there are."""
+    """The first ``SHOWN`` special-token disagreements, tokens cut, then ``[... N items
+    ...]`` for the rest (the marker of the tool's one cap on quoted lists), and how many
+    there are."""
     out: list[str] = []
     count = 0
     for role in ROLES:
@@ -344,6 +348,8 @@ def _special_differences(d: _Parsed, t: _Parsed) -> tuple[list[str], int]:
                     f"special token {_q(token)}: drafter id {d.specials[token]}, "
                     f"target id {t.specials[token]}"
                 )
+    if count > len(out):
+        out.append(f"[... {count - len(out)} items ...]")
     return out, count
 
 

@@ -247,7 +247,7 @@ def test_a_4mb_token_is_quoted_cut(tmp_path):
     r = cli("inspect", d, "--target", t, "--format", "json")
     assert r.exit_code == 1 and len(r.stdout) < 20_000
     message = finding(r.json, "DSC710")["message"]
-    assert "id 42: drafter 'xxxx" in message and "(4000000 characters)" in message
+    assert "id 42: drafter 'xxxx" in message and "xx[... 3999920 characters ...]xx" in message
     [diff] = tokenizer_check(r.json)["first_differences"]
     assert diff["id"] == 42 and diff["target"] == "qq" and len(diff["drafter"]) < 200
     r = cli("inspect", d, "--target", t)
@@ -271,10 +271,11 @@ def test_50k_special_token_differences_are_counted_not_listed(tmp_path):
     assert "Traceback" not in r.stdout + r.stderr
     assert len(r.stdout) < 40_000
     tok = tokenizer_check(r.json)
-    assert len(tok["special_differences"]) == 5
+    assert len(tok["special_differences"]) == 6
+    assert tok["special_differences"][-1] == "[... 49996 items ...]"
     assert "50001 special-token difference(s)" in tok["detail"]
     message = finding(r.json, "DSC711")["message"]
-    assert "and 49996 more" in message and "(1000000 characters)" in message
+    assert "; [... 49996 items ...]" in message and "[... 999920 characters ...]" in message
     assert len(message) < 3000
     r = cli("inspect", d, "--target", t)
     assert len(r.stdout) < 40_000
