@@ -9,18 +9,20 @@ and the reason (exit 2), raised before a checkpoint is read where it can be.
 from __future__ import annotations
 
 import importlib.util
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from dspark_ckpt.commands.runs import Policy
-from dspark_ckpt.errors import UsageError
+from dspark_ckpt.errors import CheckpointError, UsageError
 from dspark_ckpt.facts.config import MAX_VOCAB, torch_install_hint
 from dspark_ckpt.profiles.registry import PROFILES
 from dspark_ckpt.rules.codes import CODES
 from dspark_ckpt.rules.findings import WARNING
 from dspark_ckpt.source.base import HUB_PREFIX
+from dspark_ckpt.source.safetensors import read_regular
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -133,13 +135,42 @@ def _shown(value: Any) -> str:
     return f"a {type(value).__name__} ({value})"  # TOML dates and times
 
 
+MAX_CONFIG_BYTES = 1 << 20  # a configuration (or a pyproject.toml) larger is refused unread
+# tomllib takes time and memory quadratic in the parts of a dotted key or table name (a key
+# of 100k parts: minutes and tens of GB): a key of more parts is refused before it runs.
+# A part is a bare key or a quoted one. Spaces around dots squeezed out first, no match
+# starts inside a run or after a dot, and a part once matched is never backtracked into
+# (a lookahead and a backreference: an atomic group before Python 3.11): a linear search.
+MAX_KEY_PARTS = 128
+_DOT_SPACES = re.compile(r"[ \t]+\.[ \t]*|\.[ \t]+")
+_PART = r"""(?=(?P<p>[A-Za-z0-9_-]+|"(?:[^"\\\n]|\\.)*"|'[^'\n]*'))(?P=p)"""
+_DEEP_KEY = re.compile(rf"(?<![\w\"'.\\-])(?:{_PART}\.){{{MAX_KEY_PARTS}}}")
+
+
 def _read_toml(path: Path) -> dict[str, Any]:
+    """A TOML file through the tool's one reader of local files (non-blocking, regular
+    files only, at most ``MAX_CONFIG_BYTES``); anything it or tomllib refuses is one line
+    naming the file (exit 2), never a traceback."""
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as e:
-        raise UsageError(f"{path}: invalid TOML: {e}") from None
-    except (OSError, UnicodeDecodeError) as e:
+        text = read_regular(path, MAX_CONFIG_BYTES, "configuration").decode("utf-8")
+    except CheckpointError as e:  # a FIFO, a device, too large, unreadable
+        raise UsageError(f"{path}: {e.message}") from None
+    except UnicodeDecodeError as e:
         raise UsageError(f"{path}: cannot read: {e}") from None
+    if _DEEP_KEY.search(_DOT_SPACES.sub(".", text)) is not None:
+        raise UsageError(
+            f"{path}: invalid TOML: a key or table name of more than {MAX_KEY_PARTS} dotted parts"
+        )
+    try:
+        return tomllib.loads(text)
+    except RecursionError:
+        raise UsageError(f"{path}: invalid TOML: nested too deeply") from None
+    except ValueError as e:  # TOMLDecodeError; int() of a number past 4300 digits
+        raise UsageError(f"{path}: invalid TOML: {_cut(str(e))}") from None
+
+
+def _cut(text: str, limit: int = 200) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 class _Keys:

@@ -57,6 +57,7 @@ def special_tokens_differ(f: Facts) -> list[Finding]:
     return [
         new_finding(
             "DSC711",
+            # the first few, the rest counted (facts/tokenizer.py): bounded however many
             f"special tokens differ: {'; '.join(tok.special_differences)}",
             tensor="tokenizer_config.json",
         )

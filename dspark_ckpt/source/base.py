@@ -17,10 +17,13 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
+from dspark_ckpt.errors import CheckpointError
 from dspark_ckpt.source.safetensors import (
     MAX_JSON_BYTES,
     SafetensorsHeader,
     TensorInfo,
+    TooLarge,
+    read_regular,
 )
 
 HUB_PREFIX = "hf://"  # always a Hub repository
@@ -59,13 +62,14 @@ class UnreadableFile(Exception):
 
 
 def read_whole(path: Path, limit: int) -> bytes:
-    """A local file's bytes, refused (``UnreadableFile``) over ``limit`` or unreadable."""
+    """A local file's bytes, refused (``UnreadableFile``) over ``limit``, unreadable or
+    not a regular file: ``read_regular``'s non-blocking open, as for every file."""
     try:
-        if path.stat().st_size > limit:
-            raise UnreadableFile(path, too_large=True)
-        return path.read_bytes()
-    except OSError as e:
-        raise UnreadableFile(path, str(e.strerror or e)) from None
+        return read_regular(path, limit)
+    except TooLarge:
+        raise UnreadableFile(path, too_large=True) from None
+    except CheckpointError as e:
+        raise UnreadableFile(path, e.message) from None
 
 
 class Source(ABC):

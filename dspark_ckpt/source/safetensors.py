@@ -255,17 +255,29 @@ def _loads(text: str, hook_ints: bool) -> Any:
     return obj
 
 
-def read_json_file(path: Path, what: str = "file", limit: int = MAX_JSON_BYTES) -> Any:
-    """A JSON file (config, index), read as strictly as a safetensors header."""
+class TooLarge(CheckpointError):
+    """A file over the limit its reader sets (``read_regular``): nothing of it was read."""
+
+
+def read_regular(path: Path, limit: int, what: str = "file") -> bytes:
+    """A whole local file, the one way any file the tool reads is read (configs, indexes,
+    tokenizer files, ``check``'s TOML): opened without blocking, refused unless a regular
+    file (a FIFO or device renamed over it after a listing or an ``is_file`` check does
+    not block), and refused (``TooLarge``) over ``limit`` bytes before a byte is read.
+    Raises ``CheckpointError`` naming ``path``."""
     fd = open_regular(path)
     try:
         size = os.fstat(fd).st_size
         if size > limit:
-            raise CheckpointError(path, f"{what} is {size} bytes, over the {limit} limit")
-        raw = _read_exact(fd, size, path)
+            raise TooLarge(path, f"{what} is {size} bytes, over the {limit} limit")
+        return _read_exact(fd, size, path)
     finally:
         os.close(fd)
-    return parse_json(raw, path, what)
+
+
+def read_json_file(path: Path, what: str = "file", limit: int = MAX_JSON_BYTES) -> Any:
+    """A JSON file (config, index), read as strictly as a safetensors header."""
+    return parse_json(read_regular(path, limit, what), path, what)
 
 
 def _tensor_info(name: str, e: Any, data_start: int, path: Path) -> TensorInfo:
