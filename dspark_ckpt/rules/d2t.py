@@ -498,12 +498,34 @@ def _outcome(f: Facts, ids) -> str:
     return "each one but draft id 0 is another token: no error, acceptance collapses"
 
 
+@repair("d2t-offsets", UNSAFE)
+def d2t_as_offsets(f: Facts, p: Profile | None, finding: Finding) -> Fix | None:
+    """A d2t that holds absolute target ids is stored as offsets (each id minus its draft
+    id). Safe where it equals the ids t2d selects (the producer's own map says so); unsafe
+    where only its shape says so (strictly increasing, past the vocab as offsets)."""
+    offsets = f.d2t_values
+    if offsets is None:
+        return None
+    proved = _selected(f) is not None
+
+    def values():
+        import numpy as np
+
+        return (offsets - np.arange(offsets.shape[0])).astype(np.int64)
+
+    what = "absolute ids minus arange(Vd)"
+    return Fix(
+        (Put(D2T, values, what),), f"store d2t as offsets ({what})", SAFE if proved else None
+    )
+
+
 @rule(
     "DSC311",
     ERROR,
     "d2t holds absolute target ids, not offsets",
     scope=COMMON,
     hint="store offsets: d2t[i] = target_id[i] - i (the ids d2t holds now, minus arange(Vd))",
+    repair=d2t_as_offsets,
 )
 def d2t_absolute_ids(f: Facts) -> list[Finding]:
     """d2t holds the selected target ids themselves instead of offsets: it equals the ids t2d
@@ -598,6 +620,22 @@ def d2t_maybe_absolute_ids(f: Facts) -> list[Finding]:
     ]
 
 
+@repair("d2t-identity", UNSAFE)
+def d2t_identity(f: Facts, p: Profile | None, finding: Finding) -> Fix | None:
+    """An arange d2t becomes the identity it was most likely meant as: all zeros. Unsafe:
+    for a pruned drafter the map it was trained with is unknown (ship it), and the zeros
+    only say that draft ids are target ids."""
+    if f.d2t_values is None:
+        return None
+
+    def values():
+        import numpy as np
+
+        return np.zeros(f.d2t_values.shape[0], dtype=np.int64)
+
+    return Fix((Put(D2T, values, "the identity (all zeros)"),), "write d2t as the identity")
+
+
 @rule(
     "DSC313",
     ERROR,
@@ -607,6 +645,7 @@ def d2t_maybe_absolute_ids(f: Facts) -> list[Finding]:
         "write the identity d2t as all zeros; for a pruned drafter, d2t[i] = selected[i] - i "
         "over the ids it was trained on"
     ),
+    repair=d2t_identity,
 )
 def d2t_arange(f: Facts) -> list[Finding]:
     """d2t is 0, 1, 2, ...: the identity written as ids. d2t holds offsets, so the identity is all

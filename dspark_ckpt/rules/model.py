@@ -20,6 +20,7 @@ from dspark_ckpt.profiles.hidden_states import HiddenStates
 from dspark_ckpt.profiles.registry import DFLASH, DSPARK, EAGLE3, Profile
 from dspark_ckpt.rules.findings import ERROR, Finding, new_finding
 from dspark_ckpt.rules.registry import PROFILE, TARGET, rule
+from dspark_ckpt.rules.repairs import SAFE, DelKey, Fix, Needs, repair
 from dspark_ckpt.rules.shapes import _aux_count, _fc_input
 from dspark_ckpt.rules.target import aux_ids, aux_ids_outside_target
 from dspark_ckpt.rules.view import (
@@ -338,12 +339,26 @@ def own_lm_head_missing(f: Facts, p: Profile) -> list[Finding]:
     ]
 
 
+@repair("drop-null-mask-key", SAFE)
+def drop_null_mask_key(f: Facts, p: Profile | None, finding: Finding) -> Fix | Needs | None:
+    """A null mask-token key that shadows the real one is removed, so the runtime reads the
+    id the config declares further on; where none is declared, the id is asked for
+    (``--set``): the drafter's own training choice."""
+    key = finding.tensor
+    if not key or p is None:
+        return None
+    if dict(f.cfg.mask_tokens):  # an id is declared elsewhere in the config
+        return Fix((DelKey(key),), f"remove the null {key} (the id is declared elsewhere)")
+    return Needs(key, "the mask token id the drafter was trained with")
+
+
 @rule(
     "DSC654",
     ERROR,
     "mask token id present but null",
     scope=PROFILE,
     hint="write the mask token id the drafter was trained with, or remove the null key",
+    repair=drop_null_mask_key,
 )
 def mask_token_null(f: Facts, p: Profile) -> list[Finding]:
     """vLLM reads the mask (noise) token from dflash_config.mask_token_id, mask_token_id,

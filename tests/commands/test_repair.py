@@ -228,3 +228,89 @@ def test_a_nested_key_is_copied_where_the_runtime_reads_it(cwd):
     assert r.exit_code == 0, r.stdout + r.stderr
     cfg = json.loads((cwd / "o/config.json").read_text())
     assert cfg["markov_rank"] == 4 and cfg["dflash_config"] == {"markov_rank": 4}
+
+
+def _pruned_map(absolute: bool = False, dtype: str = "I64") -> dict[str, T]:
+    d2t, t2d = synth.sorted_mapping(VT, 40)
+    values = d2t + np.arange(40) if absolute else d2t
+    np_dtype = np.int32 if dtype == "I32" else np.int64
+    return {
+        "lm_head.weight": synth.head(40, H, 1),
+        **synth.markov(VT, 40),
+        "d2t": T(dtype, (40,), values.astype(np_dtype)),
+        "t2d": T("BOOL", (VT,), t2d),
+    }
+
+
+def _without(name: str) -> dict[str, T]:
+    return {k: v for k, v in _pruned_map().items() if k != name}
+
+
+# code, drafter (vocab, draft, config, tensors), profile, the repair, its flags
+REPAIRS = [
+    ("DSC305", (VT, 40, {}, _pruned_map(dtype="I32")), "vllm", "d2t-int64", []),
+    ("DSC311", (VT, 40, {}, _pruned_map(absolute=True)), "vllm", "d2t-offsets", []),
+    (
+        "DSC313",
+        (VT, 40, {}, {**_without("t2d"), "d2t": T("I64", (40,), np.arange(40))}),
+        "vllm",
+        "d2t-identity",
+        ["--unsafe-fixes"],
+    ),
+    (
+        "DSC103",
+        (VT, 40, {}, _without("d2t")),
+        "vllm",
+        "add-d2t",
+        [],
+    ),
+    (
+        "DSC654",
+        (VT, VT, {"dflash_config": {"mask_token_id": None}, "mask_token_id": 3}, {}),
+        "vllm",
+        "drop-null-mask-key",
+        [],
+    ),
+]
+
+
+@pytest.mark.parametrize(("code", "drafter", "profile", "repair", "flags"), REPAIRS)
+def test_each_repair_clears_its_finding(cwd, code, drafter, profile, repair, flags):
+    vocab, draft, config, extra = drafter
+    src = synth.drafter(cwd / "d", vocab=vocab, draft=draft, config=config, tensors=extra)
+    before = cli("inspect", src, "--target", SMALL, "--profile", profile, "--format", "json").json
+    assert code in {f["code"] for f in before["findings"]}
+    args = ["fix", src, "--target", SMALL, "--profile", profile, "--out", "o", *flags]
+    r = cli(*args, "--format", "json")
+    assert r.exit_code in (0, 1), r.stderr
+    assert repair in {a["repair"] for a in r.json["plan"]["repairs"]}
+    after = cli("inspect", cwd / "o", "--target", SMALL, "--profile", profile, "--format", "json")
+    assert code not in {f["code"] for f in after.json["findings"]}
+    if not flags:  # a safe repair: the same run without the flag would not need it
+        assert all(a["safety"] == "safe" for a in r.json["plan"]["repairs"])
+
+
+def test_an_unsafe_d2t_repair_is_left_without_the_flag(cwd):
+    src = synth.drafter(
+        cwd / "d", vocab=VT, draft=VT, tensors={"d2t": T("I64", (VT,), np.arange(VT))}
+    )
+    r = cli("fix", src, "--target", SMALL, "--profile", "vllm-legacy", "--diff", "--format", "json")
+    left = {x["code"]: x["why"] for x in r.json["plan"]["left"]}
+    assert "--unsafe-fixes" in left["DSC313"] and r.json["plan"]["repairs"] == []
+
+
+def test_aux_ids_outside_the_target_are_asked_for(cwd):
+    target = cwd / "deep"
+    synth.write_json(
+        target / "config.json",
+        {
+            "architectures": ["Qwen3ForCausalLM"],
+            "vocab_size": VT,
+            "hidden_size": H,
+            "num_hidden_layers": 4,
+        },
+    )
+    src = synth.drafter(cwd / "d", vocab=VT, draft=VT, config={"target_layer_ids": [0, 9]})
+    r = cli("fix", src, "--target", target, "--out", "o")
+    assert r.exit_code == 1 and not (cwd / "o").exists()
+    assert "DSC703 needs" in r.stderr and "--set " in r.stderr
