@@ -462,14 +462,7 @@ def _new_errors(before: Report, after: Report, profiles: list[str]) -> list[str]
 
 def _verdict_notes(before: Report, after: Report, plan: Plan) -> list[str]:
     """Per profile, what the change does to the verdict; then the result as a whole."""
-    notes = []
-    gained = [n for n, ok in after.verdicts.items() if ok and not before.verdicts.get(n, False)]
-    lost = [n for n, ok in after.verdicts.items() if not ok and before.verdicts.get(n, False)]
-    if gained:
-        notes.append(f"this change makes {', '.join(gained)} pass (failed before)")
-    if lost:
-        why = ", ".join(f"{c} {get_code(c).title}" for c in _new_errors(before, after, lost))
-        notes.append(f"this change makes {', '.join(lost)} FAIL (passed before): {why}")
+    notes = _gained_and_lost(before, after)
     if plan.classification == EQUAL and plan.d2t is not None:
         notes.append(
             f"Vd == Vt ({plan.vd}): an equal drafter needs no d2t; vLLM creates no "

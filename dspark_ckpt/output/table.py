@@ -597,6 +597,15 @@ def print_fix(r, console: Console) -> None:
         head.add_row(
             "wrote", f"{w.path}: {w.tensor} {w.dtype} {w.shape}  sha256 {w.sha256[:16]}..."
         )
+    _verdicts_and_notes(r, head)
+    console.print(head)
+    if r.after.findings:
+        console.print(findings_table(r.after.findings, width=console.width))
+    console.print(fix_summary(r))
+
+
+def _verdicts_and_notes(r, head: Table) -> None:
+    """A fix's verdicts before -> after, per profile, and its notes."""
     for name, ok in r.after.verdicts.items():
         line = Text(f"{name}: ")
         before = r.before.verdicts.get(name)  # not evaluated before: none to show
@@ -606,10 +615,6 @@ def print_fix(r, console: Console) -> None:
         head.add_row("verdict", line)
     for note in r.notes:
         head.add_row("note", note)
-    console.print(head)
-    if r.after.findings:
-        console.print(findings_table(r.after.findings, width=console.width))
-    console.print(fix_summary(r))
 
 
 def fix_summary(r) -> Text:
@@ -660,15 +665,7 @@ def print_repair(r, console: Console) -> None:
         )
     for c in p.conflicts:
         head.add_row("conflict", Text(c, style="bold red"))
-    for name, ok in r.after.verdicts.items():
-        line = Text(f"{name}: ")
-        before = r.before.verdicts.get(name)
-        line.append_text(Text("n/a") if before is None else _verdict(before))
-        line.append(" -> ")
-        line.append_text(_verdict(ok))
-        head.add_row("verdict", line)
-    for note in r.notes:
-        head.add_row("note", note)
+    _verdicts_and_notes(r, head)
     console.print(head)
     for line in plan_lines(p):
         console.print(line, soft_wrap=True)

@@ -7,13 +7,11 @@ not change."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
-from conftest import FIXTURES, cli
-from rules.test_producers import _require_producers
+from conftest import cli
+from rules.test_producers import build_drafters
 from safetensors.numpy import load_file
 from synth import T, write_json, write_safetensors
 
@@ -23,16 +21,7 @@ NAMES = ("specforge-eagle3-full", "specforge-dspark-padded", "speculators-dspark
 
 @pytest.fixture(scope="module")
 def drafters(tmp_path_factory):
-    _require_producers()
-    out = tmp_path_factory.mktemp("producers")
-    p = subprocess.run(
-        [sys.executable, str(FIXTURES / "producers.py"), str(out), *NAMES],
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
-    assert p.returncode == 0, p.stderr[-4000:]
-    return out
+    return build_drafters(tmp_path_factory.mktemp("producers"), *NAMES)
 
 
 @pytest.fixture(scope="module")

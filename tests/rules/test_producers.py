@@ -38,20 +38,24 @@ def _require_producers():
     pytest.skip(message)
 
 
-@pytest.fixture(scope="module")
-def drafters(tmp_path_factory):
-    """Every drafter of fixtures/producers.py, written once by the producers' own code in a
-    process of its own."""
+def build_drafters(out, *names: str):
+    """The drafters ``names`` (all by default) of fixtures/producers.py, written under ``out``
+    by the producers' own code in a process of its own."""
     _require_producers()
-    out = tmp_path_factory.mktemp("producers")
     p = subprocess.run(
-        [sys.executable, str(FIXTURES / "producers.py"), str(out)],
+        [sys.executable, str(FIXTURES / "producers.py"), str(out), *names],
         capture_output=True,
         text=True,
         timeout=900,
     )
     assert p.returncode == 0, p.stderr[-4000:]
     return out
+
+
+@pytest.fixture(scope="module")
+def drafters(tmp_path_factory):
+    """Every drafter of fixtures/producers.py, written once."""
+    return build_drafters(tmp_path_factory.mktemp("producers"))
 
 
 @pytest.fixture(scope="module")
