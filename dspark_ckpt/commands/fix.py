@@ -57,7 +57,15 @@ from dspark_ckpt.profiles.registry import (
 )
 from dspark_ckpt.rules.codes import get_code
 from dspark_ckpt.rules.findings import ERROR, Finding
-from dspark_ckpt.source.atomic import Transaction, check_destination, refuse_symlink, step, writing
+from dspark_ckpt.source.atomic import (
+    Transaction,
+    check_destination,
+    leftovers,
+    recover,
+    refuse_symlink,
+    step,
+    writing,
+)
 from dspark_ckpt.source.checkpoint import (
     Checkpoint,
     build_checkpoint,
@@ -537,6 +545,27 @@ def _result_files(
     return root, files, d2t_file, notes
 
 
+def _recover(folder: Path | None, req: FixRequest) -> list[str]:
+    """What an interrupted fix (killed outright: ``kill -9``, a power cut) left where this
+    one writes: rolled back or cleared (``atomic.recover``) in the checkpoint patched in
+    place and the --out folder, before anything is read there; in a checkpoint this run
+    may not change, only named."""
+    said = []
+    if req.mode == IN_PLACE and req.force and folder is not None:
+        said += recover(folder)
+    elif folder is not None and (left := leftovers(folder)):
+        said.append(
+            f"{folder} holds hidden files an interrupted write left ({few(left)}): "
+            "fix --in-place --force rolls it back or clears them"
+        )
+    if req.mode == OUT:
+        out = Path(req.out)
+        with writing(out):  # a folder on the way the user may not search: cannot write
+            if out.is_dir() and not out.is_symlink():
+                said += recover(out, remove_made=True)
+    return said
+
+
 def run_fix(source: str, target: Target, req: FixRequest) -> FixResult:
     """Plan, check the planned result, then write it atomically, read it back and
     inspect it again before the transaction ends. Raises ``CheckpointError`` (refused,
@@ -552,6 +581,7 @@ def run_fix(source: str, target: Target, req: FixRequest) -> FixResult:
     origin = open_source(source)
     if req.mode == IN_PLACE and not origin.is_local:
         raise UsageError(f"{source}: a Hub repository cannot be patched in place; use --out DIR")
+    recovered = _recover(origin.folder, req)  # before anything is read from the folder
     ckpt = build_checkpoint(origin)
     if req.mode == OUT:
         ckpt = local_checkpoint(ckpt)  # the copy links or copies local weight files
@@ -571,6 +601,7 @@ def run_fix(source: str, target: Target, req: FixRequest) -> FixResult:
     before = inspect_checkpoint(source, target, req.profile, checkpoint=ckpt)
     plan = plan_fix(ckpt, cfg, target, req)
     root, files, d2t_file, notes = _result_files(ckpt, cfg, plan, req, target)
+    notes[:0] = recovered
 
     # the result, checked before anything is written
     made = [f for f in files if f.tensors is not None]
@@ -607,6 +638,7 @@ def run_fix(source: str, target: Target, req: FixRequest) -> FixResult:
             else:
                 tx.add_bytes(f.dest, f.data)
         tx.commit(check=check_written)
+    notes += tx.recovered
 
     if plan.mask is not None:  # DSC401's hint no longer sends the user back to --emit-mask
         after = replace(after, findings=[_masked(f, req.mask_path) for f in after.findings])
