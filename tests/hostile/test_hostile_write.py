@@ -540,3 +540,17 @@ def test_kill_9_at_every_step_of_a_fix_is_cleared_by_the_next(tmp_path):
                 named = any(name in n for n in notes) or name[1:].rsplit(".", 2)[0] in rolled
                 assert named, (step, name, notes)
     assert leaving >= len(steps) - 3  # what the kill leaves, at nearly every step
+
+
+def test_a_fix_that_may_not_change_the_checkpoint_only_names_its_leftovers(tmp_path, monkeypatch):
+    """Side files only: the checkpoint is not this run's to change, so what an
+    interrupted write left there is named in a note, not removed."""
+    src = padded_drafter(tmp_path / "src")
+    stray = src / ".config.json.0123456789ab.bak"
+    stray.write_text("old config")
+    monkeypatch.chdir(tmp_path)
+    r = cli("fix", src, "--target", SMALL, "--emit-mask", "--format", "json")
+    assert r.exit_code == 0, r.stderr
+    [note] = [n for n in r.json["notes"] if stray.name in n]
+    assert note.endswith("fix --in-place --force rolls it back or clears them")
+    assert stray.read_text() == "old config"
