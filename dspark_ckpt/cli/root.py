@@ -145,8 +145,10 @@ _after_commit: list[int] = []
 
 
 def _on_signal(signum, frame) -> None:
-    atomic = sys.modules.get("dspark_ckpt.source.atomic")  # not imported: nothing written yet
-    if atomic is not None and atomic.committed():
+    # not imported, or still being imported (no ``committed`` yet): nothing written yet
+    atomic = sys.modules.get("dspark_ckpt.source.atomic")
+    committed = getattr(atomic, "committed", None)
+    if committed is not None and committed():
         _after_commit.append(signum)
         return
     raise Interrupted(signum)
@@ -154,6 +156,24 @@ def _on_signal(signum, frame) -> None:
 
 def _said(signum: int) -> str:
     return "interrupted" if signum == signal.SIGINT else "terminated"
+
+
+def _interrupted_by(err: BaseException) -> Interrupted | None:
+    """The ``Interrupted`` behind ``err``, where Python wrapped it in another exception:
+    a signal handled inside a dataclass field's ``__set_name__`` (a class being defined,
+    so a module being imported) comes out as a RuntimeError caused by it (Python 3.11)."""
+    seen: set[int] = set()
+    while err is not None and id(err) not in seen:
+        if isinstance(err, Interrupted):
+            return err
+        seen.add(id(err))
+        err = err.__cause__ or err.__context__
+    return None
+
+
+def _stopped(stop: Interrupted) -> None:
+    print(f"dspark-ckpt: {_said(stop.signum)}; nothing written", file=sys.stderr)
+    sys.exit(128 + stop.signum)
 
 
 class StdoutError(Exception):
@@ -217,8 +237,7 @@ def main() -> None:
         finally:
             sys.stdout.flush()  # a write error surfaces here, not at exit
     except Interrupted as stop:
-        print(f"dspark-ckpt: {_said(stop.signum)}; nothing written", file=sys.stderr)
-        sys.exit(128 + stop.signum)
+        _stopped(stop)
     except MemoryError:  # past what the readers catch themselves (they name the file)
         print("dspark-ckpt: error: out of memory", file=sys.stderr)
         sys.exit(EXIT_FAIL)
@@ -227,6 +246,11 @@ def main() -> None:
         sys.stdout = real
         print(f"dspark-ckpt: error: stdout: cannot write: {err}", file=sys.stderr)
         sys.exit(EXIT_USAGE)
+    except Exception as err:
+        stop = _interrupted_by(err)
+        if stop is None:
+            raise
+        _stopped(stop)
     finally:
         if _after_commit:
             print(
@@ -234,3 +258,7 @@ def main() -> None:
                 "the change is complete",
                 file=sys.stderr,
             )
+        # all is said: a signal from here on changes nothing (Python's shutdown would put
+        # the default action back, and the process would die by it after its report)
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(signum, signal.SIG_IGN)

@@ -32,8 +32,9 @@ class Device(str, Enum):
     "verify",
     exit_codes=[
         "0  the mask keeps every sampled id inside the target vocab",
-        "1  an id leaves it, the mask is wrong, or the input is unreadable",
-        "2  usage error, torch not installed, --device cuda without a GPU",
+        "1  an id leaves it, the mask is wrong, the input is unreadable or refused, or it",
+        "   needs more memory than there is (one line: the file, the tensor, the bytes)",
+        "2  usage error, torch not installed or not importable, --device cuda without a GPU",
     ],
     example="dspark-ckpt verify fixtures/padded --target fixtures/targets/small",
     json_errors=True,

@@ -70,7 +70,15 @@ from dspark_ckpt.profiles.registry import (
 )
 from dspark_ckpt.rules.codes import get_code
 from dspark_ckpt.rules.findings import ERROR, Finding
-from dspark_ckpt.source.atomic import Transaction, check_destination, refuse_symlink, step, writing
+from dspark_ckpt.source.atomic import (
+    Transaction,
+    check_destination,
+    leftovers,
+    recover,
+    refuse_symlink,
+    step,
+    writing,
+)
 from dspark_ckpt.source.base import header_cache
 from dspark_ckpt.source.checkpoint import (
     Checkpoint,
@@ -571,14 +579,37 @@ def _result_files(
     return root, files, d2t_file, notes
 
 
+def _recover(folder: Path | None, req: FixRequest) -> list[str]:
+    """What an interrupted fix (killed outright: ``kill -9``, a power cut) left where this
+    one writes: rolled back or cleared (``atomic.recover``) in the checkpoint patched in
+    place and the --out folder, before anything is read there; in a checkpoint this run
+    may not change, only named."""
+    said = []
+    if req.mode == IN_PLACE and req.force and folder is not None:
+        said += recover(folder)
+    elif folder is not None and (left := leftovers(folder)):
+        said.append(
+            f"{folder} holds hidden files an interrupted write left ({few(left)}): "
+            "fix --in-place --force rolls it back or clears them"
+        )
+    if req.mode == OUT:
+        out = Path(req.out)
+        with writing(out):  # a folder on the way the user may not search: cannot write
+            if out.is_dir() and not out.is_symlink():
+                said += recover(out, remove_made=True)
+    return said
+
+
 def _open_drafter(
-    source: str, mode: str, profiles: list[str]
-) -> tuple[Checkpoint, DrafterConfig, str]:
-    """The drafter ``fix`` changes, its config and family; usage errors where it cannot:
-    a Hub repository in place, a family no profile covers, a profile of another family."""
+    source: str, req: FixRequest | RepairRequest, mode: str, profiles: list[str]
+) -> tuple[Checkpoint, DrafterConfig, str, list[str]]:
+    """The drafter ``fix`` changes, its config and family, and what recovering an
+    interrupted fix did (``_recover``); usage errors where it cannot: a Hub repository in
+    place, a family no profile covers, a profile of another family."""
     origin = open_source(source)
     if mode == IN_PLACE and not origin.is_local:
         raise UsageError(f"{source}: a Hub repository cannot be patched in place; use --out DIR")
+    recovered = _recover(origin.folder, req)  # before anything is read from the folder
     ckpt = build_checkpoint(origin)
     if mode == OUT:
         ckpt = local_checkpoint(ckpt)  # the copy links or copies local weight files
@@ -595,7 +626,7 @@ def _open_drafter(
                 f"--profile {name} judges {PROFILES[name].family} drafters; this is a "
                 f"{family} drafter (its profiles: {', '.join(applicable_profiles(family))})"
             )
-    return ckpt, cfg, family
+    return ckpt, cfg, family, recovered
 
 
 def run_fix(source: str, target: Target, req: FixRequest) -> FixResult:
@@ -610,11 +641,14 @@ def run_fix(source: str, target: Target, req: FixRequest) -> FixResult:
         raise UsageError("nothing to do: give --emit-mask and/or --emit-d2t")
     if req.out is not None and req.in_place:
         raise UsageError("give at most one of --out and --in-place")
-    ckpt, cfg, family = _open_drafter(source, req.mode, [req.profile] if req.profile else [])
+    ckpt, cfg, family, recovered = _open_drafter(
+        source, req, req.mode, [req.profile] if req.profile else []
+    )
     req = replace(req, profile=req.profile or default_profile(family))
     before = inspect_checkpoint(source, target, req.profile, checkpoint=ckpt)
     plan = plan_fix(ckpt, cfg, target, req)
     root, files, d2t_file, notes = _result_files(ckpt, cfg, plan, req, target)
+    notes[:0] = recovered
 
     # the result, checked before anything is written
     made = [f for f in files if f.tensors is not None]
@@ -651,6 +685,7 @@ def run_fix(source: str, target: Target, req: FixRequest) -> FixResult:
             else:
                 tx.add_bytes(f.dest, f.data)
         tx.commit(check=check_written)
+    notes += tx.recovered
 
     if plan.mask is not None:  # DSC401's hint no longer sends the user back to --emit-mask
         after = replace(after, findings=[_masked(f, req.mask_path) for f in after.findings])
@@ -694,12 +729,12 @@ def _run_repair(source: str, target: Target, req: RepairRequest) -> RepairResult
         require_torch()  # before anything is read or written
     mode = SIDE if req.diff else OUT if req.out is not None else IN_PLACE
     every = set(names) == set(PROFILES)  # --profile all: the family's, as for inspect
-    ckpt, _, family = _open_drafter(source, mode, [] if every else names)
+    ckpt, _, family, recovered = _open_drafter(source, req, mode, [] if every else names)
     selected = applicable_profiles(family) if every else names or [default_profile(family)]
     plan, draft, before, after = plan_repairs(
         source, ckpt, target, selected, req, _new_shard_name(ckpt)
     )
-    notes = _gained_and_lost(before, after)
+    notes = [*recovered, *_gained_and_lost(before, after)]
     if plan.refusal is not None and not req.diff:
         raise CheckpointError(ckpt.root, f"refused: {plan.refusal}; nothing written")
     if req.diff or not plan.changes:
@@ -707,8 +742,8 @@ def _run_repair(source: str, target: Target, req: RepairRequest) -> RepairResult
             notes.append("nothing to repair: nothing written")
         return RepairResult(req, plan, before, after, [], notes)
     root = _destination_root(ckpt, req)
-    written = _write_repairs(ckpt, draft, root, req, target, selected, after)
-    result = RepairResult(req, plan, before, after, written, notes)
+    written, more = _write_repairs(ckpt, draft, root, req, target, selected, after)
+    result = RepairResult(req, plan, before, after, written, notes + more)
     if req.verify:
         from dspark_ckpt.commands.verify import verify_checkpoint
 
@@ -737,8 +772,9 @@ def _write_repairs(
     target: Target,
     selected: list[str],
     after: Report,
-) -> list[str]:
-    """Write the repaired checkpoint in one transaction; the written files."""
+) -> tuple[list[str], list[str]]:
+    """Write the repaired checkpoint in one transaction: the files written, and what
+    recovering an interrupted write in those folders did."""
     out = req.out is not None
     shards = shard_files(ckpt, draft)
     config = config_bytes(draft.config) if draft.config != ckpt.config else None
@@ -786,4 +822,4 @@ def _write_repairs(
         for dest, add in files:
             add(tx, dest)
         tx.commit(check=check_written)
-    return [str(d) for d, _ in files]
+    return [str(d) for d, _ in files], tx.recovered

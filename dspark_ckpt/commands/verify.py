@@ -11,14 +11,23 @@ without the padded-row mask and then with it.
 The work streams over batch chunks (outer) and vocab chunks (inner), keeping only a
 running best per token, so an Inkling-sized head needs the head itself plus a few
 hundred MB. torch is imported lazily, only here: ``inspect`` and ``fix`` never need it.
+
+Memory is bounded from the checkpoint's own shapes: the top-k of the config is at most
+the draft vocab (as vLLM requires), what a run needs is estimated from the shapes
+(``memory_needed``) and refused up front past the machine's memory, and running out
+anyway (a ``ulimit -v``, a small container, a full GPU) is one line naming the file,
+the tensor and the memory it needed (``out_of_memory``), never torch's traceback.
 """
 
 from __future__ import annotations
 
+import contextlib
+import importlib.util
+import os
 import resource
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -74,12 +83,156 @@ TORCH_DTYPES = {
 Progress = Callable[[str], None]
 
 
-def require_torch():
-    """The torch module, or a ``UsageError`` that says how to install it."""
+# --- memory ----------------------------------------------------------------------------
+
+GIB, MIB = 1 << 30, 1 << 20
+# what a failed allocation says: torch's CPU allocator (ENOMEM), CUDA's, C++'s, the loader's
+OOM_SAID = ("can't allocate memory", "Cannot allocate memory", "out of memory", "bad_alloc")
+
+
+def size(n: int) -> str:
+    return f"{n / GIB:.1f} GiB" if n >= GIB else f"{max(1, round(n / MIB))} MiB"
+
+
+def is_out_of_memory(err: BaseException) -> bool:
+    """Whether ``err`` is an allocation that failed: Python's ``MemoryError``, torch's
+    ``OutOfMemoryError`` (CUDA), or the ``RuntimeError`` torch's CPU allocator raises."""
+    if isinstance(err, MemoryError):
+        return True
+    oom = getattr(sys.modules.get("torch"), "OutOfMemoryError", None)
+    if isinstance(oom, type) and isinstance(err, oom):
+        return True
+    return isinstance(err, RuntimeError) and any(s in str(err) for s in OOM_SAID)
+
+
+def address_space_limit() -> int | None:
+    """``ulimit -v`` in bytes, where one is set."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    return None if soft == resource.RLIM_INFINITY else soft
+
+
+def machine_memory() -> int | None:
+    """The machine's RAM in bytes, where the system says."""
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+@dataclass
+class Doing:
+    """What verify is doing, for the line that running out of memory becomes: the file
+    (and the tensor, in ``what``) and the bytes it needs, where known."""
+
+    path: str | Path | None
+    what: str
+    need: int | None = None
+
+    def __call__(self, path: str | Path | None, what: str, need: int | None = None) -> None:
+        self.path, self.what, self.need = path, what, need
+
+    def message(self, have: str | None = None) -> str:
+        said = f"not enough memory to {self.what}"
+        if self.need is not None:
+            said += f": about {size(self.need)} needed"
+        limit = address_space_limit()
+        have = have or (
+            limit is not None and f"the address-space limit (ulimit -v) is {size(limit)}"
+        )
+        return f"{said} ({have})" if have else said
+
+
+@contextlib.contextmanager
+def out_of_memory(doing: Doing) -> Iterator[None]:
+    """An allocation that fails inside (``is_out_of_memory``) becomes one
+    ``CheckpointError`` line from ``doing``: the file, the tensor, the memory needed."""
+    try:
+        yield
+        return
+    except Exception as err:  # MemoryError is one
+        if not is_out_of_memory(err):
+            raise
+        have = _gpu_memory() if "CUDA" in str(err) else None
+    # out of the except block: what the failed step held can go before the line is made
+    raise CheckpointError(doing.path, doing.message(have))
+
+
+def _gpu_memory() -> str | None:
     try:
         import torch
-    except ImportError:
-        raise UsageError(torch_install_hint()) from None
+
+        total = torch.cuda.get_device_properties(torch.cuda.current_device()).total_memory
+    except Exception:  # no CUDA after all: say nothing of it
+        return None
+    return f"the GPU has {size(total)}"
+
+
+def _torch_libraries(home: Path) -> int:
+    """The bytes of torch's shared libraries, all of which importing it maps."""
+    try:
+        return sum(e.stat().st_size for e in os.scandir(home / "lib") if ".so" in e.name)
+    except OSError:
+        return 0
+
+
+def _importing_torch(home: Path) -> str:
+    libs = _torch_libraries(home)
+    return f"import torch ({home}" + (f", whose libraries map {size(libs)})" if libs else ")")
+
+
+def _cannot_import_torch(err: BaseException) -> UsageError:
+    """Why torch, installed or not, cannot be imported: not installed (how to install
+    it), not enough memory to map it (under a ``ulimit -v``: where it is, what it maps),
+    or another reason (its own first line)."""
+    try:
+        spec = importlib.util.find_spec("torch")
+    except (ImportError, ValueError, MemoryError):
+        spec = None
+    said = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+    if spec is None or spec.origin is None or said.startswith("No module named"):
+        return UsageError(torch_install_hint())  # torch, or a module it needs: (re)install
+    home = Path(spec.origin).parent
+    if isinstance(err, MemoryError) or any(s in said for s in ("failed to map segment", *OOM_SAID)):
+        return UsageError(Doing(None, _importing_torch(home)).message())
+    return UsageError(f"torch is installed ({home}) but cannot be imported: {said}")
+
+
+def _address_space_in_use() -> int:
+    """This process's mapped bytes (Linux), else 0."""
+    try:
+        with open("/proc/self/statm", "rb") as f:
+            return int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def _room_for_torch() -> None:
+    """Under a ``ulimit -v`` too tight to map torch's libraries (with a quarter more for
+    what its start-up allocates), refuse before importing it: short of that, torch's
+    C++ start-up can fail in a way Python cannot catch (``std::bad_alloc``: abort)."""
+    limit = address_space_limit()
+    if limit is None or "torch" in sys.modules:
+        return
+    try:
+        spec = importlib.util.find_spec("torch")
+    except (ImportError, ValueError):
+        return
+    if spec is None or spec.origin is None:
+        return  # not installed: the import says so
+    home = Path(spec.origin).parent
+    need = _address_space_in_use() + _torch_libraries(home) * 5 // 4
+    if need > limit:
+        raise UsageError(Doing(None, _importing_torch(home), need).message())
+
+
+def require_torch():
+    """The torch module, or a ``UsageError`` that says why not (not installed: how to
+    install it; not enough memory to import it; its own error)."""
+    _room_for_torch()
+    try:
+        import torch
+    except (ImportError, MemoryError) as err:
+        raise _cannot_import_torch(err) from None
     return torch
 
 
@@ -200,6 +353,8 @@ def load_tensor(info: TensorInfo, device: str):
         t = t.reshape(info.shape).to(device)
         t.reshape(-1)[:1].float().sum()
     except Exception as err:  # torch's errors carry no file name
+        if is_out_of_memory(err):
+            raise  # the caller's ``out_of_memory`` says what was needed
         msg = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
         raise CheckpointError(info.path, f"cannot load {info.name!r}: {msg}") from None
     return t
@@ -275,17 +430,55 @@ def read_mask_file(path: str | Path, vd: int) -> np.ndarray:
     return bias
 
 
+def _quoted(value: Any) -> str:
+    """A config value as a message quotes it, bounded (a 4000-digit integer, a long list)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
+        return f"an integer of {len(str(abs(value)))} digits"
+    said = repr(value)
+    return said if len(said) <= 40 else said[:37] + "..."
+
+
 def topk_from_config(cfg: DrafterConfig) -> int:
+    """``dspark_draft_topk`` (top level or nested), else ``DEFAULT_TOPK``: an integer in
+    ``[1, Vd]``, as vLLM requires (``SpeculativeConfig``: "between 1 and the draft
+    vocabulary size"). It sizes what verify keeps per hidden state, so a larger one is
+    refused before anything is loaded (2**40 asked torch for 70 PB)."""
     raw = cfg.raw.get(TOPK_KEY)
     for nest in NESTED_DRAFTER_KEYS:
         sub = cfg.raw.get(nest)
         if raw is None and isinstance(sub, dict):
             raw = sub.get(TOPK_KEY)
     if raw is None:
-        return DEFAULT_TOPK
-    if not isinstance(raw, int) or isinstance(raw, bool) or raw < 1:
-        raise CheckpointError(cfg.path, f"{TOPK_KEY} must be a positive integer, got {raw!r}")
+        return DEFAULT_TOPK  # over a smaller Vd its extra candidates are -inf: not counted
+    vd = cfg.draft_vocab_size
+    if not isinstance(raw, int) or isinstance(raw, bool) or not 1 <= raw <= vd:
+        raise CheckpointError(
+            cfg.path,
+            f"{TOPK_KEY} must be an integer in [1, {vd}] (the draft vocab: vLLM refuses a "
+            f"larger top-k), got {_quoted(raw)}",
+        )
     return raw
+
+
+def memory_needed(
+    *, vd: int, h: int, n: int, k: int, chunks: tuple[int, int], markov: tuple[int, int] | None
+) -> dict[str, int]:
+    """Bytes the sampling holds beyond the loaded tensors, from the shapes alone (an upper
+    estimate): the top-k candidates and running bests of ``n`` hidden states, unmasked and
+    masked (``_Running``, 24 + 12k bytes each), with what counting them takes (32k); one
+    logits block and its noise, sums and masked copy (24 bytes a logit), its weights and
+    hidden states in float32, the top-k merge; the per-row vocab arrays (48 bytes a row);
+    the Markov adversary's scores."""
+    vc, bc = min(chunks[0], vd), min(chunks[1], n)
+    parts = {
+        "candidates": n * (2 * (24 + 12 * k) + 32 * k),
+        "block": 24 * bc * vc + 4 * vc * h + 12 * bc * h + 48 * bc * (k + min(k, vc)),
+        "vocab": 48 * vd,
+    }
+    if markov is not None:
+        v, r = markov
+        parts["markov"] = 4 * ADV_CHUNK * v + 4 * v * r
+    return parts
 
 
 # --- the computation -------------------------------------------------------------------
@@ -531,21 +724,48 @@ def verify_checkpoint(
 
     ``chunks`` is (head rows, hidden states) per logits block: memory, not results,
     depends on it (Gumbel noise is drawn per block, so its samples differ).
-    Raises ``CheckpointError`` for an unreadable checkpoint or mask file, ``UsageError``
-    for bad arguments (including torch missing).
+    Raises ``CheckpointError`` for an unreadable checkpoint or mask file, or a run that
+    needs more memory than there is (naming the file, the tensor and the bytes);
+    ``UsageError`` for bad arguments (including torch missing or not importable).
     """
-    say = progress or (lambda msg: None)
     if not 1 <= tokens <= MAX_TOKENS:
         raise UsageError(f"--tokens must be in [1, {MAX_TOKENS}], got {tokens}")
     if not 0 <= seed <= MAX_SEED:
         raise UsageError(f"--seed must be in [0, {MAX_SEED}], got {seed}")
+    doing = Doing(source, "read the drafter's headers and config")
+    with out_of_memory(doing):
+        return _verify(
+            doing, source, target, mask_path, device, tokens, seed, markov, progress, chunks
+        )
+
+
+def _refuse_past_the_machine(doing: Doing, host: int, device_need: int, dev: str) -> None:
+    """Refuse, before any allocation, a run that needs more than the machine has: past
+    it an overcommitting kernel grants the memory, then kills the process."""
+    ram = machine_memory()
+    if ram is not None and host > ram:
+        doing.need = host
+        raise CheckpointError(doing.path, doing.message(f"the machine has {size(ram)} of RAM"))
+    if dev == "cuda":
+        import torch
+
+        gpu = torch.cuda.get_device_properties(torch.cuda.current_device()).total_memory
+        if device_need > gpu:
+            doing.need = device_need
+            raise CheckpointError(doing.path, doing.message(_gpu_memory()))
+
+
+def _verify(doing, source, target, mask_path, device, tokens, seed, markov, progress, chunks):
+    say = progress or (lambda msg: None)
     # headers first: a bad checkpoint is refused before torch (seconds to import) loads
     ckpt = open_checkpoint(source)
     cfg = drafter_config(ckpt)
+    k = topk_from_config(cfg)
     torch = require_torch()
     dev = resolve_device(device)
     vd, vt, et = cfg.draft_vocab_size, target.vocab_size, target.embedding_rows
     info, head_source = head_info(ckpt, cfg, target)
+    doing(ckpt.root, "read its vocab maps", 48 * vd)
     d2t = draft_map(ckpt, cfg, target)  # the map fix --emit-mask builds its mask on
     truth = sampleable_mask(vd, vt, d2t)
     shipped = None if mask_path is None else read_mask_file(mask_path, vd)
@@ -569,6 +789,23 @@ def verify_checkpoint(
     for t in heads:
         check_computable(t)
     head_path = info.path  # as the user knows it: a Hub file, not its cached copy
+    # what the run needs, from the shapes: refused up front past the machine's memory
+    n = tokens + min(tokens, int((~truth).sum()))  # HiddenStates: random, then adversarial
+    work = memory_needed(
+        vd=vd,
+        h=info.shape[1],
+        n=n,
+        k=k,
+        chunks=chunks,
+        markov=(cfg.vocab_size, w1_info.shape[1]) if use_markov else None,
+    )
+    loaded = sum(t.nbytes for t in heads)
+    need = loaded + sum(work.values())
+    shape = f"{info.name} {list(info.shape)} {info.dtype}"
+    sampling = f"sample from {shape} with top-{k} for {n} hidden states"
+    doing(head_path, sampling, need)
+    host = need if dev == "cpu" else max(t.nbytes for t in heads) + work["vocab"]
+    _refuse_past_the_machine(doing, host, need, dev)
     # only the files holding these tensors are downloaded from the Hub, never the backbone
     if head_source == "drafter":
         info, *markov_infos = ckpt.local_tensors(heads)
@@ -581,10 +818,16 @@ def verify_checkpoint(
         torch.cuda.reset_peak_memory_stats()
     say(f"loading {info.name} {list(info.shape)} {info.dtype} from {info.path} onto {dev}")
     t0 = time.perf_counter()
+    doing(head_path, f"load {shape}", info.nbytes)
     head = load_tensor(info, dev)[:vd]  # a shared target head may have Et > Vt rows
-    w1 = load_tensor(w1_info, dev) if use_markov else None
-    w2 = load_tensor(w2_info, dev) if use_markov else None
+    w1 = w2 = None
+    if use_markov:
+        doing(w1_info.path, f"load {w1_info.name} {list(w1_info.shape)}", w1_info.nbytes)
+        w1 = load_tensor(w1_info, dev)
+        doing(w2_info.path, f"load {w2_info.name} {list(w2_info.shape)}", w2_info.nbytes)
+        w2 = load_tensor(w2_info, dev)
     _sync(dev)
+    doing(head_path, sampling, need)
     t_load = time.perf_counter() - t0
     compute = head.dtype if str(head.dtype).removeprefix("torch.") in COMPUTE_DTYPES else None
     compute = compute or torch.float32
@@ -597,7 +840,6 @@ def verify_checkpoint(
     prev = None
     if use_markov:
         prev = previous_tokens(w1, w2, adv_rows, tokens, min(cfg.vocab_size, vt), gen, dev)
-    k = topk_from_config(cfg)
     say(f"sampling {hidden.n} hidden states: greedy, top-{k}, gumbel; unmasked and masked")
     mask_t = torch.from_numpy(truth if shipped is None else shipped).to(dev)
     paths, nonfinite, t_logits, t_sample = sample_streaming(

@@ -17,6 +17,19 @@ delivered after it (``signals_held``).
 ``commit(check=...)`` runs a last check after everything is in place and before the
 backups are dropped: if it fails, the transaction rolls back like any other step.
 
+The commit point is on disk too, for a process killed outright (``kill -9``, a power
+cut): each folder written holds, from its first staged file until the commit point, an
+undo record (``.dspark-ckpt-write.RANDOM.undo``, locked while its process lives) naming
+every temporary file, backup and destination of the folder. Removing the records is the
+commit point. ``recover(folder)``, which every transaction runs on each folder before it
+writes there, rolls back what a record left by a dead process names (backups restored,
+new files removed, temporary files cleared) and clears the hidden temporary files and
+backups no record names (a kill after the commit point, or before the first record).
+
+A leftover that cannot be removed (an append-only folder: files can be created there,
+not renamed or removed) is named in the error, never left silently; a temporary file of
+our own is emptied first.
+
 Every step goes through ``step`` (callers name their own checks the same way); tests
 point ``fault`` at a function that raises to make any one step fail.
 """
@@ -24,7 +37,9 @@ point ``fault`` at a function that raises to make any one step fail.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
+import re
 import secrets
 import signal
 import stat
@@ -34,7 +49,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from dspark_ckpt.errors import CheckpointError, UsageError, WriteError
+from dspark_ckpt.errors import CheckpointError, UsageError, WriteError, few
+
+try:
+    import fcntl
+except ImportError:  # no flock: every record counts as alive (reported, never rolled back)
+    fcntl = None  # type: ignore[assignment]
 
 if TYPE_CHECKING:
     from dspark_ckpt.source.pieces import Pieces
@@ -86,6 +106,12 @@ def committed() -> bool:
     are in place for good. The CLI's signal handler reads it: a signal after that point
     no longer stops the command (nothing would roll back), which finishes and says so."""
     return bool(_COMMITTED)
+
+
+RECORD = "dspark-ckpt-write"  # an undo record's name: .dspark-ckpt-write.RANDOM.undo
+# what _temp_name makes: a temporary file, a backup, an undo record
+LEFTOVER = re.compile(r"\.(.+)\.[0-9a-f]{12}\.(tmp|bak|undo)", re.S)
+MAX_RECORD = 1 << 20  # an undo record holds a line per file written: read up to 1 MiB
 
 
 def _temp_name(dest: Path, kind: str = "tmp") -> Path:
@@ -176,10 +202,46 @@ def check_destination(dest: Path, force: bool) -> None:
 class _Staged:
     dest: Path
     temp: Path
-    backup: Path | None = None
+    backup: Path | None = None  # the backup made of the file it replaces
     committed: bool = False
     linked: bool = False  # the temp is a hard link to the source: its mode is the source's
     same: bool = False  # the temp is a hard link to the very file at dest: nothing to replace
+    backup_name: Path | None = None  # chosen when staged: the undo record names it
+
+
+class _Record:
+    """A folder's undo record: one JSON line per staged file (destination, temporary
+    file, backup, whether the destination is new) and one with the inode of each
+    temporary file once made; locked (``flock``) while this process lives."""
+
+    def __init__(self, folder: Path) -> None:
+        self.path = _temp_name(folder / RECORD, "undo")
+        self.fd: int | None = None
+
+    def create(self, made: bool) -> None:
+        step("record", self.path)
+        self.fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o644)
+        if fcntl is not None:
+            with contextlib.suppress(OSError):  # no locks on this filesystem: looks alive
+                fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        self.add({"made": made})
+
+    def add(self, entry: dict) -> None:
+        """One line; written, not synced (a killed process's writes are in the page
+        cache): ``sync`` before the first file is put in place."""
+        if self.fd is not None:
+            os.write(self.fd, (json.dumps(entry) + "\n").encode())
+
+    def sync(self) -> None:
+        if self.fd is not None:
+            step("fsync", self.path)
+            os.fsync(self.fd)
+
+    def close(self) -> None:
+        fd, self.fd = self.fd, None
+        if fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(fd)
 
 
 class Transaction:
@@ -190,13 +252,20 @@ class Transaction:
         self.staged: list[_Staged] = []
         self.claimed: set[Path] = set()  # every dest staged: a set, or staging n files is n**2
         self.made_dirs: list[Path] = []
+        self.records: dict[Path, _Record] = {}  # per folder written: its undo record
+        self.recovered: list[str] = []  # what recover() did in the folders written
+        self.left: list[Path] = []  # what a rollback could not remove
+        self.unrestored: list[_Staged] = []  # replaced files a rollback could not restore
 
     # -- staging ---------------------------------------------------------------
 
     def make_dir(self, folder: Path) -> None:
-        """Create ``folder`` (its parent must exist); removed again on rollback."""
+        """Create ``folder`` (its parent must exist); removed again on rollback. One left
+        by an interrupted transaction that made it is first rolled back (``recover``)."""
         refuse_symlink(folder)
         with writing(folder):
+            if folder.is_dir() and not folder.is_symlink():
+                self.recovered += recover(folder, remove_made=True)
             if folder.exists():
                 if not folder.is_dir():
                     raise UsageError(f"{folder}: exists and is not a directory")
@@ -215,12 +284,33 @@ class Transaction:
         self.claimed.add(dest)
         return _temp_name(dest)
 
+    def _record(self, s: _Staged) -> _Record:
+        """Name ``s`` in its folder's undo record, made (after ``recover``-ing what an
+        interrupted write left there) with the folder's first staged file. Called before
+        the temporary file exists: a kill cannot leave it unnamed."""
+        folder = s.dest.parent
+        record = self.records.get(folder)
+        if record is None:
+            self.recovered += recover(folder)
+            record = self.records[folder] = _Record(folder)  # before it exists, as for temps
+            record.create(made=folder in self.made_dirs)
+        s.backup_name = _temp_name(s.dest, "bak")
+        names = {"dest": s.dest.name, "temp": s.temp.name, "backup": s.backup_name.name}
+        record.add({**names, "new": not s.dest.exists()})
+        return record
+
+    def _made(self, record: _Record, s: _Staged) -> None:
+        """The temporary file exists: its inode, by which a recovery knows it in place."""
+        record.add({"temp": s.temp.name, "ino": os.lstat(s.temp).st_ino})
+
     def add_bytes(self, dest: Path, data: bytes) -> None:
         """Stage ``data`` as the new content of ``dest``."""
         temp = self._claim(dest)
-        self.staged.append(_Staged(dest, temp))  # before it exists: a signal cannot orphan it
+        s = _Staged(dest, temp)
+        self.staged.append(s)  # before it exists: a signal cannot orphan it
         with writing(dest):
             step("temp", temp)
+            record = self._record(s)
             fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
             try:
                 step("write", temp)
@@ -231,6 +321,7 @@ class Transaction:
                 os.fsync(fd)
             finally:
                 os.close(fd)
+            self._made(record, s)
 
     def add_copy(self, dest: Path, src: Path, *, link: bool = False) -> None:
         """Stage ``src`` as ``dest``: a streamed copy (never loaded into memory); with
@@ -238,26 +329,31 @@ class Transaction:
         edits both, so only for files nobody edits, like weight shards). A source that
         cannot be read is a ``CheckpointError`` naming it; only the writing is ``dest``'s."""
         temp = self._claim(dest)
-        self.staged.append(_Staged(dest, temp))  # before it exists: a signal cannot orphan it
+        s = _Staged(dest, temp)
+        self.staged.append(s)  # before it exists: a signal cannot orphan it
         real = os.path.realpath(src)
         if link:
             with writing(dest):
                 step("link", temp)
+                record = self._record(s)
             try:
                 os.link(real, temp)
                 linked = True
             except OSError:
                 linked = False
             if linked:  # whatever ``real`` is now (replaced by a FIFO?): the link is of it
-                self.staged[-1].linked = True
+                s.linked = True
                 with writing(dest):
                     is_file = stat.S_ISREG(os.lstat(temp).st_mode)
+                    self._made(record, s)
                 if not is_file:
                     raise CheckpointError(src, f"{NOT_REGULAR}; nothing written")
                 return
         with _open_source(src, real) as source, writing(dest):
             step("write", temp)
+            record = self.records.get(dest.parent) if link else self._record(s)
             with open(temp, "xb") as out:
+                self._made(record, s)
                 while chunk := _read(source, src):
                     out.write(chunk)
                 step("fsync", temp)
@@ -269,8 +365,11 @@ class Transaction:
         as the new content of ``dest``: streamed, never loaded; a source that cannot be
         read is a ``CheckpointError`` naming it."""
         temp = self._claim(dest)
-        self.staged.append(_Staged(dest, temp))  # before it exists: a signal cannot orphan it
+        staged = _Staged(dest, temp)
+        self.staged.append(staged)  # before it exists: a signal cannot orphan it
         with writing(dest):
+            step("temp", temp)
+            record = self._record(staged)
             step("write", temp)
             out = open(temp, "xb")  # noqa: SIM115 - closed by the with below
         with out:
@@ -288,6 +387,8 @@ class Transaction:
                 step("fsync", temp)
                 out.flush()
                 os.fsync(out.fileno())
+        with writing(dest):
+            self._made(record, staged)
 
     # -- commit and rollback ---------------------------------------------------
 
@@ -301,6 +402,9 @@ class Transaction:
         commit point rolls back. The commit point is passed as ``check`` returns: from
         there nothing rolls back; the backups are dropped with signals held."""
         try:
+            for folder, record in self.records.items():  # on disk before anything moves
+                with writing(next(s.dest for s in self.staged if s.dest.parent == folder)):
+                    record.sync()
             for s in self.staged:
                 with writing(s.dest):
                     self._put(s)
@@ -309,11 +413,20 @@ class Transaction:
                     fsync_dir(folder)
             if check is not None:
                 check()
-            _COMMITTED.append(self)  # the commit point: one atomic step
-        except BaseException:
+            with signals_held():  # the commit point, on disk and here: nothing between
+                for folder, record in self.records.items():
+                    with writing(folder):
+                        os.unlink(record.path)
+                    record.close()
+                    with contextlib.suppress(OSError):  # durable where the disk allows
+                        _fsync_folder(folder)
+                _COMMITTED.append(self)  # one atomic step
+        except BaseException as err:
             if not self.done:
                 self.rollback()
+                _tell_leftovers(err, self)
             raise
+        self.records = {}
         self._drop_backups()
 
     def _drop_backups(self) -> None:
@@ -339,7 +452,7 @@ class Transaction:
             s.same = s.committed = True
             return
         if s.dest.exists():
-            s.backup = _temp_name(s.dest, "bak")
+            s.backup = s.backup_name or _temp_name(s.dest, "bak")
             step("backup", s.backup)
             os.link(s.dest, s.backup)
             if not s.linked:  # the replaced file's owner and mode (a 0444 index stays 0444)
@@ -369,7 +482,7 @@ class Transaction:
 
     def _undo(self) -> None:
         for s in reversed(self.staged):
-            with contextlib.suppress(OSError):
+            try:
                 step("rollback", s.dest)
                 if s.same:
                     continue
@@ -377,10 +490,16 @@ class Transaction:
                     os.replace(s.backup, s.dest)
                 elif s.committed:
                     s.dest.unlink()
-            for leftover in (s.temp, s.backup):
-                if leftover is not None:
-                    with contextlib.suppress(OSError):
-                        leftover.unlink()
+            except OSError:
+                if s.committed and s.backup is not None and _other_file(s.backup, s.dest):
+                    self.unrestored.append(s)
+            # a temp of our own bytes that cannot go is emptied; never a link to a source
+            self._remove(s.temp, empty=not s.linked)
+            if s.backup is not None and s not in self.unrestored:
+                self._remove(s.backup)
+        for record in self.records.values():
+            record.close()
+            self._remove(record.path)
         for folder in reversed(self.made_dirs):
             with contextlib.suppress(OSError):
                 step("rollback", folder)
@@ -388,13 +507,25 @@ class Transaction:
         for folder in self._folders():
             with contextlib.suppress(OSError):
                 if folder.exists():
-                    fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-                    try:
-                        os.fsync(fd)
-                    finally:
-                        os.close(fd)
+                    _fsync_folder(folder)
         self.staged = []
         self.made_dirs = []
+        self.records = {}
+
+    def _remove(self, path: Path, *, empty: bool = False) -> None:
+        """Remove a leftover; one that cannot be removed is kept in ``left`` (named in
+        the error), emptied first where ``empty``."""
+        try:
+            step("remove", path)
+            os.unlink(path)
+        except FileNotFoundError:
+            return
+        except OSError:
+            if empty:
+                with contextlib.suppress(OSError):
+                    flags = os.O_WRONLY | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
+                    os.close(os.open(path, flags | getattr(os, "O_NONBLOCK", 0)))
+            self.left.append(path)
 
     def __enter__(self) -> Transaction:
         return self
@@ -402,8 +533,213 @@ class Transaction:
     def __exit__(self, exc_type, exc, tb) -> None:
         if self.done:  # a signal cut short dropping the backups: finish, roll nothing back
             self._drop_backups()
-        elif exc_type is not None or self.staged:
+        elif exc_type is not None or self.staged or self.records:
             self.rollback()
+            if exc is not None:
+                _tell_leftovers(exc, self)
+
+
+def _fsync_folder(folder: Path) -> None:
+    fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _other_file(a: Path, b: Path) -> bool:
+    """Whether ``a`` exists and is not the very file at ``b``."""
+    try:
+        return not (b.exists() and os.path.samefile(a, b))
+    except OSError:
+        return False
+
+
+def _tell_leftovers(err: BaseException, tx: Transaction) -> None:
+    """Add to the error ``err`` what ``tx``'s rollback could not undo: replaced files it
+    could not restore (their old content is in the backup, named), hidden files it could
+    not remove (named: an append-only folder allows neither rename nor removal). Once:
+    the error passes through ``commit`` and ``__exit__``."""
+    extra = ""
+    if tx.unrestored:
+        pairs = [f"{s.dest.name} (its old content is {s.backup.name})" for s in tx.unrestored]
+        extra += f"; could not restore {few(pairs)}"
+    if tx.left:
+        names = [p.name for p in tx.left]
+        extra += (
+            f"; left {len(names)} hidden file(s) it could not remove in "
+            f"{tx.left[0].parent}: {few(names)} (our temporary files emptied; remove "
+            "them by hand)"
+        )
+    tx.unrestored, tx.left = [], []
+    if not extra or not isinstance(err, (CheckpointError, UsageError)):
+        return
+    if isinstance(err, CheckpointError) or hasattr(err, "message"):
+        err.message += extra
+    err.args = (f"{err.args[0]}{extra}" if err.args else extra,)
+    if isinstance(err, CheckpointError):
+        err.args = (str(err),)
+
+
+# --- what an interrupted write left ------------------------------------------------------
+
+
+def _plain(name: object, kind: str | None = None) -> bool:
+    """A file name of this folder, as a record may name one (nothing with a path); with
+    ``kind``, one ``_temp_name`` makes of that kind (a record can only name our own
+    temporary files and backups: it is input too, a checkpoint folder can ship one)."""
+    if not isinstance(name, str) or name in ("", ".", "..") or "/" in name or "\0" in name:
+        return False
+    return kind is None or ((m := LEFTOVER.fullmatch(name)) is not None and m[2] == kind)
+
+
+def _read_record(fd: int) -> tuple[bool, list[dict], dict[str, int]]:
+    """(made, entries, inode by temporary file) from an undo record; a line cut short by
+    the kill, or anything but what ``_Record`` writes, is skipped."""
+    raw = os.read(fd, MAX_RECORD)
+    made, entries, inodes = False, [], {}
+    for line in raw.split(b"\n"):
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        if not isinstance(entry, dict):
+            continue
+        if entry.get("made") is True:
+            made = True
+        temp, backup = entry.get("temp"), entry.get("backup")
+        if _plain(temp, "tmp") and isinstance(entry.get("ino"), int):
+            inodes[temp] = entry["ino"]
+        elif _plain(entry.get("dest")) and _plain(temp, "tmp") and _plain(backup, "bak"):
+            entries.append(entry)
+    return made, entries, inodes
+
+
+def _alive(fd: int) -> bool:
+    """Whether the process that holds the record's lock still runs (no locks: alive)."""
+    if fcntl is None:
+        return True
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    return False
+
+
+def _roll_back(folder: Path, entries: list[dict], inodes: dict[str, int], out: dict) -> None:
+    """Undo, newest first, what a dead process's record names: a backup goes back over
+    its destination (or, the destination not replaced yet, goes); a new destination that
+    is the very file the record's temporary file was (by inode) is removed; the
+    temporary files go."""
+    for entry in reversed(entries):
+        dest, temp, backup = (folder / entry[k] for k in ("dest", "temp", "backup"))
+        try:
+            if os.path.lexists(backup) and stat.S_ISREG(os.lstat(backup).st_mode):
+                if _other_file(backup, dest):
+                    os.replace(backup, dest)
+                    out["restored"].append(dest.name)
+                else:  # not replaced yet: a link to the file in place, cleared below
+                    out["strays"].add(backup.name)
+            elif entry.get("new") is True and not os.path.lexists(temp):
+                ino = inodes.get(temp.name)
+                if ino is not None and os.lstat(dest).st_ino == ino:
+                    os.unlink(dest)
+                    out["removed"].append(dest.name)
+        except FileNotFoundError:
+            pass
+        except OSError:
+            out["left"].append(backup.name if os.path.lexists(backup) else dest.name)
+        out["strays"].add(temp.name)
+
+
+def recover(folder: Path, *, remove_made: bool = False) -> list[str]:
+    """Find and clear what an interrupted write of this tool left in ``folder``; say
+    what was done, one line each (nothing found: no line).
+
+    An undo record whose process is dead (its lock is free) means a write stopped before
+    its commit point: it is rolled back (``_roll_back``). Hidden temporary files and
+    backups no living record names are leftovers of a write stopped before it named them
+    or after its commit point: they go. A living record (a write in progress, or a
+    filesystem without locks) and what it names are left alone. With ``remove_made``,
+    a folder a rolled-back write had made is removed once empty. Like a rollback, it
+    runs to its end whatever signal arrives (``signals_held``)."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return []
+    found = [(n, m[2]) for n in names if (m := LEFTOVER.fullmatch(n))]
+    if not found:
+        return []
+    with signals_held():
+        return _recover(folder, found, remove_made)
+
+
+def _recover(folder: Path, found: list[tuple[str, str]], remove_made: bool) -> list[str]:
+    out: dict = {"restored": [], "removed": [], "left": [], "strays": set(), "cleared": []}
+    alive: set[str] = set()
+    made = False
+    for name in sorted(n for n, kind in found if kind == "undo"):
+        path = folder / name
+        try:
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | os.O_NONBLOCK)
+        except OSError:  # cannot look at its lock: left alone
+            alive.add(name)
+            continue
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                continue
+            record_made, entries, inodes = _read_record(fd)
+            if _alive(fd):
+                alive |= {name, *(e[k] for e in entries for k in ("temp", "backup"))}
+                continue
+            made |= record_made
+            _roll_back(folder, entries, inodes, out)
+            out["strays"].add(name)
+        finally:
+            os.close(fd)
+    for name in sorted({n for n, _ in found} | out["strays"]):
+        if name in alive:
+            continue
+        try:
+            os.unlink(folder / name)
+            out["cleared"].append(name)
+        except FileNotFoundError:
+            pass
+        except OSError:
+            out["left"].append(name)
+    with contextlib.suppress(OSError):
+        _fsync_folder(folder)
+    said = []
+    if out["restored"] or out["removed"]:
+        done = [f"restored {few(out['restored'])}"] if out["restored"] else []
+        done += [f"removed {few(out['removed'])}"] if out["removed"] else []
+        said.append(
+            f"rolled back a write interrupted before its commit point in {folder}: "
+            + "; ".join(done)
+        )
+    if out["cleared"]:
+        said.append(
+            f"cleared {len(out['cleared'])} hidden file(s) an interrupted write left in "
+            f"{folder}: {few(out['cleared'])}"
+        )
+    if out["left"]:
+        said.append(
+            f"could not remove what an interrupted write left in {folder}: "
+            f"{few(sorted(set(out['left'])))} (remove them by hand)"
+        )
+    if made and remove_made:
+        with contextlib.suppress(OSError):
+            folder.rmdir()
+    return said
+
+
+def leftovers(folder: Path) -> list[str]:
+    """The hidden files an interrupted write of this tool left in ``folder`` (read
+    only: ``recover`` clears them)."""
+    try:
+        return sorted(n for n in os.listdir(folder) if LEFTOVER.fullmatch(n))
+    except OSError:
+        return []
 
 
 def write_atomic(path: str | Path, data: bytes | str, *, overwrite: bool = True) -> Path:
