@@ -46,6 +46,7 @@ def padded_drafter(root: Path) -> Path:
     --emit-d2t`` writes a new shard and replaces the index and config.json."""
     head = synth.head(128, 8, 1)
     tensors = {**synth.backbone(8), "lm_head.weight": head, "embed_tokens.weight": head}
+    tensors.update(synth.markov(128, 128))  # markov_rank 4: vLLM builds the Markov head
     synth.write_json(root / "config.json", synth.drafter_config(128, None))
     synth.shard(root, tensors, 2)
     return root

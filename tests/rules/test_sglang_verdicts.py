@@ -48,6 +48,10 @@ PRODUCERS = [
      "[V, r] both (dspark.py:198-199); V 1000 = the target head's rows (markov_sample.py:269); "
      f"mask 999 < 1000 (dspark_config.py:124-128); {HEAD_FROM_TARGET}; the confidence head is "
      "not built under the default static ragged verify (dspark.py:487-489)"),
+    ("specforge-dspark-padded", "sglang-dspark", False, ("DSC207", "DSC685"),
+     "V 1024 over the target head's 1000 rows: the Markov bias [V] is asserted no wider than "
+     "the target's logits (markov_sample.py:269), and an id in [1000, 1024) would index past "
+     "the target's embedding"),
     ("specforge-dspark-gated-serving", "sglang-dspark", True, (),
      "top-level markov_head_type gated: the model builds GatedMarkovHead, whose gate_proj the "
      "checkpoint holds (dspark.py:395-398, 653-658)"),
@@ -105,6 +109,9 @@ REAL = [
     ("qwen3-8b-eagle3-no-d2t", "sglang-eagle3", False, ("DSC103",),
      "Vd 32000 < Vt without d2t: hot_token_id stays None, draft id i is proposed as target "
      "id i (llama_eagle3.py:323, eagle_worker_v2.py:365-368)"),
+    ("qwen3-8b-eagle3-no-lm_head", "sglang-eagle3", False, ("DSC601",),
+     "draft_vocab_size 32000 set and no lm_head: the [Vd, H] head is built and nothing loads "
+     "it (llama_eagle3.py:302-311, 370-378): uninitialised memory, no error"),
     ("qwen3-8b-eagle3-int32-d2t", "sglang-eagle3", True, (),
      "int32 d2t + int64 arange is an int64 hot_token_id (llama_eagle3.py:352)"),
     ("qwen3-8b-dspark-serving", "sglang-dspark", True, (),
