@@ -8,8 +8,10 @@ file: every read, a range request on the Hub included, happens here.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from dspark_ckpt.errors import CheckpointError
@@ -113,6 +115,29 @@ class Facts:
     @property
     def raw(self) -> dict:
         return self.cfg.raw if isinstance(self.cfg.raw, dict) else {}
+
+    @cached_property
+    def stored(self) -> frozenset[str]:
+        """Every stored tensor name, a wrapper prefix (``model.``, ...) removed."""
+        names = set()
+        for name in self.tensors:
+            for prefix in WRAPPER_PREFIXES:
+                if name.startswith(prefix):
+                    name = name[len(prefix) :]
+                    break
+            names.add(name)
+        return frozenset(names)
+
+    @cached_property
+    def _stored_sorted(self) -> list[str]:
+        return sorted(self.stored)
+
+    def has_module(self, module: str) -> bool:
+        """Whether a stored name lies under ``module`` (``layers.0.mlp``: a tensor named
+        ``layers.0.mlp.<...>``): a binary search of the sorted names, not a scan."""
+        names, prefix = self._stored_sorted, module + "."
+        i = bisect_left(names, prefix)
+        return i < len(names) and names[i].startswith(prefix)
 
     @property
     def ht(self) -> int | None:

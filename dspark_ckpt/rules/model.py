@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dspark_ckpt.facts.gather import WRAPPER_PREFIXES, Facts
+from dspark_ckpt.facts.gather import Facts
 from dspark_ckpt.facts.vocab import LM_HEAD
 from dspark_ckpt.profiles.hidden_states import HiddenStates
 from dspark_ckpt.profiles.registry import DFLASH, DSPARK, EAGLE3, Profile
@@ -233,19 +233,7 @@ def _required(f: Facts, p: Profile, cfg: dict) -> list[tuple[str, ...]] | None:
     return out
 
 
-def _stored(f: Facts) -> set[str]:
-    """Every stored name, a wrapper prefix removed (DSC111 reports those)."""
-    names = set()
-    for name in f.tensors:
-        for prefix in WRAPPER_PREFIXES:
-            if name.startswith(prefix):
-                name = name[len(prefix) :]
-                break
-        names.add(name)
-    return names
-
-
-def _has(stored: set[str], module: str, strict: bool) -> bool:
+def _has(f: Facts, module: str, strict: bool) -> bool:
     names = [module] + [
         alias + module[len(real) :]
         for real, aliases in ALIASES.items()
@@ -257,8 +245,8 @@ def _has(stored: set[str], module: str, strict: bool) -> bool:
         suffixes += (
             (".bias",) if module in ("markov_head.gate_proj", "markov_head.joint_proj") else ()
         )
-        return all(f"{module}{s}" in stored for s in suffixes)
-    return any(s.startswith(n + ".") for n in names for s in stored)
+        return all(f"{module}{s}" in f.stored for s in suffixes)
+    return any(f.has_module(n) for n in names)
 
 
 @rule(
@@ -287,8 +275,7 @@ def tensors_missing(f: Facts, p: Profile) -> list[Finding]:
     if required is None:
         return []
     strict = p.missing_tensors == "strict"
-    stored = _stored(f)
-    missing = [names[0] for names in required if not any(_has(stored, n, strict) for n in names)]
+    missing = [names[0] for names in required if not any(_has(f, n, strict) for n in names)]
     if not missing:
         return []
     if strict:
@@ -453,7 +440,7 @@ def fc_norm_unbuilt(f: Facts, p: Profile) -> list[Finding]:
     cfg = model_config(f, p)
     if any(cfg.get(k) is True for k in p.fc_norm_keys):
         return []
-    names = sorted(n for n in _stored(f) if n.startswith("fc_norm."))
+    names = sorted(n for n in f.stored if n.startswith("fc_norm."))
     if not names:
         return []
     return [
@@ -529,9 +516,7 @@ def markov_head_type_unbuilt(f: Facts, p: Profile) -> list[Finding]:
     cfg = model_config(f, p)
     named = _markov_type(cfg, f.raw)
     kind = named[0].lower() if named else "vanilla"
-    extra = sorted(
-        n for n in _stored(f) if n.startswith("markov_head.") and not n.startswith(MARKOV)
-    )
+    extra = sorted(n for n in f.stored if n.startswith("markov_head.") and not n.startswith(MARKOV))
     if p.markov_head_type == "built":
         if _int(cfg.get("markov_rank")) in (None, 0) or kind in ("vanilla", "gated", "rnn"):
             return []
