@@ -431,21 +431,25 @@ def strict_load_rejects(f: Facts, p: Profile) -> list[Finding]:
 @rule(
     "DSC208",
     ERROR,
-    "mask token id outside the input vocab",
+    "mask token id outside the range the runtime allows",
     scope=PROFILE,
-    hint="set the mask token id the drafter was trained with; it must be below vocab_size",
+    hint="set the mask token id the drafter was trained with: an id of the drafter's input "
+    "vocab, and where the runtime embeds it with the target's embedding, a target token",
 )
 def mask_token_outside_vocab(f: Facts, p: Profile) -> list[Finding]:
-    """The mask/noise token id is an input id, looked up in the drafter's embedding: it must lie in
-    [0, V) with V the drafter's vocab_size (not [0, Vd): a pruned Qwen3 drafter with Vd 32000 and
-    mask id 151669 is valid). vLLM checks this at config time for Qwen3-Omni targets; elsewhere the
-    lookup indexes out of range."""
-    # the mask id the runtime reads (its key order) is an input id, in [0, V); where the
-    # runtime bounds it by the target's vocab instead, DSC686 says it
-    if p.mask_token_bound != "vocab_size" or not p.mask_token_keys:
+    """The mask/noise token id is an input id. Where the drafter embeds it (vLLM, TensorRT-LLM)
+    it must lie in [0, V) with V the drafter's vocab_size (not [0, Vd): a pruned Qwen3 drafter
+    with Vd 32000 and mask id 151669 is valid); vLLM checks this at config time for Qwen3-Omni
+    targets, elsewhere the lookup indexes out of range. SGLang embeds it with the target's
+    embedding and refuses at start-up an id outside the target's vocab: DFlash bounds it by the
+    target's vocab_size, DSpark by the target's padded_vocab_size when its config declares one
+    (Inkling: 201024 over 200058), else its vocab_size; a negative id is refused by both config
+    parsers."""
+    if not p.mask_token_keys or (found := _mask_token(f, p)) is None:
         return []
-    if (found := _mask_token(f, p)) is None:
-        return []
+    key, mask_id = found
+    if p.mask_token_bound != "vocab_size":
+        return _outside_target(f, p, key, mask_id)
     key, mask_id = found
     if 0 <= mask_id < f.V:
         return []
@@ -835,19 +839,11 @@ def _built_tensors(f: Facts, p: Profile) -> list[str]:
     return names
 
 
-@rule(
-    "DSC682",
-    ERROR,
-    "missing weights keep their initial values",
-    scope=PROFILE,
-    hint="ship every weight of the drafter (re-export it whole)",
-)
-def tensors_default_initialised(f: Facts, p: Profile) -> list[Finding]:
-    """SGLang's drafter loaders load the names they are given and check nothing after: a weight
-    the model builds that the checkpoint lacks (fc, a norm, a layer, the Markov head) keeps its
-    initial value (random for linear and embedding weights, ones for norms). The drafter loads
-    without an error and drafts garbage."""
-    if p.missing_tensors != "default_init" or f.cfg.quantized or f.cfg.speculators_format:
+def default_initialised(f: Facts, p: Profile) -> list[str]:
+    """The weights a runtime whose loader checks nothing after loading (SGLang: its model
+    builds them, ``load_weights`` fills what it is given) gets no tensor for: DSC652's
+    SGLang half (``missing_tensors`` "default_init")."""
+    if f.cfg.quantized or f.cfg.speculators_format:
         return []
     stored = {_loaded_name(n, p.family) for n in f.tensors}
 
@@ -858,20 +854,7 @@ def tensors_default_initialised(f: Facts, p: Profile) -> list[Finding]:
         fused = layer and _FUSED.get(name[layer.end() :].removesuffix(".weight"))
         return not (fused and f"{layer.group(0)}{fused}.weight" in stored)
 
-    absent = [n for n in _built_tensors(f, p) if missing(n)]
-    if not absent:
-        return []
-    shown = ", ".join(absent[:3]) + (f" and {len(absent) - 3} more" if len(absent) > 3 else "")
-    return [
-        new_finding(
-            "DSC682",
-            f"{len(absent)} weight(s) the {p.runtime} drafter model builds are not in the "
-            f"checkpoint ({shown}): its loader loads what it is given and checks nothing "
-            "after, so they keep their initial values (random for linear and embedding "
-            "weights, ones for norms): the drafter loads and drafts garbage, with no error",
-            tensor=absent[0],
-        )
-    ]
+    return [n for n in _built_tensors(f, p) if missing(n)]
 
 
 def _parsed_markov(f: Facts, p: Profile) -> tuple[int, tuple[str, Any] | None, bool]:
@@ -982,21 +965,8 @@ def markov_head_of_another_type(f: Facts, p: Profile) -> list[Finding]:
     ]
 
 
-@rule(
-    "DSC686",
-    ERROR,
-    "mask token id outside the target's vocab",
-    scope=PROFILE,
-    hint="set the mask token id the drafter was trained with; it must be a token of the target",
-)
-def mask_token_outside_target(f: Facts, p: Profile) -> list[Finding]:
-    """SGLang embeds the DFlash/DSpark mask token with the target's embedding, and refuses at
-    start-up an id outside the target's vocab: DFlash bounds it by the target's vocab_size, DSpark
-    by the target's padded_vocab_size when its config declares one (Inkling: 201024 over 200058),
-    else its vocab_size; a negative id is refused by both config parsers."""
-    if p.mask_token_bound == "vocab_size" or (found := _mask_token(f, p)) is None:
-        return []
-    key, mask_id = found
+def _outside_target(f: Facts, p: Profile, key: str, mask_id: int) -> list[Finding]:
+    """DSC208 where the runtime bounds the mask id by the target's (padded) vocab."""
     model = f.target.model
     padded = model.padded_vocab_size if model else None
     if p.mask_token_bound == "target_padded_vocab" and padded:
@@ -1011,7 +981,7 @@ def mask_token_outside_target(f: Facts, p: Profile) -> list[Finding]:
         refused = "refuses it at start-up ('mask_token_id ... is outside the target vocab size')"
     return [
         new_finding(
-            "DSC686",
+            "DSC208",
             f"{key} {mask_id} (the mask id {p.runtime} reads) is outside the target's vocab "
             f"[0, {bound}) (its {what}): {p.release} {refused}",
             tensor=key,

@@ -19,6 +19,7 @@ from dspark_ckpt.facts.vocab import LM_HEAD
 from dspark_ckpt.profiles.hidden_states import HiddenStates
 from dspark_ckpt.profiles.registry import DFLASH, DSPARK, EAGLE3, Profile
 from dspark_ckpt.rules.findings import ERROR, Finding, new_finding
+from dspark_ckpt.rules.load import default_initialised
 from dspark_ckpt.rules.registry import PROFILE, TARGET, rule
 from dspark_ckpt.rules.repairs import SAFE, DelKey, Fix, Needs, repair
 from dspark_ckpt.rules.shapes import _aux_count, _fc_input
@@ -261,38 +262,42 @@ def tensors_missing(f: Facts, p: Profile) -> list[Finding]:
     DFlash and EAGLE-3 load_weights return no set of loaded names, so its loader never checks
     for weights left uninitialised: fc, a layer or a Markov head that is not shipped stays as
     allocated (torch.empty: whatever the memory held; a norm at ones), and the drafter proposes
-    garbage with no error. TensorRT-LLM's Qwen3 DSpark loads with load_state_dict(strict=True):
-    a missing name fails the load ('Missing key(s) in state_dict')."""
-    # SGLang's default initialisation is DSC682's (its loaders are read otherwise)
-    if p.missing_tensors not in ("uninitialised", "strict") or p.family not in (
-        DSPARK,
-        DFLASH,
-        EAGLE3,
-    ):
-        return []
-    cfg = model_config(f, p)
-    required = _required(f, p, cfg)
-    if required is None:
-        return []
-    strict = p.missing_tensors == "strict"
-    missing = [names[0] for names in required if not any(_has(f, n, strict) for n in names)]
-    if not missing:
-        return []
-    if strict:
+    garbage with no error. SGLang's loaders load the names they are given and check nothing
+    after: such a weight keeps its initial value (random for linear and embedding weights, ones
+    for norms), the same garbage. TensorRT-LLM's Qwen3 DSpark loads with
+    load_state_dict(strict=True): a missing name fails the load ('Missing key(s) in
+    state_dict')."""
+    if p.missing_tensors == "default_init":
+        missing = default_initialised(f, p)
+        how = (
+            "loads what it is given and checks nothing after, so they keep their initial "
+            "values (random for linear and embedding weights, ones for norms): the drafter "
+            "loads and drafts garbage, with no error"
+        )
+        what = "weight(s) the drafter model builds are not in the checkpoint"
+    elif p.missing_tensors in ("uninitialised", "strict") and p.family in (DSPARK, DFLASH, EAGLE3):
+        required = _required(f, p, model_config(f, p))
+        if required is None:
+            return []
+        strict = p.missing_tensors == "strict"
+        missing = [names[0] for names in required if not any(_has(f, n, strict) for n in names)]
         how = (
             "loads with load_state_dict(strict=True), which raises 'Missing key(s) in "
             "state_dict' for them"
+            if strict
+            else "never checks for weights its load_weights did not fill: they stay as "
+            "allocated (uninitialised memory; a norm at ones) and the drafter proposes "
+            "garbage, no error"
         )
+        what = f"module(s) of {p.name}'s model have no tensor in the checkpoint"
     else:
-        how = (
-            "never checks for weights its load_weights did not fill: they stay as allocated "
-            "(uninitialised memory; a norm at ones) and the drafter proposes garbage, no error"
-        )
+        return []
+    if not missing:
+        return []
     return [
         new_finding(
             "DSC652",
-            f"{len(missing)} module(s) of {p.name}'s model have no tensor in the checkpoint "
-            f"({_shown(missing)}): {p.runtime} {how}",
+            f"{len(missing)} {what} ({_shown(missing)}): {p.runtime} {how}",
             tensor=missing[0],
         )
     ]

@@ -59,7 +59,9 @@ def not_checked(f: Facts, profiles: list[Profile]) -> list[NotChecked]:
         why = VOCAB_ONLY_ET if t.model is None else NO_WEIGHTS
         if f.classification == PADDED:  # DSC207: Vd > Et, only a padded drafter can
             out.append(NotChecked("DSC207", why))
-        if found := names(lambda p: p.vocab_is_target_width):
+        if found := names(
+            lambda p: p.vocab_is_target_width or p.markov_bias_width == "at_most_target"
+        ):
             out.append(NotChecked("DSC605", why, found))
     if t.model is None:
         if f.Vd > f.Vt and (found := names(lambda p: p.omni_vocab_check)):

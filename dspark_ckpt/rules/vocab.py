@@ -237,42 +237,23 @@ def draft_vocab_above_vocab(f: Facts, p: Profile) -> list[Finding]:
     hint="export the drafter with vocab_size equal to the target head's rows",
 )
 def vocab_not_target_width(f: Facts, p: Profile) -> list[Finding]:
-    """TensorRT-LLM's Qwen3 DSpark drafter uses the target's lm_head and adds a Markov bias of
-    vocab_size (V) columns to its logits: V must equal the target's logit width (its head's rows),
-    or the first draft step fails on the shape."""
-    # TensorRT-LLM DSpark: the Markov bias [V] is added to the target head's logits
+    """A DSpark drafter that drafts from the target's lm_head adds a Markov bias of vocab_size
+    (V) columns to its logits, so V must equal the target's logit width (its head's rows).
+    TensorRT-LLM's Qwen3 DSpark adds it whole: a shape error at the first draft step. SGLang's
+    adds it over the first V logits and asserts the bias is no wider, while its markov_w1 (V
+    rows) embeds the anchor and every drafted target id: V above the width is an
+    AssertionError at the first draft step, V below it an index error as soon as a target id
+    in [V, width) is drafted or is the anchor."""
     width = f.target.embedding_rows  # the target head's rows: unknown without its weights
-    if not p.vocab_is_target_width or width is None or width == f.V:
+    over = p.markov_bias_width == "at_most_target"
+    if not (p.vocab_is_target_width or over) or width is None or width == f.V:
         return []
-    what = f"the target's {f.target.embedding_tensor} rows"
-    return [
-        new_finding(
-            "DSC605",
-            f"vocab_size {f.V} differs from {what} ({width}): {p.runtime} adds a Markov bias "
-            f"of {f.V} columns to the target head's {width} logits, a shape error at the "
-            "first draft step",
-            tensor="vocab_size",
+    if not over:
+        what = (
+            f"{p.runtime} adds a Markov bias of {f.V} columns to the target head's {width} "
+            "logits, a shape error at the first draft step"
         )
-    ]
-
-
-@rule(
-    "DSC685",
-    ERROR,
-    "Markov vocab differs from the target head's logits",
-    scope=PROFILE,
-    hint="export the DSpark drafter with vocab_size equal to the target head's rows",
-)
-def markov_vocab_not_target_width(f: Facts, p: Profile) -> list[Finding]:
-    """SGLang's DSpark drafter drafts from the target's lm_head logits (as wide as its rows) plus
-    a Markov bias of vocab_size (V) columns over the first V of them, and asserts the bias is no
-    wider (V <= the logits' width); its markov_w1 (V rows) embeds the anchor and every drafted
-    target id. So V above the width is an AssertionError at the first draft step, and V below it
-    an index error as soon as a target id in [V, width) is drafted or is the anchor."""
-    width = f.target.embedding_rows  # the target head's rows: unknown without its weights
-    if p.markov_bias_width != "at_most_target" or width is None or width == f.V:
-        return []
-    if width < f.V:
+    elif width < f.V:
         what = (
             f"the Markov bias ({f.V} columns) is wider than the target head's {width} logits: "
             f"{p.release} asserts it is not (bias.shape[1] <= base_logits.shape[1]), an "
@@ -286,7 +267,7 @@ def markov_vocab_not_target_width(f: Facts, p: Profile) -> list[Finding]:
         )
     return [
         new_finding(
-            "DSC685",
+            "DSC605",
             f"vocab_size {f.V} differs from the target's {f.target.embedding_tensor} rows "
             f"({width}): {what}",
             tensor="vocab_size",

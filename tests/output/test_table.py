@@ -154,7 +154,7 @@ def test_the_verdict_marks_the_deciding_profile_and_says_why_the_others_fail():
     assert {p: [f["code"] for f in fs] for p, fs in obj["failing_elsewhere"].items()} == {
         "vllm-legacy": ["DSC103"],
         # SGLang: vLLM's class name, no decoder layer, no markov_head_type, mask id 127 >= Vt
-        "sglang-dspark": ["DSC683", "DSC686"],
+        "sglang-dspark": ["DSC208", "DSC683"],
     }
     # deciding by it, it is a finding, and only SGLang fails elsewhere
     legacy = cli(*PADDED, "--profile", "vllm-legacy", "--format", "json").json

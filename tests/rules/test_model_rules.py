@@ -132,8 +132,9 @@ CASES: list[Case] = [
     clean("DSC652", "complete-dspark", exactly=()),
     clean("DSC652", "eagle3-midlayer-names", profile="vllm-eagle3", config=EAGLE3,
           tensors=MIDLAYER, exactly=()),
-    clean("DSC652", "sglang-not-judged", profile="sglang-dspark",
-          tensors={**markov(VT, VT), "layers.0.mlp.down_proj.weight": DROP}),
+    fires("DSC652", "sglang-keeps-initial-values", profile="sglang-dspark",
+          tensors={**markov(VT, VT), "layers.0.mlp.down_proj.weight": DROP},
+          says="keep their initial values"),
     # DSC653: has_own_lm_head without an lm_head
     fires("DSC653", "dflash-own-head-not-shipped", profile="vllm-dflash",
           config={**DFLASH, "has_own_lm_head": True}, says="the head stays uninitialised",

@@ -48,7 +48,7 @@ PRODUCERS = [
      "[V, r] both (dspark.py:198-199); V 1000 = the target head's rows (markov_sample.py:269); "
      f"mask 999 < 1000 (dspark_config.py:124-128); {HEAD_FROM_TARGET}; the confidence head is "
      "not built under the default static ragged verify (dspark.py:487-489)"),
-    ("specforge-dspark-padded", "sglang-dspark", False, ("DSC207", "DSC685"),
+    ("specforge-dspark-padded", "sglang-dspark", False, ("DSC207", "DSC605"),
      "V 1024 over the target head's 1000 rows: the Markov bias [V] is asserted no wider than "
      "the target's logits (markov_sample.py:269), and an id in [1000, 1024) would index past "
      "the target's embedding"),
