@@ -17,7 +17,6 @@ shards are hard-linked or copied as bytes, never loaded; every other file is cop
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -36,13 +35,16 @@ from dspark_ckpt.commands.fix_checks import (
 )
 from dspark_ckpt.commands.inspect import Report, inspect_checkpoint
 from dspark_ckpt.commands.repair import (
+    ST_DTYPES,
     RepairRequest,
     RepairResult,
+    array_bytes,
     config_bytes,
     index_bytes,
     is_empty,
     plan_repairs,
     shard_files,
+    updated_index,
 )
 from dspark_ckpt.commands.repair import (
     planned_checkpoint as repaired_checkpoint,
@@ -87,7 +89,7 @@ from dspark_ckpt.source.checkpoint import (
     open_source,
 )
 from dspark_ckpt.source.layout import CONFIG, INDEX, pick_weights
-from dspark_ckpt.source.safetensors import read_json_file
+from dspark_ckpt.source.pieces import safetensors_pieces
 
 MASK_FILE = "draft_vocab_mask.safetensors"
 D2T_FILE = "d2t.safetensors"
@@ -98,7 +100,6 @@ BIAS_MEANING = "0 = this draft id may be sampled; -inf = padded row: add it to t
 SIDE, OUT, IN_PLACE = "side", "out", "in-place"
 
 # safetensors dtype names of the arrays we write
-ST_DTYPES = {np.dtype(bool): "BOOL", np.dtype(np.float32): "F32", np.dtype(np.int64): "I64"}
 
 
 @dataclass(frozen=True)
@@ -213,21 +214,10 @@ def plan_fix(ckpt: Checkpoint, cfg: DrafterConfig, target: Target, req: FixReque
 def _safetensors_bytes(tensors: dict[str, np.ndarray], metadata: dict[str, str]) -> bytes:
     """A safetensors file, byte-for-byte reproducible (the library's own writer orders
     ``__metadata__`` at random): header keys sorted, padded to 8 bytes with spaces."""
-    header: dict = {"__metadata__": dict(sorted(metadata.items()))}
-    chunks, offset = [], 0
-    for name in sorted(tensors):
-        data = np.ascontiguousarray(tensors[name]).astype(tensors[name].dtype.newbyteorder("<"))
-        raw = data.tobytes()
-        header[name] = {
-            "dtype": ST_DTYPES[tensors[name].dtype],
-            "shape": list(data.shape),
-            "data_offsets": [offset, offset + len(raw)],
-        }
-        chunks.append(raw)
-        offset += len(raw)
-    head = json.dumps(header, separators=(",", ":")).encode()
-    head += b" " * (-len(head) % 8)
-    return len(head).to_bytes(8, "little") + head + b"".join(chunks)
+    rows = [
+        (name, ST_DTYPES[a.dtype], a.shape, array_bytes(a)) for name, a in sorted(tensors.items())
+    ]
+    return b"".join(safetensors_pieces(rows, metadata).parts)
 
 
 def _written(path: Path, name: str, array: np.ndarray, data: bytes) -> Written:
@@ -292,20 +282,16 @@ def _config_bytes(ckpt: Checkpoint, cfg: DrafterConfig) -> bytes | None:
         raw["draft_vocab_size"] = None
     else:
         raw["draft_vocab_size"] = cfg.draft_vocab_size
-    return (json.dumps(raw, indent=2) + "\n").encode()
+    return config_bytes(raw)
 
 
 def _index_bytes(ckpt: Checkpoint, added: dict[str, np.ndarray], shard: str) -> bytes:
     """The index of the patched checkpoint: the old one updated, or a new one."""
-    data = read_json_file(ckpt.index_path, "index") if ckpt.index_path else {}
     weight_map = {name: info.path.name for name, info in ckpt.tensors.items()}
     weight_map.update(dict.fromkeys(added, shard))
     total = sum(info.nbytes for info in ckpt.tensors.values())
     total += sum(a.nbytes for a in added.values())
-    metadata = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
-    data["metadata"] = {**metadata, "total_size": total}
-    data["weight_map"] = dict(sorted(weight_map.items()))
-    return (json.dumps(data, indent=2) + "\n").encode()
+    return updated_index(ckpt, weight_map, total)
 
 
 def _destination_root(ckpt: Checkpoint, req: FixRequest | RepairRequest) -> Path:

@@ -52,6 +52,11 @@ ST_DTYPES = {np.dtype(bool): "BOOL", np.dtype(np.float32): "F32", np.dtype(np.in
 _MISSING = object()
 
 
+def array_bytes(values: np.ndarray) -> bytes:
+    """An array's data as a safetensors file holds it: contiguous, little-endian."""
+    return np.ascontiguousarray(values).astype(values.dtype.newbyteorder("<")).tobytes()
+
+
 # --- the draft: the checkpoint as the repairs leave it --------------------------------
 
 
@@ -158,9 +163,8 @@ class Draft:
             )
             self.changed[change.name] = old._replace(shape=(change.rows, *old.shape[1:]), part=part)
         elif isinstance(change, Put):
-            values = change.values() if callable(change.values) else change.values
-            values = np.ascontiguousarray(values)
-            data = values.astype(values.dtype.newbyteorder("<")).tobytes()
+            values = np.asarray(change.values() if callable(change.values) else change.values)
+            data = array_bytes(values)
             old = self.get(change.name)
             shard = old.shard if old is not None else self.new_shard
             self.changed[change.name] = Tensor(ST_DTYPES[values.dtype], values.shape, data, shard)
@@ -496,6 +500,7 @@ def _tensor_changes(ckpt: Checkpoint, draft: Draft) -> list[TensorChange]:
 
 
 def config_bytes(config: dict) -> bytes:
+    """A config (or index) as fix writes it: indented JSON and a newline."""
     return (json.dumps(config, indent=2) + "\n").encode()
 
 
@@ -527,9 +532,6 @@ def index_bytes(ckpt: Checkpoint, draft: Draft, shards: dict[str, Pieces | None]
     added; None where a single file needs none."""
     if ckpt.index_path is None and shards.get(draft.new_shard) is None:
         return None
-    data = {}
-    if ckpt.index_path is not None:
-        data = json.loads(json.dumps(ckpt.origin.read_json(ckpt.index_path.name, "index")))
     weight_map = {n: i.path.name for n, i in ckpt.tensors.items() if n not in draft.changed}
     weight_map.update({n: t.shard for n, t in draft.changed.items() if t is not None})
     total = sum(i.nbytes for n, i in ckpt.tensors.items() if n not in draft.changed)
@@ -538,10 +540,17 @@ def index_bytes(ckpt: Checkpoint, draft: Draft, shards: dict[str, Pieces | None]
         for t in draft.changed.values()
         if t is not None
     )
+    return updated_index(ckpt, weight_map, total)
+
+
+def updated_index(ckpt: Checkpoint, weight_map: dict[str, str], total: int) -> bytes:
+    """The checkpoint's index (a new one where it has none) naming ``weight_map``, of
+    ``total`` bytes; its other keys kept."""
+    data = dict(ckpt.origin.read_json(ckpt.index_path.name, "index")) if ckpt.index_path else {}
     metadata = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
     data["metadata"] = {**metadata, "total_size": total}
     data["weight_map"] = dict(sorted(weight_map.items()))
-    return (json.dumps(data, indent=2) + "\n").encode()
+    return config_bytes(data)
 
 
 def planned_checkpoint(ckpt: Checkpoint, draft: Draft) -> Checkpoint:

@@ -151,7 +151,7 @@ def findings_table(
     file column gets a quarter of it, a path broken at its ``/``."""
     narrow = width < NARROW
     where_width = width - 25 if narrow else max(12, min(40, width // 4))
-    table = Table(show_header=True, header_style="bold", expand=False, pad_edge=False)
+    table = _table()
     table.add_column("severity", no_wrap=True)
     table.add_column("code", no_wrap=True)
     if not narrow:
@@ -367,7 +367,7 @@ def _fits(table: Table, console: Console, wrapping: bool = False) -> bool:
 
 
 def print_profiles(console: Console) -> None:
-    table = Table(show_header=True, header_style="bold", expand=False, pad_edge=False)
+    table = _table()
     table.add_column("profile", style="bold")
     table.add_column("runtime / family")
     table.add_column("release and the source files its rules mirror", overflow="fold")
@@ -389,7 +389,7 @@ def explain_line(code: Code) -> Text:
 
 
 def print_codes(console: Console) -> None:
-    table = Table(show_header=True, header_style="bold", expand=False, pad_edge=False)
+    table = _table()
     table.add_column("code", no_wrap=True)
     table.add_column("severity", no_wrap=True)
     table.add_column("what it means", overflow="fold")
@@ -553,7 +553,7 @@ def print_verify(r, console: Console) -> None:
     for note in r.notes:
         head.add_row("note", note)
     console.print(head)
-    table = Table(show_header=True, header_style="bold", expand=False, pad_edge=False)
+    table = _table()
     for col in (
         "mode",
         "sampled",

@@ -164,7 +164,7 @@ def _open_source(src: Path, real: str):
     return os.fdopen(fd, "rb")
 
 
-def open_regular(src: Path):
+def open_to_read(src: Path):
     """``src`` opened for reading, refused unless a regular file (never blocks)."""
     return _open_source(src, os.path.realpath(src))
 
@@ -373,7 +373,7 @@ class Transaction:
             step("write", temp)
             out = open(temp, "xb")  # noqa: SIM115 - closed by the with below
         with out:
-            chunks = pieces.chunks(open_regular)
+            chunks = pieces.chunks(open_to_read)
             while True:
                 try:
                     chunk = next(chunks, None)

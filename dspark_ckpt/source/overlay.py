@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from dspark_ckpt.source.atomic import open_regular
+from dspark_ckpt.source.atomic import open_to_read
 from dspark_ckpt.source.base import Source
 from dspark_ckpt.source.layout import CONFIG
 from dspark_ckpt.source.pieces import Pieces
@@ -122,7 +122,7 @@ class OverlaySource(Source):
         if info.path in self.added:
             data = self.added[info.path]
             if isinstance(data, Pieces):
-                return data.read(info.start, info.end, open_regular)
+                return data.read(info.start, info.end, open_to_read)
             return data[info.start : info.end]
         return self.base.read_bytes(info)
 
