@@ -1,0 +1,73 @@
+"""Where reports (``-o``, ``--also``) may go: never over a file the run reads, never two
+to one path.
+
+A report replaces an existing file as ruff's ``--output-file`` does, unless that file
+is an input of the same run: the configuration ``check`` reads, a drafter or target
+file, any file of a checkpoint folder the run reads (its config, index, weights,
+tokenizer files sit side by side). Those, and one path given for two reports, are
+usage errors naming both roles, before anything is read or written."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from dspark_ckpt.errors import UsageError
+
+# an input: (its role, the path as given, whether it names a checkpoint, read with its
+# folder, or one file alone)
+Input = tuple[str, "str | Path | None", bool]
+
+
+def _same(a: str, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def _read_by(dest: str, inputs: list[Input]) -> str | None:
+    """The role of the input ``dest`` (an existing file) is, or lies in; else None."""
+    where = os.path.dirname(os.path.realpath(dest))
+    for role, name, checkpoint in inputs:
+        if name is None or str(name) == "-":
+            continue
+        path = Path(name)
+        try:
+            if not path.exists():  # a Hub id, or missing: the run itself says so
+                continue
+            folder = path if path.is_dir() else path.parent
+        except OSError:
+            continue
+        if path.is_file() and _same(dest, path):
+            return f"{role} ({path})"
+        if checkpoint and where == os.path.realpath(folder):
+            return f"in the checkpoint folder ({folder}) of {role}"
+    return None
+
+
+def refuse_report_paths(reports: list[tuple[str, Path | None]], inputs: list[Input]) -> None:
+    """``reports``: (role, path) of each report file asked for (``None`` or ``-``:
+    stdout). A usage error if one is an input of the run or given twice."""
+    seen: dict[str, str] = {}
+    for role, path in reports:
+        if path is None or str(path) == "-":
+            continue
+        try:  # an existing file by its inode (a hard link is the same file)
+            st = os.stat(path)
+            key = f"{st.st_dev}:{st.st_ino}"
+        except OSError:
+            key = os.path.realpath(path)
+        if key in seen:
+            raise UsageError(
+                f"{path}: is both {seen[key]} and {role}; give each report its own path"
+            )
+        seen[key] = role
+        try:
+            exists = os.path.isfile(path)
+        except OSError:
+            exists = False
+        if exists and (read := _read_by(str(path), inputs)) is not None:
+            raise UsageError(
+                f"{path}: is {read}, an input of this run; refusing to write {role} over it"
+            )

@@ -1,0 +1,56 @@
+"""What a folder allows before anything is written in it.
+
+An append-only folder (``chattr +a``) lets files be created and written, never renamed
+into place or removed: a write there would leave its temporary files for good. An
+immutable one (``chattr +i``) allows nothing. Both are refused before a byte is written,
+from the folder's inode flags (Linux's ``FS_IOC_GETFLAGS``, which ``lsattr`` reads).
+A filesystem without the flags (tmpfs, NFS, another system) answers nothing: the write
+goes ahead, and what it cannot remove is named (``atomic``)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from dspark_ckpt.errors import WriteError
+
+try:
+    import fcntl
+except ImportError:  # not a Unix: no flags to read
+    fcntl = None  # type: ignore[assignment]
+
+FS_IOC_GETFLAGS = 0x80086601  # _IOR('f', 1, long) on 64-bit Linux
+FS_IMMUTABLE_FL = 0x10
+FS_APPEND_FL = 0x20
+
+
+def folder_flags(folder: Path) -> int:
+    """The inode flags of ``folder`` (0 where the filesystem or system has none)."""
+    if fcntl is None or not sys.platform.startswith("linux"):
+        return 0
+    try:
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NONBLOCK)
+    except OSError:
+        return 0  # cannot open it: the write itself says why
+    try:
+        buf = bytearray(8)
+        fcntl.ioctl(fd, FS_IOC_GETFLAGS, buf, True)
+    except OSError:  # ENOTTY, EINVAL: no flags on this filesystem
+        return 0
+    finally:
+        os.close(fd)
+    return int.from_bytes(buf[:4], sys.byteorder)
+
+
+def refuse_sealed(folder: Path) -> None:
+    """A ``WriteError`` naming ``folder`` if it is immutable or append-only."""
+    flags = folder_flags(folder)
+    if flags & FS_IMMUTABLE_FL:
+        raise WriteError(folder, "the folder is immutable (chattr +i)")
+    if flags & FS_APPEND_FL:
+        raise WriteError(
+            folder,
+            "the folder is append-only (chattr +a): a file written there could never be "
+            "put in place or removed",
+        )
