@@ -24,10 +24,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from dspark_ckpt.commands.fix_checks import refuse_unreadable
+from dspark_ckpt.commands.fix_checks import refuse_set, refuse_unreadable
 from dspark_ckpt.commands.inspect import Report, inspect_checkpoint
-from dspark_ckpt.errors import CheckpointError, UsageError
-from dspark_ckpt.facts.config import parse_drafter_config
+from dspark_ckpt.errors import CheckpointError
 from dspark_ckpt.profiles.registry import PROFILES
 from dspark_ckpt.rules.codes import get_code
 from dspark_ckpt.rules.engine import plan_repair
@@ -339,14 +338,14 @@ def plan_repairs(
     plan = RepairPlan(list(selected), sets=[k for k, _ in req.sets])
     for key, value in req.sets:
         draft.apply(SetKey(key, value))
-        _refuse_set([(key, value)], ckpt, draft.config)
+        refuse_set([(key, value)], ckpt, draft.config)
     history: list[tuple[Change, str, tuple[str, ...]]] = []
     after = before
     if req.sets:
         try:
             after = _inspect(source, target, selected, ckpt, draft)
         except CheckpointError as err:
-            _refuse_set(req.sets, ckpt, draft.config, err)
+            refuse_set(req.sets, ckpt, draft.config, err)
             raise
     for _ in range(MAX_ROUNDS):
         if not _round(after, draft, plan, req, history):
@@ -361,23 +360,6 @@ def plan_repairs(
     )
     plan.tensors = _tensor_changes(ckpt, draft)
     return plan, draft, before, after
-
-
-def _refuse_set(sets, ckpt: Checkpoint, config: dict, err: CheckpointError | None = None) -> None:
-    """A config a ``--set`` leaves unreadable is that value's fault, not the source's:
-    a usage error naming ``--set KEY=VALUE`` and what the config's reader says the key
-    takes (``err``: what reading the planned checkpoint said of its config)."""
-    path = ckpt.config_path
-    if err is None:
-        try:
-            parse_drafter_config(config, path)
-        except CheckpointError as e:
-            err = e
-    if err is None or (err.path is not None and path is not None and err.path != str(path)):
-        return
-    given = ", ".join(f"--set {k}={v if isinstance(v, str) else json.dumps(v)}" for k, v in sets)
-    why = err.message.removesuffix("; nothing written").removesuffix(" (changed while fix ran?)")
-    raise UsageError(f"{given}: {why}; the source is unchanged, nothing written")
 
 
 def _new_errors(before: Report, after: Report, selected: list[str], plan: RepairPlan) -> None:
