@@ -1,5 +1,5 @@
 """Where reports (``-o``, ``--also``) may go: never over a file the run reads, never two
-to one path.
+to one path; where ``fix`` may write a checkpoint: never the target's folder.
 
 A report replaces an existing file as ruff's ``--output-file`` does, unless that file
 is an input of the same run: the configuration ``check`` reads, a drafter or target
@@ -71,3 +71,39 @@ def refuse_report_paths(reports: list[tuple[str, Path | None]], inputs: list[Inp
             raise UsageError(
                 f"{path}: is {read}, an input of this run; refusing to write {role} over it"
             )
+
+
+def _folder(name: str | Path | None) -> str | None:
+    """The real folder of a local checkpoint as named (a folder, or the folder of a file
+    named), else None (a Hub id, missing)."""
+    if name is None:
+        return None
+    path = Path(name)
+    try:
+        if not path.exists():
+            return None
+        return os.path.realpath(path if path.is_dir() else path.parent)
+    except OSError:
+        return None
+
+
+def refuse_fix_over_target(
+    drafter: str, target: str | None, out: str | None, in_place: bool
+) -> None:
+    """``fix`` writes a checkpoint into a folder: never the target's, which the run reads
+    and judges against (``--out TARGET --force`` replaced the target's config.json with
+    the drafter's; ``--in-place`` on a drafter that is its own target changed the target
+    it was checked against). A usage error naming both roles."""
+    held = _folder(target)
+    if held is None:
+        return
+    if out is not None and os.path.realpath(out) == held:
+        raise UsageError(
+            f"{out}: is the target's folder (--target {target}), an input of this run; "
+            "refusing to write the fixed checkpoint (--out) there"
+        )
+    if in_place and _folder(drafter) == held:
+        raise UsageError(
+            f"{drafter}: is also the target's folder (--target {target}); patching it in "
+            "place would change the target it is checked against"
+        )

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from dspark_ckpt.cli.console import header_progress, show_progress, stdout, tables
+from dspark_ckpt.cli.destinations import refuse_fix_over_target
 from dspark_ckpt.cli.errors import EXIT_FAIL, EXIT_OK
 from dspark_ckpt.cli.options import (
     DrafterArg,
@@ -123,6 +124,7 @@ def fix_cmd(
     from dspark_ckpt.profiles.registry import parse_profiles
 
     side = emit_mask or mask_path is not None or emit_d2t or d2t_path is not None
+    refuse_fix_over_target(drafter, target, out, in_place)
     if not side:
         from dspark_ckpt.commands.repair import RepairRequest
 

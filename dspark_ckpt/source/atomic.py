@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from dspark_ckpt.errors import CheckpointError, UsageError, WriteError, few
-from dspark_ckpt.source.folders import refuse_sealed
+from dspark_ckpt.source.folders import lock_folder, refuse_sealed
 from dspark_ckpt.source.journal import (
     NAME_MAX,
     Record,
@@ -189,7 +189,8 @@ class Transaction:
         self.staged: list[_Staged] = []
         self.claimed: set[Path] = set()  # every dest staged: a set, or staging n files is n**2
         self.made_dirs: list[Path] = []
-        self.checked: set[Path] = set()  # folders found neither append-only nor immutable
+        self.checked: set[Path] = set()  # folders locked, neither append-only nor immutable
+        self.locks: list[int] = []  # a descriptor of each, flock-ed
         self.records: dict[Path, Record] = {}  # per folder written: its undo record
         self.recovered: list[str] = []  # what recover() did in the folders written
         self.left: list[Path] = []  # what a rollback could not remove
@@ -215,13 +216,31 @@ class Transaction:
         self.made_dirs.append(folder)  # before it exists: a signal cannot orphan it
         with writing(folder):
             step("mkdir", folder)
-            folder.mkdir()
+            try:
+                folder.mkdir()
+            except FileExistsError:  # made by another run meanwhile: not ours to remove
+                self.made_dirs.remove(folder)
+                raise UsageError(
+                    f"{folder}: made by another run meanwhile; nothing written"
+                ) from None
+        self._writable(folder)
 
     def _writable(self, folder: Path) -> None:
-        """Refuse an append-only or immutable folder before anything is written there."""
-        if folder not in self.checked:
-            refuse_sealed(folder)
-            self.checked.add(folder)
+        """Before anything is written in ``folder``: refuse it if append-only or
+        immutable, or if another transaction writes there (each holds a lock on every
+        folder it writes in, until it ends)."""
+        if folder in self.checked:
+            return
+        refuse_sealed(folder)
+        with writing(folder):
+            self.locks.append(lock_folder(folder))
+        self.checked.add(folder)
+
+    def _unlock(self) -> None:
+        locks, self.locks, self.checked = self.locks, [], set()
+        for fd in locks:
+            with contextlib.suppress(OSError):
+                os.close(fd)
 
     def _claim(self, dest: Path) -> Path:
         check_destination(dest, self.force)
@@ -397,6 +416,7 @@ class Transaction:
                     os.unlink(record.path)
                 with contextlib.suppress(OSError):  # durable where the disk allows
                     fsync_folder(folder)
+            self._unlock()
 
     def _put(self, s: _Staged) -> None:
         """Put one staged file in place, keeping a hard-linked backup of the old one."""
@@ -468,6 +488,7 @@ class Transaction:
         self.staged = []
         self.made_dirs = []
         self.records = {}
+        self._unlock()
 
     def _remove(self, path: Path, *, empty: bool = False) -> None:
         """Remove a leftover; one that cannot be removed is kept in ``left`` (named in
@@ -494,6 +515,7 @@ class Transaction:
             self.rollback()
             if exc is not None:
                 _tell_leftovers(exc, self)
+        self._unlock()
 
 
 def _tell_leftovers(err: BaseException, tx: Transaction) -> None:

@@ -1,4 +1,4 @@
-"""What a folder allows before anything is written in it.
+"""What a folder allows before anything is written in it, and who else writes there.
 
 An append-only folder (``chattr +a``) lets files be created and written, never renamed
 into place or removed: a write there would leave its temporary files for good. An
@@ -13,7 +13,7 @@ import os
 import sys
 from pathlib import Path
 
-from dspark_ckpt.errors import WriteError
+from dspark_ckpt.errors import UsageError, WriteError
 
 try:
     import fcntl
@@ -54,3 +54,23 @@ def refuse_sealed(folder: Path) -> None:
             "the folder is append-only (chattr +a): a file written there could never be "
             "put in place or removed",
         )
+
+
+def lock_folder(folder: Path) -> int:
+    """A descriptor of ``folder`` holding its exclusive lock (``flock``): one write of this
+    tool per folder at a time. Another holding it is a ``UsageError``; a filesystem
+    without locks (some NFS) lends none, and the write goes ahead. ``OSError`` if the
+    folder cannot be opened."""
+    fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    if fcntl is None:
+        return fd
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise UsageError(
+            f"{folder}: another dspark-ckpt run is writing there; nothing written"
+        ) from None
+    except OSError:  # no locks on this filesystem
+        pass
+    return fd
