@@ -189,7 +189,7 @@ class Transaction:
         self.staged: list[_Staged] = []
         self.claimed: set[Path] = set()  # every dest staged: a set, or staging n files is n**2
         self.made_dirs: list[Path] = []
-        self.checked: set[Path] = set()  # folders locked, neither append-only nor immutable
+        self.checked: set[tuple[int, int]] = set()  # folders locked (device, inode)
         self.locks: list[int] = []  # a descriptor of each, flock-ed
         self.records: dict[Path, Record] = {}  # per folder written: its undo record
         self.recovered: list[str] = []  # what recover() did in the folders written
@@ -229,12 +229,15 @@ class Transaction:
         """Before anything is written in ``folder``: refuse it if append-only or
         immutable, or if another transaction writes there (each holds a lock on every
         folder it writes in, until it ends)."""
-        if folder in self.checked:
+        with writing(folder):
+            st = os.stat(folder)
+        key = (st.st_dev, st.st_ino)  # one folder under two names ("." and its path): one lock
+        if key in self.checked:
             return
         refuse_sealed(folder)
         with writing(folder):
             self.locks.append(lock_folder(folder))
-        self.checked.add(folder)
+        self.checked.add(key)
 
     def _unlock(self) -> None:
         locks, self.locks, self.checked = self.locks, [], set()
