@@ -189,8 +189,8 @@ class Transaction:
         self.staged: list[_Staged] = []
         self.claimed: set[Path] = set()  # every dest staged: a set, or staging n files is n**2
         self.made_dirs: list[Path] = []
-        self.checked: set[tuple[int, int]] = set()  # folders locked (device, inode)
-        self.locks: list[int] = []  # a descriptor of each, flock-ed
+        self.checked: set[Path] = set()  # folders found neither append-only nor immutable
+        self.locks: list[int] = []  # a descriptor of each folder make_dir gave, flock-ed
         self.records: dict[Path, Record] = {}  # per folder written: its undo record
         self.recovered: list[str] = []  # what recover() did in the folders written
         self.left: list[Path] = []  # what a rollback could not remove
@@ -205,6 +205,7 @@ class Transaction:
         with writing(folder):
             if folder.is_dir() and not folder.is_symlink():
                 self._writable(folder)
+                self._lock(folder)
                 self.recovered += recover(folder, remove_made=True)
             if folder.exists():
                 if not folder.is_dir():
@@ -223,24 +224,25 @@ class Transaction:
                 raise UsageError(
                     f"{folder}: made by another run meanwhile; nothing written"
                 ) from None
-        self._writable(folder)
+        self._lock(folder)
 
     def _writable(self, folder: Path) -> None:
         """Before anything is written in ``folder``: refuse it if append-only or
-        immutable, or if another transaction writes there (each holds a lock on every
-        folder it writes in, until it ends)."""
-        with writing(folder):
-            st = os.stat(folder)
-        key = (st.st_dev, st.st_ino)  # one folder under two names ("." and its path): one lock
-        if key in self.checked:
-            return
-        refuse_sealed(folder)
+        immutable."""
+        if folder not in self.checked:
+            refuse_sealed(folder)
+            self.checked.add(folder)
+
+    def _lock(self, folder: Path) -> None:
+        """The folder ``make_dir`` gives (a whole checkpoint: ``fix --out``) is this
+        transaction's alone until it ends: another one writing there is refused
+        (``lock_folder``). Folders that only receive a file (side files, reports) are
+        not locked: runs writing other files there do not wait on each other."""
         with writing(folder):
             self.locks.append(lock_folder(folder))
-        self.checked.add(key)
 
     def _unlock(self) -> None:
-        locks, self.locks, self.checked = self.locks, [], set()
+        locks, self.locks = self.locks, []
         for fd in locks:
             with contextlib.suppress(OSError):
                 os.close(fd)

@@ -135,9 +135,10 @@ def test_out_inside_the_source_folder_is_refused(tmp_path):
 
 def test_two_fix_out_runs_into_one_destination_do_not_mix(tmp_path):
     """A second ``fix --out`` into the folder a first one is writing found no file in
-    place yet, staged its own and committed over the first one's. Each transaction
-    holds a lock on the folders it writes in: the second is refused, naming the folder,
-    and the first completes alone."""
+    place yet, staged its own and committed over the first one's. The folder a
+    transaction writes a checkpoint into is locked until it ends: the second is refused,
+    naming the folder, and the first completes alone; a run into another folder of the
+    same parent does not wait."""
     src = padded_drafter(tmp_path / "src")
     out = tmp_path / "out"
     mark = tmp_path / "paused"
@@ -159,6 +160,8 @@ def test_two_fix_out_runs_into_one_destination_do_not_mix(tmp_path):
             "nothing written\n"
         )
         assert tree(out) == staged  # the second touched nothing of the first's
+        beside = cli(*args[:-1], tmp_path / "other")  # another folder of the same parent
+        assert beside.exit_code == 0, beside.stderr
         Path(f"{mark}.go").write_text("")
         _, err = first.communicate(timeout=60)
     finally:
