@@ -209,3 +209,29 @@ def test_fetch_sources_unpacks_only_the_cited_files_and_reuses_wheels(tmp_path):
     assert listing == sorted([cited.wheel_path, "vllm/other.py"])
     assert "cited but not in the release: sglang-0.5.23: sglang/srt/models/dflash.py" in r.stderr
     assert not (dest / "wheels").exists()  # nothing downloaded
+
+
+def test_fetch_sources_refuses_a_cited_entry_too_large_before_unpacking_it(tmp_path):
+    """A cited entry was read whole into memory (``zf.read``): a wheel whose cited file
+    is a deflate bomb (32 MiB of zeros in 32 KB) cost its full size. An entry declaring
+    more than a source file may have is refused before a byte of it is unpacked, naming
+    it; nothing is written for it."""
+    vllm, sglang = RELEASES["vllm"], RELEASES["sglang"]
+    cited = parse_cites(PROFILES["vllm"].cites["reduced_when"])[0]
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    whl = wheels / f"{vllm.package}-{vllm.version}-py3-none-any.whl"
+    with zipfile.ZipFile(whl, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr(cited.wheel_path, bytes(32 << 20))
+    assert whl.stat().st_size < 1 << 20
+    _wheel(wheels, sglang, {"sglang/README.md": "r\n"})
+    dest = tmp_path / "cache"
+    env = {**os.environ, "DSPARK_CKPT_SOURCES": str(dest)}
+    cmd = [sys.executable, str(ROOT / "tools/fetch_sources.py"), "--wheels", str(wheels)]
+    r = subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode == 1
+    assert r.stderr == (
+        f"fetch_sources: {whl.name}: {cited.wheel_path} unpacks to {32 << 20} bytes, over the "
+        f"{16 << 20} a cited source file may have\n"
+    )
+    assert not [p for p in (dest / vllm.name).rglob("*") if p.is_file()]

@@ -29,6 +29,11 @@ from dspark_ckpt.profiles.cites import Release, parse_cites  # noqa: E402
 from dspark_ckpt.profiles.registry import PROFILES  # noqa: E402
 
 FILE_LIST = "WHEEL-FILES.txt"
+# a cited file is a Python source: a few hundred KB; an entry declaring more is refused
+# before a byte of it is unpacked, and entries are streamed (zipfile stops at the size
+# the entry declares and checks its CRC)
+MAX_SOURCE_BYTES = 16 << 20
+CHUNK = 1 << 20
 
 
 def default_dest() -> Path:
@@ -79,10 +84,22 @@ def unpack(whl: Path, paths: set[str], out: Path) -> list[str]:
         for path in sorted(paths & names):
             if Path(path).is_absolute() or ".." in Path(path).parts:
                 raise SystemExit(f"fetch_sources: refusing the path {path!r}")
+            info = zf.getinfo(path)
+            if info.file_size > MAX_SOURCE_BYTES:
+                raise SystemExit(
+                    f"fetch_sources: {whl.name}: {path} unpacks to {info.file_size} bytes, "
+                    f"over the {MAX_SOURCE_BYTES} a cited source file may have"
+                )
             target = out / path
             target.parent.mkdir(parents=True, exist_ok=True)
             tmp = target.with_suffix(target.suffix + ".part")
-            tmp.write_bytes(zf.read(path))
+            try:  # streamed: never the whole entry in memory
+                with zf.open(info) as src, open(tmp, "wb") as dst:
+                    while chunk := src.read(CHUNK):
+                        dst.write(chunk)
+            except BaseException:
+                tmp.unlink(missing_ok=True)
+                raise
             tmp.replace(target)
     listing = out / FILE_LIST
     tmp = listing.with_suffix(".part")

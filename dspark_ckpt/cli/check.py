@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from dspark_ckpt.cli.console import emit, show_progress, stderr, tables
+from dspark_ckpt.cli.destinations import refuse_report_paths
 from dspark_ckpt.cli.errors import EXIT_FAIL, EXIT_OK
 from dspark_ckpt.cli.options import AlsoOpt, Format, FormatOpt, OutputOpt, QuietOpt, also_report
 from dspark_ckpt.cli.root import command
@@ -44,6 +45,17 @@ def check_cmd(
 
     reports = [also_report(value) for value in also or []]
     cfg = load_config(config)
+    inputs = [("the configuration", cfg.path, False)]
+    for pair in cfg.pairs:
+        inputs += [(f"the drafter of {pair.key}", pair.drafter, True)]
+        inputs += [(f"the target of {pair.key}", pair.target, True)]
+    refuse_report_paths(
+        [
+            (f"the {fmt.value} report (-o)", output),
+            *((f"the {f.value} report (--also)", path) for f, path in reports),
+        ],
+        inputs,
+    )
     enabled = show_progress(fmt, quiet)
     with DelayedProgress(
         "checking", len(cfg.pairs), stderr() if enabled else None, enabled=enabled

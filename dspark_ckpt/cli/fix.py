@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from dspark_ckpt.cli.console import header_progress, show_progress, stdout, tables
+from dspark_ckpt.cli.destinations import refuse_fix_over_target
 from dspark_ckpt.cli.errors import EXIT_FAIL, EXIT_OK
 from dspark_ckpt.cli.options import (
     DrafterArg,
@@ -123,6 +124,7 @@ def fix_cmd(
     from dspark_ckpt.profiles.registry import parse_profiles
 
     side = emit_mask or mask_path is not None or emit_d2t or d2t_path is not None
+    refuse_fix_over_target(drafter, target, out, in_place)
     if not side:
         from dspark_ckpt.commands.repair import RepairRequest
 
@@ -184,9 +186,31 @@ def parse_set(value: str) -> tuple[str, object]:
     if not sep or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*", key):
         raise UsageError(f"--set {value!r}: give KEY=VALUE, KEY a config key (dotted if nested)")
     try:
-        return key, json.loads(raw)
-    except ValueError:
+        parsed = json.loads(raw, parse_constant=_not_json)
+    except ValueError:  # NaN, Infinity included: not JSON, so a string
         return key, raw
+    if not _finite(parsed):
+        raise UsageError(
+            f"--set {value}: {raw} is beyond a float64; config.json holds finite numbers only"
+        )
+    return key, parsed
+
+
+def _not_json(constant: str):
+    raise ValueError(f"{constant} is not JSON")
+
+
+def _finite(value: object) -> bool:
+    """Whether every number in ``value`` is finite (``1e400`` parses as infinity)."""
+    import math
+
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, list):
+        return all(_finite(v) for v in value)
+    if isinstance(value, dict):
+        return all(_finite(v) for v in value.values())
+    return True
 
 
 def _repair(drafter: str, target, req, fmt: PlainFormat, quiet: bool) -> None:

@@ -5,6 +5,7 @@ import sys
 import typer
 
 from dspark_ckpt.cli.console import emit, header_progress, show_progress, tables
+from dspark_ckpt.cli.destinations import refuse_report_paths
 from dspark_ckpt.cli.errors import EXIT_FAIL, EXIT_OK, EXIT_UNCOVERED
 from dspark_ckpt.cli.options import (
     DrafterArg,
@@ -55,6 +56,10 @@ def inspect_cmd(
         return [run_of_report(report.under(p)) for p in report.profiles] or [run_of_report(report)]
 
     profile = parse_profiles([*(profile or []), *(runtime or [])])
+    refuse_report_paths(
+        [(f"the {fmt.value} report (-o)", output)],
+        [("the drafter", drafter, True), ("the target", target, True)],
+    )
     with header_progress(show_progress(fmt, quiet)):
         try:
             tgt = resolve_target(target, target_vocab_size)

@@ -4,18 +4,21 @@ Before anything is written: the bytes of each file it makes parse back (with the
 safetensors library and our own reader) to exactly the tensors and metadata meant, and
 the planned checkpoint (``planned_checkpoint``) can be inspected. After the files are in
 place, before the commit point: each made file reads back as meant, and the written
-checkpoint holds exactly the planned tensors, file by file (``check_layout``).
+checkpoint holds exactly the planned tensors, file by file (``check_layout``). A
+config a ``--set`` leaves unreadable is refused as that ``--set``'s (``refuse_set``).
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from dspark_ckpt.commands.inspect import UNREADABLE, Report
-from dspark_ckpt.errors import CheckpointError
+from dspark_ckpt.errors import CheckpointError, UsageError
+from dspark_ckpt.facts.config import parse_drafter_config
 from dspark_ckpt.facts.vocab import D2T
 from dspark_ckpt.source.atomic import step
 from dspark_ckpt.source.checkpoint import Checkpoint, build_checkpoint
@@ -128,3 +131,20 @@ def refuse_unreadable(after: Report, root: Path) -> None:
             raise CheckpointError(
                 f.file or root, f"{f.message} (changed while fix ran?); nothing written"
             )
+
+
+def refuse_set(sets, ckpt: Checkpoint, config: dict, err: CheckpointError | None = None) -> None:
+    """A config a ``--set`` leaves unreadable is that value's fault, not the source's:
+    a usage error naming ``--set KEY=VALUE`` and what the config's reader says the key
+    takes (``err``: what reading the planned checkpoint said of its config)."""
+    path = ckpt.config_path
+    if err is None:
+        try:
+            parse_drafter_config(config, path)
+        except CheckpointError as e:
+            err = e
+    if err is None or (err.path is not None and path is not None and err.path != str(path)):
+        return
+    given = ", ".join(f"--set {k}={v if isinstance(v, str) else json.dumps(v)}" for k, v in sets)
+    why = err.message.removesuffix("; nothing written").removesuffix(" (changed while fix ran?)")
+    raise UsageError(f"{given}: {why}; the source is unchanged, nothing written")

@@ -24,8 +24,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from dspark_ckpt.commands.fix_checks import refuse_unreadable
+from dspark_ckpt.commands.fix_checks import refuse_set, refuse_unreadable
 from dspark_ckpt.commands.inspect import Report, inspect_checkpoint
+from dspark_ckpt.errors import CheckpointError
 from dspark_ckpt.profiles.registry import PROFILES
 from dspark_ckpt.rules.codes import get_code
 from dspark_ckpt.rules.engine import plan_repair
@@ -337,8 +338,15 @@ def plan_repairs(
     plan = RepairPlan(list(selected), sets=[k for k, _ in req.sets])
     for key, value in req.sets:
         draft.apply(SetKey(key, value))
+        refuse_set([(key, value)], ckpt, draft.config)
     history: list[tuple[Change, str, tuple[str, ...]]] = []
-    after = before if not req.sets else _inspect(source, target, selected, ckpt, draft)
+    after = before
+    if req.sets:
+        try:
+            after = _inspect(source, target, selected, ckpt, draft)
+        except CheckpointError as err:
+            refuse_set(req.sets, ckpt, draft.config, err)
+            raise
     for _ in range(MAX_ROUNDS):
         if not _round(after, draft, plan, req, history):
             break

@@ -1,4 +1,4 @@
-"""Atomic, all-or-nothing writes of a few files.
+"""Atomic, all-or-nothing writes of a few files (a checkpoint), and of one report.
 
 A ``Transaction`` stages each file as a temporary file in its destination folder
 (written, fsynced), then commits them in the order they were added: each
@@ -18,17 +18,15 @@ delivered after it (``signals_held``).
 backups are dropped: if it fails, the transaction rolls back like any other step.
 
 The commit point is on disk too, for a process killed outright (``kill -9``, a power
-cut): each folder written holds, from its first staged file until the commit point, an
-undo record (``.dspark-ckpt-write.RANDOM.undo``, locked while its process lives) naming
-every temporary file, backup and destination of the folder. Removing the records is the
-commit point. ``recover(folder)``, which every transaction runs on each folder before it
-writes there, rolls back what a record left by a dead process names (backups restored,
-new files removed, temporary files cleared) and clears the hidden temporary files and
-backups no record names (a kill after the commit point, or before the first record).
+cut): each folder written holds an undo record naming every file the transaction
+creates there before it exists (``journal.py``, which also holds ``recover``); a
+``committed`` line in it, synced, is the commit point. ``recover(folder)``, which every
+transaction runs on each folder before it writes there, rolls back or finishes what a
+record left by a dead process names, and touches nothing else.
 
-A leftover that cannot be removed (an append-only folder: files can be created there,
-not renamed or removed) is named in the error, never left silently; a temporary file of
-our own is emptied first.
+An append-only or immutable folder is refused before anything is written there
+(``folders.py``). Where the flags cannot be read, a leftover that cannot be removed is
+named in the error, never left silently; a temporary file of our own is emptied first.
 
 Every step goes through ``step`` (callers name their own checks the same way); tests
 point ``fault`` at a function that raises to make any one step fail.
@@ -37,24 +35,41 @@ point ``fault`` at a function that raises to make any one step fail.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
-import re
-import secrets
-import signal
 import stat
-import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from dspark_ckpt.errors import CheckpointError, UsageError, WriteError, few
+from dspark_ckpt.source.folders import lock_folder, refuse_sealed
+from dspark_ckpt.source.journal import (
+    NAME_MAX,
+    Record,
+    fsync_folder,
+    leftovers,
+    other_file,
+    recover,
+    signals_held,
+    temp_name,
+)
 
-try:
-    import fcntl
-except ImportError:  # no flock: every record counts as alive (reported, never rolled back)
-    fcntl = None  # type: ignore[assignment]
+__all__ = [
+    "NAME_MAX",
+    "Transaction",
+    "check_destination",
+    "committed",
+    "leftovers",
+    "open_to_read",
+    "recover",
+    "refuse_symlink",
+    "signals_held",
+    "step",
+    "write_atomic",
+    "writing",
+]
+
 
 if TYPE_CHECKING:
     from dspark_ckpt.source.pieces import Pieces
@@ -69,34 +84,6 @@ def step(name: str, path: Path) -> None:
         fault(name, path)
 
 
-HELD_SIGNALS = (signal.SIGINT, signal.SIGTERM)
-
-
-@contextlib.contextmanager
-def signals_held() -> Iterator[None]:
-    """SIGINT and SIGTERM arriving inside are held, then delivered to their handlers as
-    the block ends, so that no handler's exception cuts it short (a rollback half done
-    leaves temporary files and unrestored destinations). Held by a handler that only
-    records them, not by ``pthread_sigmask``: a signal blocked in the main thread is
-    taken by another thread (numpy's), and the main thread still runs its handler. Only
-    the main thread can set handlers; elsewhere nothing is held."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    held: list[int] = []
-    before = {signum: signal.signal(signum, lambda n, _: held.append(n)) for signum in HELD_SIGNALS}
-    try:
-        yield
-    finally:
-        for signum, handler in before.items():
-            signal.signal(signum, signal.SIG_DFL if handler is None else handler)
-        for signum in dict.fromkeys(held):
-            signal.raise_signal(signum)
-
-
-NAME_MAX = 255  # bytes in one file name: Linux's ext4, xfs, btrfs, tmpfs; macOS's APFS
-
-
 # the Transactions of this process past their commit point (appended: one atomic step)
 _COMMITTED: list[Transaction] = []
 
@@ -106,21 +93,6 @@ def committed() -> bool:
     are in place for good. The CLI's signal handler reads it: a signal after that point
     no longer stops the command (nothing would roll back), which finishes and says so."""
     return bool(_COMMITTED)
-
-
-RECORD = "dspark-ckpt-write"  # an undo record's name: .dspark-ckpt-write.RANDOM.undo
-# what _temp_name makes: a temporary file, a backup, an undo record
-LEFTOVER = re.compile(r"\.(.+)\.[0-9a-f]{12}\.(tmp|bak|undo)", re.S)
-MAX_RECORD = 1 << 20  # an undo record holds a line per file written: read up to 1 MiB
-
-
-def _temp_name(dest: Path, kind: str = "tmp") -> Path:
-    """A fresh name beside ``dest``: ``.NAME.RANDOM.KIND``, NAME cut (in bytes) so that
-    the whole fits in ``NAME_MAX`` where ``dest``'s own name does (it adds 18 bytes)."""
-    suffix = f".{secrets.token_hex(6)}.{kind}"
-    keep = NAME_MAX - 1 - len(suffix)
-    name = os.fsdecode(os.fsencode(dest.name)[:keep])
-    return dest.parent / f".{name}{suffix}"
 
 
 @contextlib.contextmanager
@@ -209,41 +181,6 @@ class _Staged:
     backup_name: Path | None = None  # chosen when staged: the undo record names it
 
 
-class _Record:
-    """A folder's undo record: one JSON line per staged file (destination, temporary
-    file, backup, whether the destination is new) and one with the inode of each
-    temporary file once made; locked (``flock``) while this process lives."""
-
-    def __init__(self, folder: Path) -> None:
-        self.path = _temp_name(folder / RECORD, "undo")
-        self.fd: int | None = None
-
-    def create(self, made: bool) -> None:
-        step("record", self.path)
-        self.fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o644)
-        if fcntl is not None:
-            with contextlib.suppress(OSError):  # no locks on this filesystem: looks alive
-                fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        self.add({"made": made})
-
-    def add(self, entry: dict) -> None:
-        """One line; written, not synced (a killed process's writes are in the page
-        cache): ``sync`` before the first file is put in place."""
-        if self.fd is not None:
-            os.write(self.fd, (json.dumps(entry) + "\n").encode())
-
-    def sync(self) -> None:
-        if self.fd is not None:
-            step("fsync", self.path)
-            os.fsync(self.fd)
-
-    def close(self) -> None:
-        fd, self.fd = self.fd, None
-        if fd is not None:
-            with contextlib.suppress(OSError):
-                os.close(fd)
-
-
 class Transaction:
     """Stage files, then ``commit`` them all or none. Use as a context manager."""
 
@@ -252,7 +189,9 @@ class Transaction:
         self.staged: list[_Staged] = []
         self.claimed: set[Path] = set()  # every dest staged: a set, or staging n files is n**2
         self.made_dirs: list[Path] = []
-        self.records: dict[Path, _Record] = {}  # per folder written: its undo record
+        self.checked: set[Path] = set()  # folders found neither append-only nor immutable
+        self.locks: list[int] = []  # a descriptor of each folder make_dir gave, flock-ed
+        self.records: dict[Path, Record] = {}  # per folder written: its undo record
         self.recovered: list[str] = []  # what recover() did in the folders written
         self.left: list[Path] = []  # what a rollback could not remove
         self.unrestored: list[_Staged] = []  # replaced files a rollback could not restore
@@ -265,6 +204,8 @@ class Transaction:
         refuse_symlink(folder)
         with writing(folder):
             if folder.is_dir() and not folder.is_symlink():
+                self._writable(folder)
+                self._lock(folder)
                 self.recovered += recover(folder, remove_made=True)
             if folder.exists():
                 if not folder.is_dir():
@@ -272,19 +213,49 @@ class Transaction:
                 return
             if not folder.parent.is_dir():
                 raise UsageError(f"{folder.parent}: no such directory")
+            self._writable(folder.parent)
         self.made_dirs.append(folder)  # before it exists: a signal cannot orphan it
         with writing(folder):
             step("mkdir", folder)
-            folder.mkdir()
+            try:
+                folder.mkdir()
+            except FileExistsError:  # made by another run meanwhile: not ours to remove
+                self.made_dirs.remove(folder)
+                raise UsageError(
+                    f"{folder}: made by another run meanwhile; nothing written"
+                ) from None
+        self._lock(folder)
+
+    def _writable(self, folder: Path) -> None:
+        """Before anything is written in ``folder``: refuse it if append-only or
+        immutable."""
+        if folder not in self.checked:
+            refuse_sealed(folder)
+            self.checked.add(folder)
+
+    def _lock(self, folder: Path) -> None:
+        """The folder ``make_dir`` gives (a whole checkpoint: ``fix --out``) is this
+        transaction's alone until it ends: another one writing there is refused
+        (``lock_folder``). Folders that only receive a file (side files, reports) are
+        not locked: runs writing other files there do not wait on each other."""
+        with writing(folder):
+            self.locks.append(lock_folder(folder))
+
+    def _unlock(self) -> None:
+        locks, self.locks = self.locks, []
+        for fd in locks:
+            with contextlib.suppress(OSError):
+                os.close(fd)
 
     def _claim(self, dest: Path) -> Path:
         check_destination(dest, self.force)
         if dest in self.claimed:
             raise UsageError(f"{dest}: written twice by one command")
+        self._writable(dest.parent)
         self.claimed.add(dest)
-        return _temp_name(dest)
+        return temp_name(dest)
 
-    def _record(self, s: _Staged) -> _Record:
+    def _record(self, s: _Staged) -> Record:
         """Name ``s`` in its folder's undo record, made (after ``recover``-ing what an
         interrupted write left there) with the folder's first staged file. Called before
         the temporary file exists: a kill cannot leave it unnamed."""
@@ -292,16 +263,17 @@ class Transaction:
         record = self.records.get(folder)
         if record is None:
             self.recovered += recover(folder)
-            record = self.records[folder] = _Record(folder)  # before it exists, as for temps
+            record = self.records[folder] = Record(folder)  # before it exists, as for temps
+            step("record", record.path)
             record.create(made=folder in self.made_dirs)
-        s.backup_name = _temp_name(s.dest, "bak")
+        s.backup_name = temp_name(s.dest, "bak")
         names = {"dest": s.dest.name, "temp": s.temp.name, "backup": s.backup_name.name}
         record.add({**names, "new": not s.dest.exists()})
         return record
 
-    def _made(self, record: _Record, s: _Staged) -> None:
+    def _made(self, record: Record, s: _Staged) -> None:
         """The temporary file exists: its inode, by which a recovery knows it in place."""
-        record.add({"temp": s.temp.name, "ino": os.lstat(s.temp).st_ino})
+        record.made("temp", s.temp)
 
     def add_bytes(self, dest: Path, data: bytes) -> None:
         """Stage ``data`` as the new content of ``dest``."""
@@ -404,6 +376,7 @@ class Transaction:
         try:
             for folder, record in self.records.items():  # on disk before anything moves
                 with writing(next(s.dest for s in self.staged if s.dest.parent == folder)):
+                    step("fsync", record.path)
                     record.sync()
             for s in self.staged:
                 with writing(s.dest):
@@ -416,25 +389,23 @@ class Transaction:
             with signals_held():  # the commit point, on disk and here: nothing between
                 for folder, record in self.records.items():
                     with writing(folder):
-                        os.unlink(record.path)
-                    record.close()
-                    with contextlib.suppress(OSError):  # durable where the disk allows
-                        _fsync_folder(folder)
+                        step("mark", record.path)
+                        record.commit()
                 _COMMITTED.append(self)  # one atomic step
         except BaseException as err:
             if not self.done:
                 self.rollback()
                 _tell_leftovers(err, self)
             raise
-        self.records = {}
         self._drop_backups()
 
     def _drop_backups(self) -> None:
-        """After the commit point: the backups go, whatever signal arrives meanwhile; one
-        that cannot be removed is left (a hidden hard link of the old file), never an
-        error: the change stands."""
+        """After the commit point: the backups go, then the undo records, whatever
+        signal arrives meanwhile; one that cannot be removed is left (a record says
+        which backups a later ``recover`` may drop), never an error: the change stands."""
         with signals_held():
             staged, self.staged, self.made_dirs = self.staged, [], []
+            records, self.records = self.records, {}
             for s in staged[-1:]:
                 with contextlib.suppress(OSError):
                     step("commit", s.dest)
@@ -443,6 +414,14 @@ class Transaction:
                     with contextlib.suppress(OSError):
                         step("drop_backup", s.backup)
                         s.backup.unlink()
+            for folder, record in records.items():
+                record.close()
+                with contextlib.suppress(OSError):
+                    step("drop_record", record.path)
+                    os.unlink(record.path)
+                with contextlib.suppress(OSError):  # durable where the disk allows
+                    fsync_folder(folder)
+            self._unlock()
 
     def _put(self, s: _Staged) -> None:
         """Put one staged file in place, keeping a hard-linked backup of the old one."""
@@ -452,9 +431,12 @@ class Transaction:
             s.same = s.committed = True
             return
         if s.dest.exists():
-            s.backup = s.backup_name or _temp_name(s.dest, "bak")
+            s.backup = s.backup_name or temp_name(s.dest, "bak")
             step("backup", s.backup)
             os.link(s.dest, s.backup)
+            record = self.records.get(s.dest.parent)
+            if record is not None:  # by its inode a recovery knows the backup its own
+                record.made("backup", s.backup)
             if not s.linked:  # the replaced file's owner and mode (a 0444 index stays 0444)
                 st = os.stat(s.dest)
                 if os.geteuid() == 0 and (st.st_uid, st.st_gid) != (0, 0):
@@ -491,7 +473,7 @@ class Transaction:
                 elif s.committed:
                     s.dest.unlink()
             except OSError:
-                if s.committed and s.backup is not None and _other_file(s.backup, s.dest):
+                if s.committed and s.backup is not None and other_file(s.backup, s.dest):
                     self.unrestored.append(s)
             # a temp of our own bytes that cannot go is emptied; never a link to a source
             self._remove(s.temp, empty=not s.linked)
@@ -507,10 +489,11 @@ class Transaction:
         for folder in self._folders():
             with contextlib.suppress(OSError):
                 if folder.exists():
-                    _fsync_folder(folder)
+                    fsync_folder(folder)
         self.staged = []
         self.made_dirs = []
         self.records = {}
+        self._unlock()
 
     def _remove(self, path: Path, *, empty: bool = False) -> None:
         """Remove a leftover; one that cannot be removed is kept in ``left`` (named in
@@ -537,22 +520,7 @@ class Transaction:
             self.rollback()
             if exc is not None:
                 _tell_leftovers(exc, self)
-
-
-def _fsync_folder(folder: Path) -> None:
-    fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def _other_file(a: Path, b: Path) -> bool:
-    """Whether ``a`` exists and is not the very file at ``b``."""
-    try:
-        return not (b.exists() and os.path.samefile(a, b))
-    except OSError:
-        return False
+        self._unlock()
 
 
 def _tell_leftovers(err: BaseException, tx: Transaction) -> None:
@@ -581,173 +549,41 @@ def _tell_leftovers(err: BaseException, tx: Transaction) -> None:
         err.args = (str(err),)
 
 
-# --- what an interrupted write left ------------------------------------------------------
-
-
-def _plain(name: object, kind: str | None = None) -> bool:
-    """A file name of this folder, as a record may name one (nothing with a path); with
-    ``kind``, one ``_temp_name`` makes of that kind (a record can only name our own
-    temporary files and backups: it is input too, a checkpoint folder can ship one)."""
-    if not isinstance(name, str) or name in ("", ".", "..") or "/" in name or "\0" in name:
-        return False
-    return kind is None or ((m := LEFTOVER.fullmatch(name)) is not None and m[2] == kind)
-
-
-def _read_record(fd: int) -> tuple[bool, list[dict], dict[str, int]]:
-    """(made, entries, inode by temporary file) from an undo record; a line cut short by
-    the kill, or anything but what ``_Record`` writes, is skipped."""
-    raw = os.read(fd, MAX_RECORD)
-    made, entries, inodes = False, [], {}
-    for line in raw.split(b"\n"):
-        try:
-            entry = json.loads(line)
-        except ValueError:
-            continue
-        if not isinstance(entry, dict):
-            continue
-        if entry.get("made") is True:
-            made = True
-        temp, backup = entry.get("temp"), entry.get("backup")
-        if _plain(temp, "tmp") and isinstance(entry.get("ino"), int):
-            inodes[temp] = entry["ino"]
-        elif _plain(entry.get("dest")) and _plain(temp, "tmp") and _plain(backup, "bak"):
-            entries.append(entry)
-    return made, entries, inodes
-
-
-def _alive(fd: int) -> bool:
-    """Whether the process that holds the record's lock still runs (no locks: alive)."""
-    if fcntl is None:
-        return True
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        return True
-    return False
-
-
-def _roll_back(folder: Path, entries: list[dict], inodes: dict[str, int], out: dict) -> None:
-    """Undo, newest first, what a dead process's record names: a backup goes back over
-    its destination (or, the destination not replaced yet, goes); a new destination that
-    is the very file the record's temporary file was (by inode) is removed; the
-    temporary files go."""
-    for entry in reversed(entries):
-        dest, temp, backup = (folder / entry[k] for k in ("dest", "temp", "backup"))
-        try:
-            if os.path.lexists(backup) and stat.S_ISREG(os.lstat(backup).st_mode):
-                if _other_file(backup, dest):
-                    os.replace(backup, dest)
-                    out["restored"].append(dest.name)
-                else:  # not replaced yet: a link to the file in place, cleared below
-                    out["strays"].add(backup.name)
-            elif entry.get("new") is True and not os.path.lexists(temp):
-                ino = inodes.get(temp.name)
-                if ino is not None and os.lstat(dest).st_ino == ino:
-                    os.unlink(dest)
-                    out["removed"].append(dest.name)
-        except FileNotFoundError:
-            pass
-        except OSError:
-            out["left"].append(backup.name if os.path.lexists(backup) else dest.name)
-        out["strays"].add(temp.name)
-
-
-def recover(folder: Path, *, remove_made: bool = False) -> list[str]:
-    """Find and clear what an interrupted write of this tool left in ``folder``; say
-    what was done, one line each (nothing found: no line).
-
-    An undo record whose process is dead (its lock is free) means a write stopped before
-    its commit point: it is rolled back (``_roll_back``). Hidden temporary files and
-    backups no living record names are leftovers of a write stopped before it named them
-    or after its commit point: they go. A living record (a write in progress, or a
-    filesystem without locks) and what it names are left alone. With ``remove_made``,
-    a folder a rolled-back write had made is removed once empty. Like a rollback, it
-    runs to its end whatever signal arrives (``signals_held``)."""
-    try:
-        names = os.listdir(folder)
-    except OSError:
-        return []
-    found = [(n, m[2]) for n in names if (m := LEFTOVER.fullmatch(n))]
-    if not found:
-        return []
-    with signals_held():
-        return _recover(folder, found, remove_made)
-
-
-def _recover(folder: Path, found: list[tuple[str, str]], remove_made: bool) -> list[str]:
-    out: dict = {"restored": [], "removed": [], "left": [], "strays": set(), "cleared": []}
-    alive: set[str] = set()
-    made = False
-    for name in sorted(n for n, kind in found if kind == "undo"):
-        path = folder / name
-        try:
-            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | os.O_NONBLOCK)
-        except OSError:  # cannot look at its lock: left alone
-            alive.add(name)
-            continue
-        try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                continue
-            record_made, entries, inodes = _read_record(fd)
-            if _alive(fd):
-                alive |= {name, *(e[k] for e in entries for k in ("temp", "backup"))}
-                continue
-            made |= record_made
-            _roll_back(folder, entries, inodes, out)
-            out["strays"].add(name)
-        finally:
-            os.close(fd)
-    for name in sorted({n for n, _ in found} | out["strays"]):
-        if name in alive:
-            continue
-        try:
-            os.unlink(folder / name)
-            out["cleared"].append(name)
-        except FileNotFoundError:
-            pass
-        except OSError:
-            out["left"].append(name)
-    with contextlib.suppress(OSError):
-        _fsync_folder(folder)
-    said = []
-    if out["restored"] or out["removed"]:
-        done = [f"restored {few(out['restored'])}"] if out["restored"] else []
-        done += [f"removed {few(out['removed'])}"] if out["removed"] else []
-        said.append(
-            f"rolled back a write interrupted before its commit point in {folder}: "
-            + "; ".join(done)
-        )
-    if out["cleared"]:
-        said.append(
-            f"cleared {len(out['cleared'])} hidden file(s) an interrupted write left in "
-            f"{folder}: {few(out['cleared'])}"
-        )
-    if out["left"]:
-        said.append(
-            f"could not remove what an interrupted write left in {folder}: "
-            f"{few(sorted(set(out['left'])))} (remove them by hand)"
-        )
-    if made and remove_made:
-        with contextlib.suppress(OSError):
-            folder.rmdir()
-    return said
-
-
-def leftovers(folder: Path) -> list[str]:
-    """The hidden files an interrupted write of this tool left in ``folder`` (read
-    only: ``recover`` clears them)."""
-    try:
-        return sorted(n for n in os.listdir(folder) if LEFTOVER.fullmatch(n))
-    except OSError:
-        return []
-
-
 def write_atomic(path: str | Path, data: bytes | str, *, overwrite: bool = True) -> Path:
-    """Write one file atomically (a one-file ``Transaction``); refuse an existing file
-    unless ``overwrite``. Used for ``-o/--output``."""
+    """Write one file (a report: ``-o``, ``--also``) atomically: a temporary file beside
+    it, written and synced, then renamed over it. Nothing else in its folder is looked
+    at, cleared or rolled back: a report's folder is the user's, not a checkpoint this
+    tool writes. A symlink, a folder and (without ``overwrite``) an existing file are
+    refused, so is an append-only or immutable folder; a replaced file keeps its mode.
+    On any failure, a signal included, the temporary file goes; a kill -9 can leave it
+    (``.NAME.RANDOM.tmp``), which no later run removes: it is not known to be ours."""
     path = Path(path)
     raw = data.encode("utf-8") if isinstance(data, str) else data
-    with Transaction(force=overwrite) as tx:
-        tx.add_bytes(path, raw)
-        tx.commit()
+    check_destination(path, overwrite)
+    with writing(path):
+        refuse_sealed(path.parent if str(path.parent) else Path("."))
+    temp = temp_name(path)
+    try:
+        with writing(path):
+            step("temp", temp)
+            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            try:
+                step("write", temp)
+                view = memoryview(raw)
+                while view:
+                    view = view[os.write(fd, view) :]
+                step("fsync", temp)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            with contextlib.suppress(FileNotFoundError):
+                os.chmod(temp, stat.S_IMODE(os.stat(path).st_mode))
+            step("replace", path)
+            os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+    with contextlib.suppress(OSError):  # durable where the disk allows
+        fsync_folder(path.parent)
     return path

@@ -767,14 +767,15 @@ def test_a_failure_at_any_step_leaves_nothing_behind(tmp_path, cwd, monkeypatch,
     assert set(names[:first_write]) == {"verify"}
     last_commit = max(i for i, n in enumerate(names) if n == "fsync_dir")
     checks = ["read_back"] * names.count("read_back") + (["reinspect"] if mode != "side" else [])
-    assert names[last_commit + 1 : names.index("commit")] == checks
+    # then the commit point, marked in each undo record
+    assert names[last_commit + 1 : names.index("commit")] == [*checks, "mark"]
     replaces = [name for step, name in steps if step == "replace"]
     if mode != "side":
         assert replaces[-1] == "model.safetensors.index.json"  # the index goes in last
     done = digest(watch)
     assert done != untouched  # the real run changed something
     commit_point = names.index("commit")  # from there, a failure changes nothing: done
-    assert set(names[commit_point:]) <= {"commit", "drop_backup"}
+    assert set(names[commit_point:]) <= {"commit", "drop_backup", "drop_record"}
 
     for n, (step, name) in enumerate(steps):
         args, watch = setup(t)
@@ -784,7 +785,8 @@ def test_a_failure_at_any_step_leaves_nothing_behind(tmp_path, cwd, monkeypatch,
         monkeypatch.setattr(atomic, "fault", None)
         if n >= commit_point:  # a backup that cannot go is left, hidden; the change stands
             assert (r.exit_code, r.stderr) == (code, ""), (step, name)
-            left = {k: v for k, v in digest(watch).items() if not k.endswith(".bak")}
+            # a backup or a committed undo record that cannot go is left, hidden
+            left = {k: v for k, v in digest(watch).items() if not k.endswith((".bak", ".undo"))}
             assert left == done
             continue
         # a write that fails is exit 2 naming its destination; a failed check exit 1
