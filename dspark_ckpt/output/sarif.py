@@ -1,6 +1,7 @@
 """SARIF 2.1.0: one rule per finding code, one result per finding of the check runs
 (commands/runs.py), ignored ones suppressed with their written reason; and one result
-per partial run (rule ``not-checked``, after every code: their ``ruleIndex`` stays), on
+per partial run (rule ``not-checked``, after every code, so that their ``ruleIndex``
+stays; only in a report that has a partial run), on
 the drafter's config: at level ``error`` where the gate fails it, ``note`` where it
 passes (allowed with its written reason, or ``inspect``'s), so that code scanning shows
 both."""
@@ -96,8 +97,8 @@ def _partial_result(run: CheckRun, text: str, index: int) -> dict[str, Any]:
 
 
 def sarif_obj(runs: list[CheckRun]) -> dict[str, Any]:
-    """SARIF 2.1.0: one rule per finding code and ``not-checked``, one result per finding
-    (ignored ones suppressed) and per partial run."""
+    """SARIF 2.1.0: one rule per finding code (and ``not-checked`` where a run is
+    partial), one result per finding (ignored ones suppressed) and per partial run."""
     from dspark_ckpt import __version__
     from dspark_ckpt.rules.codes import CODES
 
@@ -111,7 +112,9 @@ def sarif_obj(runs: list[CheckRun]) -> dict[str, Any]:
             "defaultConfiguration": {"level": SARIF_LEVEL[c.severity]},
         }
         for c in CODES.values()
-    ] + [NOT_CHECKED_RULE]
+    ]
+    if any(run.partial for run in runs):  # a whole verdict's report stays as it was
+        rules.append(NOT_CHECKED_RULE)
     results: dict[str, dict[str, Any]] = {}  # a finding common to several profiles: once
     notes = []
     for run in runs:

@@ -159,6 +159,23 @@ def test_allow_partial_flag_shows_in_every_format(project):
     assert "::error" not in gh
 
 
+def test_inspect_says_partial_in_its_ci_formats_and_keeps_its_exit_code():
+    """docs/inspect.md: inspect is no gate; its CI formats say partial all the same."""
+    args = ("inspect", EAGLE, "--target-vocab-size", "100", "--format")
+    gh = cli(*args, "github")
+    assert gh.exit_code == 0
+    [line] = gh.stdout.splitlines()
+    assert line.startswith(f"::notice file={EAGLE / 'config.json'},title=partial::")
+    assert "partial: 9 check(s) not made: " in line and "(DSC710, DSC711)" in line
+    junit = ET.fromstring(cli(*args, "junit").stdout)
+    [case] = junit.iter("testcase")
+    assert case.find("failure") is None
+    assert case.find("system-out").text.startswith("partial: 9 check(s) not made: ")
+    sarif = json.loads(cli(*args, "sarif").stdout)
+    [result] = sarif["runs"][0]["results"]
+    assert (result["ruleId"], result["level"]) == ("not-checked", "note")
+
+
 @pytest.mark.slow
 def test_a_hub_target_makes_the_verdict_whole(tmp_path):
     """docs/ci.md: target = "hf://org/name" gives the checks a bare vocab size cannot
