@@ -94,12 +94,13 @@ def print_check(result: CheckResult, console: Console) -> None:
 
 def not_checked_block(result: CheckResult) -> Group | None:
     """The checks each partial run did not make, under why, and whether the gate lets
-    it pass (with its written reason); runs of one pair that skipped the same checks
-    are one entry. None when every verdict is whole."""
+    it pass (with its written reason); runs that skipped the same checks with the same
+    outcome are one entry (many pairs checked by vocab size alone: one list). None when
+    every verdict is whole."""
     groups: dict[tuple, list[CheckRun]] = {}
     for run in result.runs:
         if run.partial:
-            key = (run.name, tuple(run.not_checked), run.partial_fails, run.partial_allowed)
+            key = (tuple(run.not_checked), run.partial_fails, run.partial_allowed)
             groups.setdefault(key, []).append(run)
     if not groups:
         return None
@@ -108,8 +109,15 @@ def not_checked_block(result: CheckResult) -> Group | None:
     def line(text: Text, indent: int) -> None:  # folded lines keep the indent
         lines.append(Padding(text, (0, 0, 0, indent)))
 
-    for (name, skipped, fails, allowed), runs in groups.items():
-        head = Text.assemble((one_line(name), "bold"), f" [{', '.join(r.profile for r in runs)}]: ")
+    for (skipped, fails, allowed), runs in groups.items():
+        by_pair: dict[str, list[str]] = {}
+        for r in runs:
+            by_pair.setdefault(r.name, []).append(r.profile)
+        head = Text()
+        for i, (name, profiles) in enumerate(by_pair.items()):
+            head.append(", " if i else "").append(one_line(name), style="bold")
+            head.append(f" [{', '.join(profiles)}]")
+        head.append(": ")
         if fails:
             head.append("fails the gate (no allow-partial reason)", style="bold red")
         else:

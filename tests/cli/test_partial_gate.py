@@ -78,6 +78,22 @@ def test_table(project):
     assert cli("check", "-q").stdout == lines[-1] + "\n"
 
 
+def test_table_lists_runs_that_skipped_the_same_checks_once(project):
+    (project / "dspark-ckpt.toml").write_text(
+        "".join(
+            f'[[pairs]]\nname = "{n}"\ndrafter = "{EAGLE}"\ntarget-vocab-size = 100\n'
+            for n in ("a", "b")
+        )
+    )
+    lines = cli("check", env={"COLUMNS": "200"}).stdout.splitlines()
+    at = lines.index("not checked: partial verdicts")
+    assert (
+        lines[at + 1]
+        == "  a [vllm-eagle3], b [vllm-eagle3]: fails the gate (no allow-partial reason)"
+    )
+    assert sum(line.strip().startswith("DSC651 ") for line in lines) == 1
+
+
 def test_json(project):
     r = cli("check", "--format", "json")
     assert r.exit_code == 1
