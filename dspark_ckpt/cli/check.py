@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from dspark_ckpt.cli.console import emit, show_progress, stderr, tables
+from dspark_ckpt.cli.console import check_tables, emit, show_progress, stderr
 from dspark_ckpt.cli.destinations import refuse_report_paths
 from dspark_ckpt.cli.errors import EXIT_FAIL, EXIT_OK
 from dspark_ckpt.cli.options import AlsoOpt, Format, FormatOpt, OutputOpt, QuietOpt, also_report
@@ -16,8 +16,9 @@ from dspark_ckpt.cli.root import command
 @command(
     "check",
     exit_codes=[
-        "0  every pair passes",
-        "1  a pair fails",
+        "0  every pair passes (a partial run only where allowed)",
+        "1  a pair fails, or a run is partial (a check not made) and not allowed: "
+        'allow-partial = "reason" in the configuration, or --allow-partial',
         "2  bad configuration or arguments",
     ],
     example="dspark-ckpt check --format github --also sarif:out.sarif --also table:-",
@@ -35,6 +36,15 @@ def check_cmd(
     output: OutputOpt = None,
     quiet: QuietOpt = False,
     also: AlsoOpt = None,
+    allow_partial: Annotated[
+        bool,
+        typer.Option(
+            "--allow-partial",
+            help="Let a run whose verdict is partial (a check not made: a target without "
+            "weights, or target-vocab-size) pass, where the configuration gives no "
+            "allow-partial reason. It still says partial, in every format.",
+        ),
+    ] = False,
 ) -> None:
     """The pre-deploy gate: every drafter/target pair of the configuration, one exit code."""
     from dspark_ckpt.cli.progress import DelayedProgress
@@ -60,7 +70,9 @@ def check_cmd(
     with DelayedProgress(
         "checking", len(cfg.pairs), stderr() if enabled else None, enabled=enabled
     ) as bar:
-        result = run_check(cfg, on_pair=lambda pair: bar.advance(pair.name))
+        result = run_check(
+            cfg, on_pair=lambda pair: bar.advance(pair.name), allow_partial=allow_partial
+        )
     for line in check_error_lines(result):
         print(line, file=sys.stderr)
     emit(
@@ -69,8 +81,8 @@ def check_cmd(
         quiet,
         json_obj=lambda: check_obj(result),
         runs=lambda: result.runs,
-        full=lambda console: tables().print_check(result, console),
-        summary=lambda console: console.print(tables().check_summary(result), soft_wrap=True),
+        full=lambda console: check_tables().print_check(result, console),
+        summary=lambda console: console.print(check_tables().check_summary(result), soft_wrap=True),
         also=reports,
     )
     raise typer.Exit(EXIT_OK if result.ok else EXIT_FAIL)

@@ -51,6 +51,20 @@ def tables():
     return tables
 
 
+def check_tables():
+    """``check``'s table format (imports Rich: only where a table is shown)."""
+    from dspark_ckpt.output import check_table
+
+    return check_table
+
+
+def fix_tables():
+    """The table format of ``fix`` and ``verify`` (imports Rich: only where it is shown)."""
+    from dspark_ckpt.output import fix_table
+
+    return fix_table
+
+
 def stdout() -> Console:
     from dspark_ckpt.output.table import PLAIN_WIDTH, DataConsole
 

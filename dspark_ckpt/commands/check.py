@@ -4,15 +4,20 @@ The configuration (commands/check_config.py) names the pairs; each pair is inspe
 under every profile it requires, its ``Policy`` applied, and its ``verify`` run when
 asked. The result is a list of ``CheckRun`` (commands/runs.py): one per pair and
 profile, the unit every CI format (GitHub, JUnit, SARIF) reports on.
+
+A gate passes what it checked: a run whose verdict is partial (a check not made, for a
+target without weights or given by its vocab size alone) fails, unless the pair's policy
+allows it with a written reason (``allow-partial``) or ``--allow-partial`` allows it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from dspark_ckpt.commands.check_config import CheckConfig, ConfigError, Pair
 from dspark_ckpt.commands.inspect import Report, inspect_checkpoint, unreadable, unreadable_target
-from dspark_ckpt.commands.runs import CheckResult, CheckRun, run_of_report
+from dspark_ckpt.commands.runs import ALLOWED_BY_FLAG, CheckResult, CheckRun, run_of_report
 from dspark_ckpt.errors import CheckpointError, TargetError, UsageError
 from dspark_ckpt.facts.target import Target, open_target, target_from_vocab_size
 from dspark_ckpt.source.base import header_cache
@@ -54,7 +59,7 @@ def check_pair(pair: Pair, cfg: CheckConfig) -> list[CheckRun]:
     for r in reports:
         unique.setdefault(r.profile, r)
     reports = list(unique.values())
-    runs = [run_of_report(r, pair.name, pair.policy) for r in reports]
+    runs = [run_of_report(r, pair.name, pair.policy, gate=True) for r in reports]
     if pair.verify:
         runs.append(
             run_verify(pair, target)
@@ -78,8 +83,14 @@ def run_verify(pair: Pair, target: Target) -> CheckRun:
     return CheckRun(pair.name, "verify", None, [], failure=failure)
 
 
-def run_check(cfg: CheckConfig, on_pair: Callable[[Pair], None] | None = None) -> CheckResult:
+def run_check(
+    cfg: CheckConfig,
+    on_pair: Callable[[Pair], None] | None = None,
+    allow_partial: bool = False,
+) -> CheckResult:
     """Check every pair of ``cfg``; ``on_pair`` is told when each pair is done (progress).
+    ``allow_partial`` (``--allow-partial``) lets every partial run pass; a pair's own
+    written reason, where it has one, is the one its runs show.
 
     One process for every pair, each safetensors header read once (a target shared by
     many pairs, a drafter checked against several targets): a pair costs about what an
@@ -89,6 +100,8 @@ def run_check(cfg: CheckConfig, on_pair: Callable[[Pair], None] | None = None) -
     token = header_cache.set({})
     try:
         for pair in cfg.pairs:
+            if allow_partial and pair.policy.allow_partial is None:
+                pair = replace(pair, policy=replace(pair.policy, allow_partial=ALLOWED_BY_FLAG))
             runs += check_pair(pair, cfg)
             if on_pair:
                 on_pair(pair)

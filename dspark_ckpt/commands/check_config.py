@@ -1,6 +1,8 @@
 """``check``'s configuration: ``dspark-ckpt.toml`` (top-level keys) or ``[tool.dspark-ckpt]``
 in ``pyproject.toml``, read and validated into a ``CheckConfig``: the drafter/target
-pairs, each with its profiles, its ``Policy`` and whether it runs ``verify``.
+pairs, each with its profiles, its ``Policy`` (warnings as errors, reasoned ignores, and
+whether a partial verdict passes: ``allow-partial = "reason"``) and whether it runs
+``verify``.
 
 Any problem with the configuration is a ``ConfigError`` naming the file, the exact key
 and the reason (exit 2), raised before a checkpoint is read where it can be.
@@ -66,8 +68,9 @@ class CheckConfig:
     pairs: tuple[Pair, ...]
 
 
-GLOBAL_KEYS = {"pairs", "profiles", "warnings-as-errors", "ignore", "verify"}
+GLOBAL_KEYS = {"pairs", "profiles", "warnings-as-errors", "ignore", "verify", "allow-partial"}
 PAIR_KEYS = {
+    "allow-partial",
     "name",
     "drafter",
     "target",
@@ -278,6 +281,17 @@ class _Keys:
             out[code] = reason.strip()
         return out
 
+    def allow_partial(self, value: Any, key: str) -> str:
+        """``allow-partial``: the written reason a partial verdict passes the gate."""
+        need = 'a partial verdict passes only with a written reason: allow-partial = "why"'
+        if isinstance(value, bool):
+            raise self.fail(key, f"{need}, got {_shown(value)}")
+        if not isinstance(value, str):
+            raise self.fail(key, f"expected a string (the reason), got {_shown(value)}")
+        if not value.strip():
+            raise self.fail(key, need)
+        return value.strip()
+
 
 def parse_config(table: dict[str, Any], path: Path, prefix: str = "") -> CheckConfig:
     """Validate a configuration table; relative paths are taken from ``path``'s folder."""
@@ -294,6 +308,11 @@ def parse_config(table: dict[str, Any], path: Path, prefix: str = "") -> CheckCo
     wae = keys.warnings_as_errors(table.get("warnings-as-errors", False), "warnings-as-errors")
     ignore = keys.ignore(table.get("ignore", {}), "ignore")
     verify = keys.boolean(table.get("verify", False), "verify")
+    allow_partial = (
+        keys.allow_partial(table["allow-partial"], "allow-partial")
+        if "allow-partial" in table
+        else None
+    )
     if "pairs" not in table:
         raise keys.fail("pairs", "missing: add a [[pairs]] table per drafter")
     raw_pairs = table["pairs"]
@@ -339,6 +358,11 @@ def parse_config(table: dict[str, Any], path: Path, prefix: str = "") -> CheckCo
         )
         pair_ignore = {**ignore, **keys.ignore(raw.get("ignore", {}), at + ".ignore")}
         pair_verify = keys.boolean(raw.get("verify", verify), at + ".verify")
+        pair_partial = (
+            keys.allow_partial(raw["allow-partial"], at + ".allow-partial")
+            if "allow-partial" in raw
+            else allow_partial
+        )
         if pair_verify and not verify_available():
             raise keys.fail(
                 at + ".verify" if "verify" in raw else "verify",
@@ -352,7 +376,7 @@ def parse_config(table: dict[str, Any], path: Path, prefix: str = "") -> CheckCo
                 target,
                 vocab,
                 keys.profiles(raw["profiles"], at + ".profiles") if "profiles" in raw else profiles,
-                Policy(pair_wae, pair_ignore),
+                Policy(pair_wae, pair_ignore, pair_partial),
                 pair_verify,
             )
         )

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from dspark_ckpt.rules.findings import Code, Finding
 
 INSPECT_SCHEMA = "dspark-ckpt/inspect/v2"
-CHECK_SCHEMA = "dspark-ckpt/check/v1"
+CHECK_SCHEMA = "dspark-ckpt/check/v2"
 FIX_SCHEMA = "dspark-ckpt/fix/v1"
 VERIFY_SCHEMA = "dspark-ckpt/verify/v1"
 PROFILES_SCHEMA = "dspark-ckpt/profiles/v1"
@@ -128,10 +128,7 @@ def inspect_obj(r: Report) -> dict[str, Any]:
         # the checks the target as given left undecided (a target folder without weights,
         # --target-vocab-size), each with why: the verdict stands on the others
         "partial": r.partial,
-        "not_checked": [
-            {"code": n.code, "title": n.title, "reason": n.reason, "profiles": list(n.profiles)}
-            for n in r.not_checked
-        ],
+        "not_checked": [not_checked_obj(n) for n in r.not_checked],
     }
     for key in ("drafter", "target"):  # what is quoted from input, capped (findings are)
         obj[key] = bounded(obj[key])
@@ -142,8 +139,14 @@ def inspect_obj(r: Report) -> dict[str, Any]:
 # --- check ----------------------------------------------------------------------------
 
 
+def not_checked_obj(n) -> dict[str, Any]:
+    """One check not made (``rules/unchecked.py``'s ``NotChecked``): its code, why."""
+    return {"code": n.code, "title": n.title, "reason": n.reason, "profiles": list(n.profiles)}
+
+
 def check_obj(result: CheckResult) -> dict[str, Any]:
-    """The ``dspark-ckpt/check/v1`` object. Add fields freely; never rename or drop one."""
+    """The ``dspark-ckpt/check/v2`` object. Add fields freely; never rename or drop one.
+    v2: a run whose verdict is partial fails (``ok`` false) unless allowed."""
     return {
         "schema": CHECK_SCHEMA,
         "config": str(result.config_path),
@@ -158,10 +161,16 @@ def check_obj(result: CheckResult) -> dict[str, Any]:
                 "findings": [finding_obj(f) for f in run.findings],
                 "ignored": [{**finding_obj(f), "reason": why} for f, why in run.ignored],
                 "failure": run.failure,
+                # v2: the checks not made under this profile, each with why; a partial
+                # run passes only with allow_partial, the written reason
+                "partial": run.partial,
+                "not_checked": [not_checked_obj(n) for n in run.not_checked],
+                "allow_partial": run.allow_partial,
             }
             for run in result.runs
         ],
         "ok": result.ok,
+        "partial": result.partial,
     }
 
 

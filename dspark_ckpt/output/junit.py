@@ -1,4 +1,6 @@
-"""JUnit XML: one test case per check run (commands/runs.py), a failure for its errors.
+"""JUnit XML: one test case per check run (commands/runs.py), a failure for its errors
+and for a partial verdict the gate does not allow; a partial verdict it allows (or
+``inspect``'s) is said in ``system-out``, with the checks not made and why.
 
 Each value is escaped and bounded as ``output/text.py`` shows it on one line (XML 1.0
 cannot hold an ESC; a value is at most ``MAX_LINE`` characters) before the document is
@@ -9,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from dspark_ckpt.output.text import finding_text, one_line
+from dspark_ckpt.output.text import finding_text, one_line, partial_line
 from dspark_ckpt.rules.findings import ERROR
 
 if TYPE_CHECKING:
@@ -40,17 +42,22 @@ def junit_xml(runs: list[CheckRun], suite: str = "dspark-ckpt") -> str:
         )
         if run.report is not None:
             case.set("file", v(run.report.drafter_source))
+        partial = partial_line(run)
         if run.failure:
             failure = v(run.failure)
             ET.SubElement(case, "failure", type=v(run.profile), message=failure).text = failure
-        elif run.errors:
+        elif run.errors or run.partial_fails:
             errs = run.errors
+            said = [f"{len(errs)} error(s): {', '.join(f.code for f in errs)}"] if errs else []
+            said += [run.partial_text] if run.partial_fails else []
+            lines = [v(f"{f.code} {f.file}: {finding_text(f)}") for f in errs]
+            lines += [v(partial)] if run.partial_fails else []
             ET.SubElement(
                 case,
                 "failure",
-                type=errs[0].code,
-                message=f"{len(errs)} error(s): {', '.join(f.code for f in errs)}",
-            ).text = "\n".join(v(f"{f.code} {f.file}: {finding_text(f)}") for f in errs)
+                type=errs[0].code if errs else "partial",
+                message="; ".join(said),
+            ).text = "\n".join(lines)
         rest = [
             f"{f.severity} {f.code} {f.file}: {f.message}"
             for f in run.findings
@@ -59,6 +66,7 @@ def junit_xml(runs: list[CheckRun], suite: str = "dspark-ckpt") -> str:
         rest += [
             f"ignored {f.code} {f.file}: {f.message} (reason: {why})" for f, why in run.ignored
         ]
+        rest += [partial] if partial is not None and not run.partial_fails else []
         if rest:
             ET.SubElement(case, "system-out").text = "\n".join(map(v, rest))
     ET.indent(root)

@@ -1,16 +1,16 @@
 """The table format, for people: Rich tables and lines on a console.
 
-The only module that imports Rich, and only the commands that show a table import it
-(the machine formats, ``json.py`` and the CI formats, start without it). Nothing here
-decides anything: it only shows a result.
+With ``check_table.py`` (check's summary) and ``fix_table.py`` (fix, its repairs and
+verify), built on this module's console and tables, the only modules that import Rich,
+and only the commands that show a table import them (the machine formats, ``json.py``
+and the CI formats, start without it). Nothing here decides anything: it only shows a
+result.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
 from rich.console import Console, Group
@@ -18,15 +18,12 @@ from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 
-from dspark_ckpt.commands.inspect import UNREADABLE, Report
+from dspark_ckpt.commands.inspect import Report
 from dspark_ckpt.output.json import profile_obj
 from dspark_ckpt.output.text import command_marks, hex_escape, one_line, printable
 from dspark_ckpt.profiles.registry import PROFILES
 from dspark_ckpt.rules.codes import CODES
 from dspark_ckpt.rules.findings import ERROR, INFO, WARNING, Code, Finding
-
-if TYPE_CHECKING:
-    from dspark_ckpt.commands.runs import CheckResult
 
 SEVERITY_STYLE = {ERROR: "bold red", WARNING: "yellow", INFO: "cyan"}
 # beside a code: what `fix` does about it (safe: by default; unsafe: with --unsafe-fixes)
@@ -104,7 +101,7 @@ def _inert(line: list[Segment]) -> list[Segment]:
     return shown
 
 
-def _verdict(ok: bool) -> Text:
+def verdict_text(ok: bool) -> Text:
     return Text("PASS", style="bold green") if ok else Text("FAIL", style="bold red")
 
 
@@ -151,7 +148,7 @@ def findings_table(
     file column gets a quarter of it, a path broken at its ``/``."""
     narrow = width < NARROW
     where_width = width - 25 if narrow else max(12, min(40, width // 4))
-    table = _table()
+    table = boxed_table()
     table.add_column("severity", no_wrap=True)
     table.add_column("code", no_wrap=True)
     if not narrow:
@@ -233,7 +230,7 @@ def print_inspect(r: Report, console: Console) -> None:
     mark = set(r.verdicts) - set(r.profiles)  # mark the deciding ones where others are not
     for name, ok in r.verdicts.items():
         deciding = " (decides)" if mark and name in r.profiles else ""
-        verdicts.append(Text.assemble(f"{name}: ", _verdict(ok), deciding) + "  ")
+        verdicts.append(Text.assemble(f"{name}: ", verdict_text(ok), deciding) + "  ")
     if r.covered:
         head.add_row("verdict", flow(verdicts, width))
     else:
@@ -311,23 +308,23 @@ def checks_matrix(r: Report, console: Console) -> Table:
         for code, row in r.checks.items()
         for n in r.verdicts
     }
-    table = _table()
+    table = boxed_table()
     table.add_column("check", overflow="fold", min_width=24)
     for name in r.verdicts:
         table.add_column(name, justify="center", overflow="fold")
     for code in r.checks:
         table.add_row(f"{code} {CODES[code].title}", *(cell[code, n] for n in r.verdicts))
-    table.add_row("verdict", *(_verdict(ok) for ok in r.verdicts.values()))
-    if _fits(table, console, wrapping=True):
+    table.add_row("verdict", *(verdict_text(ok) for ok in r.verdicts.values()))
+    if fits(table, console, wrapping=True):
         return table
-    table = _table()
+    table = boxed_table()
     table.add_column("profile", no_wrap=True)
     for code in r.checks:
         table.add_column(code, justify="center", no_wrap=True)
     table.add_column("verdict", justify="center", no_wrap=True)
     for n, ok in r.verdicts.items():
-        table.add_row(n, *(cell[code, n] for code in r.checks), _verdict(ok))
-    if _fits(table, console):
+        table.add_row(n, *(cell[code, n] for code in r.checks), verdict_text(ok))
+    if fits(table, console):
         return table
     names = max(map(len, r.verdicts))
     names = max(names, len("profile"))
@@ -341,15 +338,15 @@ def checks_matrix(r: Report, console: Console) -> Table:
             Text.assemble(f"{code} ", c, "," if i < len(found) - 1 else "")
             for i, (code, c) in enumerate(found)
         ]
-        table.add_row(n, _verdict(ok), flow(parts or ["none"], console.width - names - 11))
+        table.add_row(n, verdict_text(ok), flow(parts or ["none"], console.width - names - 11))
     return table
 
 
-def _table() -> Table:
+def boxed_table() -> Table:
     return Table(show_header=True, header_style="bold", expand=False, pad_edge=False)
 
 
-def _fits(table: Table, console: Console, wrapping: bool = False) -> bool:
+def fits(table: Table, console: Console, wrapping: bool = False) -> bool:
     """Whether ``table`` (a boxed table, no outer padding) shows on ``console`` with no
     cell cut: every column at its natural width, or (``wrapping``) with its fold
     columns wrapped between words only."""
@@ -367,7 +364,7 @@ def _fits(table: Table, console: Console, wrapping: bool = False) -> bool:
 
 
 def print_profiles(console: Console) -> None:
-    table = _table()
+    table = boxed_table()
     table.add_column("profile", style="bold")
     table.add_column("runtime / family")
     table.add_column("release and the source files its rules mirror", overflow="fold")
@@ -389,7 +386,7 @@ def explain_line(code: Code) -> Text:
 
 
 def print_codes(console: Console) -> None:
-    table = _table()
+    table = boxed_table()
     table.add_column("code", no_wrap=True)
     table.add_column("severity", no_wrap=True)
     table.add_column("what it means", overflow="fold")
@@ -446,250 +443,4 @@ def inspect_summary(r: Report) -> Text:
         ("deployable" if r.ok else "NOT deployable", "bold green" if r.ok else "bold red"),
         f" under profile{'s' if len(named) > 1 else ''} {', '.join(named)}{also}: {summary}",
         (partial, "yellow"),
-    )
-
-
-def check_summary(result: CheckResult) -> Text:
-    failed = sum(not r.ok for r in result.runs)
-    n = len(result.runs)
-    if failed:
-        return Text(f"{failed} of {n} check run(s) failed", style="bold red")
-    return Text(f"all {n} check run(s) passed", style="bold green")
-
-
-def _detail(f: Finding) -> str:
-    """A finding in the check table's detail column: its code, with the problem when an
-    input is unreadable (nothing else says why the run failed)."""
-    return f"{f.code} {f.file}: {f.message}" if f.code == UNREADABLE else f.code
-
-
-def print_check(result: CheckResult, console: Console) -> None:
-    """One summary table: a row per pair and profile; where it does not fit the width
-    with every cell whole, a row per run stacked (its verdict, then what the table holds)."""
-    rows = []
-    for run in result.runs:
-        warnings = [f for f in run.findings if f.severity == WARNING]
-        detail = run.failure or ", ".join(dict.fromkeys(map(_detail, run.errors + warnings)))
-        cls = (run.report.classification or "") if run.report else ""
-        counts = (len(run.errors), len(warnings), len(run.ignored))
-        rows.append((run, cls, counts, detail))
-    table = _table()
-    for col in ("pair", "profile", "result", "class", "errors", "warnings", "ignored"):
-        table.add_column(col, no_wrap=True)
-    table.add_column("detail", overflow="fold")
-    for run, cls, counts, detail in rows:
-        table.add_row(run.name, run.profile, _verdict(run.ok), cls, *map(str, counts), detail)
-    if not _fits(table, console, wrapping=True):
-        table = Table.grid(padding=(0, 2))
-        table.add_column(no_wrap=True)
-        table.add_column()
-        for run, cls, (errors, warnings, ignored), detail in rows:
-            parts = [f"{run.name}", f"({run.profile}){',' if cls else ':'}"]
-            parts += [f"{cls}:"] if cls else []
-            parts += [f"{errors} error(s),", f"{warnings} warning(s),", f"{ignored} ignored"]
-            parts[-1] += ";" if detail else ""
-            parts += detail.split(" ")
-            table.add_row(_verdict(run.ok), flow(parts, console.width - 6))
-    console.print(table)
-    console.print(check_summary(result))
-
-
-def _count(n: int | None) -> Text:
-    if n is None:
-        return Text("-", style="dim")
-    return Text(str(n), style="bold red" if n else "green")
-
-
-def verify_summary(r) -> Text:
-    """The verdict line (all that ``verify -q`` prints in the table format)."""
-    risk = sum(m.unmasked_illegal for m in r.modes.values())
-    why = "; ".join(r.problems) or "with the mask no sampled id leaves [0, Vt)"
-    unmasked = f"without the mask {risk} sampled id(s) left it" if risk else "none left it unmasked"
-    return Text.assemble(_verdict(r.ok), ": ", why, "; ", unmasked)
-
-
-def print_verify(r, console: Console) -> None:
-    t, d = r.target, r.drafter
-    head = Table.grid(padding=(0, 2))
-    head.add_column(style="bold")
-    head.add_column(overflow="fold")
-    et = f", Et {t.embedding_rows}" if t.embedding_rows else ""
-    head.add_row("drafter", r.drafter_source)
-    head.add_row("target", f"{t.source}: Vt {t.vocab_size}{et}")
-    head.add_row(
-        "vocab",
-        f"V {d.vocab_size}, Vd {d.draft_vocab_size} -> {r.classification}; "
-        f"{r.illegal_rows} row(s) map outside [0, {t.vocab_size})",
-    )
-    head.add_row(
-        "head",
-        f"lm_head {list(r.head_shape)} {r.dtype} from the {r.head_source}, computed in "
-        f"{r.compute_dtype} on {r.device}; markov bias {'on' if r.markov else 'off'}; "
-        f"d2t {'applied' if r.d2t else 'none (identity)'}",
-    )
-    hidden = (
-        f"; it also hides {r.hidden_tokens} real token(s) (a mask for another checkpoint?)"
-        if r.hidden_tokens
-        else ""
-    )
-    leaked = (
-        f"; it lets {r.leaked_rows} illegal row(s) through (those rows can be sampled)"
-        if r.leaked_rows
-        else ""
-    )
-    head.add_row("mask", f"{r.mask_source}: {r.masked_rows} row(s) set to -inf{leaked}{hidden}")
-    head.add_row(
-        "tokens",
-        f"{r.tokens} ({r.random_tokens} random, {r.adversarial_tokens} aimed at illegal rows), "
-        f"seed {r.seed}, top-k {r.topk}",
-    )
-    ts = r.timings_s
-    bw = f", {r.bandwidth_gbs:.3g} GB/s over the head" if r.bandwidth_gbs else ""
-    head.add_row(
-        "time",
-        f"load {ts['load']:.3f}s, logits {ts['logits']:.3f}s, sampling {ts['sampling']:.3f}s"
-        f"{bw}; peak memory {r.peak_memory_bytes / 2**20:.0f} MiB ({r.peak_memory_kind})",
-    )
-    for note in r.notes:
-        head.add_row("note", note)
-    console.print(head)
-    table = _table()
-    for col in (
-        "mode",
-        "sampled",
-        "illegal (no mask)",
-        "out of bounds (no mask)",
-        "illegal (mask)",
-    ):
-        table.add_column(col, justify="left" if col == "mode" else "right")
-    for name, m in r.modes.items():
-        table.add_row(
-            name,
-            str(m.sampled),
-            _count(m.unmasked_illegal),
-            _count(m.unmasked_out_of_bounds),
-            _count(m.masked_illegal),
-        )
-    console.print(table)
-    console.print(verify_summary(r))
-    console.print(VERIFY_PROVES["computed" if r.mask_source == "computed" else "file"], style="dim")
-
-
-# what a verify run proves, by where its mask came from (README, `verify`)
-VERIFY_PROVES = {
-    "computed": "The mask applied is the one computed from Vt and d2t (what fix --emit-mask "
-    "writes): this run shows that its semantics hold on real logits, and how often the "
-    "unmasked head samples ids outside the target vocab (the risk the mask removes). It "
-    "does not check a shipped mask file: give --mask FILE for that.",
-    "file": "The mask applied is the --mask file: this run checks that the shipped file "
-    "removes every id outside the target vocab on real logits.",
-}
-
-
-def print_fix(r, console: Console) -> None:
-    head = Table.grid(padding=(0, 2))
-    head.add_column(style="bold")
-    head.add_column(overflow="fold")
-    p = r.plan
-    head.add_row("drafter", f"{r.before.drafter_source} ({r.request.mode})")
-    head.add_row("vocab", Text.assemble(f"Vd {p.vd}, Vt {p.vt} -> ", (p.classification, "bold")))
-    for w in r.written:
-        head.add_row(
-            "wrote", f"{w.path}: {w.tensor} {w.dtype} {w.shape}  sha256 {w.sha256[:16]}..."
-        )
-    _verdicts_and_notes(r, head)
-    console.print(head)
-    if r.after.findings:
-        console.print(findings_table(r.after.findings, width=console.width))
-    console.print(fix_summary(r))
-
-
-def _verdicts_and_notes(r, head: Table) -> None:
-    """A fix's verdicts before -> after, per profile, and its notes."""
-    for name, ok in r.after.verdicts.items():
-        line = Text(f"{name}: ")
-        before = r.before.verdicts.get(name)  # not evaluated before: none to show
-        line.append_text(Text("n/a") if before is None else _verdict(before))
-        line.append(" -> ")
-        line.append_text(_verdict(ok))
-        head.add_row("verdict", line)
-    for note in r.notes:
-        head.add_row("note", note)
-
-
-def fix_summary(r) -> Text:
-    """The one-line result of ``fix`` (all that ``--quiet`` prints)."""
-    return Text.assemble(
-        ("deployable" if r.ok else "NOT deployable", "bold green" if r.ok else "bold red"),
-        f" after fix under profile {r.request.profile}",
-    )
-
-
-def _shape(t) -> str:
-    return f"{t[0]} {list(t[1])} ({t[2]})"
-
-
-def plan_lines(p) -> list[Text]:
-    """A repair plan as a diff: config keys and tensors before (-) and after (+)."""
-    lines = []
-    for c in p.config:
-        if not c.added:
-            lines.append(Text(f"- config.json {c.key}: {json.dumps(c.before)}", style="red"))
-        if not c.removed:
-            lines.append(Text(f"+ config.json {c.key}: {json.dumps(c.after)}", style="green"))
-    for t in p.tensors:
-        if t.before is not None:
-            lines.append(Text(f"- {t.renamed_from or t.name} {_shape(t.before)}", style="red"))
-        if t.after is not None:
-            lines.append(Text(f"+ {t.name} {_shape(t.after)}", style="green"))
-    return lines
-
-
-def print_repair(r, console: Console) -> None:
-    p = r.plan
-    head = Table.grid(padding=(0, 2))
-    head.add_column(style="bold", no_wrap=True)
-    head.add_column(overflow="fold")
-    req = r.request
-    where = {"diff": "plan only (--diff): nothing written", "out": f"to {req.out}"}
-    head.add_row("drafter", f"{r.before.drafter_source} ({where.get(req.mode, 'in place')})")
-    head.add_row("profiles", ", ".join(p.profiles))
-    for a in p.applied:
-        who = f" [{', '.join(a.profiles)}]" if a.profiles else ""
-        head.add_row("repair", Text.assemble((a.code, "bold"), f" {a.safety}{who}: {a.summary}"))
-    for x in p.left:
-        who = f" [{', '.join(x.profiles)}]" if x.profiles else ""
-        style = SEVERITY_STYLE[x.severity]
-        head.add_row(
-            "left", Text.assemble((x.code, "bold"), " ", (x.severity, style), f"{who}: {x.why}")
-        )
-    for c in p.conflicts:
-        head.add_row("conflict", Text(c, style="bold red"))
-    _verdicts_and_notes(r, head)
-    console.print(head)
-    for line in plan_lines(p):
-        console.print(line, soft_wrap=True)
-    if r.verify is not None:
-        console.print(Text.assemble(("verify  ", "bold"), verify_summary(r.verify)))
-    console.print(repair_summary(r))
-
-
-def repair_summary(r) -> Text:
-    """The one-line result of a repair (all that ``--quiet`` prints)."""
-    p, req = r.plan, r.request
-    profiles = ", ".join(p.profiles)
-    if p.refusal is not None:
-        return Text.assemble(("refused", "bold red"), f": {p.refusal}")
-    n = len(p.config) + len(p.tensors)
-    if req.mode == "diff":
-        return Text.assemble(
-            ("plan", "bold"),
-            f": {n} change(s) from {len(p.applied)} repair(s) under {profiles}; nothing written"
-            if n
-            else f": nothing to repair under {profiles}",
-        )
-    return Text.assemble(
-        ("deployable" if r.ok else "NOT deployable", "bold green" if r.ok else "bold red"),
-        f" after fix under profile{'s' if len(p.profiles) > 1 else ''} {profiles}"
-        + (f": {n} change(s) written" if r.files else ": nothing written"),
     )

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from dspark_ckpt.commands.runs import CheckRun
     from dspark_ckpt.rules.findings import Finding
 
 MAX_LINE = 8000  # characters of one line shown; a hostile name can be 100 MB
@@ -87,3 +88,22 @@ def finding_text(f: Finding) -> str:
     check every runtime shares), the message and the hint."""
     text = f"[{f.profile}] {f.message}" if f.profile else f.message
     return f"{text} (fix: {f.fix_hint})" if f.fix_hint else text
+
+
+def partial_line(run: CheckRun) -> str | None:
+    """A partial run in one line for CI formats: the checks not made, grouped under why,
+    and what the gate made of it (failed, or allowed with its written reason); None for
+    a whole verdict."""
+    if not run.partial:
+        return None
+    by_reason: dict[str, list[str]] = {}
+    for n in run.not_checked:
+        by_reason.setdefault(n.reason, []).append(n.code)
+    why = "; ".join(f"{reason} ({', '.join(codes)})" for reason, codes in by_reason.items())
+    if run.partial_fails:
+        verdict = ' (fails the gate: allow it with allow-partial = "why", or --allow-partial)'
+    elif run.partial_allowed is not None:
+        verdict = f" (allowed: {run.partial_allowed})"
+    else:
+        verdict = ""
+    return f"partial: {len(run.not_checked)} check(s) not made{verdict}: {why}"

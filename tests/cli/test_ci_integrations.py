@@ -195,3 +195,61 @@ def test_action_installs_torch_for_verify(project):
     )
     assert r.returncode == 1, r.stderr
     assert "│ verify" in r.stdout and "1 of 3 check run(s) failed" in r.stdout
+
+
+@pytest.fixture
+def partial_project(project) -> Path:
+    """The padded drafter against its target's vocab size alone: a partial verdict."""
+    (project / "pyproject.toml").write_text(
+        '[tool.dspark-ckpt]\n[[tool.dspark-ckpt.pairs]]\nname = "padded"\n'
+        'drafter = "drafters/padded"\ntarget-vocab-size = 100\n'
+    )
+    return project
+
+
+def test_action_allow_partial_input(partial_project):
+    """The `allow-partial` input: "true" passes --allow-partial, "false" (the default)
+    leaves a partial run failing, anything else stops the step."""
+    if shutil.which("dspark-ckpt", path=BIN) is None:
+        pytest.skip("dspark-ckpt is not installed as a script (pip install -e .)")
+    action = yaml.safe_load((ROOT / "action.yml").read_text())
+    assert action["inputs"]["allow-partial"]["default"] == "false"
+    [step] = [s for s in action["runs"]["steps"] if s.get("name") == "dspark-ckpt check"]
+    assert step["env"]["ALLOW_PARTIAL"] == "${{ inputs.allow-partial }}"
+
+    def run_step(allow: str):
+        return subprocess.run(
+            ["bash", "-eo", "pipefail", "-c", step["run"]],
+            cwd=partial_project,
+            env=env(CONFIG="", SARIF="out.sarif", JUNIT="", ALLOW_PARTIAL=allow),
+            capture_output=True,
+            text=True,
+        )
+
+    r = run_step("false")
+    assert r.returncode == 1, r.stderr
+    assert "::error file=drafters/padded/config.json,title=partial::" in r.stdout
+    assert "1 of 1 check run(s) failed; partial: 1 not allowed" in r.stdout
+    r = run_step("true")
+    assert r.returncode == 0, r.stderr
+    assert "(allowed: --allow-partial)" in r.stdout
+    results = json.loads((partial_project / "out.sarif").read_text())["runs"][0]["results"]
+    assert [(x["ruleId"], x["level"]) for x in results if x["ruleId"] == "not-checked"] == [
+        ("not-checked", "note")
+    ]
+    r = run_step("yes")
+    assert (r.returncode, r.stdout) == (2, "")
+    assert r.stderr == "dspark-ckpt: error: the allow-partial input must be true or false\n"
+
+
+def test_pre_commit_hook_args_allow_partial(partial_project):
+    """docs/ci.md: `args: [--allow-partial]` on the hook (pre-commit appends a hook's args
+    to its entry)."""
+    if shutil.which("dspark-ckpt", path=BIN) is None:
+        pytest.skip("dspark-ckpt is not installed as a script (pip install -e .)")
+    [hook] = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    entry = shlex.split(hook["entry"])
+    run = [subprocess.run(argv, cwd=partial_project, env=env(), capture_output=True, text=True)
+           for argv in (entry, [*entry, "--allow-partial"])]  # fmt: skip
+    assert [r.returncode for r in run] == [1, 0]
+    assert run[1].stdout.splitlines()[-1] == "all 1 check run(s) passed; partial: 1 allowed"

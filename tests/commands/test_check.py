@@ -76,7 +76,7 @@ def test_mixed_pairs_all_pass_under_vllm(repo):
     pyproject(repo)
     r = cli("check", "--format", "json")
     assert r.exit_code == 0, r.stderr
-    assert r.json["schema"] == "dspark-ckpt/check/v1"
+    assert r.json["schema"] == "dspark-ckpt/check/v2"
     assert summary(r) == {
         ("padded", "vllm"): True,
         ("equal", "vllm"): True,
@@ -417,8 +417,9 @@ RIGHT = {  # values among WRONG that are valid for the key
     "warnings-as-errors": {"true", "[]"},
     "name": {"'x'"},
     "target-vocab-size": {"5"},
+    "allow-partial": {"'x'"},
 }
-GLOBAL = ["profiles", "warnings-as-errors", "ignore", "verify", "pairs"]
+GLOBAL = ["profiles", "warnings-as-errors", "ignore", "verify", "allow-partial", "pairs"]
 PAIR = ["name", "drafter", "target", "target-vocab-size", *GLOBAL[:-1]]
 WRONG_TYPES = [
     (where, key, value)

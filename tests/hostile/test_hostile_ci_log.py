@@ -34,6 +34,7 @@ QUANT = "fp8\n::stop-commands::tok ##[warning]q"
 TENSOR = "extra\n::error::forged by a tensor name ##[error]t"
 FOLDER = "drafter\n::error::forged by a path ##[error]p"
 PAIR = "pair\n::error::forged by a pair name ##[error]n"
+REASON = "ok\n::error::forged by an allow-partial reason ##[error]r"
 
 LINE_END = re.compile(r"\r\n|\r|\n")
 # the annotations the github format means to write: one per finding, nothing else
@@ -105,6 +106,16 @@ def check_config(root: Path, d: Path, t: Path) -> Path:
         f"drafter = {json.dumps(str(d))}\n"
         f"target = {json.dumps(str(t))}\n"
         'profiles = ["vllm", "trtllm-dspark"]\n'
+        # partial verdicts (a bare vocab size), failing and allowed with a hostile reason
+        "[[pairs]]\n"
+        f"name = {json.dumps(PAIR + ' partial')}\n"
+        f"drafter = {json.dumps(str(d))}\n"
+        "target-vocab-size = 100\n"
+        "[[pairs]]\n"
+        f"name = {json.dumps(PAIR + ' allowed')}\n"
+        f"drafter = {json.dumps(str(d))}\n"
+        "target-vocab-size = 100\n"
+        f"allow-partial = {json.dumps(REASON)}\n"
     )
     return config
 
@@ -178,6 +189,20 @@ def test_the_values_are_shown_escaped_on_their_line(hostile):
     assert "fp8\\n::stop-commands::tok ##\\x5bwarning]q" in out
     assert "extra\\n::error::forged by a tensor name ##\\x5berror]t" in out
     assert "drafter\\n::error::forged by a path ##\\x5berror]p" in out
+
+
+def test_partial_runs_show_a_hostile_reason_escaped(hostile):
+    """check's partial runs quote the pair name and the allow-partial reason: escaped in
+    the table, one annotation each in the github format, none forged."""
+    root, d, t, config = hostile
+    table = text(run("check", "--config", config, columns=400).stdout)
+    assert "allowed: ok\\n::error::forged by an allow-partial reason ##\\x5berror]r" in table
+    assert "pair\\n::error::forged by a pair name ##\\x5berror]n partial [vllm]" in table
+    gh = text(run("check", "--config", config, "--format", "github").stdout)
+    partial = [line for line in gh.splitlines() if ",title=partial::" in line]
+    assert [line.split(" ")[0] for line in partial] == ["::error", "::notice"]
+    assert all(OURS.fullmatch(line) for line in partial), partial
+    assert "(allowed: ok%0A\\x3a:error::forged by an allow-partial reason ##\\x5berror]r)" in gh
 
 
 def test_json_keeps_the_values_exactly(hostile):

@@ -293,9 +293,11 @@ def test_sarif_uris_are_percent_encoded_and_rules_in_code_order(tmp_path):
         for res in run["results"]
         for loc in res["locations"]
     }
-    assert uris == {"my%20dir%2Ca%3Ab%25c/model.safetensors"}
+    # the finding on the weights; the partial verdict (a bare vocab size) on the config
+    assert uris == {"my%20dir%2Ca%3Ab%25c/model.safetensors", "my%20dir%2Ca%3Ab%25c/config.json"}
     ids = [rule["id"] for rule in run["tool"]["driver"]["rules"]]
-    assert ids == sorted(ids)
+    # the codes in order, then the rule of a partial run's result (only where one is)
+    assert ids == [*CODES, "not-checked"]
 
 
 def test_several_profiles_each_get_their_own_run():

@@ -1,5 +1,5 @@
 """Every machine format has a published, versioned schema, and what the commands print
-follows it: check/v1, fix/v1 and verify/v1 (inspect/v2 in tests/commands/test_inspect.py,
+follows it: check/v2, fix/v1 and verify/v1 (inspect/v2 in tests/commands/test_inspect.py,
 SARIF 2.1.0 in tests/output/test_ci_formats.py), checked with jsonschema on real runs."""
 
 from __future__ import annotations
@@ -48,24 +48,30 @@ def test_every_published_schema_is_a_valid_schema_naming_itself():
         assert schema["$id"] == "dspark-ckpt/" + path.stem.replace("-", "/"), path.name
 
 
-def test_check_json_follows_check_v1(tmp_path):
+def test_check_json_follows_check_v2(tmp_path):
     (tmp_path / "dspark-ckpt.toml").write_text(
         f'[ignore]\nDSC401 = "padded rows are masked by our serving stack"\n\n'
         f'[[pairs]]\nname = "padded"\ndrafter = "{FIXTURES / "padded"}"\n'
         f'target = "{SMALL}"\n\n'
         f'[[pairs]]\nname = "tight"\ndrafter = "{FIXTURES / "padded"}"\ntarget = "{TIGHT}"\n\n'
-        f'[[pairs]]\nname = "broken"\ndrafter = "{broken(tmp_path)}"\ntarget = "{SMALL}"\n'
+        f'[[pairs]]\nname = "broken"\ndrafter = "{broken(tmp_path)}"\ntarget = "{SMALL}"\n\n'
+        f'[[pairs]]\nname = "vocab"\ndrafter = "{FIXTURES / "padded"}"\ntarget-vocab-size = 100\n'
+        f'allow-partial = "the target lives on the cluster"\n'
     )
     r = cli("check", "--config", tmp_path / "dspark-ckpt.toml", "--format", "json")
     assert r.exit_code == 1, r.stderr
     out = r.json
-    follows("check-v1", out)
+    follows("check-v2", out)
     assert out["ok"] is False and {run["name"] for run in out["runs"]} == {
         "padded",
         "tight",
         "broken",
+        "vocab",
     }
     assert any(run["ignored"] for run in out["runs"])  # the reasoned ignore is in the object
+    partial = {run["name"]: run["partial"] for run in out["runs"]}
+    assert partial == {"padded": False, "tight": False, "broken": False, "vocab": True}
+    assert out["partial"] is True
 
 
 @pytest.mark.parametrize("how", ["out", "side"])
