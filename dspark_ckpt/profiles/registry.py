@@ -32,6 +32,7 @@ from dspark_ckpt.profiles.schema import (
     HiddenStates,
     Profile,
     covers,
+    first_release,
     parse_version,
 )
 
@@ -58,15 +59,78 @@ __all__ = [
     "default_profile",
     "detect_family",
     "get_profile",
+    "names",
+    "newest",
     "parse_profiles",
+    "register",
     "resolve_profile",
     "runtime_spec",
 ]
 
+
+def newest(profiles: dict[str, Profile], line: str) -> Profile | None:
+    """The newest release's entry of ``line`` (``vllm-dspark``): the one its short name,
+    and the bare line name, stand for (None: no such line)."""
+    found = [p for p in profiles.values() if p.line == line]
+
+    def first(p: Profile) -> tuple:
+        version = first_release(p.releases)
+        return (version == "main", () if version == "main" else parse_version(version))
+
+    return max(found, key=first, default=None)
+
+
+def names(p: Profile, profiles: dict[str, Profile] | None = None) -> list[str]:
+    """Every name ``--profile`` takes for ``p``: its own (what verdicts print), its
+    release-qualified one, and its line's (``vllm-dspark``) when it is the newest."""
+    profiles = PROFILES if profiles is None else profiles
+    out = [p.name, p.qualified_name]
+    if newest(profiles, p.line) is p:
+        out.append(p.line)
+    return list(dict.fromkeys(out))
+
+
+def _named(name: str, profiles: dict[str, Profile], exact: bool = False) -> Profile | None:
+    """The entry ``name`` stands for: a profile's name, its qualified name, a line name
+    (its newest release), or ``LINE@VERSION`` (the entry covering that version; ``exact``:
+    only a qualified name). None: no line of that name; a version no entry of the line
+    covers is a ``UsageError``."""
+    if name in profiles:
+        return profiles[name]
+    line, at, version = name.partition("@")
+    found = [p for p in profiles.values() if p.line == line]
+    exact_hit = [p for p in found if p.qualified_name == name]
+    if exact or exact_hit or not found:
+        return exact_hit[0] if exact_hit else None
+    if not at:
+        return newest(profiles, line)
+    if version != "main":
+        try:
+            parse_version(version)
+        except ValueError:
+            raise UsageError(f"{name!r}: {version!r} is not a release version") from None
+    covering = [p for p in found if covers(p.releases, version)]
+    if not covering:
+        known = ", ".join(f"{p.qualified_name} {p.releases}" for p in found)
+        raise UsageError(f"no {line} profile covers {version}; known: {known}")
+    return covering[0]
+
+
+def register(profiles: dict[str, Profile], *entries: Profile) -> dict[str, Profile]:
+    """Add ``entries`` to ``profiles`` (by name, in order) and return it: how every entry
+    joins the registry. A name or release-qualified name another entry already answers to
+    is a ``ValueError`` naming both."""
+    for p in entries:
+        for name in dict.fromkeys((p.name, p.qualified_name)):
+            other = _named(name, profiles, exact=True)
+            if other is not None:
+                raise ValueError(f"profile {p.name!r}: the name {name!r} is {other.name!r}'s")
+        profiles[p.name] = p
+    return profiles
+
+
 # in the order the CLI lists them and verdicts are shown
-PROFILES: dict[str, Profile] = {
-    p.name: p for module in (vllm, sglang, trtllm) for p in module.PROFILES
-}
+PROFILES: dict[str, Profile] = register({}, *vllm.PROFILES, *sglang.PROFILES, *trtllm.PROFILES)
 
 
 def applicable_profiles(family: str | None) -> list[str]:
@@ -79,14 +143,18 @@ def default_profile(family: str | None) -> str:
     return FAMILY_DEFAULT.get(family, DEFAULT_PROFILE)
 
 
-def get_profile(name: str, *, all_ok: bool = False) -> Profile:
-    """The profile called ``name``; ``all_ok``: the command also takes 'all' (the
+def get_profile(
+    name: str, *, all_ok: bool = False, profiles: dict[str, Profile] | None = None
+) -> Profile:
+    """The profile ``name`` stands for (its name, its release-qualified name, a line name
+    or ``LINE@VERSION``: ``names``); ``all_ok``: the command also takes 'all' (the
     message offers it only then)."""
-    try:
-        return PROFILES[name]
-    except KeyError:
-        choices = ", ".join(PROFILES) + (" or 'all'" if all_ok else "")
-        raise UsageError(f"unknown profile {name!r}; choose from {choices}") from None
+    profiles = PROFILES if profiles is None else profiles
+    found = _named(name, profiles)
+    if found is None:
+        choices = ", ".join(profiles) + (" or 'all'" if all_ok else "")
+        raise UsageError(f"unknown profile {name!r}; choose from {choices}")
+    return found
 
 
 def parse_profiles(values: list[str] | None) -> list[str] | None:
@@ -142,26 +210,31 @@ def runtime_spec(name: str) -> tuple[str, str] | None:
     return runtime, version
 
 
-def _ranges(runtime: str, family: str | None = None) -> str:
+def _ranges(profiles: dict[str, Profile], runtime: str, family: str | None = None) -> str:
     return ", ".join(
         f"{p.name} {p.releases or 'none'}"
-        for p in PROFILES.values()
+        for p in profiles.values()
         if p.runtime == runtime and family in (None, p.family)
     )
 
 
-def resolve_profile(name: str, family: str | None = None) -> str:
-    """The profile ``name`` stands for: a profile name as is, or ``RUNTIME==VERSION``
-    resolved to the profile of that runtime whose ``releases`` cover the version and
-    that judges ``family`` (None: the default profile's family where one covers it). A
-    version no profile covers is a ``UsageError`` naming the known ranges."""
+def resolve_profile(
+    name: str, family: str | None = None, profiles: dict[str, Profile] | None = None
+) -> str:
+    """The name of the profile ``name`` stands for: a profile's name (``get_profile``),
+    or ``RUNTIME==VERSION`` resolved to the profile of that runtime whose ``releases``
+    cover the version and that judges ``family`` (None: the default profile's family
+    where one covers it). A version no profile covers is a ``UsageError`` naming the
+    known ranges. ``profiles``: another registry than ``PROFILES`` (``register``)."""
+    profiles = PROFILES if profiles is None else profiles
     spec = runtime_spec(name)
     if spec is None:
-        return get_profile(name).name
+        return get_profile(name, profiles=profiles).name
     runtime, version = spec
-    found = [p for p in PROFILES.values() if p.runtime == runtime and covers(p.releases, version)]
+    found = [p for p in profiles.values() if p.runtime == runtime and covers(p.releases, version)]
     if not found:
-        raise UsageError(f"no {runtime} profile covers {version}; known: {_ranges(runtime)}")
+        known = _ranges(profiles, runtime)
+        raise UsageError(f"no {runtime} profile covers {version}; known: {known}")
     want = family or PROFILES[DEFAULT_PROFILE].family
     of_family = [p.name for p in found if p.family == want]
     if of_family:
@@ -170,5 +243,5 @@ def resolve_profile(name: str, family: str | None = None) -> str:
         return found[0].name
     raise UsageError(
         f"no {runtime} profile covers {version} for {family} drafters; known: "
-        f"{_ranges(runtime, family) or 'none'}"
+        f"{_ranges(profiles, runtime, family) or 'none'}"
     )
