@@ -13,6 +13,40 @@ from typing import Literal, get_args, get_origin
 
 LT, NE = "<", "!="
 
+# how a release-qualified name and --runtime write each runtime
+RUNTIME_KEYS = {"vLLM": "vllm", "SGLang": "sglang", "TensorRT-LLM": "trtllm"}
+
+
+def runtime_key(runtime: str) -> str:
+    """``vllm`` for vLLM: the runtime as a qualified name and ``--runtime`` write it."""
+    return RUNTIME_KEYS[runtime]
+
+
+def first_release(releases: str) -> str:
+    """The first release a ``Profile.releases`` range covers: its ``>=`` or ``==`` bound
+    (``main`` for the branch); a ``ValueError`` for a range with no lower bound."""
+    for clause in releases.split(","):
+        clause = clause.strip()
+        if clause == "main":
+            return clause
+        if clause.startswith((">=", "==")):
+            return clause[2:].strip()
+    raise ValueError(f"release range {releases!r} has no first release (>=A or ==A)")
+
+
+def last_release(releases: str) -> str:
+    """The last release a ``Profile.releases`` range names: its ``<=`` or ``==`` bound
+    (``main`` for the branch); a ``ValueError`` for a range with none (``<B`` names no
+    release it covers)."""
+    for clause in reversed(releases.split(",")):
+        clause = clause.strip()
+        if clause == "main":
+            return clause
+        if clause.startswith(("<=", "==")):
+            return clause[2:].strip()
+    raise ValueError(f"release range {releases!r} names no last release (<=B or ==A)")
+
+
 Family = Literal[
     "dspark",  # DSpark: a DFlash block drafter with a Markov head (markov_rank)
     "dflash",  # DFlash block drafters
@@ -465,27 +499,6 @@ FIELDS_18 = (
     "served_architectures",
     "unserved_architecture",
 )
-
-
-# how a release-qualified name and --runtime write each runtime
-RUNTIME_KEYS = {"vLLM": "vllm", "SGLang": "sglang", "TensorRT-LLM": "trtllm"}
-
-
-def runtime_key(runtime: str) -> str:
-    """``vllm`` for vLLM: the runtime as a qualified name and ``--runtime`` write it."""
-    return RUNTIME_KEYS[runtime]
-
-
-def first_release(releases: str) -> str:
-    """The first release a ``Profile.releases`` range covers: its ``>=`` or ``==`` bound
-    (``main`` for the branch); a ``ValueError`` for a range with no lower bound."""
-    for clause in releases.split(","):
-        clause = clause.strip()
-        if clause == "main":
-            return clause
-        if clause.startswith((">=", "==")):
-            return clause[2:].strip()
-    raise ValueError(f"release range {releases!r} has no first release (>=A or ==A)")
 
 
 def parse_version(text: str) -> tuple[int, ...]:

@@ -25,7 +25,7 @@ from dspark_ckpt.profiles.registry import (
     register,
     resolve_profile,
 )
-from dspark_ckpt.profiles.schema import NE, RULE_FIELDS, covers, parse_version
+from dspark_ckpt.profiles.schema import NE, RULE_FIELDS, covers, last_release, parse_version
 from dspark_ckpt.rules.engine import profile_findings
 from dspark_ckpt.source.checkpoint import open_checkpoint
 
@@ -44,8 +44,8 @@ def _tool():
 
 def next_release(p) -> str:
     """The release after the last one ``p``'s range names (``<=0.33.0`` -> ``0.34.0``)."""
-    last = max(parse_version(c.strip().lstrip("<=>")) for c in p.releases.split(","))
-    return f"{last[0]}.{last[1] + 1}.0"
+    major, minor = parse_version(last_release(p.releases))[:2]
+    return f"{major}.{minor + 1}.0"
 
 
 # --- derive -------------------------------------------------------------------------------
@@ -196,7 +196,8 @@ def test_a_new_vllm_release_that_changes_one_condition_is_one_derived_entry():
 
     # --runtime and --profile resolve to it (the global registry does not know it)
     assert resolve_profile(f"vllm=={version}", "dspark", profiles=copy) == "vllm"
-    assert resolve_profile("vllm==0.33.0", "dspark", profiles=copy) == before.name
+    last = last_release(current.releases)
+    assert resolve_profile(f"vllm=={last}", "dspark", profiles=copy) == before.name
     assert get_profile("vllm-dspark", profiles=copy) is new
     assert get_profile(f"vllm-dspark@{version}", profiles=copy) is new
     with pytest.raises(UsageError, match=f"no vLLM profile covers {version}"):
@@ -215,7 +216,7 @@ def test_a_new_vllm_release_that_changes_one_condition_is_one_derived_entry():
     assert (
         f"| `vllm` | `vllm-dspark@{version}`, `vllm-dspark` | dspark | vLLM {version} |" in listed
     )
-    assert f"| `{before.name}` |  | dspark | vLLM 0.33.0 |" in listed
+    assert f"| `{before.name}` |  | dspark | {current.release} |" in listed
     fields = tool.generated_fields(copy)
     assert "It differs from `vllm` in `reduced_when`:" in fields
     assert f"| `reduced_when` | `<` | `!=` | {current.cites['reduced_when']} |" in fields
