@@ -10,12 +10,14 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+import synth
 from conftest import FIXTURES, cli
+from synth import VT
 
 from dspark_ckpt.errors import UsageError
 from dspark_ckpt.facts.config import drafter_config
 from dspark_ckpt.facts.gather import gather
-from dspark_ckpt.facts.target import load_target
+from dspark_ckpt.facts.target import target_from_vocab_size
 from dspark_ckpt.profiles.cites import form_problem, parse_cites
 from dspark_ckpt.profiles.registry import (
     PROFILES,
@@ -30,7 +32,7 @@ from dspark_ckpt.rules.engine import profile_findings
 from dspark_ckpt.source.checkpoint import open_checkpoint
 
 ROOT = Path(__file__).resolve().parents[2]
-DSPARK_PY = "vllm/model_executor/models/qwen3_dspark.py"
+DSPARK_UTILS = "vllm/v1/worker/gpu/spec_decode/dspark/utils.py"
 
 
 def _tool():
@@ -173,10 +175,11 @@ def test_the_profile_tables_of_the_docs_are_what_the_registry_gives():
 # --- a new release, as CONTRIBUTING.md walks through it -----------------------------------
 
 
-def test_a_new_vllm_release_that_changes_one_condition_is_one_derived_entry():
-    """vLLM 0.34 (hypothetical) makes Qwen3 DSpark's reduced-vocab test Vd != Vt again:
-    the entry before it is renamed to its qualified name, the new one derives from it and
-    takes the short name, and both join a copy of the registry through ``register``."""
+def test_a_new_vllm_release_that_changes_one_condition_is_one_derived_entry(tmp_path):
+    """vLLM 0.34 (hypothetical) makes the Qwen3 DSpark loader read the config's
+    has_own_lm_head, as the DFlash one does from 0.31.0: the entry before it is renamed to
+    its qualified name, the new one derives from it and takes the short name, and both
+    join a copy of the registry through ``register`` (CONTRIBUTING.md's walk-through)."""
     current = PROFILES["vllm"]
     version = next_release(current)
     before = replace(current, name=current.qualified_name)
@@ -185,11 +188,8 @@ def test_a_new_vllm_release_that_changes_one_condition_is_one_derived_entry():
         release=f"vLLM {version}",
         releases=f">={version},<={version}",
         sources=current.sources,
-        cites={
-            "reduced_when": f"{DSPARK_PY}@{version}:262-268 `draft_vocab_size != "
-            "self.target_vocab_size`"
-        },  # fmt: skip
-        reduced_when=NE,
+        cites={"own_lm_head_keys": f"{DSPARK_UTILS}@{version}:142-149 `has_own_lm_head`"},
+        own_lm_head_keys=("has_own_lm_head",),
     )
     entries = [x for p in PROFILES.values() for x in ((new, before) if p is current else (p,))]
     copy = register({}, *entries)
@@ -203,12 +203,15 @@ def test_a_new_vllm_release_that_changes_one_condition_is_one_derived_entry():
     with pytest.raises(UsageError, match=f"no vLLM profile covers {version}"):
         resolve_profile(f"vllm=={version}", "dspark")
 
-    # the engine judges a padded drafter (Vd > Vt, no d2t) by it: reduced now
-    ckpt = open_checkpoint(str(FIXTURES / "padded"))
-    facts = gather(ckpt, drafter_config(ckpt), load_target(FIXTURES / "targets/small"))
+    # the engine judges a drafter by it: has_own_lm_head without an lm_head (Vd == Vt, the
+    # target's head shared until now) is an uninitialised head under the new release only
+    cfg = {"markov_rank": 4, "has_own_lm_head": True}
+    folder = synth.drafter(tmp_path / "own-head", vocab=VT, draft=VT, config=cfg)
+    ckpt = open_checkpoint(str(folder))
+    facts = gather(ckpt, drafter_config(ckpt), target_from_vocab_size(VT))
     errors = {p.name: sorted(f.code for f in profile_findings(facts, p) if f.severity == "error")
               for p in (before, new)}  # fmt: skip
-    assert errors[before.name] == [] and "DSC103" in errors["vllm"], errors
+    assert errors == {before.name: [], "vllm": ["DSC653"]}, errors
 
     # the generated docs list it, and its one change
     tool = _tool()
@@ -218,10 +221,11 @@ def test_a_new_vllm_release_that_changes_one_condition_is_one_derived_entry():
     )
     assert f"| `{before.name}` |  | dspark | {current.release} |" in listed
     fields = tool.generated_fields(copy)
-    assert "It differs from `vllm` in `reduced_when`:" in fields
-    assert f"| `reduced_when` | `<` | `!=` | {current.cites['reduced_when']} |" in fields
+    assert "It differs from `vllm` in `own_lm_head_keys`:" in fields
+    old_cite = current.cites["own_lm_head_keys"]
+    assert f"| `own_lm_head_keys` | - | `has_own_lm_head` | {old_cite} |" in fields
 
     # and its cites have the form the citation test checks (the anchors: once the
     # release's wheel is fetched, tests/test_citations.py)
     assert all(form_problem(c) is None for v in new.cites.values() for c in parse_cites(v))
-    assert parse_cites(new.cites["reduced_when"])[0].release.name == f"vllm-{version}"
+    assert parse_cites(new.cites["own_lm_head_keys"])[0].release.name == f"vllm-{version}"

@@ -8,7 +8,13 @@ import pytest
 from conftest import FIXTURES, cli
 
 from dspark_ckpt.errors import UsageError
-from dspark_ckpt.profiles.registry import COVERED, PROFILES, newest, resolve_profile
+from dspark_ckpt.profiles.registry import (
+    COVERED,
+    PROFILES,
+    get_profile,
+    newest,
+    resolve_profile,
+)
 from dspark_ckpt.profiles.schema import covers, first_release, last_release, parse_version
 
 SMALL = FIXTURES / "targets/small"
@@ -28,22 +34,31 @@ SGLANG = last_release(newest(PROFILES, "sglang-dflash").releases)
 
 @pytest.mark.parametrize(
     "spec,family,profile",
-    [
-        ("vllm==0.32.1", "dspark", "vllm"),
-        (f"vllm=={VLLM_LAST}", "dspark", "vllm"),
-        ("vllm==0.30", "dspark", "vllm"),
-        ("vllm==0.29.0", "dspark", "vllm-legacy"),
-        ("vllm==0.29.2", "eagle3", "vllm-eagle3-legacy"),
-        ("vllm==0.30.0", "eagle3", "vllm-eagle3"),
-        ("vllm==0.30.0", "dflash", "vllm-dflash-legacy"),
-        ("vllm==0.31.0", "dflash", "vllm-dflash"),
-        (f"sglang=={SGLANG}", "dflash", "sglang-dflash"),
-        ("trtllm==main", "dspark", "trtllm-dspark"),
-        ("TensorRT-LLM==main", "eagle3", "trtllm-eagle3"),
-        ("vllm", "eagle3", "vllm"),  # a profile name is itself
+    [  # the entries by their release-qualified names, which a later release does not move
+        ("vllm==0.32.1", "dspark", "vllm-dspark@0.30.0"),
+        ("vllm==0.30", "dspark", "vllm-dspark@0.30.0"),
+        ("vllm==0.29.0", "dspark", "vllm-dspark@0.29.0"),
+        ("vllm==0.29.2", "eagle3", "vllm-eagle3@0.29.0"),
+        ("vllm==0.30.0", "eagle3", "vllm-eagle3@0.30.0"),
+        ("vllm==0.30.0", "dflash", "vllm-dflash@0.29.0"),
+        ("vllm==0.31.0", "dflash", "vllm-dflash@0.31.0"),
+        ("trtllm==main", "dspark", "trtllm-dspark@main"),
+        ("TensorRT-LLM==main", "eagle3", "trtllm-eagle3@main"),
     ],
 )
 def test_a_release_resolves_to_its_profile_for_the_family(spec, family, profile):
+    assert PROFILES[resolve_profile(spec, family)].qualified_name == profile
+
+
+@pytest.mark.parametrize(
+    "spec,family,profile",
+    [  # the newest release read resolves to the short name
+        (f"vllm=={VLLM_LAST}", "dspark", "vllm"),
+        (f"sglang=={SGLANG}", "dflash", "sglang-dflash"),
+        ("vllm", "eagle3", "vllm"),  # a profile name is itself
+    ],
+)
+def test_the_newest_release_resolves_to_the_short_name(spec, family, profile):
     assert resolve_profile(spec, family) == profile
 
 
@@ -100,7 +115,7 @@ def test_runtime_option_decides_by_that_release():
     assert r.exit_code == 1 and r.json["ok"] is False  # 0.29 refuses a padded drafter's head
     r = cli("inspect", FIXTURES / "pruned-eagle3", "--target", SMALL, "--runtime", "vllm==0.32.1",
             "--format", "json")  # fmt: skip
-    assert r.json["profiles"] == ["vllm-eagle3"] and r.exit_code == 0
+    assert r.json["profiles"] == [get_profile("vllm-eagle3@0.30.0").name] and r.exit_code == 0
 
 
 def test_runtime_outside_every_range_is_one_usage_line():
