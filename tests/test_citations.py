@@ -190,6 +190,17 @@ def _wheel(folder: Path, release, files: dict[str, str]) -> Path:
     return whl
 
 
+def _cited_releases() -> set:
+    """Every release a profile's cite names (the wheels the tool needs)."""
+    return {
+        c.release
+        for p in PROFILES.values()
+        for v in p.cites.values()
+        for c in parse_cites(v)
+        if c.kind in ("line", "file") and c.release is not None
+    }
+
+
 def test_fetch_sources_unpacks_only_the_cited_files_and_reuses_wheels(tmp_path):
     """Reuses the wheels of --wheels (no download), unpacks the cited files only, lists the
     wheel's files, and names a cited file the release lacks."""
@@ -199,6 +210,8 @@ def test_fetch_sources_unpacks_only_the_cited_files_and_reuses_wheels(tmp_path):
     wheels.mkdir()
     _wheel(wheels, vllm, {cited.wheel_path: "x = 1\n", "vllm/other.py": "y = 2\n"})
     _wheel(wheels, sglang, {"sglang/README.md": "r\n"})
+    for other in _cited_releases() - {vllm, sglang}:  # a path@VERSION cite's release
+        _wheel(wheels, other, {f"{other.package}/README.md": "r\n"})
     dest = tmp_path / "cache"
     env = {**os.environ, "DSPARK_CKPT_SOURCES": str(dest)}
     cmd = [sys.executable, str(ROOT / "tools/fetch_sources.py"), "--wheels", str(wheels)]

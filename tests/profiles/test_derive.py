@@ -6,6 +6,7 @@ CONTRIBUTING.md walks through it, on a copy of the registry."""
 from __future__ import annotations
 
 import importlib.util
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -56,13 +57,13 @@ def next_release(p) -> str:
 def test_each_newer_vllm_release_derives_from_the_older_and_changes_only_what_it_cites():
     """vllm / vllm-dflash / vllm-eagle3 differ from their legacy entries in exactly the
     fields the release changed, each with its own cite; everything else is carried over."""
-    changed = {
-        ("vllm-legacy", "vllm"): {"reduced_when"},
-        ("vllm-dflash-legacy", "vllm-dflash"): {"own_lm_head_keys"},
-        ("vllm-eagle3-legacy", "vllm-eagle3"): {"d2t_param", "unmapped_logits_vocab_wide"},
+    changed = {  # by release-qualified name: a later release does not move these
+        ("vllm-dspark@0.29.0", "vllm-dspark@0.30.0"): {"reduced_when"},
+        ("vllm-dflash@0.29.0", "vllm-dflash@0.31.0"): {"own_lm_head_keys"},
+        ("vllm-eagle3@0.29.0", "vllm-eagle3@0.30.0"): {"d2t_param", "unmapped_logits_vocab_wide"},
     }
     for (old_name, new_name), fields in changed.items():
-        old, new = PROFILES[old_name], PROFILES[new_name]
+        old, new = get_profile(old_name), get_profile(new_name)
         assert old.line == new.line and old.hidden_states is new.hidden_states
         differ = {f for f in RULE_FIELDS if getattr(old, f) != getattr(new, f)}
         assert differ == fields, (new_name, differ)
@@ -70,13 +71,13 @@ def test_each_newer_vllm_release_derives_from_the_older_and_changes_only_what_it
 
 
 def test_a_derived_entry_that_changes_a_field_without_a_new_cite_fails_naming_both():
-    base = PROFILES["vllm"]
+    base = get_profile("vllm-dspark@0.30.0")
     common = dict(name="vllm-next", release="vLLM next", releases="==9.0.0", sources=())
     with pytest.raises(ValueError) as err:
         base.derive(**common, reduced_when=NE)
     assert str(err.value) == (
-        "profile 'vllm-next' (derived from 'vllm'): reduced_when changes from '<' to '!=' "
-        "without a new cite"
+        f"profile 'vllm-next' (derived from {base.name!r}): reduced_when changes from '<' to "
+        "'!=' without a new cite"
     )
     with pytest.raises(ValueError, match="reduced_when changes .* without a new cite"):
         base.derive(**common, cites={"reduced_when": base.cites["reduced_when"]}, reduced_when=NE)
@@ -109,20 +110,24 @@ def test_every_profile_has_a_release_qualified_name_and_the_short_names_are_the_
 
 
 @pytest.mark.parametrize(
-    "name,profile",
+    "name,qualified",
     [
-        ("vllm-dspark@0.30.0", "vllm"),  # the qualified name
-        ("vllm-dspark@0.32.1", "vllm"),  # a release it covers
-        ("vllm-dspark@0.29.0", "vllm-legacy"),
-        ("vllm-dspark", "vllm"),  # the line: its newest release
-        ("vllm-dflash@0.30.0", "vllm-dflash-legacy"),
-        ("sglang-eagle3@0.5.23", "sglang-eagle3"),
-        ("trtllm-dspark@main", "trtllm-dspark"),
-        ("vllm-legacy", "vllm-legacy"),
+        ("vllm-dspark@0.30.0", "vllm-dspark@0.30.0"),  # the qualified name
+        ("vllm-dspark@0.32.1", "vllm-dspark@0.30.0"),  # a release it covers
+        ("vllm-dspark@0.29.0", "vllm-dspark@0.29.0"),
+        ("vllm-legacy", "vllm-dspark@0.29.0"),  # its short name
+        ("vllm-dflash@0.30.0", "vllm-dflash@0.29.0"),
+        ("trtllm-dspark@main", "trtllm-dspark@main"),
     ],
 )
-def test_profile_takes_every_name_of_a_profile(name, profile):
-    assert resolve_profile(name) == profile
+def test_profile_takes_every_name_of_a_profile(name, qualified):
+    assert PROFILES[resolve_profile(name)].qualified_name == qualified
+
+
+def test_a_line_name_and_its_newest_release_are_the_short_name():
+    for line, short in (("vllm-dspark", "vllm"), ("sglang-eagle3", "sglang-eagle3")):
+        newest_release = last_release(newest(PROFILES, line).releases)
+        assert resolve_profile(line) == resolve_profile(f"{line}@{newest_release}") == short
 
 
 def test_a_qualified_name_outside_the_releases_or_unknown_is_one_usage_line():
@@ -144,7 +149,8 @@ def test_register_refuses_a_name_another_entry_answers_to():
     with pytest.raises(ValueError, match="profile 'vllm': the name 'vllm' is 'vllm''s"):
         register(dict(PROFILES), p)
     twin = replace(p, name="vllm-twin")  # the same qualified name as vllm
-    with pytest.raises(ValueError, match="the name 'vllm-dspark@0.30.0' is 'vllm''s"):
+    taken = re.escape(f"profile 'vllm-twin': the name '{p.qualified_name}' is 'vllm''s")
+    with pytest.raises(ValueError, match=taken):
         register(dict(PROFILES), twin)
 
 
@@ -181,6 +187,9 @@ def test_a_new_vllm_release_that_changes_one_condition_is_one_derived_entry(tmp_
     its qualified name, the new one derives from it and takes the short name, and both
     join a copy of the registry through ``register`` (CONTRIBUTING.md's walk-through)."""
     current = PROFILES["vllm"]
+    assert current.own_lm_head_keys == (), (
+        "the newest DSpark entry reads has_own_lm_head: pick another condition"
+    )
     version = next_release(current)
     before = replace(current, name=current.qualified_name)
     new = before.derive(
