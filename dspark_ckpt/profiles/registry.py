@@ -5,6 +5,10 @@ Each profile names the runtime **release** it mirrors and each rule field cites 
 entries are in one module per runtime (``vllm.py``, ``sglang.py``, ``trtllm.py``): a
 release that changes a rule is a new entry there, never a branch in the rule engine
 (``dspark_ckpt/rules/``). ``dspark-ckpt profiles`` prints them.
+
+Every entry joins through ``register``. A profile answers to its name (what verdicts
+print), its release-qualified name (``vllm-dspark@0.30.0``), ``LINE@VERSION`` for any
+release it covers, and, the newest of its line, the line's name (``vllm-dspark``).
 """
 
 from __future__ import annotations

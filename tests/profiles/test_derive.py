@@ -97,6 +97,11 @@ def test_a_derived_entry_that_changes_a_field_without_a_new_cite_fails_naming_bo
     assert same.rules == base.rules and same.cites == base.cites
     recited = base.derive(**common, cites={"reduced_when": "x.py (read again)"})
     assert recited.cites["reduced_when"] == "x.py (read again)"
+    # how a release feeds hidden states is cited in its own sources, not in cites
+    other = PROFILES["sglang-dflash"].hidden_states
+    assert base.derive(**common, hidden_states=other).hidden_states is other
+    with pytest.raises(ValueError, match="hidden_states is not a rule field"):
+        base.derive(**common, cites={"hidden_states": "x.py (prose)"}, hidden_states=other)
 
 
 # --- names --------------------------------------------------------------------------------
