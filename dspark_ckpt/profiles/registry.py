@@ -94,20 +94,19 @@ def names(p: Profile, profiles: dict[str, Profile] | None = None) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def _named(name: str, profiles: dict[str, Profile], exact: bool = False) -> Profile | None:
-    """The entry ``name`` stands for: a profile's name, its qualified name, a line name
-    (its newest release), or ``LINE@VERSION`` (the entry covering that version; ``exact``:
-    only a qualified name). None: no line of that name; a version no entry of the line
-    covers is a ``UsageError``."""
+def _named(name: str, profiles: dict[str, Profile]) -> Profile | None:
+    """The entry ``name`` stands for: a profile's name, a line name (its newest release), a
+    qualified name, or ``LINE@VERSION`` (the entry covering that version). None: no such
+    name or line; a version no entry of the line covers is a ``UsageError``."""
     if name in profiles:
         return profiles[name]
     line, at, version = name.partition("@")
     found = [p for p in profiles.values() if p.line == line]
-    exact_hit = [p for p in found if p.qualified_name == name]
-    if exact or exact_hit or not found:
-        return exact_hit[0] if exact_hit else None
-    if not at:
+    if not found or not at:
         return newest(profiles, line)
+    exact = [p for p in found if p.qualified_name == name]
+    if exact:
+        return exact[0]
     if version != "main":
         try:
             parse_version(version)
@@ -125,10 +124,10 @@ def register(profiles: dict[str, Profile], *entries: Profile) -> dict[str, Profi
     joins the registry. A name or release-qualified name another entry already answers to
     is a ``ValueError`` naming both."""
     for p in entries:
-        for name in dict.fromkeys((p.name, p.qualified_name)):
-            other = _named(name, profiles, exact=True)
-            if other is not None:
-                raise ValueError(f"profile {p.name!r}: the name {name!r} is {other.name!r}'s")
+        taken = {n: q for q in profiles.values() for n in (q.name, q.qualified_name)}
+        for name in (p.name, p.qualified_name):
+            if name in taken:
+                raise ValueError(f"profile {p.name!r}: the name {name!r} is {taken[name].name!r}'s")
         profiles[p.name] = p
     return profiles
 
