@@ -283,6 +283,13 @@ def test_identity_d2t_exit_code_follows_the_profile(cwd):
     assert LEGACY_ONLY in r.stdout
 
 
+def test_fix_takes_a_profile_by_its_release_qualified_name(cwd):
+    r = cli("fix", FIXTURES / "padded", "--target", SMALL, "--emit-d2t", "--profile",
+            "vllm-dspark@0.29.0")  # fmt: skip
+    assert r.exit_code == 0 and LEGACY_ONLY in r.stdout
+    assert "deployable after fix under profile vllm-legacy" in r.stdout
+
+
 def test_d2t_derived_from_t2d(tmp_path, cwd):
     src, expected = pruned_t2d_only(tmp_path / "pruned")
     code, out = fix_json(src, "--target", SMALL, "--emit-d2t")
