@@ -6,5 +6,6 @@ entry before it plus the fields that changed (``Profile.derive``), each with its
 
 ``schema.py`` (the typed ``Profile`` and ``HiddenStates``), ``families.py`` (how a config
 names its family), one module per runtime holding its release entries (``vllm.py``,
-``sglang.py``, ``trtllm.py``), and ``registry.py`` (all of them by name, ``--profile``).
+``sglang.py``, ``trtllm.py``; vLLM's hidden-state feeding in ``vllm_hidden.py``), and
+``registry.py`` (all of them by name, ``--profile``).
 """

@@ -10,8 +10,8 @@ The newest release of a family takes its short name (``vllm``, ``vllm-dflash``,
 from __future__ import annotations
 
 from dspark_ckpt.profiles.families import DFLASH, DSPARK, EAGLE3
-from dspark_ckpt.profiles.schema import LT, NE, HiddenStates, Profile
-from dspark_ckpt.profiles.vllm_aux_targets import AUX_CAPABLE, NOT_AUX_CAPABLE, VLLM_RELEASE
+from dspark_ckpt.profiles.schema import LT, NE, Profile
+from dspark_ckpt.profiles.vllm_hidden import DFLASH_HIDDEN, EAGLE3_HIDDEN, VLLM_DFLASH_AUX
 
 VLLM = "vLLM 0.33.0"
 # the releases the 0.33.0 entries cover: their rules read the same in the 0.30.0, 0.31.0 and
@@ -53,18 +53,6 @@ VLLM_MASK = (
     "dspark_noise_token_id",
     "pard_token",
     "ptd_token_id",
-)
-# the order vLLM's runner reads aux layer ids in (eagle3_utils.py:113-150); a speculators
-# config's aux_hidden_state_layer_ids is copied to eagle_aux_hidden_state_layer_ids on load
-# (transformers_utils/configs/speculators/algos.py:114-115 DFlash, 192-193 DSpark)
-VLLM_DFLASH_AUX = (
-    "eagle_aux_hidden_state_layer_ids",
-    "aux_hidden_state_layer_ids",
-    "dflash_config.target_layer_ids",
-    "dspark_target_layer_ids",
-    "target_layer_ids",
-    "dflash_config.layer_ids",
-    "eagle_config.layer_ids",
 )
 EAGLE3_AUX = ("num_aux_hidden_states", "eagle_config.eagle_aux_hidden_state_layer_ids")
 # the fields issue 18 added for SGLang's loaders, at their defaults here (the rule is off)
@@ -367,59 +355,6 @@ def _vllm_18_cites(family: str) -> dict[str, str]:
         else f"{model_py} (not judged here)",
     }
 
-
-# --- how vLLM 0.33.0 feeds the target's hidden states ------------------------------
-VLLM_RUNNER = (
-    "vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py:113-150 "
-    "(get_eagle3_aux_layers_from_config, Model Runner V2, the 0.33.0 default)"
-)
-VLLM_CAPTURE = (
-    "vllm/model_executor/models/llama.py:427-441 and interfaces.py:1616-1650 (the "
-    "target captures the state entering layer L, L in [0, N]; ids deduplicated, sorted)"
-)
-VLLM_TARGETS = dict(capable_targets=AUX_CAPABLE, refused_targets=NOT_AUX_CAPABLE)
-VLLM_TARGETS_SOURCE = (
-    f"dspark_ckpt/profiles/vllm_aux_targets.py (vLLM {VLLM_RELEASE} registry: classes implementing "
-    "SupportsEagle3; eagle3_utils.py:25-31 raises for others)"
-)
-# vLLM's keys in its read order (VLLM_DFLASH_AUX), each with the offset that turns it
-# into a capture id: DFlash/DSpark target_layer_ids are aux ids minus one
-VLLM_IDS = tuple((key, 1 if key.endswith("target_layer_ids") else 0) for key in VLLM_DFLASH_AUX)
-
-EAGLE3_HIDDEN = HiddenStates(
-    "target_hidden_size",
-    VLLM_IDS,
-    "0..N",
-    None,
-    "missing",
-    (
-        "vllm/model_executor/models/llama_eagle3.py:209-248, qwen3_eagle3.py:201-214 "
-        "(fc input = target_hidden_size (default hidden_size) x n_aux)",
-        VLLM_RUNNER,
-        VLLM_CAPTURE,
-        "vllm/v1/worker/gpu/spec_decode/eagle/utils.py:18-77 (the target's "
-        "embed_tokens / lm_head shared when the drafter ships none)",
-        VLLM_TARGETS_SOURCE,
-    ),
-    **VLLM_TARGETS,
-)
-# DFlash, and DSpark (Qwen3DSparkModel is a DFlash model)
-DFLASH_HIDDEN = HiddenStates(
-    "target_hidden_size",
-    VLLM_IDS,
-    "0..N",
-    None,
-    "missing",
-    (
-        "vllm/model_executor/models/qwen3_dflash.py:84-93 (fc input = (target_hidden_size "
-        "or hidden_size) x the aux ids), 829-846 (combine_hidden_states raises on "
-        "another width)",
-        VLLM_RUNNER,
-        VLLM_CAPTURE,
-        VLLM_TARGETS_SOURCE,
-    ),
-    **VLLM_TARGETS,
-)
 
 # --- the entries: each loader's first release read, then each later release as a diff -----
 # (Profile.derive: the fields that changed, each with its new cite; the rest carried over)
