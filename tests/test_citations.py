@@ -90,6 +90,7 @@ def test_a_part_is_parsed_into_path_lines_anchors_and_prose():
     assert c.release == RELEASES["vllm"] and c.wheel_path == "vllm/a/b.py"
     sg = parse_part("python/sglang/srt/models/dflash.py:3 `a`")
     assert sg.release == RELEASES["sglang"] and sg.wheel_path == "sglang/srt/models/dflash.py"
+    # the versions and commit below are arbitrary examples of the form, not the releases read
     older = parse_part("vllm/x.py@0.32.1:3 `a`")
     assert older.release.name == "vllm-0.32.1" and older.wheel_path == "vllm/x.py"
     trt = parse_part("tensorrt_llm/m.py@40289c86:Eagle3DraftModel.__init__() (fc width)")
@@ -189,6 +190,17 @@ def _wheel(folder: Path, release, files: dict[str, str]) -> Path:
     return whl
 
 
+def _cited_releases() -> set:
+    """Every release a profile's cite names (the wheels the tool needs)."""
+    return {
+        c.release
+        for p in PROFILES.values()
+        for v in p.cites.values()
+        for c in parse_cites(v)
+        if c.kind in ("line", "file") and c.release is not None
+    }
+
+
 def test_fetch_sources_unpacks_only_the_cited_files_and_reuses_wheels(tmp_path):
     """Reuses the wheels of --wheels (no download), unpacks the cited files only, lists the
     wheel's files, and names a cited file the release lacks."""
@@ -198,6 +210,8 @@ def test_fetch_sources_unpacks_only_the_cited_files_and_reuses_wheels(tmp_path):
     wheels.mkdir()
     _wheel(wheels, vllm, {cited.wheel_path: "x = 1\n", "vllm/other.py": "y = 2\n"})
     _wheel(wheels, sglang, {"sglang/README.md": "r\n"})
+    for other in _cited_releases() - {vllm, sglang}:  # a path@VERSION cite's release
+        _wheel(wheels, other, {f"{other.package}/README.md": "r\n"})
     dest = tmp_path / "cache"
     env = {**os.environ, "DSPARK_CKPT_SOURCES": str(dest)}
     cmd = [sys.executable, str(ROOT / "tools/fetch_sources.py"), "--wheels", str(wheels)]
@@ -207,7 +221,7 @@ def test_fetch_sources_unpacks_only_the_cited_files_and_reuses_wheels(tmp_path):
     assert not (dest / vllm.name / "vllm/other.py").exists()
     listing = (dest / vllm.name / FILE_LIST).read_text().split()
     assert listing == sorted([cited.wheel_path, "vllm/other.py"])
-    assert "cited but not in the release: sglang-0.5.23: sglang/srt/models/dflash.py" in r.stderr
+    assert f"cited but not in the release: {sglang.name}: sglang/srt/models/dflash.py" in r.stderr
     assert not (dest / "wheels").exists()  # nothing downloaded
 
 

@@ -71,8 +71,10 @@ ProfilesOpt = Annotated[
         "--profile",
         metavar="NAME",
         help="Runtime profile(s) whose rules decide the exit code: repeat it, separate "
-        "names with commas, or give 'all'. Default: the detected drafter family's "
-        "(`dspark-ckpt profiles` lists them).",
+        "names with commas, or give 'all'. A name is a profile's (vllm, vllm-legacy), its "
+        "release-qualified one (vllm-dspark@0.30.0), or RUNTIME-FAMILY@VERSION for a release "
+        "it covers. Default: the detected drafter family's (`dspark-ckpt profiles` lists "
+        "them).",
     ),
 ]
 RuntimeOpt = Annotated[

@@ -20,7 +20,7 @@ from typing import Any
 from dspark_ckpt.commands.runs import Policy
 from dspark_ckpt.errors import CheckpointError, UsageError
 from dspark_ckpt.facts.config import MAX_VOCAB, torch_install_hint
-from dspark_ckpt.profiles.registry import PROFILES
+from dspark_ckpt.profiles.registry import PROFILES, get_profile
 from dspark_ckpt.rules.codes import CODES
 from dspark_ckpt.rules.findings import WARNING
 from dspark_ckpt.source.base import HUB_PREFIX
@@ -236,14 +236,21 @@ class _Keys:
             raise self.fail(
                 key, f"must be a profile name or a non-empty list of them, got {_shown(value)}"
             )
+        names = list(names)
         for i, name in enumerate(names):
             if not isinstance(name, str):
                 raise self.fail(f"{key}[{i}]", f"expected a string, got {_shown(name)}")
-            if name != "all" and name not in PROFILES:
-                raise self.fail(
-                    f"{key}[{i}]",
-                    f"unknown profile {_shown(name)}; choose from {', '.join(PROFILES)} or all",
-                )
+            if name == "all":
+                continue
+            try:  # a profile's name, its release-qualified name, LINE@VERSION
+                names[i] = get_profile(name).name
+            except UsageError as err:
+                why = str(err)
+                if why.startswith("unknown profile"):
+                    why = (
+                        f"unknown profile {_shown(name)}; choose from {', '.join(PROFILES)} or all"
+                    )
+                raise self.fail(f"{key}[{i}]", why) from None
         expanded = [p for name in names for p in (PROFILES if name == "all" else [name])]
         return tuple(dict.fromkeys(expanded))
 

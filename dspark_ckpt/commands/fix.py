@@ -619,8 +619,8 @@ def run_fix(source: str, target: Target, req: FixRequest) -> FixResult:
     """Plan, check the planned result, then write it atomically, read it back and
     inspect it again before the transaction ends. Raises ``CheckpointError`` (refused,
     unreadable) or ``UsageError``: in both cases nothing is written."""
-    if req.profile is not None:
-        get_profile(req.profile)
+    if req.profile is not None:  # any of its names: the profile's own from here on
+        req = replace(req, profile=get_profile(req.profile).name)
     if req.mask_style not in MASK_STYLES:
         raise UsageError(f"unknown --mask-style {req.mask_style!r}; choose from bool, additive")
     if req.mask_path is None and not req.emit_d2t:

@@ -279,12 +279,14 @@ def verify_obj(r) -> dict[str, Any]:
 
 
 def profile_obj(name: str) -> dict[str, Any]:
-    from dspark_ckpt.profiles.registry import PROFILES
+    from dspark_ckpt.profiles.registry import PROFILES, names
 
     p = PROFILES[name]
     rules = {k: list(v) if isinstance(v, tuple) else v for k, v in p.rules.items()}
     return {
         "name": p.name,
+        "qualified_name": p.qualified_name,  # RUNTIME-FAMILY@FIRST-RELEASE
+        "names": names(p),  # every name --profile takes for it
         "runtime": p.runtime,
         "family": p.family,
         "versions": p.release,  # v1's name for the release

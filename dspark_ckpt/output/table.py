@@ -374,7 +374,10 @@ def print_profiles(console: Console) -> None:
         text.append(f"\n--runtime {o['runtime'].lower()}: releases {o['releases']}")
         for src in o["sources"]:
             text.append(f"\n- {src}", style="dim")
-        table.add_row(name, f"{o['runtime']} / {o['family']}", text)
+        shown = Text(name, style="bold")
+        for other in o["names"][1:]:
+            shown.append(f"\n{other}", style="dim")
+        table.add_row(shown, f"{o['runtime']} / {o['family']}", text)
     console.print(table)
 
 

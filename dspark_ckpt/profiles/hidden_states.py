@@ -1,8 +1,9 @@
 """How a profile's release feeds the target's hidden states to its drafter.
 
 The entries are ``HiddenStates`` values (``schema.py``) in the runtime modules
-(``vllm.py``, ``sglang.py``, ``trtllm.py``), one per release and family, set as each
-profile's ``hidden_states``; the rules that read them are in ``dspark_ckpt/rules/target.py``.
+(``vllm_hidden.py`` for vLLM, ``sglang.py``, ``trtllm.py``), one per release and family,
+set as each profile's ``hidden_states``; the rules that read them are in
+``dspark_ckpt/rules/target.py``.
 """
 
 from __future__ import annotations

@@ -5,6 +5,10 @@ Each profile names the runtime **release** it mirrors and each rule field cites 
 entries are in one module per runtime (``vllm.py``, ``sglang.py``, ``trtllm.py``): a
 release that changes a rule is a new entry there, never a branch in the rule engine
 (``dspark_ckpt/rules/``). ``dspark-ckpt profiles`` prints them.
+
+Every entry joins through ``register``. A profile answers to its name (what verdicts
+print), its release-qualified name (``vllm-dspark@0.30.0``), ``LINE@VERSION`` for any
+release it covers, and, the newest of its line, the line's name (``vllm-dspark``).
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from dspark_ckpt.profiles.schema import (
     HiddenStates,
     Profile,
     covers,
+    first_release,
     parse_version,
 )
 
@@ -58,15 +63,77 @@ __all__ = [
     "default_profile",
     "detect_family",
     "get_profile",
+    "names",
+    "newest",
     "parse_profiles",
+    "register",
     "resolve_profile",
     "runtime_spec",
 ]
 
+
+def newest(profiles: dict[str, Profile], line: str) -> Profile | None:
+    """The newest release's entry of ``line`` (``vllm-dspark``): the one its short name,
+    and the bare line name, stand for (None: no such line)."""
+    found = [p for p in profiles.values() if p.line == line]
+
+    def first(p: Profile) -> tuple:
+        version = first_release(p.releases)
+        return (version == "main", () if version == "main" else parse_version(version))
+
+    return max(found, key=first, default=None)
+
+
+def names(p: Profile, profiles: dict[str, Profile] | None = None) -> list[str]:
+    """Every name ``--profile`` takes for ``p``: its own (what verdicts print), its
+    release-qualified one, and its line's (``vllm-dspark``) when it is the newest."""
+    profiles = PROFILES if profiles is None else profiles
+    out = [p.name, p.qualified_name]
+    if newest(profiles, p.line) is p:
+        out.append(p.line)
+    return list(dict.fromkeys(out))
+
+
+def _named(name: str, profiles: dict[str, Profile]) -> Profile | None:
+    """The entry ``name`` stands for: a profile's name, a line name (its newest release), a
+    qualified name, or ``LINE@VERSION`` (the entry covering that version). None: no such
+    name or line; a version no entry of the line covers is a ``UsageError``."""
+    if name in profiles:
+        return profiles[name]
+    line, at, version = name.partition("@")
+    found = [p for p in profiles.values() if p.line == line]
+    if not found or not at:
+        return newest(profiles, line)
+    exact = [p for p in found if p.qualified_name == name]
+    if exact:
+        return exact[0]
+    if version != "main":
+        try:
+            parse_version(version)
+        except ValueError:
+            raise UsageError(f"{name!r}: {version!r} is not a release version") from None
+    covering = [p for p in found if covers(p.releases, version)]
+    if not covering:
+        known = ", ".join(f"{p.qualified_name} {p.releases}" for p in found)
+        raise UsageError(f"no {line} profile covers {version}; known: {known}")
+    return covering[0]
+
+
+def register(profiles: dict[str, Profile], *entries: Profile) -> dict[str, Profile]:
+    """Add ``entries`` to ``profiles`` (by name, in order) and return it: how every entry
+    joins the registry. A name or release-qualified name another entry already answers to
+    is a ``ValueError`` naming both."""
+    for p in entries:
+        taken = {n: q for q in profiles.values() for n in (q.name, q.qualified_name)}
+        for name in (p.name, p.qualified_name):
+            if name in taken:
+                raise ValueError(f"profile {p.name!r}: the name {name!r} is {taken[name].name!r}'s")
+        profiles[p.name] = p
+    return profiles
+
+
 # in the order the CLI lists them and verdicts are shown
-PROFILES: dict[str, Profile] = {
-    p.name: p for module in (vllm, sglang, trtllm) for p in module.PROFILES
-}
+PROFILES: dict[str, Profile] = register({}, *vllm.PROFILES, *sglang.PROFILES, *trtllm.PROFILES)
 
 
 def applicable_profiles(family: str | None) -> list[str]:
@@ -79,14 +146,18 @@ def default_profile(family: str | None) -> str:
     return FAMILY_DEFAULT.get(family, DEFAULT_PROFILE)
 
 
-def get_profile(name: str, *, all_ok: bool = False) -> Profile:
-    """The profile called ``name``; ``all_ok``: the command also takes 'all' (the
+def get_profile(
+    name: str, *, all_ok: bool = False, profiles: dict[str, Profile] | None = None
+) -> Profile:
+    """The profile ``name`` stands for (its name, its release-qualified name, a line name
+    or ``LINE@VERSION``: ``names``); ``all_ok``: the command also takes 'all' (the
     message offers it only then)."""
-    try:
-        return PROFILES[name]
-    except KeyError:
-        choices = ", ".join(PROFILES) + (" or 'all'" if all_ok else "")
-        raise UsageError(f"unknown profile {name!r}; choose from {choices}") from None
+    profiles = PROFILES if profiles is None else profiles
+    found = _named(name, profiles)
+    if found is None:
+        choices = ", ".join(profiles) + (" or 'all'" if all_ok else "")
+        raise UsageError(f"unknown profile {name!r}; choose from {choices}")
+    return found
 
 
 def parse_profiles(values: list[str] | None) -> list[str] | None:
@@ -142,26 +213,31 @@ def runtime_spec(name: str) -> tuple[str, str] | None:
     return runtime, version
 
 
-def _ranges(runtime: str, family: str | None = None) -> str:
+def _ranges(profiles: dict[str, Profile], runtime: str, family: str | None = None) -> str:
     return ", ".join(
         f"{p.name} {p.releases or 'none'}"
-        for p in PROFILES.values()
+        for p in profiles.values()
         if p.runtime == runtime and family in (None, p.family)
     )
 
 
-def resolve_profile(name: str, family: str | None = None) -> str:
-    """The profile ``name`` stands for: a profile name as is, or ``RUNTIME==VERSION``
-    resolved to the profile of that runtime whose ``releases`` cover the version and
-    that judges ``family`` (None: the default profile's family where one covers it). A
-    version no profile covers is a ``UsageError`` naming the known ranges."""
+def resolve_profile(
+    name: str, family: str | None = None, profiles: dict[str, Profile] | None = None
+) -> str:
+    """The name of the profile ``name`` stands for: a profile's name (``get_profile``),
+    or ``RUNTIME==VERSION`` resolved to the profile of that runtime whose ``releases``
+    cover the version and that judges ``family`` (None: the default profile's family
+    where one covers it). A version no profile covers is a ``UsageError`` naming the
+    known ranges. ``profiles``: another registry than ``PROFILES`` (``register``)."""
+    profiles = PROFILES if profiles is None else profiles
     spec = runtime_spec(name)
     if spec is None:
-        return get_profile(name).name
+        return get_profile(name, profiles=profiles).name
     runtime, version = spec
-    found = [p for p in PROFILES.values() if p.runtime == runtime and covers(p.releases, version)]
+    found = [p for p in profiles.values() if p.runtime == runtime and covers(p.releases, version)]
     if not found:
-        raise UsageError(f"no {runtime} profile covers {version}; known: {_ranges(runtime)}")
+        known = _ranges(profiles, runtime)
+        raise UsageError(f"no {runtime} profile covers {version}; known: {known}")
     want = family or PROFILES[DEFAULT_PROFILE].family
     of_family = [p.name for p in found if p.family == want]
     if of_family:
@@ -170,5 +246,5 @@ def resolve_profile(name: str, family: str | None = None) -> str:
         return found[0].name
     raise UsageError(
         f"no {runtime} profile covers {version} for {family} drafters; known: "
-        f"{_ranges(runtime, family) or 'none'}"
+        f"{_ranges(profiles, runtime, family) or 'none'}"
     )

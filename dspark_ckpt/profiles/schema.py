@@ -13,6 +13,40 @@ from typing import Literal, get_args, get_origin
 
 LT, NE = "<", "!="
 
+# how a release-qualified name and --runtime write each runtime
+RUNTIME_KEYS = {"vLLM": "vllm", "SGLang": "sglang", "TensorRT-LLM": "trtllm"}
+
+
+def runtime_key(runtime: str) -> str:
+    """``vllm`` for vLLM: the runtime as a qualified name and ``--runtime`` write it."""
+    return RUNTIME_KEYS[runtime]
+
+
+def first_release(releases: str) -> str:
+    """The first release a ``Profile.releases`` range covers: its ``>=`` or ``==`` bound
+    (``main`` for the branch); a ``ValueError`` for a range with no lower bound."""
+    for clause in releases.split(","):
+        clause = clause.strip()
+        if clause == "main":
+            return clause
+        if clause.startswith((">=", "==")):
+            return clause[2:].strip()
+    raise ValueError(f"release range {releases!r} has no first release (>=A or ==A)")
+
+
+def last_release(releases: str) -> str:
+    """The last release a ``Profile.releases`` range names: its ``<=`` or ``==`` bound
+    (``main`` for the branch); a ``ValueError`` for a range with none (``<B`` names no
+    release it covers)."""
+    for clause in reversed(releases.split(",")):
+        clause = clause.strip()
+        if clause == "main":
+            return clause
+        if clause.startswith(("<=", "==")):
+            return clause[2:].strip()
+    raise ValueError(f"release range {releases!r} names no last release (<=B or ==A)")
+
+
 Family = Literal[
     "dspark",  # DSpark: a DFlash block drafter with a Markov head (markov_rank)
     "dflash",  # DFlash block drafters
@@ -373,6 +407,59 @@ class Profile:
 
     def __repr__(self) -> str:
         return f"Profile({self.name!r}: {self.release}, {self.family})"
+
+    @property
+    def line(self) -> str:
+        """The runtime and family whose releases this entry is one of (``vllm-dspark``)."""
+        return f"{runtime_key(self.runtime)}-{self.family}"
+
+    @property
+    def qualified_name(self) -> str:
+        """The release-qualified name, ``LINE@FIRST`` (``vllm-dspark@0.30.0``): the
+        runtime and family, and the first release this entry covers."""
+        return f"{self.line}@{first_release(self.releases)}"
+
+    def derive(
+        self,
+        *,
+        name: str,
+        release: str,
+        releases: str,
+        sources: tuple[str, ...],
+        cites: dict[str, str] | None = None,
+        **changed: object,
+    ) -> "Profile":
+        """The next release of this loader: this profile with the rule fields in
+        ``changed`` (and ``hidden_states``, cited in its own sources) set anew. Every rule
+        field whose value changes needs a new cite in ``cites`` (else a ``ValueError``
+        naming the profile and the field, at import); a field left out keeps this
+        profile's value and cite. A new cite of an unchanged field (the same code on
+        other lines) is allowed."""
+        cites = dict(cites or {})
+        what = f"profile {name!r} (derived from {self.name!r})"
+        for key in [*changed, *cites]:
+            if key not in RULE_FIELDS and not (key == "hidden_states" and key not in cites):
+                raise ValueError(f"{what}: {key} is not a rule field")
+        for key, value in changed.items():
+            new_cite = cites.get(key)
+            if key == "hidden_states" or value == getattr(self, key):
+                continue
+            if new_cite is None or new_cite == self.cites.get(key):
+                raise ValueError(
+                    f"{what}: {key} changes from {getattr(self, key)!r} to {value!r} "
+                    "without a new cite"
+                )
+        kept = {k: getattr(self, k) for k in (*RULE_FIELDS, "hidden_states")}
+        return Profile(
+            name=name,
+            runtime=self.runtime,
+            family=self.family,
+            release=release,
+            sources=sources,
+            cites={**self.cites, **cites},
+            releases=releases,
+            **{**kept, **changed},
+        )
 
     def reduced(self, vd: int, vt: int, v: int | None = None) -> bool:
         other = v if self.reduced_against == "vocab_size" and v is not None else vt

@@ -1,7 +1,8 @@
 """SGLang's profiles: one ``Profile`` entry per release and drafter family.
 
-SGLang 0.5.23 is the release read. A new release is a new entry in ``PROFILES`` below,
-citing the ``file:line`` it was read from.
+SGLang 0.5.23 is the release read. A new release is ``Profile.derive`` of the entry
+before it in ``PROFILES`` below: the fields that changed, each citing the ``file:line``
+it was read from (CONTRIBUTING.md walks through one).
 """
 
 from __future__ import annotations

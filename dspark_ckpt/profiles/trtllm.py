@@ -1,8 +1,9 @@
 """TensorRT-LLM's profiles: one ``Profile`` entry per release and drafter family.
 
 No release wheel was read: the entries mirror stored commits of TensorRT-LLM main,
-found through source search. A new release is a new entry in ``PROFILES`` below,
-citing the ``file:line`` (or function) it was read from.
+found through source search. A new release (or commit) is ``Profile.derive`` of the
+entry before it in ``PROFILES`` below: the fields that changed, each citing the
+``file:line`` (or function) it was read from.
 """
 
 from __future__ import annotations

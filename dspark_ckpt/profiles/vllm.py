@@ -1,15 +1,17 @@
 """vLLM's profiles: one ``Profile`` entry per release and drafter family.
 
-vLLM 0.33.0 is the wheel read (git 4ba787ec9); the legacy entries are the releases
-before the PRs they name. A new release is a new entry in ``PROFILES`` below, citing
-the ``file:line`` it was read from.
+vLLM 0.33.0 is the wheel read (git 4ba787ec9). Each loader's first release read is a
+``Profile``; each later release is ``Profile.derive`` of the one before it: the fields that
+changed, each with the ``file:line`` it was read from (CONTRIBUTING.md walks through one).
+The newest release of a family takes its short name (``vllm``, ``vllm-dflash``,
+``vllm-eagle3``); the older ones keep theirs (``vllm-legacy``, ...).
 """
 
 from __future__ import annotations
 
 from dspark_ckpt.profiles.families import DFLASH, DSPARK, EAGLE3
-from dspark_ckpt.profiles.schema import LT, NE, HiddenStates, Profile
-from dspark_ckpt.profiles.vllm_aux_targets import AUX_CAPABLE, NOT_AUX_CAPABLE, VLLM_RELEASE
+from dspark_ckpt.profiles.schema import LT, NE, Profile
+from dspark_ckpt.profiles.vllm_hidden import DFLASH_HIDDEN, EAGLE3_HIDDEN, VLLM_DFLASH_AUX
 
 VLLM = "vLLM 0.33.0"
 # the releases the 0.33.0 entries cover: their rules read the same in the 0.30.0, 0.31.0 and
@@ -51,18 +53,6 @@ VLLM_MASK = (
     "dspark_noise_token_id",
     "pard_token",
     "ptd_token_id",
-)
-# the order vLLM's runner reads aux layer ids in (eagle3_utils.py:113-150); a speculators
-# config's aux_hidden_state_layer_ids is copied to eagle_aux_hidden_state_layer_ids on load
-# (transformers_utils/configs/speculators/algos.py:114-115 DFlash, 192-193 DSpark)
-VLLM_DFLASH_AUX = (
-    "eagle_aux_hidden_state_layer_ids",
-    "aux_hidden_state_layer_ids",
-    "dflash_config.target_layer_ids",
-    "dspark_target_layer_ids",
-    "target_layer_ids",
-    "dflash_config.layer_ids",
-    "eagle_config.layer_ids",
 )
 EAGLE3_AUX = ("num_aux_hidden_states", "eagle_config.eagle_aux_hidden_state_layer_ids")
 # the fields issue 18 added for SGLang's loaders, at their defaults here (the rule is off)
@@ -366,63 +356,31 @@ def _vllm_18_cites(family: str) -> dict[str, str]:
     }
 
 
-# --- how vLLM 0.33.0 feeds the target's hidden states ------------------------------
-VLLM_RUNNER = (
-    "vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py:113-150 "
-    "(get_eagle3_aux_layers_from_config, Model Runner V2, the 0.33.0 default)"
-)
-VLLM_CAPTURE = (
-    "vllm/model_executor/models/llama.py:427-441 and interfaces.py:1616-1650 (the "
-    "target captures the state entering layer L, L in [0, N]; ids deduplicated, sorted)"
-)
-VLLM_TARGETS = dict(capable_targets=AUX_CAPABLE, refused_targets=NOT_AUX_CAPABLE)
-VLLM_TARGETS_SOURCE = (
-    f"dspark_ckpt/profiles/vllm_aux_targets.py (vLLM {VLLM_RELEASE} registry: classes implementing "
-    "SupportsEagle3; eagle3_utils.py:25-31 raises for others)"
-)
-# vLLM's keys in its read order (VLLM_DFLASH_AUX), each with the offset that turns it
-# into a capture id: DFlash/DSpark target_layer_ids are aux ids minus one
-VLLM_IDS = tuple((key, 1 if key.endswith("target_layer_ids") else 0) for key in VLLM_DFLASH_AUX)
+# --- the entries: each loader's first release read, then each later release as a diff -----
+# (Profile.derive: the fields that changed, each with its new cite; the rest carried over)
 
-EAGLE3_HIDDEN = HiddenStates(
-    "target_hidden_size",
-    VLLM_IDS,
-    "0..N",
-    None,
-    "missing",
-    (
-        "vllm/model_executor/models/llama_eagle3.py:209-248, qwen3_eagle3.py:201-214 "
-        "(fc input = target_hidden_size (default hidden_size) x n_aux)",
-        VLLM_RUNNER,
-        VLLM_CAPTURE,
-        "vllm/v1/worker/gpu/spec_decode/eagle/utils.py:18-77 (the target's "
-        "embed_tokens / lm_head shared when the drafter ships none)",
-        VLLM_TARGETS_SOURCE,
-    ),
-    **VLLM_TARGETS,
-)
-# DFlash, and DSpark (Qwen3DSparkModel is a DFlash model)
-DFLASH_HIDDEN = HiddenStates(
-    "target_hidden_size",
-    VLLM_IDS,
-    "0..N",
-    None,
-    "missing",
-    (
-        "vllm/model_executor/models/qwen3_dflash.py:84-93 (fc input = (target_hidden_size "
-        "or hidden_size) x the aux ids), 829-846 (combine_hidden_states raises on "
-        "another width)",
-        VLLM_RUNNER,
-        VLLM_CAPTURE,
-        VLLM_TARGETS_SOURCE,
-    ),
-    **VLLM_TARGETS,
-)
-
-# rule values shared by two generations of one loader (each profile still cites them)
-# vLLM's Qwen3 DSpark loader, both generations (they differ in reduced_when)
-VLLM_DSPARK_RULES = dict(
+# vLLM's Qwen3 DSpark loader. 0.29.0: qwen3_dspark.py as PR #52560 wrote it (Vd != Vt)
+DSPARK_CITES = {
+    **_vllm_dspark_cites("262-268", "341-357"),
+    **NOT_MODELLED,
+    **_vllm_18_cites("dspark"),
+}
+VLLM_DSPARK_0_29 = Profile(
+    name="vllm-legacy",
+    runtime="vLLM",
+    family=DSPARK,
+    release="vLLM 0.29 (qwen3_dspark.py came with PR #52560 in 0.29.0; PR #55133 made "
+    "the reduced-vocab rules Vd < Vt in 0.30.0)",
+    sources=(DSPARK_PY + " at PR #52560", "vllm PR #52560", "vllm PR #55133"),
+    cites={
+        **DSPARK_CITES,
+        "reduced_when": "vllm PR #52560 (qwen3_dspark.py: uses_reduced_vocab = "
+        "Vd != Vt; PR #55133 made it Vd < Vt); " + DSPARK_PY + ":262,342 "
+        "`< self.target_vocab_size` (0.33.0)",
+    },
+    releases=">=0.29.0,<0.30.0",
     hidden_states=DFLASH_HIDDEN,
+    reduced_when=NE,
     missing_d2t="error",
     missing_lm_head="refused",
     requires_embed_when_expanded=True,
@@ -442,8 +400,36 @@ VLLM_DSPARK_RULES = dict(
     served_architectures=("Qwen3DSparkModel", "Qwen3OmniDSparkModel", "DSparkDraftModel@qwen3"),
     unserved_architecture="deepseek_v4",
 )
-# vLLM's DFlash loader, both generations (they differ in own_lm_head_keys)
-VLLM_DFLASH_RULES = dict(
+# 0.30.0: PR #55133, the reduced-vocab rules are Vd < Vt (read in the 0.33.0 wheel)
+VLLM_DSPARK_0_30 = VLLM_DSPARK_0_29.derive(
+    name="vllm",
+    release=VLLM,
+    releases=CURRENT,
+    sources=(DSPARK_PY, DSPARK_UTILS, SPEC_UTILS, DFLASH_PY, SPEC_CONFIG, "vllm PR #55133"),
+    cites={"reduced_when": f"{DSPARK_PY}:262-268 `draft_vocab_size < self.target_vocab_size`"},
+    reduced_when=LT,
+)
+
+# vLLM's DFlash loader. 0.29.0-0.30.0: the config's has_own_lm_head is not read
+DFLASH_CITES = {
+    **_vllm_eagle_cites(DFLASH_PY, "768-775", "801-814", "851-892"),
+    **NOT_MODELLED,
+    **_vllm_18_cites("dflash"),
+}
+VLLM_DFLASH_0_29 = Profile(
+    name="vllm-dflash-legacy",
+    runtime="vLLM",
+    family=DFLASH,
+    release="vLLM 0.29-0.30 (the config's has_own_lm_head is first read in 0.31.0)",
+    sources=(DFLASH_PY, DFLASH_UTILS + " in 0.29.0-0.30.0"),
+    cites={
+        **DFLASH_CITES,
+        "own_lm_head_keys": "vLLM 0.30.0's spec_decode/dflash/utils.py (lines 63-64: the "
+        "target's head is shared unless a shipped one differs; the config key "
+        f"has_own_lm_head is not read); {DFLASH_UTILS}:64-70 `has_own_lm_head` (read "
+        "from 0.31.0)",
+    },
+    releases=">=0.29.0,<0.31.0",
     hidden_states=DFLASH_HIDDEN,
     mask_token_keys=VLLM_MASK,
     missing_mask_token="error",
@@ -453,9 +439,41 @@ VLLM_DFLASH_RULES = dict(
     mask_token_null_read=VLLM_MASK_NULL,
     mask_hidden="refused",
 )
-# vLLM's EAGLE-3 model, both generations (they differ in d2t_param)
-VLLM_EAGLE3_RULES = dict(
+# 0.31.0: a config that sets has_own_lm_head keeps its own (unloaded) head
+VLLM_DFLASH_0_31 = VLLM_DFLASH_0_29.derive(
+    name="vllm-dflash",
+    release=VLLM,
+    releases=">=0.31.0,<=0.33.0",
+    sources=(DFLASH_PY, DFLASH_UTILS, EAGLE_UTILS, LOGITS, SPEC_UTILS, AUX_UTILS),
+    cites={"own_lm_head_keys": DFLASH_CITES["own_lm_head_keys"]},
+    own_lm_head_keys=("has_own_lm_head",),
+)
+
+# vLLM's EAGLE-3 model. 0.29.0: draft_id_to_target_id always created (before PR #53458)
+EAGLE3_CITES = {
+    **_vllm_eagle_cites(EAGLE3_PY, "338-345", "373-394", "420-470"),
+    **NOT_MODELLED,
+    **_vllm_18_cites("eagle3"),
+}
+VLLM_EAGLE3_0_29 = Profile(
+    name="vllm-eagle3-legacy",
+    runtime="vLLM",
+    family=EAGLE3,
+    release="vLLM 0.29 (before PR #53458, which made draft_id_to_target_id conditional in 0.30.0)",
+    sources=(EAGLE3_PY + " before PR #53458", "vllm PR #53458"),
+    cites={
+        **EAGLE3_CITES,
+        "d2t_param": "vllm PR #53458 (before it, __init__ always created "
+        "draft_id_to_target_id [Vd]); " + EAGLE3_PY + ":338-345 "
+        "`draft_vocab_size != target_vocab_size` (0.33.0: only when Vd != Vt)",
+        "unmapped_logits_vocab_wide": "vllm PR #53458 (before it draft_id_to_target_id "
+        "always existed: compute_logits always scattered into a V-wide row); "
+        + EAGLE3_PY
+        + ":378-382 `assert logits.shape[1] == self.config.vocab_size` (0.33.0)",
+    },
+    releases=">=0.29.0,<0.30.0",
     hidden_states=EAGLE3_HIDDEN,
+    d2t_param="always",
     aux_layer_keys=EAGLE3_AUX,
     aux_default="3",
     norm_before_fc_keys=EAGLE3_NORM,
@@ -466,111 +484,24 @@ VLLM_EAGLE3_RULES = dict(
     fc_norm_keys=("fc_norm",),
     target_hidden_size_null="type_error",
 )
+# 0.30.0: PR #53458, draft_id_to_target_id only when Vd != Vt; without it the logits
+# must be V wide
+VLLM_EAGLE3_0_30 = VLLM_EAGLE3_0_29.derive(
+    name="vllm-eagle3",
+    release=VLLM,
+    releases=CURRENT,
+    sources=(EAGLE3_PY, M + "qwen3_eagle3.py", EAGLE_UTILS, LOGITS, SPECULATORS),
+    cites={k: EAGLE3_CITES[k] for k in ("d2t_param", "unmapped_logits_vocab_wide")},
+    d2t_param="reduced",
+    unmapped_logits_vocab_wide=True,
+)
 
+# in the order the CLI lists them: each family's newest release first
 PROFILES = (
-    Profile(
-        name="vllm",
-        runtime="vLLM",
-        family=DSPARK,
-        release=VLLM,
-        sources=(DSPARK_PY, DSPARK_UTILS, SPEC_UTILS, DFLASH_PY, SPEC_CONFIG, "vllm PR #55133"),
-        cites={
-            **_vllm_dspark_cites("262-268", "341-357"),
-            **NOT_MODELLED,
-            **_vllm_18_cites("dspark"),
-        },
-        releases=CURRENT,
-        reduced_when=LT,
-        **VLLM_DSPARK_RULES,
-    ),
-    Profile(
-        name="vllm-legacy",
-        runtime="vLLM",
-        family=DSPARK,
-        release="vLLM 0.29 (qwen3_dspark.py came with PR #52560 in 0.29.0; PR #55133 made "
-        "the reduced-vocab rules Vd < Vt in 0.30.0)",
-        sources=(DSPARK_PY + " at PR #52560", "vllm PR #52560", "vllm PR #55133"),
-        cites={
-            **_vllm_dspark_cites("262-268", "341-357"),
-            **NOT_MODELLED,
-            "reduced_when": "vllm PR #52560 (qwen3_dspark.py: uses_reduced_vocab = "
-            "Vd != Vt; PR #55133 made it Vd < Vt); " + DSPARK_PY + ":262,342 "
-            "`< self.target_vocab_size` (0.33.0)",
-            **_vllm_18_cites("dspark"),
-        },
-        reduced_when=NE,
-        releases=">=0.29.0,<0.30.0",
-        **VLLM_DSPARK_RULES,
-    ),
-    Profile(
-        name="vllm-dflash",
-        runtime="vLLM",
-        family=DFLASH,
-        release=VLLM,
-        sources=(DFLASH_PY, DFLASH_UTILS, EAGLE_UTILS, LOGITS, SPEC_UTILS, AUX_UTILS),
-        cites={
-            **_vllm_eagle_cites(DFLASH_PY, "768-775", "801-814", "851-892"),
-            **NOT_MODELLED,
-            **_vllm_18_cites("dflash"),
-        },
-        releases=">=0.31.0,<=0.33.0",
-        own_lm_head_keys=("has_own_lm_head",),
-        **VLLM_DFLASH_RULES,
-    ),
-    Profile(
-        name="vllm-dflash-legacy",
-        runtime="vLLM",
-        family=DFLASH,
-        release="vLLM 0.29-0.30 (the config's has_own_lm_head is first read in 0.31.0)",
-        sources=(DFLASH_PY, DFLASH_UTILS + " in 0.29.0-0.30.0"),
-        cites={
-            **_vllm_eagle_cites(DFLASH_PY, "768-775", "801-814", "851-892"),
-            **NOT_MODELLED,
-            **_vllm_18_cites("dflash"),
-            "own_lm_head_keys": "vLLM 0.30.0's spec_decode/dflash/utils.py (lines 63-64: the "
-            "target's head is shared unless a shipped one differs; the config key "
-            f"has_own_lm_head is not read); {DFLASH_UTILS}:64-70 `has_own_lm_head` (read "
-            "from 0.31.0)",
-        },
-        releases=">=0.29.0,<0.31.0",
-        **VLLM_DFLASH_RULES,
-    ),
-    Profile(
-        name="vllm-eagle3",
-        runtime="vLLM",
-        family=EAGLE3,
-        release=VLLM,
-        sources=(EAGLE3_PY, M + "qwen3_eagle3.py", EAGLE_UTILS, LOGITS, SPECULATORS),
-        cites={
-            **_vllm_eagle_cites(EAGLE3_PY, "338-345", "373-394", "420-470"),
-            **NOT_MODELLED,
-            **_vllm_18_cites("eagle3"),
-        },
-        unmapped_logits_vocab_wide=True,
-        releases=CURRENT,
-        **VLLM_EAGLE3_RULES,
-    ),
-    Profile(
-        name="vllm-eagle3-legacy",
-        runtime="vLLM",
-        family=EAGLE3,
-        release="vLLM 0.29 (before PR #53458, which made draft_id_to_target_id conditional "
-        "in 0.30.0)",
-        sources=(EAGLE3_PY + " before PR #53458", "vllm PR #53458"),
-        cites={
-            **_vllm_eagle_cites(EAGLE3_PY, "338-345", "373-394", "420-470"),
-            **NOT_MODELLED,
-            "d2t_param": "vllm PR #53458 (before it, __init__ always created "
-            "draft_id_to_target_id [Vd]); " + EAGLE3_PY + ":338-345 "
-            "`draft_vocab_size != target_vocab_size` (0.33.0: only when Vd != Vt)",
-            **_vllm_18_cites("eagle3"),
-            "unmapped_logits_vocab_wide": "vllm PR #53458 (before it draft_id_to_target_id "
-            "always existed: compute_logits always scattered into a V-wide row); "
-            + EAGLE3_PY
-            + ":378-382 `assert logits.shape[1] == self.config.vocab_size` (0.33.0)",
-        },
-        d2t_param="always",
-        releases=">=0.29.0,<0.30.0",
-        **VLLM_EAGLE3_RULES,
-    ),
+    VLLM_DSPARK_0_30,
+    VLLM_DSPARK_0_29,
+    VLLM_DFLASH_0_31,
+    VLLM_DFLASH_0_29,
+    VLLM_EAGLE3_0_30,
+    VLLM_EAGLE3_0_29,
 )

@@ -143,6 +143,16 @@ def test_a_failing_pair_fails_the_gate(repo):
     assert r.json["ok"] is False
 
 
+def test_a_pair_names_its_profiles_by_release(repo):
+    """A release-qualified name, LINE@VERSION or a line name decide as the profile they
+    stand for, under its short name."""
+    pyproject(repo, padded='profiles = ["vllm-dspark", "vllm-dspark@0.29.0"]')
+    r = cli("check", "--format", "json")
+    assert r.exit_code == 1
+    assert summary(r)[("padded", "vllm-legacy")] is False
+    assert summary(r)[("padded", "vllm")] is True
+
+
 def test_warnings_as_errors_then_a_reasoned_ignore(repo):
     pyproject(repo, extra="warnings-as-errors = true")
     r = cli("check", "--format", "json")
@@ -289,6 +299,10 @@ BAD = [
     (
         "[[pairs]]\ndrafter = 'ckpt/equal'\ntarget-vocab-size = 100\nprofiles = ['vllm', 'trt']\n",
         "pairs[0].profiles[1]: unknown profile 'trt'",
+    ),
+    (
+        "[[pairs]]\ndrafter = 'ckpt/equal'\ntarget-vocab-size = 100\nprofiles = ['vllm-dspark@9.0']\n",
+        "pairs[0].profiles[0]: no vllm-dspark profile covers 9.0; known: vllm-dspark@",
     ),
     (
         "ignore = ['DSC401']\n[[pairs]]\ndrafter = 'ckpt/equal'\ntarget-vocab-size = 100\n",

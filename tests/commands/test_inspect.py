@@ -12,6 +12,8 @@ import pytest
 from conftest import FIXTURES, cli, cli_subprocess
 from synth import VT, T, backbone, drafter, head, markov, shard, sorted_mapping, target, write_json
 
+from dspark_ckpt.profiles.registry import applicable_profiles
+
 TABLE = FIXTURES / "vllm-table"
 SMALL = FIXTURES / "targets/small"
 
@@ -83,6 +85,15 @@ def test_classification(name, cls, padded_rows, expanded):
     assert rep["expanded_input_vocab"] is expanded
 
 
+# fixtures/padded against targets/small, by the profiles of today's releases
+PADDED_VERDICTS = {
+    "vllm": True,
+    "vllm-legacy": False,
+    "sglang-dspark": False,  # vLLM's class name, no markov_head_type: DSC680, DSC683
+    "trtllm-dspark": True,
+}
+
+
 def test_json_schema_fields():
     rc, rep = inspect_json(FIXTURES / "padded", "--target", SMALL)
     assert rc == 0
@@ -120,12 +131,9 @@ def test_json_schema_fields():
         ("aux_layer_ids", "not checked"),  # the drafter names its layers (target_layer_ids)
         ("tokenizer", "not checked"),
     }
-    assert rep["verdicts"] == {
-        "vllm": True,
-        "vllm-legacy": False,
-        "sglang-dspark": False,  # vLLM's class name, no markov_head_type: DSC680, DSC683
-        "trtllm-dspark": True,
-    }
+    # every profile of the family gets a verdict (the registry's: a new release is one more)
+    assert list(rep["verdicts"]) == applicable_profiles("dspark")
+    assert {n: rep["verdicts"][n] for n in PADDED_VERDICTS} == PADDED_VERDICTS
     assert rep["ok"] is True
     (f,) = rep["findings"]
     assert set(f) >= {"code", "severity", "message", "tensor", "hint"}
@@ -448,7 +456,8 @@ def test_uninitialised_head_is_a_vllm_dspark_rule(tmp_path):
     assert ("DSC104", "vllm") in found
     assert ("DSC102", "vllm-legacy") in found and ("DSC104", "vllm-legacy") not in found
     assert not any(code == "DSC104" for code, p in found if p == "trtllm-dspark")
-    assert rep["checks"]["DSC104"] == {"vllm": "error"}
+    assert rep["checks"]["DSC104"]["vllm"] == "error"
+    assert not set(rep["checks"]["DSC104"]) & {"vllm-legacy", "sglang-dspark", "trtllm-dspark"}
 
 
 SCHEMA = json.loads((FIXTURES.parent / "dspark_ckpt/schemas/inspect-v2.json").read_text())

@@ -8,39 +8,66 @@ import pytest
 from conftest import FIXTURES, cli
 
 from dspark_ckpt.errors import UsageError
-from dspark_ckpt.profiles.registry import COVERED, PROFILES, resolve_profile
-from dspark_ckpt.profiles.schema import covers
+from dspark_ckpt.profiles.registry import (
+    COVERED,
+    PROFILES,
+    get_profile,
+    newest,
+    resolve_profile,
+)
+from dspark_ckpt.profiles.schema import covers, first_release, last_release, parse_version
 
 SMALL = FIXTURES / "targets/small"
+# the newest vLLM release read (the default profile's), the one after it (read by no one
+# yet), the newest SGLang release read: from the registry, so that adding a release leaves
+# these tests true
+VLLM_LAST = last_release(newest(PROFILES, "vllm-dspark").releases)
+_major, _minor = parse_version(VLLM_LAST)[:2]
+VLLM_NEXT = f"{_major}.{_minor + 1}.0"
+SGLANG = last_release(newest(PROFILES, "sglang-dflash").releases)
+
+# The literal versions below are the historical boundaries the entries were read at (from the
+# releases' own wheels): 0.29.0 (qwen3_dspark.py's first release, Vd != Vt, EAGLE-3's d2t
+# always a parameter), 0.30.0 (PR #55133's Vd < Vt, PR #53458), 0.31.0 (DFlash reads
+# has_own_lm_head). A new release does not move them.
 
 
 @pytest.mark.parametrize(
     "spec,family,profile",
-    [
-        ("vllm==0.32.1", "dspark", "vllm"),
-        ("vllm==0.33.0", "dspark", "vllm"),
-        ("vllm==0.30", "dspark", "vllm"),
-        ("vllm==0.29.0", "dspark", "vllm-legacy"),
-        ("vllm==0.29.2", "eagle3", "vllm-eagle3-legacy"),
-        ("vllm==0.30.0", "eagle3", "vllm-eagle3"),
-        ("vllm==0.30.0", "dflash", "vllm-dflash-legacy"),
-        ("vllm==0.31.0", "dflash", "vllm-dflash"),
-        ("sglang==0.5.23", "dflash", "sglang-dflash"),
-        ("trtllm==main", "dspark", "trtllm-dspark"),
-        ("TensorRT-LLM==main", "eagle3", "trtllm-eagle3"),
-        ("vllm", "eagle3", "vllm"),  # a profile name is itself
+    [  # the entries by their release-qualified names, which a later release does not move
+        ("vllm==0.32.1", "dspark", "vllm-dspark@0.30.0"),
+        ("vllm==0.30", "dspark", "vllm-dspark@0.30.0"),
+        ("vllm==0.29.0", "dspark", "vllm-dspark@0.29.0"),
+        ("vllm==0.29.2", "eagle3", "vllm-eagle3@0.29.0"),
+        ("vllm==0.30.0", "eagle3", "vllm-eagle3@0.30.0"),
+        ("vllm==0.30.0", "dflash", "vllm-dflash@0.29.0"),
+        ("vllm==0.31.0", "dflash", "vllm-dflash@0.31.0"),
+        ("trtllm==main", "dspark", "trtllm-dspark@main"),
+        ("TensorRT-LLM==main", "eagle3", "trtllm-eagle3@main"),
     ],
 )
 def test_a_release_resolves_to_its_profile_for_the_family(spec, family, profile):
+    assert PROFILES[resolve_profile(spec, family)].qualified_name == profile
+
+
+@pytest.mark.parametrize(
+    "spec,family,profile",
+    [  # the newest release read resolves to the short name
+        (f"vllm=={VLLM_LAST}", "dspark", "vllm"),
+        (f"sglang=={SGLANG}", "dflash", "sglang-dflash"),
+        ("vllm", "eagle3", "vllm"),  # a profile name is itself
+    ],
+)
+def test_the_newest_release_resolves_to_the_short_name(spec, family, profile):
     assert resolve_profile(spec, family) == profile
 
 
 @pytest.mark.parametrize(
     "spec,family,says",
     [
-        ("vllm==0.34.0", "dspark", "no vLLM profile covers 0.34.0; known: vllm >=0.30.0"),
-        ("vllm==0.28.0", None, "vllm-legacy >=0.29.0,<0.30.0"),
-        ("sglang==0.5.22", None, "sglang-dspark ==0.5.23"),
+        (f"vllm=={VLLM_NEXT}", "dspark", f"no vLLM profile covers {VLLM_NEXT}; known: vllm >="),
+        ("vllm==0.28.0", None, "vllm-legacy >=0.29.0,<0.30.0"),  # before the first read
+        ("sglang==0.5.22", None, f"sglang-dspark =={SGLANG}"),  # before the one read
         ("trtllm==1.2.1", None, "trtllm-dspark main"),
         ("trtllm==main", "dflash", "no TensorRT-LLM profile covers main for dflash drafters"),
         ("mlc==1.0", None, "unknown runtime 'mlc'"),
@@ -63,11 +90,15 @@ def test_covers_compares_release_versions():
 
 def test_every_profile_states_its_releases_and_one_release_has_one_profile_per_family():
     """Each profile says which releases it covers; within a runtime, a family's profiles
-    never overlap, and vLLM's cover every release from 0.29.0 to 0.33.0 for every family."""
+    never overlap, and vLLM's cover every release from the first read to the newest for
+    every family."""
     for p in PROFILES.values():
         assert p.releases, p.name
-    for minor in range(29, 34):
-        version = f"0.{minor}.0"
+    firsts = [first_release(p.releases) for p in PROFILES.values() if p.runtime == "vLLM"]
+    first = parse_version(min(firsts, key=parse_version))
+    assert first[0] == _major and first[1] < _minor
+    for minor in range(first[1], _minor + 1):
+        version = f"{_major}.{minor}.0"
         for family in COVERED:
             hits = [
                 p.name
@@ -84,12 +115,12 @@ def test_runtime_option_decides_by_that_release():
     assert r.exit_code == 1 and r.json["ok"] is False  # 0.29 refuses a padded drafter's head
     r = cli("inspect", FIXTURES / "pruned-eagle3", "--target", SMALL, "--runtime", "vllm==0.32.1",
             "--format", "json")  # fmt: skip
-    assert r.json["profiles"] == ["vllm-eagle3"] and r.exit_code == 0
+    assert r.json["profiles"] == [get_profile("vllm-eagle3@0.30.0").name] and r.exit_code == 0
 
 
 def test_runtime_outside_every_range_is_one_usage_line():
-    r = cli("inspect", FIXTURES / "padded", "--target", SMALL, "--runtime", "vllm==0.34.0")
+    r = cli("inspect", FIXTURES / "padded", "--target", SMALL, "--runtime", f"vllm=={VLLM_NEXT}")
     assert r.exit_code == 2 and r.stdout == ""
     assert r.stderr.count("\n") == 1 and "Traceback" not in r.stderr
-    assert r.stderr.startswith("dspark-ckpt: error: no vLLM profile covers 0.34.0; known: ")
+    assert r.stderr.startswith(f"dspark-ckpt: error: no vLLM profile covers {VLLM_NEXT}; known: ")
     assert "vllm-legacy >=0.29.0,<0.30.0" in r.stderr
