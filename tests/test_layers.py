@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "dspark_ckpt"
-LAYERS = ("errors", "source", "facts", "profiles", "rules", "commands", "output", "cli")
+LAYERS = ("errors", "source", "facts", "profiles", "loader", "rules", "commands", "output", "cli")
 # modules outside the layer folders: the package root (its version) sits below everything
 FLOOR = {"dspark_ckpt": -1, "dspark_ckpt.errors": 0, "dspark_ckpt.__main__": len(LAYERS)}
 

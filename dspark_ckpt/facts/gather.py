@@ -132,6 +132,18 @@ class Facts:
     def _stored_sorted(self) -> list[str]:
         return sorted(self.stored)
 
+    @property
+    def stored_sorted(self) -> list[str]:
+        """``stored``, sorted: a name's module is a contiguous range (``bisect``)."""
+        return self._stored_sorted
+
+    @cached_property
+    def memo(self) -> dict:
+        """Answers later stages compute once per facts (the loader model of each profile),
+        so that every rule reads the same one and a header of a million names is walked
+        once, not once per rule."""
+        return {}
+
     def has_module(self, module: str) -> bool:
         """Whether a stored name lies under ``module`` (``layers.0.mlp``: a tensor named
         ``layers.0.mlp.<...>``): a binary search of the sorted names, not a scan."""

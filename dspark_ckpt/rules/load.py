@@ -10,30 +10,25 @@ index error at the first step, silent garbage); its hint is safe to follow.
 from __future__ import annotations
 
 import json
-import re
-from dataclasses import replace
 from typing import Any
 
 from dspark_ckpt.facts.gather import Facts
-from dspark_ckpt.facts.vocab import BIAS_TENSOR, D2T, EMBED, LM_HEAD, MASK_TENSOR, PADDED, T2D
-from dspark_ckpt.facts.weight_files import WeightFile
+from dspark_ckpt.facts.vocab import EMBED, LM_HEAD, PADDED
+from dspark_ckpt.loader.model import MARKOV_EXTRA, MARKOV_W, markov_built
+from dspark_ckpt.loader.view import native_config
 from dspark_ckpt.profiles.registry import EAGLE3, Profile
-from dspark_ckpt.rules.findings import ERROR, INFO, WARNING, Finding, new_finding
+from dspark_ckpt.rules.findings import ERROR, WARNING, Finding, new_finding
 from dspark_ckpt.rules.registry import PROFILE, rule
 from dspark_ckpt.rules.repairs import (
     ASKS,
     SAFE,
-    UNSAFE,
-    Drop,
     Fix,
     Needs,
     NewConfig,
-    Rename,
     SetKey,
     repair,
 )
 from dspark_ckpt.rules.vocab import reduced, reduced_text, write_draft_vocab_size
-from dspark_ckpt.source.layout import NAME_PREFIXES
 
 
 @rule(
@@ -290,144 +285,6 @@ def own_embed_too_small(f: Facts, p: Profile) -> list[Finding]:
     return []
 
 
-def _unprefixed(name: str) -> str:
-    prefix = max((x for x in NAME_PREFIXES if name.startswith(x)), key=len)
-    return name[len(prefix) :]
-
-
-@repair("strip-prefix", SAFE)
-def strip_prefix(f: Facts, p: Profile | None, finding: Finding) -> Fix | None:
-    """Tensor names under a wrapper prefix (model.lm_head.weight) are stored without it
-    (lm_head.weight), their bytes unchanged. Not done where the plain name is taken."""
-    renames = {name: _unprefixed(name) for name in f.prefixed}
-    new = list(renames.values())
-    if any(n in f.tensors for n in new) or len(set(new)) < len(new):
-        return None
-    return Fix(
-        tuple(Rename(a, b) for a, b in renames.items()),
-        f"store {len(renames)} tensor(s) without their wrapper prefix",
-    )
-
-
-@rule(
-    "DSC111",
-    ERROR,
-    "tensor names under a wrapper prefix",
-    scope=PROFILE,
-    hint=(
-        "rename the tensors without the wrapper prefix (lm_head.weight, d2t, embed_tokens.weight, "
-        "layers.N....): `dspark-ckpt fix` does"
-    ),
-    repair=strip_prefix,
-)
-def wrapper_prefix(f: Facts, p: Profile) -> list[Finding]:
-    """vLLM's drafter loaders prepend 'model.' to every name but lm_head and d2t, and TensorRT-LLM
-    loads names as stored with a strict state dict: a stored model.lm_head.weight, model.d2t or
-    model.embed_tokens.weight is no parameter of theirs and fails the load ('There is no module or
-    parameter named ...' / 'Unexpected key(s)')."""
-    # names under a wrapper prefix are not the tensors a strict loader maps
-    names = f.prefixed
-    if p.prefixed_names != "rejected" or not names:
-        return []
-    how = (
-        "loads names as stored with load_state_dict(strict=True): 'Unexpected key(s)'"
-        if p.strict_names
-        else "prepends 'model.' to every name but lm_head and d2t itself: its weight loader "
-        "raises 'There is no module or parameter named ...'"
-    )
-    shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
-    return [
-        new_finding(
-            "DSC111",
-            f"{len(names)} tensor name(s) carry a wrapper prefix ({shown}): {p.runtime} {how}",
-            f.tensors[names[0]],
-        )
-    ]
-
-
-# the names a TensorRT-LLM Qwen3 DSpark drafter has (modeling_dspark_qwen3.py __init__)
-_LAYER = re.compile(
-    r"layers\.(\d+)\.(self_attn\.[qkvo]_proj\.weight|self_attn\.[qk]_norm\.weight|"
-    r"mlp\.(gate|up|down)_proj\.weight|input_layernorm\.weight|post_attention_layernorm\.weight)"
-)
-_BACKBONE = {"fc.weight", "hidden_norm.weight", "norm.weight"}
-
-
-def _expected_name(name: str, f: Facts) -> bool:
-    raw = f.cfg.raw
-    if name in _BACKBONE or name.startswith(("embed_tokens.", "lm_head.")):
-        return True
-    if m := _LAYER.fullmatch(name):
-        layers = f.cfg.value("num_hidden_layers")
-        return not isinstance(layers, int) or int(m.group(1)) < layers
-    if name.startswith("markov_head."):
-        rank = raw.get("markov_rank")
-        if not isinstance(rank, int) or rank <= 0:
-            return False
-        kind = str(raw.get("markov_head_type", "vanilla")).lower()
-        return kind != "vanilla" or name in (
-            "markov_head.markov_w1.weight",
-            "markov_head.markov_w2.weight",
-        )
-    if name in ("confidence_head.proj.weight", "confidence_head.proj.bias"):
-        return raw.get("enable_confidence_head") is True
-    return False
-
-
-@repair("drop-unexpected", UNSAFE)
-def drop_unexpected(f: Facts, p: Profile | None, finding: Finding) -> Fix | None:
-    """The tensors a strict loader has no name for are dropped. Unsafe: another runtime may
-    use them (a confidence head), or the config should enable them instead."""
-    names = _unexpected(f, p) if p is not None else []
-    if not names:
-        return None
-    return Fix(tuple(Drop(n) for n in names), f"drop {len(names)} tensor(s) the model lacks")
-
-
-def _unexpected(f: Facts, p: Profile) -> list[str]:
-    """The names a strict loader has no parameter for: d2t and t2d are DSC105's, names
-    under a wrapper prefix DSC111's, a stray file's DSC620's (which names the file)."""
-    stray = {n for w, why in loaded_strays(f, p) if why == FOREIGN for n in w.tensors or ()}
-    skip = set(f.prefixed) | stray | {D2T, T2D}
-    return [n for n in sorted(f.tensors) if not _expected_name(n, f) and n not in skip]
-
-
-@rule(
-    "DSC112",
-    ERROR,
-    "tensor the runtime's strict load rejects",
-    scope=PROFILE,
-    hint=(
-        "drop the tensors the TensorRT-LLM model does not have, or enable them in the top level "
-        "of config.json"
-    ),
-    repair=drop_unexpected,
-)
-def strict_load_rejects(f: Facts, p: Profile) -> list[Finding]:
-    """TensorRT-LLM loads a Qwen3 DSpark drafter with load_state_dict(strict=True): any name its
-    model lacks (mask_embedding, a confidence head the config does not enable at the top level, a
-    Markov head without a top-level markov_rank, quantisation scales) is an 'Unexpected key(s)'
-    error at load."""
-    # TensorRT-LLM's strict state-dict load rejects every name its model lacks; d2t and
-    # t2d are DSC105, names under a wrapper prefix DSC111
-    if not p.strict_names:
-        return []
-    others = _unexpected(f, p)
-    if not others:
-        return []
-    shown = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
-    return [
-        new_finding(
-            "DSC112",
-            f"{len(others)} tensor(s) the {p.runtime} model does not have ({shown}): "
-            "load_state_dict(strict=True) raises 'Unexpected key(s)' (a confidence head "
-            "or Markov head counts only when enable_confidence_head / markov_rank are set "
-            "at the top level of config.json)",
-            f.tensors[others[0]],
-        )
-    ]
-
-
 @rule(
     "DSC208",
     ERROR,
@@ -548,81 +405,6 @@ def lm_head_replaced(f: Facts, p: Profile) -> list[Finding]:
     ]
 
 
-# the architecture of each speculators algorithm's native config: vLLM's translation
-# (transformers_utils/configs/speculators/algos.py), EAGLE-3 under the name SGLang and vLLM
-# both register (LlamaForCausalLMEagle3)
-NATIVE_ARCHITECTURE = {
-    "eagle3": "LlamaForCausalLMEagle3",
-    "dflash": "DFlashDraftModel",
-    "dspark": "Qwen3DSparkModel",
-}
-DSPARK_ARCHITECTURES = ("Qwen3DSparkModel", "Qwen3OmniDSparkModel")
-DSPARK_KEYS = (
-    "draft_vocab_size",
-    "target_hidden_size",
-    "mask_token_id",
-    "markov_rank",
-    "markov_head_type",
-    "block_size",
-    "enable_confidence_head",
-    "confidence_head_with_markov",
-    "use_aux_hidden_state",
-)
-
-
-def native_config(raw: dict) -> dict | Needs | None:
-    """A speculators-format config as the native config vLLM translates it into (its
-    ``transformer_layer_config`` updated by the algorithm's fields); ``Needs`` where a key
-    vLLM requires is missing (vLLM: a KeyError), None for an algorithm it has no
-    translation for."""
-    kind = raw.get("speculators_model_type")
-    base = raw.get("transformer_layer_config")
-    if kind not in NATIVE_ARCHITECTURE or not isinstance(base, dict):
-        return None
-    out = dict(base)
-    for key in ("mask_token_id", "aux_hidden_state_layer_ids"):
-        if kind != "eagle3" and key not in raw:
-            return Needs(key, f"vLLM's {kind} translation requires it (a KeyError without it)")
-    aux = raw.get("aux_hidden_state_layer_ids") or raw.get("eagle_aux_hidden_state_layer_ids")
-    if kind == "eagle3":
-        if out.get("model_type", "llama") not in ("llama", "qwen3"):
-            return None  # vLLM: ValueError (Unsupported model_type)
-        out["draft_vocab_size"] = raw.get("draft_vocab_size")
-        if raw.get("target_hidden_size") is not None:
-            out["target_hidden_size"] = raw["target_hidden_size"]
-        out["norm_before_residual"] = raw.get("norm_before_residual", True)
-        out["norm_before_fc"] = raw.get("norm_before_fc", False)
-        out["fc_norm"] = raw.get("fc_norm", False)
-        out["norm_output"] = raw.get("norm_output", False)
-        eagle = {"norm_before_fc": out["norm_before_fc"]}
-        if aux:
-            out["eagle_aux_hidden_state_layer_ids"] = aux
-            eagle["eagle_aux_hidden_state_layer_ids"] = aux  # where SGLang reads them
-        out["eagle_config"] = eagle
-    elif kind == "dflash":
-        out["draft_vocab_size"] = raw.get("draft_vocab_size")
-        if raw.get("target_hidden_size") is not None:
-            out["target_hidden_size"] = raw["target_hidden_size"]
-        out["eagle_aux_hidden_state_layer_ids"] = aux
-        out["dflash_config"] = {
-            "mask_token_id": raw["mask_token_id"],
-            "target_layer_ids": [i - 1 for i in aux],
-            "sample_from_anchor": raw.get("sample_from_anchor", False),
-            "causal": not raw.get("sliding_window_non_causal", True),
-        }
-    else:
-        archs = [a for a in raw.get("architectures") or [] if a in DSPARK_ARCHITECTURES]
-        out["sample_from_anchor"] = raw.get("sample_from_anchor", False)
-        out["dspark_bonus_anchor"] = not out["sample_from_anchor"]
-        out["eagle_aux_hidden_state_layer_ids"] = aux
-        out["target_layer_ids"] = [i - 1 for i in aux]
-        out.update({k: raw[k] for k in DSPARK_KEYS if raw.get(k) is not None})
-        out["architectures"] = archs or [NATIVE_ARCHITECTURE[kind]]
-        return out
-    out["architectures"] = [NATIVE_ARCHITECTURE[kind]]
-    return {k: v for k, v in out.items() if v is not None}
-
-
 @repair("native-config", SAFE)
 def to_native_config(f: Facts, p: Profile | None, finding: Finding) -> Fix | Needs | None:
     """A speculators-format config is rewritten as the native config vLLM itself translates
@@ -630,8 +412,10 @@ def to_native_config(f: Facts, p: Profile | None, finding: Finding) -> Fix | Nee
     runtimes read them), for a runtime that reads no speculators format (SGLang,
     TensorRT-LLM). The weights do not change."""
     native = native_config(f.raw)
-    if native is None or isinstance(native, Needs):
-        return native
+    if isinstance(native, tuple):
+        return Needs(*native)
+    if native is None:
+        return None
     kind = f.raw["speculators_model_type"]
     return Fix(
         (NewConfig(native, f"the native {kind} config vLLM translates it into"),),
@@ -754,109 +538,6 @@ def draft_vocab_size_key_missing(f: Facts, p: Profile) -> list[Finding]:
     ]
 
 
-_ATTN = ("self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.o_proj")
-_MLP = ("mlp.gate_proj", "mlp.up_proj", "mlp.down_proj")
-_NORMS = ("input_layernorm", "post_attention_layernorm")
-# a stored name -> the one the loader maps it to (SGLang's EAGLE-3 legacy names; DFlash's
-# vendor aliases)
-_EAGLE3_LEGACY = (
-    ("midlayer", "layers.0"),
-    ("aux_norm_low", "fc_norm.0"),
-    ("aux_norm_mid", "fc_norm.1"),
-    ("aux_norm_high", "fc_norm.2"),
-)
-_BLOCK_ALIASES = {
-    "encoder.fc.weight": "fc.weight",
-    "encoder.output_norm_enc.weight": "hidden_norm.weight",
-}
-# fused parameters a checkpoint may store instead of their parts
-_FUSED = {
-    "self_attn.q_proj": "self_attn.qkv_proj",
-    "self_attn.k_proj": "self_attn.qkv_proj",
-    "self_attn.v_proj": "self_attn.qkv_proj",
-    "mlp.gate_proj": "mlp.gate_up_proj",
-    "mlp.up_proj": "mlp.gate_up_proj",
-}
-# the tensors of each DSpark Markov head type beyond markov_w1 / markov_w2
-MARKOV_EXTRA = {
-    "vanilla": (),
-    "gated": ("markov_head.gate_proj.weight", "markov_head.gate_proj.bias"),
-    "rnn": ("markov_head.joint_proj.weight", "markov_head.joint_proj.bias"),
-}
-MARKOV_W = ("markov_head.markov_w1.weight", "markov_head.markov_w2.weight")
-
-
-def _loaded_name(name: str, family: str) -> str:
-    """A stored tensor name as the SGLang loader maps it to a parameter."""
-    if family == EAGLE3:
-        for legacy, new in _EAGLE3_LEGACY:
-            if legacy in name:
-                name = name.replace(legacy, new)
-        return name.removeprefix("model.")
-    name = name.removeprefix("model.")
-    return _BLOCK_ALIASES.get(name, name)
-
-
-def _markov_built(f: Facts) -> str | None:
-    """The Markov head type the DSpark model builds: from the top-level keys only
-    (config.markov_rank, config.markov_head_type, default vanilla); None: none built."""
-    rank = f.raw.get("markov_rank")
-    if type(rank) is not int or rank <= 0:
-        return None
-    return str(f.raw.get("markov_head_type", "vanilla")).lower()
-
-
-def _built_tensors(f: Facts, p: Profile) -> list[str]:
-    """The weights the runtime's drafter model builds and loads from the checkpoint (its
-    embedding and head aside: DSC601 says a missing head, and the target's are shared)."""
-    from dspark_ckpt.rules.shapes import _aux_count  # the fc count, as DSC210 resolves it
-
-    raw, layers = f.raw, f.cfg.value("num_hidden_layers")
-    layers = layers if type(layers) is int and layers > 0 else 0
-    per_layer = [*_ATTN, *_MLP]
-    if p.family == EAGLE3:
-        names = ["fc.weight", "norm.weight"]
-        if raw.get("bias"):  # fc = Linear(..., bias=config.bias)
-            names.append("fc.bias")
-        if next((v for k in p.norm_before_fc_keys if (v := f.cfg.value(k)) is not None), False):
-            names.append("input_norm.weight")
-        counted = _aux_count(f, p)
-        if (raw.get("fc_norm") or raw.get("use_aux_norm")) and counted:
-            names += [f"fc_norm.{i}.weight" for i in range(counted[0])]
-        norms = (*_NORMS, "hidden_norm")
-        own = raw.get("target_hidden_size", f.cfg.hidden_size)
-        if own != f.cfg.hidden_size and raw.get("draft_vocab_size") is not None:
-            names.append(EMBED)  # set_embed keeps the drafter's own embedding
-    else:
-        names = ["fc.weight", "hidden_norm.weight", "norm.weight"]
-        per_layer += ["self_attn.q_norm", "self_attn.k_norm"]
-        norms = _NORMS
-        kind = _markov_built(f) if p.markov_head_types else None
-        if kind in p.markov_head_types:
-            names += [*MARKOV_W, *MARKOV_EXTRA.get(kind, ())]
-    for i in range(layers):
-        names += [f"layers.{i}.{part}.weight" for part in (*per_layer, *norms)]
-    return names
-
-
-def default_initialised(f: Facts, p: Profile) -> list[str]:
-    """The weights a runtime whose loader checks nothing after loading (SGLang: its model
-    builds them, ``load_weights`` fills what it is given) gets no tensor for: DSC652's
-    SGLang half (``missing_tensors`` "default_init")."""
-    if f.cfg.quantized or f.cfg.speculators_format:
-        return []
-    stored = {_loaded_name(n, p.family) for n in f.tensors}
-
-    def missing(name: str) -> bool:
-        if name in stored:
-            return False
-        layer = re.match(r"layers\.\d+\.", name)  # a fused q/k/v or gate/up counts
-        fused = layer and _FUSED.get(name[layer.end() :].removesuffix(".weight"))
-        return not (fused and f"{layer.group(0)}{fused}.weight" in stored)
-
-    return [n for n in _built_tensors(f, p) if missing(n)]
-
-
 def _parsed_markov(f: Facts, p: Profile) -> tuple[int, tuple[str, Any] | None, bool]:
     """(markov_rank, (key, markov_head_type) or None, whether the dspark_* keys are used) as
     SGLang's DSpark config parser reads them."""
@@ -934,7 +615,7 @@ def markov_head_of_another_type(f: Facts, p: Profile) -> list[Finding]:
     (default vanilla), whatever the nested copy the config parser accepted says, and refuses any
     markov_head.* tensor that head lacks ('DSpark unexpected markov weight ... not found in model
     parameters'), or a head type it does not know ('Unsupported DSpark markov_head_type')."""
-    if not p.markov_head_types or (built := _markov_built(f)) is None:
+    if not p.markov_head_types or (built := markov_built(f)) is None:
         return []
     if markov_head_type_unread(f, p):  # DSC683: the parser refuses it first
         return []
@@ -948,7 +629,9 @@ def markov_head_of_another_type(f: Facts, p: Profile) -> list[Finding]:
                 tensor="markov_head_type",
             )
         ]
-    known = {*MARKOV_W, *MARKOV_EXTRA.get(built, ())}
+    known = {f"{m}.weight" for m in MARKOV_W}
+    if built in MARKOV_EXTRA:
+        known |= {f"{MARKOV_EXTRA[built]}.{t}" for t in ("weight", "bias")}
     stored = sorted(n for n in f.tensors if n.startswith("markov_head."))
     other = [n for n in stored if n not in known]
     if not other:
@@ -986,141 +669,4 @@ def _outside_target(f: Facts, p: Profile, key: str, mask_id: int) -> list[Findin
             f"[0, {bound}) (its {what}): {p.release} {refused}",
             tensor=key,
         )
-    ]
-
-
-# --- stray weight files: loaded with the drafter's weights (DSC620, DSC621) ---------------
-
-FOREIGN, UNREADABLE, BESIDE = "foreign", "unreadable", "beside"
-
-
-def loaded_strays(f: Facts, p: Profile) -> list[tuple[WeightFile, str]]:
-    """Each ``*.safetensors`` of the drafter's folder that ``p``'s loader reads although it
-    is not the drafter's weights, with why: FOREIGN (it holds no drafter tensor, beside
-    files that do), UNREADABLE (its header cannot be read), BESIDE (an index does not name
-    it, and the loader reads it anyway with its drafter tensors)."""
-    out = []
-    for w in f.weight_files:
-        if not w.listed and p.stray_files_loaded != "all":
-            continue  # beside an index that does not name it: not read
-        if w.tensors is None:
-            out.append((w, UNREADABLE))
-        elif w.tensors and not w.drafter_tensors:
-            out.append((w, FOREIGN))
-        elif not w.listed and w.drafter_tensors:
-            out.append((w, BESIDE))
-    return out
-
-
-def _shown(names: tuple[str, ...]) -> str:
-    return ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
-
-
-def _why_loaded(w: WeightFile, p: Profile) -> str:
-    if not w.listed:
-        return (
-            f"model.safetensors.index.json does not name it, but {p.runtime} loads every "
-            "*.safetensors of the folder, index or not"
-        )
-    if w.indexed:
-        return f"model.safetensors.index.json names it, so {p.runtime} loads it"
-    if p.stray_files_loaded == "all":
-        return f"{p.runtime} loads every *.safetensors of the folder"
-    return (
-        f"the folder has no model.safetensors.index.json, so {p.runtime} loads every "
-        "*.safetensors in it"
-    )
-
-
-def _own_output(w: WeightFile) -> str:
-    ours = {MASK_TENSOR, BIAS_TENSOR} & set(w.tensors or ())
-    if not ours:
-        return ""
-    return (
-        " (the padded-row mask `dspark-ckpt fix --emit-mask` writes: a side file for the "
-        "serving code, never a weight)"
-    )
-
-
-def _stray_finding(code: str, message: str, w: WeightFile, hint: str) -> Finding:
-    names = w.foreign_tensors or w.drafter_tensors
-    return replace(
-        new_finding(code, message, tensor=names[0] if names else w.name, hint=hint),
-        file=str(w.path),
-    )
-
-
-@rule(
-    "DSC620",
-    ERROR,
-    "stray weight file loaded with the drafter",
-    scope=PROFILE,
-    hint="move the file out of the drafter's folder",
-)
-def stray_weight_file(f: Facts, p: Profile) -> list[Finding]:
-    """A *.safetensors file beside the drafter's weights that is not one of them (the mask `fix
-    --emit-mask` writes, a trainer's training_state.safetensors). vLLM and SGLang load every
-    *.safetensors of a folder without model.safetensors.index.json, TensorRT-LLM every one even
-    with an index. vLLM has no parameter for its names and raises 'There is no module or parameter
-    named ...'; TensorRT-LLM's strict DSpark load raises 'Unexpected key(s)'. A file beside an
-    index that TensorRT-LLM loads anyway with drafter tensors in it mixes them with the index's
-    shards (a name in both: whichever file loads last wins), and one it cannot read fails the
-    load."""
-    out = []
-    for w, why in loaded_strays(f, p):
-        if why == FOREIGN and p.stray_names != "refused":
-            continue  # skipped by the loader: DSC621
-        loaded = _why_loaded(w, p)
-        if why == FOREIGN:
-            fails = (
-                "load_state_dict(strict=True) raises 'Unexpected key(s)'"
-                if p.strict_names
-                else "its weight loader raises 'There is no module or parameter named ...'"
-            )
-            what = (
-                f"{w.name} holds no tensor of the drafter ({_shown(w.foreign_tensors)})"
-                f"{_own_output(w)}; {loaded}: it has no parameter for them and {fails}"
-            )
-        elif why == UNREADABLE:
-            what = f"{w.name} cannot be read as safetensors; {loaded}: the load fails"
-        else:
-            what = (
-                f"{w.name} holds drafter tensors ({_shown(w.drafter_tensors)}); {loaded}: "
-                "they are loaded with the index's shards (a name in both: whichever file "
-                "loads last wins)"
-            )
-        hint = f"move {w.name} out of the drafter's folder"
-        if w.listed and w.indexed:
-            hint = f"drop {w.name} from model.safetensors.index.json and the drafter's folder"
-        elif w.listed and p.stray_files_loaded == "index_or_all":
-            hint += " (or write a model.safetensors.index.json that names only the weight files)"
-        out.append(_stray_finding("DSC620", what, w, hint))
-    return out
-
-
-@rule(
-    "DSC621",
-    INFO,
-    "stray weight file loaded, its names skipped",
-    scope=PROFILE,
-    hint="move the file out of the drafter's folder",
-)
-def stray_weight_file_skipped(f: Facts, p: Profile) -> list[Finding]:
-    """A *.safetensors file beside the drafter's weights that is not one of them is loaded (every
-    *.safetensors of a folder without an index, or every one for TensorRT-LLM), and this runtime
-    skips the names it has no parameter for (SGLang, TensorRT-LLM EAGLE-3): harmless here, read for
-    nothing. vLLM refuses the same folder (DSC620)."""
-    if p.stray_names != "skipped":
-        return []
-    return [
-        _stray_finding(
-            "DSC621",
-            f"{w.name} holds no tensor of the drafter ({_shown(w.foreign_tensors)})"
-            f"{_own_output(w)}; {_why_loaded(w, p)}, and it skips names it has no parameter "
-            "for: read for nothing (vLLM refuses the load)",
-            w,
-            f"move {w.name} out of the drafter's folder",
-        )
-        for w, why in loaded_strays(f, p)
-        if why == FOREIGN
     ]

@@ -16,22 +16,26 @@ from typing import Any
 
 from dspark_ckpt.facts.gather import Facts
 from dspark_ckpt.facts.vocab import LM_HEAD
-from dspark_ckpt.profiles.hidden_states import HiddenStates
-from dspark_ckpt.profiles.registry import DFLASH, DSPARK, EAGLE3, Profile
-from dspark_ckpt.rules.findings import ERROR, Finding, new_finding
-from dspark_ckpt.rules.load import default_initialised
-from dspark_ckpt.rules.registry import PROFILE, TARGET, rule
-from dspark_ckpt.rules.repairs import SAFE, DelKey, Fix, Needs, repair
-from dspark_ckpt.rules.shapes import _aux_count, _fc_input
-from dspark_ckpt.rules.target import aux_ids, aux_ids_outside_target
-from dspark_ckpt.rules.view import (
+from dspark_ckpt.loader.model import MARKOV_W, loader_model, uses_aux
+from dspark_ckpt.loader.view import (
+    aux_count,
     dotted,
+    fc_input,
+    first,
+    get,
     layer_model_type,
     model_config,
     present,
     speculators_kind,
     translated,
+    truthy,
 )
+from dspark_ckpt.profiles.hidden_states import HiddenStates
+from dspark_ckpt.profiles.registry import DFLASH, DSPARK, EAGLE3, Profile
+from dspark_ckpt.rules.findings import ERROR, Finding, new_finding
+from dspark_ckpt.rules.registry import PROFILE, TARGET, rule
+from dspark_ckpt.rules.repairs import SAFE, DelKey, Fix, Needs, repair
+from dspark_ckpt.rules.target import aux_ids, aux_ids_outside_target
 from dspark_ckpt.rules.vocab import reduced
 
 
@@ -90,7 +94,7 @@ def aux_states_fed_differ(f: Facts, p: Profile, hs: HiddenStates) -> list[Findin
         return []
     if aux_ids_outside_target(f, p, hs):  # DSC703 says why fewer states arrive
         return []
-    fed, built = _fed(f, p, hs), _aux_count(f, p)
+    fed, built = _fed(f, p, hs), aux_count(f, p)
     if fed is None or built is None or len(fed[0]) == built[0]:
         return []
     points, what = fed
@@ -149,105 +153,7 @@ def aux_layers_not_trained(f: Facts, p: Profile, hs: HiddenStates) -> list[Findi
     return []
 
 
-# --- the tensors the model has ------------------------------------------------------------
-
-# a module the checkpoint provides under any of these names (module prefixes)
-QWEN3_LAYER = (
-    ("self_attn.q_proj", "self_attn.qkv_proj"),
-    ("self_attn.k_proj", "self_attn.qkv_proj"),
-    ("self_attn.v_proj", "self_attn.qkv_proj"),
-    ("self_attn.o_proj",),
-    ("self_attn.q_norm",),
-    ("self_attn.k_norm",),
-    ("mlp.gate_proj", "mlp.gate_up_proj"),
-    ("mlp.up_proj", "mlp.gate_up_proj"),
-    ("mlp.down_proj",),
-    ("input_layernorm",),
-    ("post_attention_layernorm",),
-)
-# the EAGLE-3 decoder layer: Llama's, with its own hidden_norm (q/k norms: Qwen3's only)
-EAGLE3_LAYER = tuple(m for m in QWEN3_LAYER if m[0] not in ("self_attn.q_norm", "self_attn.k_norm"))
-EAGLE3_LAYER += (("hidden_norm",),)
-# names a loader maps onto the model's (vLLM: qwen3_dflash.py:390-402, llama_eagle3.py:291)
-ALIASES = {
-    "layers.0.": ("midlayer.",),
-    "fc": ("encoder.fc",),
-    "hidden_norm": ("encoder.output_norm_enc",),
-}
-MARKOV = ("markov_head.markov_w1", "markov_head.markov_w2")
-# TensorRT-LLM's Markov heads beyond the vanilla pair (dspark/heads.py)
-MARKOV_EXTRA = {"gated": ("markov_head.gate_proj",), "rnn": ("markov_head.joint_proj",)}
-
-
-def _truthy(cfg: dict, *keys: str, default: Any = None) -> Any:
-    """The first of ``keys`` (dotted) set in ``cfg``, else ``default``."""
-    for key in keys:
-        if (value := dotted(cfg, key)) is not None:
-            return value
-    return default
-
-
-def _uses_aux(cfg: dict, family: str) -> bool:
-    """Whether the model builds fc: EAGLE-3 from eagle_config (llama_eagle3.py:179-183);
-    DFlash/DSpark from dflash_config over eagle_config, else the top level
-    (qwen3_dflash.py:432-439). Default true."""
-    if family == EAGLE3:
-        return _truthy(cfg, "eagle_config.use_aux_hidden_state", default=True) is not False
-    for key in ("dflash_config.use_aux_hidden_state", "eagle_config.use_aux_hidden_state"):
-        if present(cfg, key):
-            return dotted(cfg, key) is not False
-    return cfg.get("use_aux_hidden_state", True) is not False
-
-
-def _required(f: Facts, p: Profile, cfg: dict) -> list[tuple[str, ...]] | None:
-    """The modules the profile's model has, each as its accepted names; None where the
-    model cannot be said (no layer count, no Markov rank to build the head with)."""
-    layers = _int(cfg.get("num_hidden_layers"))
-    if layers is None:
-        return None
-    layer = EAGLE3_LAYER if p.family == EAGLE3 else QWEN3_LAYER
-    out: list[tuple[str, ...]] = [("norm",)]
-    if p.family != EAGLE3:
-        out.append(("hidden_norm",))
-    if _uses_aux(cfg, p.family):
-        out.append(("fc",))
-    for i in range(layers):
-        out += [tuple(f"layers.{i}.{name}" for name in names) for names in layer]
-    if p.family == EAGLE3:
-        if _truthy(cfg, "eagle_config.norm_before_fc", "norm_before_fc", default=False):
-            out.append(("input_norm",))
-        if cfg.get("fc_norm") is True and (n := _aux_count(f, p)) is not None:
-            out += [(f"fc_norm.{j}",) for j in range(n[0])]
-    if p.family == DSPARK:
-        rank = _int(cfg.get("markov_rank"))
-        if rank is None and p.missing_tensors == "strict":  # TensorRT-LLM: getattr(..., 0)
-            rank = 0 if "markov_rank" not in cfg else None
-        if rank is None:  # the model is not built (DSC107)
-            return None
-        if rank > 0:
-            out += [(m,) for m in MARKOV]
-            kind = str(cfg.get("markov_head_type") or "vanilla").lower()
-            if p.markov_head_type == "built":
-                out += [(m,) for m in MARKOV_EXTRA.get(kind, ())]
-        if p.missing_tensors == "strict" and cfg.get("enable_confidence_head") is True:
-            out.append(("confidence_head.proj",))
-    return out
-
-
-def _has(f: Facts, module: str, strict: bool) -> bool:
-    names = [module] + [
-        alias + module[len(real) :]
-        for real, aliases in ALIASES.items()
-        if module.startswith(real)
-        for alias in aliases
-    ]
-    if strict:  # load_state_dict(strict=True): the exact names
-        suffixes = (".weight", ".bias") if module in ("confidence_head.proj",) else (".weight",)
-        suffixes += (
-            (".bias",) if module in ("markov_head.gate_proj", "markov_head.joint_proj") else ()
-        )
-        return all(f"{module}{s}" in f.stored for s in suffixes)
-    return any(f.has_module(n) for n in names)
+# --- the tensors the model has (the loader model) -----------------------------------------
 
 
 @rule(
@@ -267,38 +173,44 @@ def tensors_missing(f: Facts, p: Profile) -> list[Finding]:
     for norms), the same garbage. TensorRT-LLM's Qwen3 DSpark loads with
     load_state_dict(strict=True): a missing name fails the load ('Missing key(s) in
     state_dict')."""
+    model = loader_model(f, p)
+    if model is None or not model.complete or p.family not in (DSPARK, DFLASH, EAGLE3):
+        return []
+    missing = model.missing(f)
+    if not missing.total:
+        return []
     if p.missing_tensors == "default_init":
-        missing = default_initialised(f, p)
         how = (
             "loads what it is given and checks nothing after, so they keep their initial "
             "values (random for linear and embedding weights, ones for norms): the drafter "
             "loads and drafts garbage, with no error"
         )
         what = "weight(s) the drafter model builds are not in the checkpoint"
-    elif p.missing_tensors in ("uninitialised", "strict") and p.family in (DSPARK, DFLASH, EAGLE3):
-        required = _required(f, p, model_config(f, p))
-        if required is None:
-            return []
-        strict = p.missing_tensors == "strict"
-        missing = [names[0] for names in required if not any(_has(f, n, strict) for n in names)]
+    elif p.missing_tensors == "strict":
         how = (
             "loads with load_state_dict(strict=True), which raises 'Missing key(s) in "
             "state_dict' for them"
-            if strict
-            else "never checks for weights its load_weights did not fill: they stay as "
+        )
+        what = f"module(s) of {p.name}'s model have no tensor in the checkpoint"
+    else:
+        how = (
+            "never checks for weights its load_weights did not fill: they stay as "
             "allocated (uninitialised memory; a norm at ones) and the drafter proposes "
             "garbage, no error"
         )
         what = f"module(s) of {p.name}'s model have no tensor in the checkpoint"
-    else:
-        return []
-    if not missing:
-        return []
+    shown = ", ".join(missing.shown)
+    if missing.total > len(missing.shown):
+        shown += f" and {missing.total - len(missing.shown)} more"
+    whole = [(b, lo, hi) for b, lo, hi in missing.whole if hi > lo]
+    if whole:
+        ranges = ", ".join(f"{b}.{lo}-{hi}" for b, lo, hi in whole[:3])
+        shown += f"; no tensor at all for {ranges}" + (" ..." if len(whole) > 3 else "")
     return [
         new_finding(
             "DSC652",
-            f"{len(missing)} {what} ({_shown(missing)}): {p.runtime} {how}",
-            tensor=missing[0],
+            f"{missing.total} {what} ({shown}): {p.runtime} {how}",
+            tensor=missing.shown[0],
         )
     ]
 
@@ -317,7 +229,7 @@ def own_lm_head_missing(f: Facts, p: Profile) -> list[Finding]:
     if f.lm_head is not None:
         return []
     cfg = model_config(f, p)
-    key = next((k for k in p.own_lm_head_keys if dotted(cfg, k) is True), None)
+    key = next((k for k in p.own_lm_head_keys if truthy(get(cfg, k, False))), None)
     if key is None:
         return []
     return [
@@ -401,7 +313,7 @@ def mask_hidden_load(f: Facts, p: Profile) -> list[Finding]:
         if not parallel:
             return []
         if name is not None:  # copied into a [1, n_aux * Ht] buffer (llama_eagle3.py:350-354,440)
-            info, built = f.tensors[name], _fc_input(f, p)
+            info, built = f.tensors[name], fc_input(f, p)
             size = 1
             for d in info.shape:
                 size *= d
@@ -443,7 +355,7 @@ def fc_norm_unbuilt(f: Facts, p: Profile) -> list[Finding]:
     if not p.fc_norm_keys:
         return []
     cfg = model_config(f, p)
-    if any(cfg.get(k) is True for k in p.fc_norm_keys):
+    if any(truthy(get(cfg, k, False)) for k in p.fc_norm_keys):
         return []
     names = sorted(n for n in f.stored if n.startswith("fc_norm."))
     if not names:
@@ -476,7 +388,7 @@ def target_hidden_size_null(f: Facts, p: Profile) -> list[Finding]:
     cfg = model_config(f, p)
     if not present(cfg, "target_hidden_size") or cfg["target_hidden_size"] is not None:
         return []
-    if p.family == EAGLE3 and not _uses_aux(cfg, p.family):
+    if p.family == EAGLE3 and not uses_aux(cfg, p.family):
         return []
     return [
         new_finding(
@@ -521,7 +433,9 @@ def markov_head_type_unbuilt(f: Facts, p: Profile) -> list[Finding]:
     cfg = model_config(f, p)
     named = _markov_type(cfg, f.raw)
     kind = named[0].lower() if named else "vanilla"
-    extra = sorted(n for n in f.stored if n.startswith("markov_head.") and not n.startswith(MARKOV))
+    extra = sorted(
+        n for n in f.stored if n.startswith("markov_head.") and not n.startswith(MARKOV_W)
+    )
     if p.markov_head_type == "built":
         if _int(cfg.get("markov_rank")) in (None, 0) or kind in ("vanilla", "gated", "rnn"):
             return []
@@ -569,9 +483,10 @@ def confidence_head_shape(f: Facts, p: Profile) -> list[Finding]:
         return []
     cfg = model_config(f, p)
     h, rank = _int(cfg.get("hidden_size")) or f.cfg.hidden_size, _int(cfg.get("markov_rank"))
-    if cfg.get("enable_confidence_head") is not True or h is None:
+    if not truthy(get(cfg, "enable_confidence_head", False)) or h is None:
         return []
-    width = h + ((rank or 0) if cfg.get("confidence_head_with_markov") is True else 0)
+    with_markov = truthy(get(cfg, "confidence_head_with_markov", False))
+    width = h + ((rank or 0) if with_markov else 0)
     expected = {"confidence_head.proj.weight": (1, width), "confidence_head.proj.bias": (1,)}
     out = []
     for name, shape in expected.items():
@@ -715,7 +630,7 @@ def _omni_problems(f: Facts, cfg: dict) -> list[tuple[str, str]]:
             want = getattr(model, key)
             if want is not None and value != want:
                 out.append((key, f"is {value!r}; must be the thinker's {want}"))
-    ids = _truthy(
+    ids = first(
         cfg, "dflash_config.target_layer_ids", "dspark_target_layer_ids", "target_layer_ids"
     )
     n = model.num_hidden_layers if model else None
@@ -726,7 +641,7 @@ def _omni_problems(f: Facts, cfg: dict) -> list[tuple[str, str]]:
     elif n is not None and (ids[0] < 0 or ids[-1] >= n):
         out.append(("target_layer_ids", f"{ids} must lie in [0, {n - 1}]"))
     if (
-        _truthy(
+        first(
             cfg,
             "dflash_config.use_aux_hidden_state",
             "eagle_config.use_aux_hidden_state",
