@@ -35,7 +35,7 @@ from typing import Any
 
 from dspark_ckpt.facts.gather import Facts
 from dspark_ckpt.loader import names as N
-from dspark_ckpt.loader.view import aux_count, count, get, model_config, truthy
+from dspark_ckpt.loader.view import architecture, aux_count, count, get, model_config, truthy
 from dspark_ckpt.profiles.registry import DFLASH, DSPARK, EAGLE3, Profile
 
 # a Qwen3 decoder layer's modules, each with the fused module a checkpoint may store instead
@@ -292,11 +292,10 @@ def layer_shapes(cfg: dict, eagle: bool) -> tuple[dict[str, tuple[int, ...]], di
         out["self_attn.q_proj"] = (heads * hd, h)
         out["self_attn.k_proj"] = out["self_attn.v_proj"] = (kv * hd, h)
         out["self_attn.o_proj"] = (h, heads * hd)
+        out["self_attn.q_norm"] = out["self_attn.k_norm"] = (hd,)
         if eagle:
             first_in = {m: (out[m][0], 2 * h) for m in ("self_attn.q_proj", "self_attn.k_proj")}
             first_in["self_attn.v_proj"] = (kv * hd, 2 * h)
-        else:
-            out["self_attn.q_norm"] = out["self_attn.k_norm"] = (hd,)
     if inter and inter > 0:
         out["mlp.gate_proj"] = out["mlp.up_proj"] = (inter, h)
         out["mlp.down_proj"] = (h, inter)
@@ -379,6 +378,10 @@ def _runtime_model(f: Facts, p: Profile) -> LoaderModel:
     complete = layers is not None
     eagle = p.family == EAGLE3
     layer = EAGLE3_LAYER if eagle else QWEN3_LAYER
+    if eagle and architecture(f, p) in {name for name, _ in p.aux_layer_keys_by_class}:
+        # the classes a profile counts aux states for on their own are its Qwen3 EAGLE-3
+        # models: a Qwen3 decoder layer, q/k norms included (vLLM qwen3_eagle3.py:34)
+        layer = (*EAGLE3_LAYER, ("self_attn.q_norm",), ("self_attn.k_norm",))
     top: list[tuple[str, ...]] = [("norm",)]
     skipped = {"mask_hidden"} if strict else {"mask_hidden", "mask_embedding"}
     if not eagle:

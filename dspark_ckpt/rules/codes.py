@@ -11,6 +11,8 @@ from dspark_ckpt.errors import UsageError
 # every rule module: importing one registers its codes
 from dspark_ckpt.rules import (  # noqa: F401
     d2t,
+    d2t_conventions,
+    heads,
     inputs,
     load,
     model,
@@ -18,6 +20,7 @@ from dspark_ckpt.rules import (  # noqa: F401
     shapes,
     target,
     tokenizer,
+    translation,
     vocab,
 )
 from dspark_ckpt.rules.findings import Code

@@ -9,12 +9,10 @@ index error at the first step, silent garbage); its hint is safe to follow.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from dspark_ckpt.facts.gather import Facts
 from dspark_ckpt.facts.vocab import EMBED, LM_HEAD, PADDED
-from dspark_ckpt.loader.model import MARKOV_EXTRA, MARKOV_W, markov_built
 from dspark_ckpt.loader.view import native_config
 from dspark_ckpt.profiles.registry import EAGLE3, Profile
 from dspark_ckpt.rules.findings import ERROR, WARNING, Finding, new_finding
@@ -534,116 +532,6 @@ def draft_vocab_size_key_missing(f: Facts, p: Profile) -> list[Finding]:
             "with AttributeError ('LlamaConfig' object has no attribute 'draft_vocab_size')",
             tensor="draft_vocab_size",
             hint=hint,
-        )
-    ]
-
-
-def _parsed_markov(f: Facts, p: Profile) -> tuple[int, tuple[str, Any] | None, bool]:
-    """(markov_rank, (key, markov_head_type) or None, whether the dspark_* keys are used) as
-    SGLang's DSpark config parser reads them."""
-    raw = f.raw
-    prefixed = any(
-        raw.get(k) is not None
-        for k in (
-            "dspark_block_size",
-            "dspark_markov_rank",
-            "dspark_noise_token_id",
-            "dspark_target_layer_ids",
-        )
-    )
-    rank = raw.get("dspark_markov_rank")
-    if type(rank) is not int:
-        rank = f.cfg.markov_rank or 0
-    found = next(
-        ((k, v) for k in p.markov_head_type_keys if (v := _raw_at(raw, k)[1]) is not None), None
-    )
-    return rank, found, prefixed
-
-
-@rule(
-    "DSC683",
-    ERROR,
-    "Markov head type missing or unsupported",
-    scope=PROFILE,
-    hint='set "markov_head_type": "vanilla" (or the head type the drafter was trained with)',
-)
-def markov_head_type_unread(f: Facts, p: Profile) -> list[Finding]:
-    """SGLang's DSpark config parser needs markov_head_type whenever markov_rank > 0 (read from the
-    dspark_* keys, dspark_config / dflash_config, text_config or the top level), unless the config
-    uses the dspark_* keys, and accepts only vanilla, gated and rnn: otherwise it refuses the
-    drafter at start-up ('DSpark requires markov_head_type when markov_rank > 0')."""
-    if not p.markov_head_type_keys:
-        return []
-    rank, found, prefixed = _parsed_markov(f, p)
-    if found is None:
-        if rank <= 0 or prefixed:
-            return []
-        return [
-            new_finding(
-                "DSC683",
-                f"markov_rank is {rank} and no markov_head_type is set (read from "
-                f"{', '.join(p.markov_head_type_keys)}): {p.release} refuses the drafter "
-                "('DSpark requires markov_head_type when markov_rank > 0, got None')",
-                tensor="markov_head_type",
-            )
-        ]
-    key, kind = found
-    if str(kind).lower() in p.markov_head_types:
-        return []
-    return [
-        new_finding(
-            "DSC683",
-            f"{key} is {kind!r}: {p.release} supports {', '.join(p.markov_head_types)} and "
-            "refuses the drafter ('Unsupported DSpark markov_head_type')",
-            tensor=key,
-        )
-    ]
-
-
-@rule(
-    "DSC684",
-    ERROR,
-    "Markov head of another type than the model builds",
-    scope=PROFILE,
-    hint=(
-        "set the top-level markov_head_type to the head the checkpoint holds (the model reads "
-        "it there only)"
-    ),
-)
-def markov_head_of_another_type(f: Facts, p: Profile) -> list[Finding]:
-    """SGLang's DSpark model builds its Markov head from the top-level markov_head_type only
-    (default vanilla), whatever the nested copy the config parser accepted says, and refuses any
-    markov_head.* tensor that head lacks ('DSpark unexpected markov weight ... not found in model
-    parameters'), or a head type it does not know ('Unsupported DSpark markov_head_type')."""
-    if not p.markov_head_types or (built := markov_built(f)) is None:
-        return []
-    if markov_head_type_unread(f, p):  # DSC683: the parser refuses it first
-        return []
-    if built not in p.markov_head_types:
-        return [
-            new_finding(
-                "DSC684",
-                f"the top-level markov_head_type is {json.dumps(f.raw.get('markov_head_type'))}: "
-                f"{p.release}'s DSpark model builds its head from it and refuses it "
-                "('Unsupported DSpark markov_head_type')",
-                tensor="markov_head_type",
-            )
-        ]
-    known = {f"{m}.weight" for m in MARKOV_W}
-    if built in MARKOV_EXTRA:
-        known |= {f"{MARKOV_EXTRA[built]}.{t}" for t in ("weight", "bias")}
-    stored = sorted(n for n in f.tensors if n.startswith("markov_head."))
-    other = [n for n in stored if n not in known]
-    if not other:
-        return []
-    return [
-        new_finding(
-            "DSC684",
-            f"{', '.join(other[:3])}: {p.release}'s DSpark model builds a {built} Markov head "
-            "(from the top-level markov_head_type, default vanilla) and refuses a Markov "
-            "weight it lacks ('DSpark unexpected markov weight ... not found in model "
-            "parameters')",
-            f.tensors[other[0]],
         )
     ]
 
