@@ -119,13 +119,11 @@ class Facts:
     @cached_property
     def stored(self) -> frozenset[str]:
         """Every stored tensor name, a wrapper prefix (``model.``, ...) removed."""
-        names = set()
-        for name in self.tensors:
-            for prefix in WRAPPER_PREFIXES:
-                if name.startswith(prefix):
-                    name = name[len(prefix) :]
-                    break
-            names.add(name)
+        plain = [n for n in self.tensors if not n.startswith(WRAPPER_PREFIXES)]
+        names = set(plain)
+        for name in self.prefixed:  # few: strip the first prefix that matches
+            prefix = next(x for x in WRAPPER_PREFIXES if name.startswith(x))
+            names.add(name[len(prefix) :])
         return frozenset(names)
 
     @cached_property

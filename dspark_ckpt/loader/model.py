@@ -209,7 +209,15 @@ class LoaderModel:
 
     def unexpected(self, f: Facts, exclude: frozenset[str] = frozenset()) -> Unexpected:
         """Stored names (wrapper prefix removed) no module of the model takes, but those
-        in ``exclude`` (names another rule reports: prefixed ones, a stray file's)."""
+        in ``exclude`` (names another rule reports: prefixed ones, a stray file's); once
+        per facts for every profile whose model takes the same names."""
+        key = ("unexpected", repr((self.parts, self.exact, sorted(self.skipped))), exclude)
+        key += (self.ignored_suffixes,)
+        if key not in f.memo:
+            f.memo[key] = self._unexpected(f, exclude)
+        return f.memo[key]
+
+    def _unexpected(self, f: Facts, exclude: frozenset[str]) -> Unexpected:
         names = f.stored_sorted
         modules = [p for p in self.parts if isinstance(p, Module)]
         blocks = {p.prefix: p for p in self.parts if isinstance(p, Block)}

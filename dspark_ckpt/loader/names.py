@@ -49,3 +49,9 @@ def gaps(covered: list[tuple[int, int]], lo: int, hi: int) -> Iterator[int]:
         yield from range(at, max(at, a))
         at = max(at, b)
     yield from range(at, hi)
+
+
+def under(names: list[str], prefix: str) -> list[str]:
+    """The names (sorted) under the module ``prefix``."""
+    lo, hi = span(names, prefix)
+    return names[lo:hi]

@@ -14,6 +14,7 @@ from typing import Any
 
 from dspark_ckpt.facts.gather import Facts
 from dspark_ckpt.loader.model import MARKOV_EXTRA, MARKOV_W, markov_built
+from dspark_ckpt.loader.names import under
 from dspark_ckpt.loader.view import count, dotted, get, model_config, truthy
 from dspark_ckpt.profiles.registry import DSPARK, Profile
 from dspark_ckpt.rules.findings import ERROR, Finding, new_finding
@@ -54,9 +55,7 @@ def markov_head_type_unbuilt(f: Facts, p: Profile) -> list[Finding]:
     cfg = model_config(f, p)
     named = _markov_type(cfg, f.raw)
     kind = named[0].lower() if named else "vanilla"
-    extra = sorted(
-        n for n in f.stored if n.startswith("markov_head.") and not n.startswith(MARKOV_W)
-    )
+    extra = sorted(n for n in under(f.stored_sorted, "markov_head") if not n.startswith(MARKOV_W))
     if p.markov_head_type == "built":
         if count(cfg.get("markov_rank")) in (None, 0) or kind in ("vanilla", "gated", "rnn"):
             return []
@@ -244,7 +243,7 @@ def markov_head_of_another_type(f: Facts, p: Profile) -> list[Finding]:
     known = {f"{m}.weight" for m in MARKOV_W}
     if built in MARKOV_EXTRA:
         known |= {f"{MARKOV_EXTRA[built]}.{t}" for t in ("weight", "bias")}
-    stored = sorted(n for n in f.tensors if n.startswith("markov_head."))
+    stored = [n for n in under(f.stored_sorted, "markov_head") if n in f.tensors]
     other = [n for n in stored if n not in known]
     if not other:
         return []

@@ -17,6 +17,7 @@ from typing import Any
 from dspark_ckpt.facts.gather import Facts
 from dspark_ckpt.facts.vocab import LM_HEAD
 from dspark_ckpt.loader.model import loader_model, uses_aux
+from dspark_ckpt.loader.names import under
 from dspark_ckpt.loader.view import (
     aux_count,
     dotted,
@@ -289,7 +290,10 @@ def mask_token_null(f: Facts, p: Profile) -> list[Finding]:
 
 
 def _mask_hidden(f: Facts) -> str | None:
-    return next((n for n in sorted(f.tensors) if "mask_hidden" in n), None)
+    if "mask_hidden" not in f.memo:  # vLLM: `"mask_hidden" in name`, anywhere in it
+        found = (n for n in f.tensors if "mask_hidden" in n)
+        f.memo["mask_hidden"] = min(found, default=None)
+    return f.memo["mask_hidden"]
 
 
 @rule(
@@ -355,7 +359,7 @@ def fc_norm_unbuilt(f: Facts, p: Profile) -> list[Finding]:
     cfg = model_config(f, p)
     if any(truthy(get(cfg, k, False)) for k in p.fc_norm_keys):
         return []
-    names = sorted(n for n in f.stored if n.startswith("fc_norm."))
+    names = under(f.stored_sorted, "fc_norm")
     if not names:
         return []
     return [

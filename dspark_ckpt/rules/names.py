@@ -88,6 +88,14 @@ def _stripped(name: str) -> str:
 
 
 def _unexpected(f: Facts, p: Profile) -> Unexpected | None:
+    """``_judged``, once per facts and profile (three codes and a repair read it)."""
+    key = ("unexpected", p)
+    if key not in f.memo:
+        f.memo[key] = _judged(f, p)
+    return f.memo[key]
+
+
+def _judged(f: Facts, p: Profile) -> Unexpected | None:
     """The stored names ``p``'s model has no parameter for, but those another code
     reports (names under a wrapper prefix: DSC111; a stray file's: DSC620/DSC621); None
     where the loader is not modelled or its names cannot be judged (quantised weights,
@@ -102,8 +110,12 @@ def _unexpected(f: Facts, p: Profile) -> Unexpected | None:
     return model.unexpected(f, exclude)
 
 
-def _names(found: Unexpected | None) -> list[str]:
-    return [] if found is None else sorted((*found.beyond, *found.other))
+def _names(found: Unexpected | None) -> tuple[str, ...]:
+    if found is None:
+        return ()
+    if not found.beyond:  # ``other`` comes in the sorted order of the names
+        return found.other
+    return tuple(sorted((*found.beyond, *found.other)))
 
 
 @repair("drop-unexpected", UNSAFE)
@@ -111,10 +123,14 @@ def drop_unexpected(f: Facts, p: Profile | None, finding: Finding) -> Fix | None
     """The tensors the runtime's model has no parameter for are dropped. Unsafe: another
     runtime may use them (a confidence head), or the config should build them instead (a
     layer count, aux hidden states)."""
-    names = _names(_unexpected(f, p)) if p is not None else []
+    names = _names(_unexpected(f, p)) if p is not None else ()
     if not names:
         return None
-    return Fix(tuple(Drop(n) for n in names), f"drop {len(names)} tensor(s) the model lacks")
+    key = ("drop-unexpected", names)  # profiles that lack the same names share one plan
+    if key not in f.memo:
+        drops = tuple(map(Drop, names))
+        f.memo[key] = Fix(drops, f"drop {len(names)} tensor(s) the model lacks")
+    return f.memo[key]
 
 
 def _beyond_note(f: Facts, found: Unexpected) -> str:
