@@ -16,10 +16,12 @@ from rules_harness import (
     EAGLE3,
     SG_BLOCK_LAYERS,
     SG_DSPARK,
+    SG_EAGLE3_LAYERS,
     Case,
     check,
     clean,
     fires,
+    head,
     ids,
     zeros,
 )
@@ -44,6 +46,7 @@ SG = {"profile": "sglang-dspark", "config": SG_DSPARK}
 SIZES = {"num_attention_heads": 1, "num_key_value_heads": 1, "head_dim": 8, "intermediate_size": 8}
 SG_SIZES = {"profile": "sglang-dspark", "config": {**SG_DSPARK, **SIZES, "num_attention_heads": 2}}
 SG_OK = {**markov(VT, VT), **SG_BLOCK_LAYERS}
+SG_EAGLE3_OK = {"lm_head.weight": head(VT), **SG_EAGLE3_LAYERS}
 
 CASES: list[Case] = [
     # DSC112: vLLM's AutoWeightsLoader has no parameter for the name
@@ -84,7 +87,13 @@ CASES: list[Case] = [
     clean("DSC665", "sglang-second-layer-declared", profile="sglang-dspark",
           config={**SG_DSPARK, "num_hidden_layers": 2}, tensors={**SG_OK, **LAYER_1},
           exactly=()),
+    fires("DSC665", "sglang-eagle3-second-layer", profile="sglang-eagle3", config=EAGLE3,
+          tensors={**SG_EAGLE3_OK, **EAGLE3_LAYER_1}, says="past num_hidden_layers 1"),
+    clean("DSC665", "sglang-eagle3-midlayer-only", profile="sglang-eagle3", config=EAGLE3,
+          tensors=SG_EAGLE3_OK),
     # DSC666: SGLang skips a name no module of its model has (harmless: a warning)
+    fires("DSC666", "sglang-eagle3-extra-projection", profile="sglang-eagle3", config=EAGLE3,
+          tensors={**SG_EAGLE3_OK, **EXTRA}, says="(extra_proj.weight)"),
     fires("DSC666", "sglang-extra-projection", **SG, tensors={**SG_OK, **EXTRA},
           says="(extra_proj.weight)", exactly=("DSC666",)),
     clean("DSC666", "sglang-complete", **SG, tensors=SG_OK, exactly=()),
