@@ -391,14 +391,14 @@ def _runtime_model(f: Facts, p: Profile) -> LoaderModel:
         # models: a Qwen3 decoder layer, q/k norms included (vLLM qwen3_eagle3.py:34)
         layer = (*EAGLE3_LAYER, ("self_attn.q_norm",), ("self_attn.k_norm",))
     top: list[tuple[str, ...]] = [("norm",)]
-    skipped = {"mask_hidden"} if strict else {"mask_hidden", "mask_embedding"}
+    # names another code judges: mask_hidden (DSC655), the model's own or the target's head
+    # and embedding (the vocab rules)
+    skipped = {"lm_head", "embed_tokens"} | ({"mask_hidden"} if p.mask_hidden else set())
     if not eagle:
         top.append(("hidden_norm",))
     aux = uses_aux(cfg, p.family)
     if aux:
         top.append(("fc",))
-    elif p.family != DSPARK and not strict:  # the mapper drops "fc." (qwen3_dflash.py:885)
-        skipped.add("fc")
     tail: list[tuple[str, ...]] = []
     fc_norm = None
     if eagle:
@@ -409,12 +409,10 @@ def _runtime_model(f: Facts, p: Profile) -> LoaderModel:
         norm_before = nest.get("norm_before_fc", get(cfg, "norm_before_fc", False))
         if aux and truthy(norm_before):
             tail.append(("input_norm",))
-        elif not strict:  # llama_eagle3.py:468: "input_norm." dropped
-            skipped.add("input_norm")
         n = aux_count(f, p)
         if aux and truthy(get(cfg, "fc_norm", False)) and n is not None:
             fc_norm = Block("fc_norm", n[0], (Module("", ("",)),))
-        else:
+        elif p.fc_norm_keys:
             skipped.add("fc_norm")  # fc_norm tensors the model lacks: DSC656
     if p.family == DSPARK:
         rank = count(cfg.get("markov_rank"))
@@ -425,12 +423,10 @@ def _runtime_model(f: Facts, p: Profile) -> LoaderModel:
         if rank:
             kind = str(cfg.get("markov_head_type") or "vanilla").lower()
             tail += _markov(kind, p.markov_head_type == "built")
-        if not strict:
+        if p.markov_head_type == "ignored":
             skipped.add("markov_head")  # a Markov tensor vanilla lacks: DSC658
         if truthy(get(cfg, "enable_confidence_head", False)):
             tail.append((CONFIDENCE,))
-        elif not strict:  # qwen3_dspark.py:365-367: dropped when not built
-            skipped.add("confidence_head")
     block_aliases = {} if strict else {0: ("midlayer",)}
     shapes, first_in = layer_shapes(cfg, eagle)
     parts: list[Module | Block] = [*_shaped(_modules(top, aliases), shapes)]
@@ -439,7 +435,9 @@ def _runtime_model(f: Facts, p: Profile) -> LoaderModel:
     parts += _modules(tail, aliases)
     if fc_norm:
         parts.append(fc_norm)
-    skipped |= {"lm_head", "embed_tokens"}  # the model's own (or the target's): any name
+    # what the loader's own mapper drops when the model does not build it (a profile field)
+    built = {m.path.split(".")[0] for m in parts if isinstance(m, Module)}
+    skipped |= {name for name in p.dropped_unbuilt if name not in built}
     return LoaderModel(
         p,
         tuple(parts),
@@ -447,7 +445,7 @@ def _runtime_model(f: Facts, p: Profile) -> LoaderModel:
         complete=complete,
         named_by_tensor=False,
         skipped=frozenset(skipped),
-        ignored_suffixes=() if strict else (".bias",),
+        ignored_suffixes=p.unexpected_ignored_suffixes,
     )
 
 

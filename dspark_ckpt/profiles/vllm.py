@@ -270,12 +270,20 @@ VLLM_SPECULATORS = dict(
         "use_aux_hidden_state",
     ),
 )
-# every vLLM 0.33.0 profile: the runner's default aux ids, the unchecked load
+# every vLLM 0.33.0 profile: the runner's default aux ids, the unchecked load, and
+# AutoWeightsLoader's ignored biases
 VLLM_COMMON_18 = dict(
     aux_default_layers="2,N//2,N-3",
     missing_tensors="uninitialised",
+    unexpected_ignored_suffixes=(".bias",),
     **VLLM_SPECULATORS,
 )
+# the modules each vLLM loader's mapper drops when its model does not build them
+VLLM_DROPPED = {
+    "dspark": ("mask_embedding", "confidence_head"),
+    "dflash": ("mask_embedding", "fc"),
+    "eagle3": ("mask_hidden", "fc", "input_norm"),
+}
 
 
 def _vllm_18_cites(family: str) -> dict[str, str]:
@@ -299,7 +307,16 @@ def _vllm_18_cites(family: str) -> dict[str, str]:
         f'{SPECULATORS}:83 `config_dict["mask_token_id"]`; {HF_CONFIG}:361-366 '
         "`speculators_config` (translated only without a model_type)"
     )
+    dropped = {
+        "dspark": f'{DSPARK_PY}:359 `orig_to_new_substr = {{"mask_embedding": None}}`; '
+        f'{DSPARK_PY}:366-368 `orig_to_new_substr["confidence_head"] = None`',
+        "dflash": f'{DFLASH_PY}:885-888 `orig_to_new_substr["fc."] = None`',
+        "eagle3": f'{EAGLE3_PY}:457 `orig_to_new_substr = {{"mask_hidden": None}}`; '
+        f'{EAGLE3_PY}:462-465 `orig_to_new_substr["input_norm."] = None`',
+    }[family]
     return {
+        "unexpected_ignored_suffixes": f'{M}utils.py:456-458 `self.ignore_unexpected_suffixes.append(".bias")`',
+        "dropped_unbuilt": dropped,
         "aux_default_layers": f"{INTERFACES}:1771-1772 `return (2, num_layers // 2, num_layers - 3)`; "
         f"{AUX_UTILS}:37-38 `get_eagle3_default_aux_hidden_state_layers()`; {INTERFACES}:1616 "
         "`tuple(sorted(set(layers)))`",
@@ -422,6 +439,7 @@ DFLASH_HIDDEN = HiddenStates(
 # rule values shared by two generations of one loader (each profile still cites them)
 # vLLM's Qwen3 DSpark loader, both generations (they differ in reduced_when)
 VLLM_DSPARK_RULES = dict(
+    dropped_unbuilt=VLLM_DROPPED["dspark"],
     hidden_states=DFLASH_HIDDEN,
     missing_d2t="error",
     missing_lm_head="refused",
@@ -444,6 +462,7 @@ VLLM_DSPARK_RULES = dict(
 )
 # vLLM's DFlash loader, both generations (they differ in own_lm_head_keys)
 VLLM_DFLASH_RULES = dict(
+    dropped_unbuilt=VLLM_DROPPED["dflash"],
     hidden_states=DFLASH_HIDDEN,
     mask_token_keys=VLLM_MASK,
     missing_mask_token="error",
@@ -455,6 +474,7 @@ VLLM_DFLASH_RULES = dict(
 )
 # vLLM's EAGLE-3 model, both generations (they differ in d2t_param)
 VLLM_EAGLE3_RULES = dict(
+    dropped_unbuilt=VLLM_DROPPED["eagle3"],
     hidden_states=EAGLE3_HIDDEN,
     aux_layer_keys=EAGLE3_AUX,
     aux_default="3",
