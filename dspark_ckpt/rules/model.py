@@ -202,7 +202,7 @@ def tensors_missing(f: Facts, p: Profile) -> list[Finding]:
     if missing.total > len(missing.shown):
         shown += f" and {missing.total - len(missing.shown)} more"
     whole = [(b, lo, hi) for b, lo, hi in missing.whole if hi > lo]
-    if whole:
+    if whole and missing.total > len(missing.shown):  # the whole ranges, where cut short
         ranges = ", ".join(f"{b}.{lo}-{hi}" for b, lo, hi in whole[:3])
         shown += f"; no tensor at all for {ranges}" + (" ..." if len(whole) > 3 else "")
     return [

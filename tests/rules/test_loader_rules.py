@@ -35,6 +35,7 @@ EAGLE3_LAYER_1 = {
     if k.startswith("layers.1.")
 }
 EXTRA = {"extra_proj.weight": zeros("F32", (H, H))}
+FC_NORMS = {f"fc_norm.{i}.weight": zeros("F32", (H,)) for i in (0, 1)}
 AUX_OFF = {"use_aux_hidden_state": False}
 # a confidence head one column too wide for [1, H] (no confidence_head_with_markov)
 WIDE_HEAD = {
@@ -112,6 +113,15 @@ CASES: list[Case] = [
           says="(confidence_head.proj)"),
     clean("DSC112", "trtllm-confidence-head-enabled-as-1", profile="trtllm-dspark",
           config={"enable_confidence_head": 1}, tensors={**markov(VT, VT), **WIDE_HEAD}),
+    fires("DSC653", "vllm-dflash-own-head-as-1", profile="vllm-dflash",
+          config={**DFLASH, "has_own_lm_head": 1}, says="the head stays uninitialised"),
+    clean("DSC653", "vllm-dflash-own-head-as-0", profile="vllm-dflash",
+          config={**DFLASH, "has_own_lm_head": 0}, exactly=()),
+    # fc_norm: 1 builds one norm per aux state: shipped, they load; absent, they are missing
+    clean("DSC656", "vllm-eagle3-fc-norm-as-1", profile="vllm-eagle3",
+          config={**EAGLE3, "fc_norm": 1}, tensors=FC_NORMS, exactly=()),
+    fires("DSC652", "vllm-eagle3-fc-norm-as-1-not-shipped", profile="vllm-eagle3",
+          config={**EAGLE3, "fc_norm": 1}, says="(fc_norm.0, fc_norm.1)"),
     # use_aux_hidden_state read with truthiness: 0 builds no fc (vLLM DFlash drops fc.*)
     fires("DSC652", "vllm-dflash-aux-states-on-as-1-no-fc", profile="vllm-dflash",
           config={**DFLASH, "use_aux_hidden_state": 1}, tensors={"fc.weight": None},
