@@ -222,8 +222,8 @@ class LoaderModel:
         modules = [p for p in self.parts if isinstance(p, Module)]
         blocks = {p.prefix: p for p in self.parts if isinstance(p, Block)}
         aliased = {a: (b, i) for b in blocks.values() for i, al in b.aliases.items() for a in al}
-        beyond: list[int] = []
-        other: list[int] = []
+        beyond: list[tuple[int, int]] = []  # runs of positions in ``names``
+        other: list[tuple[int, int]] = []
         for child, lo, hi in N.children(names, "", 0, len(names)):
             if child in self.skipped or child in MAPPINGS:
                 continue
@@ -234,28 +234,30 @@ class LoaderModel:
                 if block.count is None or i < block.count:
                     other += self._uncovered(names, f"{child}.", block.template, lo, hi)
                 else:
-                    beyond += range(lo, hi)
+                    beyond.append((lo, hi))
             else:
                 mine = [m for m in modules if any(_under(p, child) for p in m.stored_as)]
                 other += self._uncovered(names, "", mine, lo, hi)
-        pick = [names[i] for i in other]
-        keep = [
-            n for n in pick if n not in exclude and not n.endswith(self.ignored_suffixes or ("\0",))
-        ]
-        return Unexpected(tuple(names[i] for i in beyond if names[i] not in exclude), tuple(keep))
+        suffixes = self.ignored_suffixes or ("\0",)
+        keep = [n for a, b in other for n in names[a:b] if not n.endswith(suffixes)]
+        past = [n for a, b in beyond for n in names[a:b]]
+        if exclude:
+            keep = [n for n in keep if n not in exclude]
+            past = [n for n in past if n not in exclude]
+        return Unexpected(tuple(past), tuple(keep))
 
     def _block_unexpected(self, names, block, lo, hi, beyond, other) -> None:
         for child, a, b in N.children(names, block.prefix + ".", lo, hi):
             if not child.isdigit():
-                other += range(a, b)
+                other.append((a, b))
             elif block.count is not None and int(child) >= block.count:
-                beyond += range(a, b)
+                beyond.append((a, b))
             else:
                 other += self._uncovered(names, f"{block.prefix}.{child}.", block.template, a, b)
 
-    def _uncovered(self, names, base: str, mods, lo: int, hi: int) -> list[int]:
-        """The positions in [lo, hi) (names under ``base``) that no module of ``mods``
-        takes: by module ranges, or exact tensor names for an exact load."""
+    def _uncovered(self, names, base: str, mods, lo: int, hi: int) -> list[tuple[int, int]]:
+        """The runs of positions in [lo, hi) (names under ``base``) that no module of
+        ``mods`` takes: by module ranges, or exact tensor names for an exact load."""
         if self.exact:
             known = {
                 f"{base}{p}.{t}" if p else f"{base.rstrip('.')}.{t}"
@@ -263,7 +265,7 @@ class LoaderModel:
                 for p in m.stored_as
                 for t in m.tensors
             }
-            return [i for i in range(lo, hi) if names[i] not in known]
+            return [(i, i + 1) for i in range(lo, hi) if names[i] not in known]
         covered = []
         for m in mods:
             for p in m.stored_as:

@@ -42,13 +42,15 @@ def children(names: list[str], base: str, lo: int, hi: int) -> Iterator[tuple[st
         i = j
 
 
-def gaps(covered: list[tuple[int, int]], lo: int, hi: int) -> Iterator[int]:
-    """The positions of ``[lo, hi)`` outside every range of ``covered``."""
+def gaps(covered: list[tuple[int, int]], lo: int, hi: int) -> Iterator[tuple[int, int]]:
+    """The runs of positions of ``[lo, hi)`` outside every range of ``covered``."""
     at = lo
     for a, b in sorted(covered):
-        yield from range(at, max(at, a))
+        if a > at:
+            yield at, a
         at = max(at, b)
-    yield from range(at, hi)
+    if hi > at:
+        yield at, hi
 
 
 def under(names: list[str], prefix: str) -> list[str]:

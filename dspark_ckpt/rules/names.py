@@ -21,7 +21,7 @@ from dspark_ckpt.loader.model import Unexpected, loader_model
 from dspark_ckpt.profiles.registry import Profile
 from dspark_ckpt.rules.findings import ERROR, INFO, WARNING, Finding, new_finding
 from dspark_ckpt.rules.registry import PROFILE, rule
-from dspark_ckpt.rules.repairs import SAFE, UNSAFE, Drop, Fix, Rename, repair
+from dspark_ckpt.rules.repairs import SAFE, UNSAFE, Drops, Fix, Rename, repair
 from dspark_ckpt.source.layout import NAME_PREFIXES
 
 
@@ -111,11 +111,10 @@ def _judged(f: Facts, p: Profile) -> Unexpected | None:
 
 
 def _names(found: Unexpected | None) -> tuple[str, ...]:
-    if found is None:
-        return ()
-    if not found.beyond:  # ``other`` comes in the sorted order of the names
-        return found.other
-    return tuple(sorted((*found.beyond, *found.other)))
+    """Every unexpected name, sorted (each part already is: two runs to merge)."""
+    if found is None or not found.beyond:
+        return () if found is None else found.other
+    return tuple(sorted(found.beyond + found.other))
 
 
 @repair("drop-unexpected", UNSAFE)
@@ -126,11 +125,7 @@ def drop_unexpected(f: Facts, p: Profile | None, finding: Finding) -> Fix | None
     names = _names(_unexpected(f, p)) if p is not None else ()
     if not names:
         return None
-    key = ("drop-unexpected", names)  # profiles that lack the same names share one plan
-    if key not in f.memo:
-        drops = tuple(map(Drop, names))
-        f.memo[key] = Fix(drops, f"drop {len(names)} tensor(s) the model lacks")
-    return f.memo[key]
+    return Fix((Drops(names),), f"drop {len(names)} tensor(s) the model lacks")
 
 
 def _beyond_note(f: Facts, found: Unexpected) -> str:
