@@ -1,10 +1,10 @@
 """The import contract: the package is its pipeline, and nothing imports upward.
 
-    errors < source < facts < profiles < rules < commands < output < cli
+    errors < source < facts < profiles < loader < rules < commands < output < cli
 
 ``source`` is the only layer that touches disk or network; ``facts`` turns what it read
-into numbers; ``profiles`` are data; ``rules`` are pure functions of facts under a
-profile; ``commands`` run that pipeline and return results; ``output`` renders results;
+into numbers; ``profiles`` are data; ``loader`` models what each release's loader builds
+from them; ``rules`` are pure functions of facts under a profile; ``commands`` run that pipeline and return results; ``output`` renders results;
 ``cli`` parses arguments and maps errors to exit codes. Every import counts, the ones
 inside functions and under ``if TYPE_CHECKING:`` too: a lazy import is still a
 dependency. Modules may import others of their own layer, but no two modules may import
@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "dspark_ckpt"
-LAYERS = ("errors", "source", "facts", "profiles", "rules", "commands", "output", "cli")
+LAYERS = ("errors", "source", "facts", "profiles", "loader", "rules", "commands", "output", "cli")
 # modules outside the layer folders: the package root (its version) sits below everything
 FLOOR = {"dspark_ckpt": -1, "dspark_ckpt.errors": 0, "dspark_ckpt.__main__": len(LAYERS)}
 

@@ -37,6 +37,7 @@ from dspark_ckpt.rules.repairs import (
     Cut,
     DelKey,
     Drop,
+    Drops,
     Fix,
     NewConfig,
     Put,
@@ -150,6 +151,8 @@ class Draft:
             self.config = copy.deepcopy(change.config)
         elif isinstance(change, Drop):
             self.changed[change.name] = None
+        elif isinstance(change, Drops):
+            self.changed.update(dict.fromkeys(change.names))
         elif isinstance(change, Rename):
             self.changed[change.new] = self.get(change.name)
             self.changed[change.name] = None
@@ -179,6 +182,8 @@ def _targets(change: Change) -> set[tuple[str, str]]:
         return {("key", "*")}
     if isinstance(change, Rename):
         return {("tensor", change.name), ("tensor", change.new)}
+    if isinstance(change, Drops):
+        return {("tensor", name) for name in change.names}
     return {("tensor", change.name)}
 
 
@@ -194,6 +199,9 @@ def _undoes(new: Change, old: Change) -> bool:
     pair = {type(new), type(old)}
     if pair == {Drop, Put}:
         return new.name == old.name
+    if pair == {Drops, Put}:
+        drops, put = (new, old) if isinstance(new, Drops) else (old, new)
+        return put.name in drops.names
     if isinstance(new, SetKey | DelKey) and isinstance(old, SetKey | DelKey):
         return new.key == old.key and (
             not isinstance(new, SetKey) or not isinstance(old, SetKey) or new.value != old.value
@@ -204,6 +212,9 @@ def _undoes(new: Change, old: Change) -> bool:
 def _describe(change: Change) -> str:
     if isinstance(change, Drop):
         return f"drops {change.name}"
+    if isinstance(change, Drops):
+        shown = ", ".join(change.names[:3]) + (" ..." if len(change.names) > 3 else "")
+        return f"drops {len(change.names)} tensor(s) ({shown})"
     if isinstance(change, Put):
         return f"writes {change.name}"
     if isinstance(change, SetKey):

@@ -8,7 +8,6 @@ file: every read, a range request on the Hub included, happens here.
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from functools import cached_property
@@ -117,27 +116,23 @@ class Facts:
         return self.cfg.raw if isinstance(self.cfg.raw, dict) else {}
 
     @cached_property
-    def stored(self) -> frozenset[str]:
-        """Every stored tensor name, a wrapper prefix (``model.``, ...) removed."""
-        names = set()
-        for name in self.tensors:
-            for prefix in WRAPPER_PREFIXES:
-                if name.startswith(prefix):
-                    name = name[len(prefix) :]
-                    break
-            names.add(name)
-        return frozenset(names)
+    def stored_sorted(self) -> list[str]:
+        """Every stored tensor name, a wrapper prefix (``model.``, ...) removed, sorted
+        and once each: a module's names are a contiguous range (``bisect``)."""
+        if not self.prefixed:  # the names as stored: a header's names are unique
+            return sorted(self.tensors)
+        names = {n for n in self.tensors if not n.startswith(WRAPPER_PREFIXES)}
+        for name in self.prefixed:  # few: strip the first prefix that matches
+            prefix = next(x for x in WRAPPER_PREFIXES if name.startswith(x))
+            names.add(name[len(prefix) :])
+        return sorted(names)
 
     @cached_property
-    def _stored_sorted(self) -> list[str]:
-        return sorted(self.stored)
-
-    def has_module(self, module: str) -> bool:
-        """Whether a stored name lies under ``module`` (``layers.0.mlp``: a tensor named
-        ``layers.0.mlp.<...>``): a binary search of the sorted names, not a scan."""
-        names, prefix = self._stored_sorted, module + "."
-        i = bisect_left(names, prefix)
-        return i < len(names) and names[i].startswith(prefix)
+    def memo(self) -> dict:
+        """Answers later stages compute once per facts (the loader model of each profile),
+        so that every rule reads the same one and a header of a million names is walked
+        once, not once per rule."""
+        return {}
 
     @property
     def ht(self) -> int | None:

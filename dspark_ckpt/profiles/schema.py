@@ -396,6 +396,14 @@ class Profile:
     # the architectures this loader serves ("Arch" or "Arch@model_type"); () for any
     served_architectures: tuple[str, ...] = ()
     unserved_architecture: UnservedArchitecture = ""
+    # --- the loader model (issue 25): names the loader lets pass without a parameter ---
+    # suffixes of stored names the loader ignores when the model has no parameter for them
+    # (vLLM's AutoWeightsLoader: ".bias"); () for none
+    unexpected_ignored_suffixes: tuple[str, ...] = ()
+    # top-level modules whose stored names the loader's own mapper drops when the model
+    # does not build them (vLLM DFlash / EAGLE-3: "fc" without aux hidden states), where
+    # another loader refuses them; () for none
+    dropped_unbuilt: tuple[str, ...] = ()
     # the releases it covers, read from the releases' own tags (not a rule): clauses
     # ">=A", "<B", "<=B", "==A" joined by commas; "main" for a branch with no release
     releases: str = ""
@@ -498,6 +506,9 @@ FIELDS_18 = (
     "omni_dspark_checks",
     "served_architectures",
     "unserved_architecture",
+    # issue 25's loader-model fields, decided for vLLM alone likewise
+    "unexpected_ignored_suffixes",
+    "dropped_unbuilt",
 )
 
 

@@ -264,8 +264,15 @@ VLLM_SPECULATORS = dict(
 VLLM_COMMON_18 = dict(
     aux_default_layers="2,N//2,N-3",
     missing_tensors="uninitialised",
+    unexpected_ignored_suffixes=(".bias",),
     **VLLM_SPECULATORS,
 )
+# the modules each vLLM loader's mapper drops when its model does not build them
+VLLM_DROPPED = {
+    "dspark": ("mask_embedding", "confidence_head"),
+    "dflash": ("mask_embedding", "fc"),
+    "eagle3": ("mask_hidden", "fc", "input_norm"),
+}
 
 
 def _vllm_18_cites(family: str) -> dict[str, str]:
@@ -289,7 +296,16 @@ def _vllm_18_cites(family: str) -> dict[str, str]:
         f'{SPECULATORS}:83 `config_dict["mask_token_id"]`; {HF_CONFIG}:361-366 '
         "`speculators_config` (translated only without a model_type)"
     )
+    dropped = {
+        "dspark": f'{DSPARK_PY}:359 `orig_to_new_substr = {{"mask_embedding": None}}`; '
+        f'{DSPARK_PY}:366-368 `orig_to_new_substr["confidence_head"] = None`',
+        "dflash": f'{DFLASH_PY}:885-888 `orig_to_new_substr["fc."] = None`',
+        "eagle3": f'{EAGLE3_PY}:457 `orig_to_new_substr = {{"mask_hidden": None}}`; '
+        f'{EAGLE3_PY}:462-465 `orig_to_new_substr["input_norm."] = None`',
+    }[family]
     return {
+        "unexpected_ignored_suffixes": f'{M}utils.py:456-458 `self.ignore_unexpected_suffixes.append(".bias")`',
+        "dropped_unbuilt": dropped,
         "aux_default_layers": f"{INTERFACES}:1771-1772 `return (2, num_layers // 2, num_layers - 3)`; "
         f"{AUX_UTILS}:37-38 `get_eagle3_default_aux_hidden_state_layers()`; {INTERFACES}:1616 "
         "`tuple(sorted(set(layers)))`",
@@ -379,6 +395,7 @@ VLLM_DSPARK_0_29 = Profile(
         "`< self.target_vocab_size` (0.33.0)",
     },
     releases=">=0.29.0,<0.30.0",
+    dropped_unbuilt=VLLM_DROPPED["dspark"],
     hidden_states=DFLASH_HIDDEN,
     reduced_when=NE,
     missing_d2t="error",
@@ -430,6 +447,7 @@ VLLM_DFLASH_0_29 = Profile(
         "from 0.31.0)",
     },
     releases=">=0.29.0,<0.31.0",
+    dropped_unbuilt=VLLM_DROPPED["dflash"],
     hidden_states=DFLASH_HIDDEN,
     mask_token_keys=VLLM_MASK,
     missing_mask_token="error",
@@ -472,6 +490,7 @@ VLLM_EAGLE3_0_29 = Profile(
         + ":378-382 `assert logits.shape[1] == self.config.vocab_size` (0.33.0)",
     },
     releases=">=0.29.0,<0.30.0",
+    dropped_unbuilt=VLLM_DROPPED["eagle3"],
     hidden_states=EAGLE3_HIDDEN,
     d2t_param="always",
     aux_layer_keys=EAGLE3_AUX,

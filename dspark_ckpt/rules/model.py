@@ -16,22 +16,25 @@ from typing import Any
 
 from dspark_ckpt.facts.gather import Facts
 from dspark_ckpt.facts.vocab import LM_HEAD
-from dspark_ckpt.profiles.hidden_states import HiddenStates
-from dspark_ckpt.profiles.registry import DFLASH, DSPARK, EAGLE3, Profile
-from dspark_ckpt.rules.findings import ERROR, Finding, new_finding
-from dspark_ckpt.rules.load import default_initialised
-from dspark_ckpt.rules.registry import PROFILE, TARGET, rule
-from dspark_ckpt.rules.repairs import SAFE, DelKey, Fix, Needs, repair
-from dspark_ckpt.rules.shapes import _aux_count, _fc_input
-from dspark_ckpt.rules.target import aux_ids, aux_ids_outside_target
-from dspark_ckpt.rules.view import (
+from dspark_ckpt.loader.model import loader_model, uses_aux
+from dspark_ckpt.loader.names import under
+from dspark_ckpt.loader.view import (
+    aux_count,
     dotted,
-    layer_model_type,
+    fc_input,
+    get,
     model_config,
     present,
     speculators_kind,
     translated,
+    truthy,
 )
+from dspark_ckpt.profiles.hidden_states import HiddenStates
+from dspark_ckpt.profiles.registry import DFLASH, DSPARK, EAGLE3, Profile
+from dspark_ckpt.rules.findings import ERROR, Finding, new_finding
+from dspark_ckpt.rules.registry import PROFILE, TARGET, rule
+from dspark_ckpt.rules.repairs import SAFE, DelKey, Fix, Needs, repair
+from dspark_ckpt.rules.target import aux_ids, aux_ids_outside_target
 from dspark_ckpt.rules.vocab import reduced
 
 
@@ -90,7 +93,7 @@ def aux_states_fed_differ(f: Facts, p: Profile, hs: HiddenStates) -> list[Findin
         return []
     if aux_ids_outside_target(f, p, hs):  # DSC703 says why fewer states arrive
         return []
-    fed, built = _fed(f, p, hs), _aux_count(f, p)
+    fed, built = _fed(f, p, hs), aux_count(f, p)
     if fed is None or built is None or len(fed[0]) == built[0]:
         return []
     points, what = fed
@@ -149,105 +152,7 @@ def aux_layers_not_trained(f: Facts, p: Profile, hs: HiddenStates) -> list[Findi
     return []
 
 
-# --- the tensors the model has ------------------------------------------------------------
-
-# a module the checkpoint provides under any of these names (module prefixes)
-QWEN3_LAYER = (
-    ("self_attn.q_proj", "self_attn.qkv_proj"),
-    ("self_attn.k_proj", "self_attn.qkv_proj"),
-    ("self_attn.v_proj", "self_attn.qkv_proj"),
-    ("self_attn.o_proj",),
-    ("self_attn.q_norm",),
-    ("self_attn.k_norm",),
-    ("mlp.gate_proj", "mlp.gate_up_proj"),
-    ("mlp.up_proj", "mlp.gate_up_proj"),
-    ("mlp.down_proj",),
-    ("input_layernorm",),
-    ("post_attention_layernorm",),
-)
-# the EAGLE-3 decoder layer: Llama's, with its own hidden_norm (q/k norms: Qwen3's only)
-EAGLE3_LAYER = tuple(m for m in QWEN3_LAYER if m[0] not in ("self_attn.q_norm", "self_attn.k_norm"))
-EAGLE3_LAYER += (("hidden_norm",),)
-# names a loader maps onto the model's (vLLM: qwen3_dflash.py:390-402, llama_eagle3.py:291)
-ALIASES = {
-    "layers.0.": ("midlayer.",),
-    "fc": ("encoder.fc",),
-    "hidden_norm": ("encoder.output_norm_enc",),
-}
-MARKOV = ("markov_head.markov_w1", "markov_head.markov_w2")
-# TensorRT-LLM's Markov heads beyond the vanilla pair (dspark/heads.py)
-MARKOV_EXTRA = {"gated": ("markov_head.gate_proj",), "rnn": ("markov_head.joint_proj",)}
-
-
-def _truthy(cfg: dict, *keys: str, default: Any = None) -> Any:
-    """The first of ``keys`` (dotted) set in ``cfg``, else ``default``."""
-    for key in keys:
-        if (value := dotted(cfg, key)) is not None:
-            return value
-    return default
-
-
-def _uses_aux(cfg: dict, family: str) -> bool:
-    """Whether the model builds fc: EAGLE-3 from eagle_config (llama_eagle3.py:179-183);
-    DFlash/DSpark from dflash_config over eagle_config, else the top level
-    (qwen3_dflash.py:432-439). Default true."""
-    if family == EAGLE3:
-        return _truthy(cfg, "eagle_config.use_aux_hidden_state", default=True) is not False
-    for key in ("dflash_config.use_aux_hidden_state", "eagle_config.use_aux_hidden_state"):
-        if present(cfg, key):
-            return dotted(cfg, key) is not False
-    return cfg.get("use_aux_hidden_state", True) is not False
-
-
-def _required(f: Facts, p: Profile, cfg: dict) -> list[tuple[str, ...]] | None:
-    """The modules the profile's model has, each as its accepted names; None where the
-    model cannot be said (no layer count, no Markov rank to build the head with)."""
-    layers = _int(cfg.get("num_hidden_layers"))
-    if layers is None:
-        return None
-    layer = EAGLE3_LAYER if p.family == EAGLE3 else QWEN3_LAYER
-    out: list[tuple[str, ...]] = [("norm",)]
-    if p.family != EAGLE3:
-        out.append(("hidden_norm",))
-    if _uses_aux(cfg, p.family):
-        out.append(("fc",))
-    for i in range(layers):
-        out += [tuple(f"layers.{i}.{name}" for name in names) for names in layer]
-    if p.family == EAGLE3:
-        if _truthy(cfg, "eagle_config.norm_before_fc", "norm_before_fc", default=False):
-            out.append(("input_norm",))
-        if cfg.get("fc_norm") is True and (n := _aux_count(f, p)) is not None:
-            out += [(f"fc_norm.{j}",) for j in range(n[0])]
-    if p.family == DSPARK:
-        rank = _int(cfg.get("markov_rank"))
-        if rank is None and p.missing_tensors == "strict":  # TensorRT-LLM: getattr(..., 0)
-            rank = 0 if "markov_rank" not in cfg else None
-        if rank is None:  # the model is not built (DSC107)
-            return None
-        if rank > 0:
-            out += [(m,) for m in MARKOV]
-            kind = str(cfg.get("markov_head_type") or "vanilla").lower()
-            if p.markov_head_type == "built":
-                out += [(m,) for m in MARKOV_EXTRA.get(kind, ())]
-        if p.missing_tensors == "strict" and cfg.get("enable_confidence_head") is True:
-            out.append(("confidence_head.proj",))
-    return out
-
-
-def _has(f: Facts, module: str, strict: bool) -> bool:
-    names = [module] + [
-        alias + module[len(real) :]
-        for real, aliases in ALIASES.items()
-        if module.startswith(real)
-        for alias in aliases
-    ]
-    if strict:  # load_state_dict(strict=True): the exact names
-        suffixes = (".weight", ".bias") if module in ("confidence_head.proj",) else (".weight",)
-        suffixes += (
-            (".bias",) if module in ("markov_head.gate_proj", "markov_head.joint_proj") else ()
-        )
-        return all(f"{module}{s}" in f.stored for s in suffixes)
-    return any(f.has_module(n) for n in names)
+# --- the tensors the model has (the loader model) -----------------------------------------
 
 
 @rule(
@@ -267,38 +172,44 @@ def tensors_missing(f: Facts, p: Profile) -> list[Finding]:
     for norms), the same garbage. TensorRT-LLM's Qwen3 DSpark loads with
     load_state_dict(strict=True): a missing name fails the load ('Missing key(s) in
     state_dict')."""
+    model = loader_model(f, p)
+    if model is None or not model.complete or p.family not in (DSPARK, DFLASH, EAGLE3):
+        return []
+    missing = model.missing(f)
+    if not missing.total:
+        return []
     if p.missing_tensors == "default_init":
-        missing = default_initialised(f, p)
         how = (
             "loads what it is given and checks nothing after, so they keep their initial "
             "values (random for linear and embedding weights, ones for norms): the drafter "
             "loads and drafts garbage, with no error"
         )
         what = "weight(s) the drafter model builds are not in the checkpoint"
-    elif p.missing_tensors in ("uninitialised", "strict") and p.family in (DSPARK, DFLASH, EAGLE3):
-        required = _required(f, p, model_config(f, p))
-        if required is None:
-            return []
-        strict = p.missing_tensors == "strict"
-        missing = [names[0] for names in required if not any(_has(f, n, strict) for n in names)]
+    elif p.missing_tensors == "strict":
         how = (
             "loads with load_state_dict(strict=True), which raises 'Missing key(s) in "
             "state_dict' for them"
-            if strict
-            else "never checks for weights its load_weights did not fill: they stay as "
+        )
+        what = f"module(s) of {p.name}'s model have no tensor in the checkpoint"
+    else:
+        how = (
+            "never checks for weights its load_weights did not fill: they stay as "
             "allocated (uninitialised memory; a norm at ones) and the drafter proposes "
             "garbage, no error"
         )
         what = f"module(s) of {p.name}'s model have no tensor in the checkpoint"
-    else:
-        return []
-    if not missing:
-        return []
+    shown = ", ".join(missing.shown)
+    if missing.total > len(missing.shown):
+        shown += f" and {missing.total - len(missing.shown)} more"
+    whole = [(b, lo, hi) for b, lo, hi in missing.whole if hi > lo]
+    if whole and missing.total > len(missing.shown):  # the whole ranges, where cut short
+        ranges = ", ".join(f"{b}.{lo}-{hi}" for b, lo, hi in whole[:3])
+        shown += f"; no tensor at all for {ranges}" + (" ..." if len(whole) > 3 else "")
     return [
         new_finding(
             "DSC652",
-            f"{len(missing)} {what} ({_shown(missing)}): {p.runtime} {how}",
-            tensor=missing[0],
+            f"{missing.total} {what} ({shown}): {p.runtime} {how}",
+            tensor=missing.shown[0],
         )
     ]
 
@@ -317,7 +228,7 @@ def own_lm_head_missing(f: Facts, p: Profile) -> list[Finding]:
     if f.lm_head is not None:
         return []
     cfg = model_config(f, p)
-    key = next((k for k in p.own_lm_head_keys if dotted(cfg, k) is True), None)
+    key = next((k for k in p.own_lm_head_keys if truthy(get(cfg, k, False))), None)
     if key is None:
         return []
     return [
@@ -379,7 +290,10 @@ def mask_token_null(f: Facts, p: Profile) -> list[Finding]:
 
 
 def _mask_hidden(f: Facts) -> str | None:
-    return next((n for n in sorted(f.tensors) if "mask_hidden" in n), None)
+    if "mask_hidden" not in f.memo:  # vLLM: `"mask_hidden" in name`, anywhere in it
+        found = (n for n in f.tensors if "mask_hidden" in n)
+        f.memo["mask_hidden"] = min(found, default=None)
+    return f.memo["mask_hidden"]
 
 
 @rule(
@@ -401,7 +315,7 @@ def mask_hidden_load(f: Facts, p: Profile) -> list[Finding]:
         if not parallel:
             return []
         if name is not None:  # copied into a [1, n_aux * Ht] buffer (llama_eagle3.py:350-354,440)
-            info, built = f.tensors[name], _fc_input(f, p)
+            info, built = f.tensors[name], fc_input(f, p)
             size = 1
             for d in info.shape:
                 size *= d
@@ -443,9 +357,9 @@ def fc_norm_unbuilt(f: Facts, p: Profile) -> list[Finding]:
     if not p.fc_norm_keys:
         return []
     cfg = model_config(f, p)
-    if any(cfg.get(k) is True for k in p.fc_norm_keys):
+    if any(truthy(get(cfg, k, False)) for k in p.fc_norm_keys):
         return []
-    names = sorted(n for n in f.stored if n.startswith("fc_norm."))
+    names = under(f.stored_sorted, "fc_norm")
     if not names:
         return []
     return [
@@ -476,7 +390,7 @@ def target_hidden_size_null(f: Facts, p: Profile) -> list[Finding]:
     cfg = model_config(f, p)
     if not present(cfg, "target_hidden_size") or cfg["target_hidden_size"] is not None:
         return []
-    if p.family == EAGLE3 and not _uses_aux(cfg, p.family):
+    if p.family == EAGLE3 and not uses_aux(cfg, p.family):
         return []
     return [
         new_finding(
@@ -484,132 +398,6 @@ def target_hidden_size_null(f: Facts, p: Profile) -> list[Finding]:
             f"target_hidden_size is null: {p.name} reads it as given (not hidden_size) and "
             "builds fc as None * n_aux wide, a TypeError when the drafter is built",
             tensor="target_hidden_size",
-        )
-    ]
-
-
-# --- DSpark's heads -------------------------------------------------------------------------
-
-
-def _markov_type(cfg: dict, raw: dict) -> tuple[str, str] | None:
-    """The Markov head type the config names (top level, else nested) and its key."""
-    for key in (
-        "markov_head_type",
-        "dflash_config.markov_head_type",
-        "dspark_config.markov_head_type",
-    ):
-        value = dotted(cfg, key) if "." not in key else dotted(raw, key)
-        if value is not None:
-            return str(value), key
-    return None
-
-
-@rule(
-    "DSC658",
-    ERROR,
-    "Markov head type the runtime does not build",
-    scope=PROFILE,
-    hint="serve a vanilla Markov head (markov_w1 / markov_w2) where the runtime builds only that",
-)
-def markov_head_type_unbuilt(f: Facts, p: Profile) -> list[Finding]:
-    """vLLM's Qwen3 DSpark builds the vanilla markov_w1 / markov_w2 head whatever markov_head_type
-    says: a gated or RNN head's extra tensors (markov_head.gate_proj.*, joint_proj.*) have no
-    parameter and fail the load, and without them the head runs as vanilla, not as trained.
-    TensorRT-LLM builds vanilla, gated or rnn as named and raises for any other name."""
-    if p.family != DSPARK or not p.markov_head_type:
-        return []
-    cfg = model_config(f, p)
-    named = _markov_type(cfg, f.raw)
-    kind = named[0].lower() if named else "vanilla"
-    extra = sorted(n for n in f.stored if n.startswith("markov_head.") and not n.startswith(MARKOV))
-    if p.markov_head_type == "built":
-        if _int(cfg.get("markov_rank")) in (None, 0) or kind in ("vanilla", "gated", "rnn"):
-            return []
-        msg = (
-            f"markov_head_type {named[0]!r}: {p.runtime} builds vanilla, gated or rnn heads "
-            "and raises 'Unsupported markov_head_type' for any other when the drafter is built"
-        )
-        return [new_finding("DSC658", msg, tensor=named[1])]
-    if kind == "vanilla" and not extra:
-        return []
-    what = (
-        f"its {len(extra)} extra tensor(s) ({_shown(extra)}) have no parameter: 'There is no "
-        "module or parameter named ...' at load"
-        if extra
-        else "the head runs as vanilla, not as the head it was trained as: garbage biases, no error"
-    )
-    where = (
-        f"markov_head_type {named[0]!r} ({named[1]})"
-        if named and kind != "vanilla"
-        else ("a Markov head with more than markov_w1 / markov_w2")
-    )
-    return [
-        new_finding(
-            "DSC658",
-            f"{where}: {p.name} builds the vanilla markov_w1 / markov_w2 head whatever the "
-            f"config says, so {what}",
-            tensor=extra[0] if extra else named[1],
-        )
-    ]
-
-
-@rule(
-    "DSC659",
-    ERROR,
-    "confidence head of another shape than the config builds",
-    scope=PROFILE,
-    hint="make confidence_head.proj [1, H (+ markov_rank with confidence_head_with_markov)]",
-)
-def confidence_head_shape(f: Facts, p: Profile) -> list[Finding]:
-    """With a top-level enable_confidence_head the runtime builds confidence_head.proj as a Linear
-    of hidden_size inputs (plus markov_rank with confidence_head_with_markov) to 1 output, with a
-    bias: a shipped weight or bias of another shape fails the load (vLLM's weight loader asserts
-    the sizes; TensorRT-LLM's strict state dict reports a size mismatch)."""
-    if not p.confidence_head_shape or p.family != DSPARK:
-        return []
-    cfg = model_config(f, p)
-    h, rank = _int(cfg.get("hidden_size")) or f.cfg.hidden_size, _int(cfg.get("markov_rank"))
-    if cfg.get("enable_confidence_head") is not True or h is None:
-        return []
-    width = h + ((rank or 0) if cfg.get("confidence_head_with_markov") is True else 0)
-    expected = {"confidence_head.proj.weight": (1, width), "confidence_head.proj.bias": (1,)}
-    out = []
-    for name, shape in expected.items():
-        info = f.tensors.get(name)
-        if info is not None and tuple(info.shape) != shape:
-            out.append(
-                new_finding(
-                    "DSC659",
-                    f"{name} is {list(info.shape)}; {p.name} builds it {list(shape)} from the "
-                    f"config (hidden_size {h}"
-                    + (f" + markov_rank {rank}" if width != h else "")
-                    + "): the load fails on the shape",
-                    info,
-                )
-            )
-    return out
-
-
-@rule(
-    "DSC660",
-    ERROR,
-    "Markov head smaller than the target vocab",
-    scope=PROFILE,
-    hint="export the drafter with vocab_size (markov_w1 rows) covering every target id (>= Vt)",
-)
-def markov_overrun(f: Facts, p: Profile) -> list[Finding]:
-    """vLLM's DSpark speculator embeds target ids in markov_w1 ([V, r]): the anchor token and each
-    sampled id after map_draft_to_target. With V < Vt the first target id in [V, Vt) indexes past
-    markov_w1: an index error (a device-side assert on GPU) at draft time."""
-    if not p.markov_embeds_target_ids or p.family != DSPARK or f.Vt <= f.V:
-        return []
-    return [
-        new_finding(
-            "DSC660",
-            f"vocab_size {f.V} < the target's {f.Vt}: {p.runtime} embeds every anchor and "
-            f"sampled target id in markov_w1 ({f.V} rows), and the first id in [{f.V}, "
-            f"{f.Vt}) is an index error at draft time",
-            tensor="markov_head.markov_w1.weight",
         )
     ]
 
@@ -634,190 +422,5 @@ def unmapped_logits_narrow(f: Facts, p: Profile) -> list[Finding]:
             f"no d2t parameter here and asserts the draft logits ({f.Vd} wide) are vocab_size "
             f"({f.V}) wide, an AssertionError at the first draft step",
             tensor="vocab_size",
-        )
-    ]
-
-
-# --- what the runtime reads the config as ---------------------------------------------------
-
-
-@rule(
-    "DSC662",
-    ERROR,
-    "speculators config the runtime's translation refuses",
-    scope=PROFILE,
-    hint="write the speculators config with the keys its algorithm needs",
-)
-def speculators_translation(f: Facts, p: Profile) -> list[Finding]:
-    """vLLM translates a speculators-format config (speculators_config, no model_type) into its own
-    config: an unknown speculators_model_type is a ValueError; eagle3/peagle need
-    transformer_layer_config.model_type llama or qwen3 (a ValueError); peagle needs mask_token_id,
-    dflash needs aux_hidden_state_layer_ids and mask_token_id, dspark aux_hidden_state_layer_ids (a
-    KeyError). The drafter never builds."""
-    if not translated(f, p):
-        return []
-    kind = speculators_kind(f)
-    if kind not in p.speculators_types:
-        msg = (
-            f"speculators_model_type {kind!r}: {p.runtime} translates "
-            f"{', '.join(p.speculators_types)} only and raises a ValueError for it"
-        )
-        return [new_finding("DSC662", msg, tensor="speculators_model_type")]
-    out = []
-    for entry in p.speculators_required:
-        algo, _, key = entry.partition(":")
-        if algo == kind and key not in f.raw:
-            out.append(
-                new_finding(
-                    "DSC662",
-                    f"a speculators {kind} config without {key}: {p.runtime}'s translation "
-                    f"reads config_dict[{key!r}], a KeyError when the config is loaded",
-                    tensor=key,
-                )
-            )
-    allowed = [t.partition(":")[2] for t in p.speculators_layer_types if t.startswith(kind + ":")]
-    if allowed and (mt := layer_model_type(f)) not in allowed:
-        out.append(
-            new_finding(
-                "DSC662",
-                f"transformer_layer_config.model_type {mt!r}: {p.runtime} builds a speculators "
-                f"{kind} drafter only for {' or '.join(allowed)} ('Unsupported model_type', a "
-                "ValueError)",
-                tensor="transformer_layer_config.model_type",
-            )
-        )
-    return out
-
-
-def _omni_problems(f: Facts, cfg: dict) -> list[tuple[str, str]]:
-    """vLLM's Qwen3-Omni DSpark contract (config/speculative.py:167-377), as (key, why)."""
-    model = f.target.model
-    out: list[tuple[str, str]] = []
-    archs = set(f.cfg.architectures) | set(cfg.get("architectures") or [])
-    if "Qwen3OmniDSparkModel" not in archs:
-        out.append(("architectures", "must be ['Qwen3OmniDSparkModel']"))
-    ht = model.hidden_size if model else None
-    if ht is not None:
-        for key in ("target_hidden_size", "hidden_size"):
-            if cfg.get(key) != ht:
-                out.append((key, f"is {cfg.get(key)!r}; must be the thinker's hidden_size {ht}"))
-        heads = _int(cfg.get("num_attention_heads"))
-        hidden = _int(cfg.get("hidden_size"))
-        head_dim = _int(cfg.get("head_dim"))
-        if head_dim is None and heads and hidden and hidden % heads == 0:
-            head_dim = hidden // heads
-        mine = {
-            "num_attention_heads": heads,
-            "num_key_value_heads": _int(cfg.get("num_key_value_heads")) or heads,
-            "head_dim": head_dim,
-        }
-        for key, value in mine.items():
-            want = getattr(model, key)
-            if want is not None and value != want:
-                out.append((key, f"is {value!r}; must be the thinker's {want}"))
-    ids = _truthy(
-        cfg, "dflash_config.target_layer_ids", "dspark_target_layer_ids", "target_layer_ids"
-    )
-    n = model.num_hidden_layers if model else None
-    if not isinstance(ids, list) or not ids or not all(type(i) is int for i in ids):
-        out.append(("target_layer_ids", "must be a non-empty list of integers"))
-    elif ids != sorted(set(ids)):
-        out.append(("target_layer_ids", f"{ids} must be unique and strictly increasing"))
-    elif n is not None and (ids[0] < 0 or ids[-1] >= n):
-        out.append(("target_layer_ids", f"{ids} must lie in [0, {n - 1}]"))
-    if (
-        _truthy(
-            cfg,
-            "dflash_config.use_aux_hidden_state",
-            "eagle_config.use_aux_hidden_state",
-            "use_aux_hidden_state",
-        )
-        is not True
-    ):
-        out.append(("use_aux_hidden_state", "must be set to true"))
-    rank = _int(cfg.get("markov_rank"))
-    if rank is None or rank <= 0:
-        out.append(("markov_rank", "must be a positive integer at the top level"))
-    if cfg.get("markov_head_type") != "vanilla":
-        out.append(("markov_head_type", f"is {cfg.get('markov_head_type')!r}; must be 'vanilla'"))
-    if (
-        cfg.get("sample_from_anchor", True) is not True
-        or cfg.get("dspark_bonus_anchor", False) is not False
-    ):
-        out.append(("sample_from_anchor", "must be true, with dspark_bonus_anchor false"))
-    mask = dotted(cfg, "dflash_config.mask_token_id")
-    for key in ("mask_token_id", "dspark_noise_token_id", "pard_token", "ptd_token_id"):
-        if mask is None:
-            mask = cfg.get(key)
-    if type(mask) is not int or not 0 <= mask < f.V:
-        out.append(("mask_token_id", f"is {mask!r}; must be an id in [0, {f.V - 1}]"))
-    return out
-
-
-@rule(
-    "DSC663",
-    ERROR,
-    "Qwen3-Omni DSpark contract not met",
-    scope=PROFILE,
-    hint="convert the drafter to vLLM's Qwen3-Omni DSpark layout (Qwen3OmniDSparkModel)",
-)
-def omni_dspark_contract(f: Facts, p: Profile) -> list[Finding]:
-    """For a Qwen3-Omni target vLLM checks the DSpark drafter's config when it starts: the
-    Qwen3OmniDSparkModel architecture, target_hidden_size, hidden_size, heads, KV heads and head_dim
-    equal to the thinker's, target_layer_ids non-empty, strictly increasing and in [0, N-1],
-    use_aux_hidden_state explicitly true, a positive top-level markov_rank with markov_head_type
-    'vanilla', sample_from_anchor true with dspark_bonus_anchor false, and a mask id in [0, V).
-    Any other config is a ValueError at start-up (draft_vocab_size <= Vt is DSC106; block_size
-    against num_speculative_tokens is a serving setting, not checked here)."""
-    if not p.omni_dspark_checks or p.family != DSPARK or not f.target.is_omni:
-        return []
-    cfg = model_config(f, p)
-    return [
-        new_finding(
-            "DSC663",
-            f"{key} {why}: {p.runtime} refuses a DSpark drafter for a Qwen3-Omni target "
-            "otherwise (a ValueError at start-up)",
-            tensor=key,
-        )
-        for key, why in _omni_problems(f, cfg)
-    ]
-
-
-def _served(entry: str, archs: list[str], model_type: str | None) -> bool:
-    arch, _, needs = entry.partition("@")
-    return arch in archs and (not needs or model_type == needs)
-
-
-@rule(
-    "DSC664",
-    ERROR,
-    "architecture the runtime serves with another drafter",
-    scope=PROFILE,
-    hint=(
-        "name the architecture the runtime serves this drafter with (vLLM Qwen3 DSpark: "
-        "Qwen3DSparkModel, or DSparkDraftModel with model_type qwen3)"
-    ),
-)
-def architecture_not_served(f: Facts, p: Profile) -> list[Finding]:
-    """vLLM serves a DSpark drafter with its Qwen3 DSpark model only for the architectures
-    Qwen3DSparkModel and Qwen3OmniDSparkModel, and for SpecForge's DSparkDraftModel when its
-    model_type is qwen3. Any other DSpark drafter is rewritten to the DeepSeek-V4 DSpark drafter,
-    whose weights are read from the target checkpoint: this checkpoint is never loaded."""
-    if not p.served_architectures or translated(f, p):  # a speculators dspark is Qwen3DSparkModel
-        return []
-    archs = list(f.cfg.architectures)
-    if any(_served(e, archs, f.cfg.model_type) for e in p.served_architectures):
-        return []
-    served = ", ".join(e.replace("@", " with model_type ") for e in p.served_architectures)
-    what = {
-        "deepseek_v4": "rewrites it to the DeepSeek-V4 DSpark drafter, whose weights are read "
-        "from the target checkpoint: this drafter's weights are never loaded"
-    }.get(p.unserved_architecture, "does not serve it")
-    return [
-        new_finding(
-            "DSC664",
-            f"architectures {archs or 'none'} (model_type {f.cfg.model_type!r}): {p.name} "
-            f"serves {served} only; {p.runtime} {what}",
-            tensor="architectures",
         )
     ]

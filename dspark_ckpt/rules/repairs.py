@@ -55,6 +55,14 @@ class Drop:
 
 
 @dataclass(frozen=True)
+class Drops:
+    """Drop every tensor of ``names``: one change for many (a million unexpected names
+    are planned at the cost of one object, not one each)."""
+
+    names: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Cut:
     """Keep the first ``rows`` rows of tensor ``name`` (its bytes: the source's rows)."""
 
@@ -81,7 +89,7 @@ class Put:
     what: str = ""
 
 
-Change = SetKey | DelKey | NewConfig | Drop | Cut | Rename | Put
+Change = SetKey | DelKey | NewConfig | Drop | Drops | Cut | Rename | Put
 
 
 @dataclass(frozen=True)

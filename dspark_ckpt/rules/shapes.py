@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from dspark_ckpt.facts.gather import Facts
 from dspark_ckpt.facts.vocab import ROLE_TENSORS
+from dspark_ckpt.loader.view import fc_input, translated
 from dspark_ckpt.profiles.registry import DSPARK, Profile
 from dspark_ckpt.rules.findings import ERROR, Finding, new_finding
 from dspark_ckpt.rules.registry import COMMON, PROFILE, rule
-from dspark_ckpt.rules.view import aux_count_keys, dotted, model_config, translated
 from dspark_ckpt.source.safetensors import TensorInfo
 
 
@@ -162,42 +162,6 @@ def stored_twice(f: Facts) -> list[Finding]:
     return out
 
 
-def _aux_count(f: Facts, p: Profile) -> tuple[int, str] | None:
-    """n_aux and where it came from, resolved in the key order of the model class the
-    config resolves to (``view.aux_count_keys``), on the config that model reads."""
-    cfg = model_config(f, p)
-    for key in aux_count_keys(f, p):
-        value = dotted(cfg, key) if cfg is not f.raw else f.cfg.value(key)
-        if isinstance(value, list) and value:
-            return len(value), f"len({key})"
-        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
-            return value, key
-    if p.aux_default == "3":
-        return 3, "the default 3"
-    if p.aux_default == "num_hidden_layers":
-        n = (
-            dotted(cfg, "num_hidden_layers")
-            if cfg is not f.raw
-            else f.cfg.value("num_hidden_layers")
-        )
-        if isinstance(n, int) and not isinstance(n, bool) and n > 0:
-            return n, "num_hidden_layers"
-    return None
-
-
-def _fc_input(f: Facts, p: Profile) -> tuple[int, str, int, int] | None:
-    """fc's input as the runtime builds it: n_aux target hidden states (and where n_aux
-    came from), each ``Ht`` wide, ``n_aux * Ht`` in all; None where it is not checked."""
-    h = f.cfg.hidden_size
-    if not p.aux_layer_keys or h is None or (resolved := _aux_count(f, p)) is None:
-        return None
-    n, source = resolved
-    ht = h
-    if p.fc_input_hidden == "target_hidden_size":
-        ht = f.cfg.value("target_hidden_size") or h
-    return n, source, ht, n * ht
-
-
 @rule(
     "DSC210",
     ERROR,
@@ -215,7 +179,7 @@ def fc_width(f: Facts, p: Profile) -> list[Finding]:
     vLLM DFlash/DSpark count the first aux/target layer id list, else num_hidden_layers. Another
     width fails the load (shape mismatch)."""
     # fc is [H, n_aux * Ht], as the runtime builds it
-    built, fc = _fc_input(f, p), f.fc
+    built, fc = fc_input(f, p), f.fc
     if built is None or fc is None:
         return []
     n, source, ht, width = built
@@ -260,7 +224,7 @@ def input_norm_width(f: Facts, p: Profile) -> list[Finding]:
     """With norm_before_fc the runtime builds input_norm as RMSNorm(n_aux * Ht): another width fails
     the load."""
     # input_norm is [n_aux * Ht] where the runtime normalises fc's input
-    built, norm = _fc_input(f, p), f.input_norm
+    built, norm = fc_input(f, p), f.input_norm
     if built is None or norm is None:
         return []
     n, _, ht, width = built

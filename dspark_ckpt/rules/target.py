@@ -17,6 +17,8 @@ from typing import Any
 
 from dspark_ckpt.facts.gather import Facts
 from dspark_ckpt.facts.vocab import EMBED, FC, INPUT_NORM, LM_HEAD
+from dspark_ckpt.loader.model import uses_aux as model_uses_aux
+from dspark_ckpt.loader.view import aux_count
 from dspark_ckpt.profiles.hidden_states import HiddenStates
 from dspark_ckpt.profiles.registry import DFLASH, DSPARK, EAGLE3, Profile
 from dspark_ckpt.rules.findings import ERROR, WARNING, Finding, new_finding
@@ -43,8 +45,8 @@ def _shape(info) -> tuple[int, ...] | None:
 
 def uses_aux(f: Facts, p: Profile) -> bool:
     """Whether the drafter's fc is fed the target's hidden states under ``p``."""
-    if p.family == EAGLE3:  # eagle_config.use_aux_hidden_state (default True)
-        return _get(f.raw, "eagle_config.use_aux_hidden_state") is not False
+    if p.family == EAGLE3:  # eagle_config.use_aux_hidden_state (default True), truthy
+        return model_uses_aux(f.raw, EAGLE3)
     return p.family in (DSPARK, DFLASH)
 
 
@@ -356,6 +358,8 @@ def default_capture_points(f: Facts, hs: HiddenStates, n: int) -> list[int] | No
         if layers == 1:
             return [n // 2 + 1]
         span = n - 4
+        if layers - 1 >= span:  # steps of at most one: every point of 2 .. n - 2 is hit
+            return list(range(2, n - 1))
         return [int(round(1 + i * span / (layers - 1))) + 1 for i in range(layers)]
     return None
 
@@ -375,10 +379,8 @@ def aux_states_fed_differ(f: Facts, p: Profile, hs: HiddenStates) -> list[Findin
     feeds dspark_target_layer_ids first, while its model counts the DFlash ids. When the two
     counts differ the first forward fails on fc's shape ('DFLASH target_hidden feature dim
     mismatch')."""
-    from dspark_ckpt.rules.shapes import _aux_count  # fc's count, as DSC210 resolves it
-
     n = f.layers
-    built = _aux_count(f, p)
+    built = aux_count(f, p)
     if not hs.default_ids or n is None or built is None:
         return []
     top = n if hs.captures == "0..N" else n - 1

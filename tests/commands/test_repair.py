@@ -178,6 +178,22 @@ def test_an_unsafe_repair_needs_the_flag(cwd):
     assert unsafe["repairs"][0]["safety"] == "unsafe"
 
 
+def test_names_vllm_has_no_parameter_for_are_dropped_as_one_change(cwd):
+    # a second decoder layer (num_hidden_layers 1) and a stray projection: vLLM's
+    # AutoWeightsLoader refuses both (DSC112); --unsafe-fixes drops them in one change
+    extra = {
+        "layers.1.mlp.down_proj.weight": T("F32", (H, H)),
+        "extra_proj.weight": T("F32", (H, H)),
+    }
+    drafter = synth.drafter(cwd / "extra", vocab=VT, draft=VT, tensors=extra)
+    args = ["fix", drafter, "--target", SMALL, "--profile", "vllm"]
+    assert cli(*args, "--out", "safe").exit_code == 1  # unsafe: left without the flag
+    r = cli(*args, "--unsafe-fixes", "--out", "o")
+    assert r.exit_code == 0, r.stdout + r.stderr
+    assert not set(extra) & set(tensors(cwd / "o"))
+    assert "layers.0.mlp.down_proj.weight" in tensors(cwd / "o")
+
+
 def test_a_conflict_between_runtimes_is_refused_before_anything_is_written(cwd):
     d2t, t2d = synth.sorted_mapping(VT, 40)
     drafter = synth.drafter(

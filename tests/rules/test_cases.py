@@ -4,6 +4,7 @@ where it does not. A new code without both fails here."""
 from __future__ import annotations
 
 import test_load_rules
+import test_loader_rules
 import test_map_rules
 import test_model_rules
 import test_sglang_rules
@@ -14,6 +15,7 @@ from dspark_ckpt.rules.codes import CODES
 
 TABLES = (
     test_load_rules,
+    test_loader_rules,
     test_shape_rules,
     test_map_rules,
     test_target_rules,

@@ -31,6 +31,7 @@ from synth import EAGLE3_LAYER, VT, H, markov
 T8 = Tgt.of(hidden_size=H, num_hidden_layers=8)  # vLLM's default aux ids: (2, 4, 5)
 FC3 = {"fc.weight": zeros("F32", (H, 3 * H))}
 FC4 = {"fc.weight": zeros("F32", (H, 4 * H))}
+QK_NORMS = {f"layers.0.self_attn.{n}.weight": zeros("F32", (H,)) for n in ("q_norm", "k_norm")}
 NO_IDS = {"target_layer_ids": None, "eagle_config": None}
 # SpecForge names the EAGLE-3 layer midlayer.*: vLLM maps it onto layers.0
 MIDLAYER = {
@@ -87,6 +88,15 @@ OMNI_DRAFTER = {
 PRUNED_90 = {"lm_head.weight": head(90), "d2t": d2t(np.zeros(90))}
 
 
+def omni_layer(heads: int) -> dict:
+    """Layer 0's attention as OMNI_DRAFTER's sizes build it (head_dim 4, one KV head)."""
+    attn = {"q_proj": (heads * 4, H), "k_proj": (4, H), "v_proj": (4, H), "o_proj": (H, heads * 4)}
+    out = {f"layers.0.self_attn.{k}.weight": zeros("F32", v) for k, v in attn.items()}
+    return out | {
+        f"layers.0.self_attn.{n}.weight": zeros("F32", (4,)) for n in ("q_norm", "k_norm")
+    }
+
+
 CASES: list[Case] = [
     # DSC650: the runner's count of aux states against fc's
     fires("DSC650", "dflash-no-ids-default-3", profile="vllm-dflash", target=T8,
@@ -101,7 +111,16 @@ CASES: list[Case] = [
           says="feeds 4 target hidden states (eagle_aux_hidden_state_layer_ids [1, 2, 3, 4]"),
     clean("DSC650", "eagle3-top-level-ids-qwen3-class", profile="vllm-eagle3", target=T8,
           config={**EAGLE3, "architectures": ["Eagle3Qwen3ForCausalLM"],
-                  "eagle_aux_hidden_state_layer_ids": [1, 2, 3, 4]}, tensors=FC4, exactly=()),
+                  "eagle_aux_hidden_state_layer_ids": [1, 2, 3, 4]}, tensors={**FC4, **QK_NORMS},
+          exactly=()),
+    # a Qwen3 EAGLE-3 class builds a Qwen3 decoder layer: its q/k norms are the model's
+    fires("DSC652", "eagle3-qwen3-class-without-qk-norms", profile="vllm-eagle3", target=T8,
+          config={**EAGLE3, "architectures": ["Eagle3Qwen3ForCausalLM"],
+                  "eagle_aux_hidden_state_layer_ids": [1, 2, 3, 4]}, tensors=FC4,
+          says="(layers.0.self_attn.q_norm, layers.0.self_attn.k_norm)"),
+    fires("DSC112", "eagle3-llama-class-with-qk-norms", profile="vllm-eagle3", config=EAGLE3,
+          tensors=QK_NORMS, says="(layers.0.self_attn.k_norm.weight, "
+          "layers.0.self_attn.q_norm.weight)"),
     clean("DSC650", "sglang-not-judged", profile="sglang-dflash", target=T8,
           config={**DFLASH, **NO_IDS}, tensors={"fc.weight": zeros("F32", (H, H))}),
     # DSC651: the layers fed against the layers the config says the drafter was trained on
@@ -245,9 +264,10 @@ CASES: list[Case] = [
     fires("DSC663", "generic-dspark-on-omni", target=OMNI,
           says="architectures must be ['Qwen3OmniDSparkModel']"),
     fires("DSC663", "heads-differ", target=OMNI,
-          config={**OMNI_DRAFTER, "num_attention_heads": 4},
+          config={**OMNI_DRAFTER, "num_attention_heads": 4}, tensors=omni_layer(4),
           says="num_attention_heads is 4; must be the thinker's 2", exactly=("DSC663",)),
-    clean("DSC663", "omni-drafter", target=OMNI, config=OMNI_DRAFTER, exactly=()),
+    clean("DSC663", "omni-drafter", target=OMNI, config=OMNI_DRAFTER, tensors=omni_layer(2),
+          exactly=()),
     clean("DSC663", "generic-dspark-on-qwen3", target=Tgt.of(hidden_size=H, num_hidden_layers=4),
           exactly=()),
     # DSC664: architectures vLLM serves with another drafter

@@ -1,0 +1,522 @@
+"""The module tree a runtime release's loader builds for a drafter, and how the stored
+names meet it: ``loader_model(facts, profile)``, built once per pair and shared by every
+rule that asks "which tensors does the model hold".
+
+A ``LoaderModel`` is an ordered list of parts: single modules (``fc``, ``norm``, the Markov
+head) and blocks (``layers``, ``fc_norm``): a declared count and one per-index template.
+A block is never expanded: ``missing`` and ``unexpected`` walk the indices the checkpoint
+stores (``names.py``), so a config declaring 2**31-1 layers costs what the stored layers
+cost, and the layers no tensor backs come back as ranges.
+
+Three loaders, told apart by the profile's fields, never by a runtime's name:
+
+- ``missing_tensors`` "uninitialised" (vLLM 0.33.0 qwen3_dspark.py / qwen3_dflash.py /
+  llama_eagle3.py ``load_weights``: AutoWeightsLoader, no check of what was filled): a
+  module counts as stored when any name lies under it or under one of its aliases
+  (``midlayer.`` -> ``layers.0.``, ``encoder.fc`` -> ``fc``: qwen3_dflash.py:390-402,
+  llama_eagle3.py:291) or fused forms (``qkv_proj``, ``gate_up_proj``). A name no module
+  takes is refused ("There is no module or parameter named ...", models/utils.py:443),
+  unless it ends in ``.bias`` (``ignore_unexpected_suffixes``, utils.py:459) or the
+  loader's own mapper drops it (``t2d``, ``mask_embedding``, a confidence head the model
+  does not build; DFlash/EAGLE-3: ``fc.`` without aux states; EAGLE-3: ``input_norm.``
+  without norm_before_fc).
+- ``missing_tensors`` "strict" (TensorRT-LLM's Qwen3 DSpark, load_state_dict(strict=True)):
+  the exact names, no aliases; any other name is an "Unexpected key(s)" error.
+- ``missing_tensors`` "default_init" (SGLang 0.5.23: ``params_dict`` look-ups, names it
+  lacks skipped): exact ``.weight`` names after its renames (EAGLE-3 ``midlayer``,
+  ``aux_norm_*``; DFlash ``encoder.*``), fused forms counted.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from dataclasses import dataclass, field
+from typing import Any
+
+from dspark_ckpt.facts.gather import Facts
+from dspark_ckpt.loader import names as N
+from dspark_ckpt.loader.view import architecture, aux_count, count, get, model_config, truthy
+from dspark_ckpt.profiles.registry import DFLASH, DSPARK, EAGLE3, Profile
+
+# a Qwen3 decoder layer's modules, each with the fused module a checkpoint may store instead
+QWEN3_LAYER = (
+    ("self_attn.q_proj", "self_attn.qkv_proj"),
+    ("self_attn.k_proj", "self_attn.qkv_proj"),
+    ("self_attn.v_proj", "self_attn.qkv_proj"),
+    ("self_attn.o_proj",),
+    ("self_attn.q_norm",),
+    ("self_attn.k_norm",),
+    ("mlp.gate_proj", "mlp.gate_up_proj"),
+    ("mlp.up_proj", "mlp.gate_up_proj"),
+    ("mlp.down_proj",),
+    ("input_layernorm",),
+    ("post_attention_layernorm",),
+)
+# the EAGLE-3 decoder layer: Llama's (no q/k norms), with its own hidden_norm
+EAGLE3_LAYER = (
+    *(m for m in QWEN3_LAYER if m[0] not in ("self_attn.q_norm", "self_attn.k_norm")),
+    ("hidden_norm",),
+)
+# the DSpark Markov head: markov_w1 / markov_w2, and each head type's extra projection
+MARKOV_W = ("markov_head.markov_w1", "markov_head.markov_w2")
+MARKOV_EXTRA = {"gated": "markov_head.gate_proj", "rnn": "markov_head.joint_proj"}
+CONFIDENCE = "confidence_head.proj"
+# modules whose checkpoint tensors are a weight and a bias
+WITH_BIAS = (CONFIDENCE, *MARKOV_EXTRA.values())
+# names mapped onto the model's, per loader: vLLM's mappers (qwen3_dflash.py:390-402,
+# llama_eagle3.py:291), SGLang's EAGLE-3 legacy names and DFlash vendor aliases
+VLLM_ALIASES = {"fc": ("encoder.fc",), "hidden_norm": ("encoder.output_norm_enc",)}
+SGLANG_ALIASES = {
+    EAGLE3: {},
+    DFLASH: {"fc": ("encoder.fc",), "hidden_norm": ("encoder.output_norm_enc",)},
+}
+SGLANG_FC_NORM = {0: ("aux_norm_low",), 1: ("aux_norm_mid",), 2: ("aux_norm_high",)}
+# names that are not parameters: mapping tensors (DSC105's), training-only tensors
+MAPPINGS = ("d2t", "t2d")
+
+
+@dataclass(frozen=True)
+class Module:
+    """One module of the model: its path (relative to its block's index), the paths a
+    checkpoint may store it under (its own first), and its tensors (an exact load)."""
+
+    path: str
+    stored_as: tuple[str, ...]
+    tensors: tuple[str, ...] = ("weight",)
+    shape: tuple[int, ...] | None = None  # the weight's shape, where the config gives it
+
+
+@dataclass(frozen=True)
+class Block:
+    """``prefix.<i>.<module>`` for i in [0, count): a count (None: not declared as a
+    count) and one template; ``aliases`` are other stored prefixes of an index."""
+
+    prefix: str
+    count: int | None
+    template: tuple[Module, ...]
+    aliases: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    first: dict[str, tuple[int, ...]] = field(default_factory=dict)  # index 0's own shapes
+
+
+@dataclass(frozen=True)
+class Missing:
+    """The model's tensors no stored name backs: the first few (as the loader names
+    them), how many in all, and the block indices with no tensor at all, as ranges."""
+
+    shown: tuple[str, ...]
+    total: int
+    whole: tuple[tuple[str, int, int], ...]  # (block prefix, first, last) inclusive
+
+
+@dataclass(frozen=True)
+class Unexpected:
+    """Stored names the model has no parameter for: ``beyond`` lie in a block index the
+    config does not build (a trained layer the model does not have), ``other`` under no
+    module of the model."""
+
+    beyond: tuple[str, ...]
+    other: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class LoaderModel:
+    profile: Profile
+    parts: tuple[Module | Block, ...]
+    exact: bool  # the exact tensor names (a strict or a params_dict load), not modules
+    complete: bool  # whether every module the model builds is known (else: no "missing")
+    named_by_tensor: bool  # report ``fc.weight`` rather than the module ``fc``
+    skipped: frozenset[str]  # top-level components the loader drops or another rule judges
+    ignored_suffixes: tuple[str, ...]  # unexpected names the loader ignores (``.bias``)
+
+    # --- what the checkpoint does not give ------------------------------------------------
+
+    def _stored(self, names: list[str], base: str, m: Module, paths: tuple[str, ...]) -> bool:
+        for path in paths:
+            full = base + path if path else base.rstrip(".")
+            if self.exact:
+                if all(N.has(names, f"{full}.{t}") for t in m.tensors):
+                    return True
+            elif (r := N.span(names, full))[0] < r[1]:
+                return True
+        return False
+
+    def _shown(self, base: str, m: Module) -> list[str]:
+        full = base + m.path if m.path else base.rstrip(".")
+        if self.named_by_tensor:
+            return [f"{full}.{t}" for t in m.tensors]
+        return [full]
+
+    def missing(self, f: Facts) -> Missing:
+        names = f.stored_sorted
+        shown: list[str] = []
+        total = 0
+        whole: list[tuple[str, int, int]] = []
+        per_module = 1 if not self.named_by_tensor else None
+        for part in self.parts:
+            if isinstance(part, Module):
+                if not self._stored(names, "", part, part.stored_as):
+                    items = self._shown("", part)
+                    shown += items
+                    total += len(items)
+                continue
+            if part.count is None:
+                continue
+            size = sum(per_module or len(m.tensors) for m in part.template)
+            end, at = max(part.count, 0), 0
+            stored = stored_indices(f, part)
+            for i in [*stored[: bisect_left(stored, end)], end]:
+                if i > at:  # indices [at, i) hold nothing
+                    whole.append((part.prefix, at, i - 1))
+                    total += (i - at) * size
+                    for j in range(at, min(i, at + 3)):
+                        if len(shown) >= 3:
+                            break
+                        for m in part.template:
+                            shown += self._shown(f"{part.prefix}.{j}.", m)
+                if i == end:
+                    break
+                for m in part.template:
+                    bases = [f"{part.prefix}.{i}."] + [f"{a}." for a in part.aliases.get(i, ())]
+                    if not any(self._stored(names, b, m, m.stored_as) for b in bases):
+                        items = self._shown(f"{part.prefix}.{i}.", m)
+                        shown += items
+                        total += len(items)
+                at = i + 1
+        return Missing(tuple(shown[:3]), total, tuple(whole))
+
+    # --- shapes ----------------------------------------------------------------------------
+
+    def misshapen(self, f: Facts) -> list[tuple[str, tuple[int, ...], tuple[int, ...]]]:
+        """(stored name, its shape, the shape the model builds) for each stored weight of a
+        decoder-layer module or a norm whose shape the config gives and differs; fused
+        forms (``qkv_proj``) and quantised weights are not judged here."""
+        out = []
+        for part in self.parts:
+            if isinstance(part, Module):
+                out += _differs(f, part.path + ".weight", part.shape)
+                continue
+            for i in stored_indices(f, part):
+                if part.count is not None and i >= part.count:
+                    break
+                bases = [f"{part.prefix}.{i}."] + [f"{a}." for a in part.aliases.get(i, ())]
+                for m in part.template:
+                    shape = part.first.get(m.path, m.shape) if i == 0 else m.shape
+                    for base in bases:
+                        out += _differs(f, f"{base}{m.path}.weight", shape)
+        return out
+
+    # --- what the model does not have --------------------------------------------------------
+
+    def unexpected(self, f: Facts, exclude: frozenset[str] = frozenset()) -> Unexpected:
+        """Stored names (wrapper prefix removed) no module of the model takes, but those
+        in ``exclude`` (names another rule reports: prefixed ones, a stray file's); once
+        per facts for every profile whose model takes the same names."""
+        key = ("unexpected", repr((self.parts, self.exact, sorted(self.skipped))), exclude)
+        key += (self.ignored_suffixes,)
+        if key not in f.memo:
+            f.memo[key] = self._unexpected(f, exclude)
+        return f.memo[key]
+
+    def _unexpected(self, f: Facts, exclude: frozenset[str]) -> Unexpected:
+        names = f.stored_sorted
+        modules = [p for p in self.parts if isinstance(p, Module)]
+        blocks = {p.prefix: p for p in self.parts if isinstance(p, Block)}
+        aliased = {a: (b, i) for b in blocks.values() for i, al in b.aliases.items() for a in al}
+        beyond: list[tuple[int, int]] = []  # runs of positions in ``names``
+        other: list[tuple[int, int]] = []
+        for child, lo, hi in N.children(names, "", 0, len(names)):
+            if child in self.skipped or child in MAPPINGS:
+                continue
+            if child in blocks and names[lo] != child:
+                self._block_unexpected(names, blocks[child], lo, hi, beyond, other)
+            elif child in aliased and names[lo] != child:
+                block, i = aliased[child]
+                if block.count is None or i < block.count:
+                    other += self._uncovered(names, f"{child}.", block.template, lo, hi)
+                else:
+                    beyond.append((lo, hi))
+            else:
+                mine = [m for m in modules if any(_under(p, child) for p in m.stored_as)]
+                other += self._uncovered(names, "", mine, lo, hi)
+        suffixes = self.ignored_suffixes or ("\0",)
+        keep = [n for a, b in other for n in names[a:b] if not n.endswith(suffixes)]
+        past = [n for a, b in beyond for n in names[a:b]]
+        if exclude:
+            keep = [n for n in keep if n not in exclude]
+            past = [n for n in past if n not in exclude]
+        return Unexpected(tuple(past), tuple(keep))
+
+    def _block_unexpected(self, names, block, lo, hi, beyond, other) -> None:
+        for child, a, b in N.children(names, block.prefix + ".", lo, hi):
+            if not child.isdigit():
+                other.append((a, b))
+            elif block.count is not None and int(child) >= block.count:
+                beyond.append((a, b))
+            else:
+                other += self._uncovered(names, f"{block.prefix}.{child}.", block.template, a, b)
+
+    def _uncovered(self, names, base: str, mods, lo: int, hi: int) -> list[tuple[int, int]]:
+        """The runs of positions in [lo, hi) (names under ``base``) that no module of
+        ``mods`` takes: by module ranges, or exact tensor names for an exact load."""
+        if self.exact:
+            known = {
+                f"{base}{p}.{t}" if p else f"{base.rstrip('.')}.{t}"
+                for m in mods
+                for p in m.stored_as
+                for t in m.tensors
+            }
+            return [(i, i + 1) for i in range(lo, hi) if names[i] not in known]
+        covered = []
+        for m in mods:
+            for p in m.stored_as:
+                full = base + p if p else base.rstrip(".")
+                covered.append(N.span(names, full, lo, hi))
+        return list(N.gaps(covered, lo, hi))
+
+
+def _differs(f: Facts, name: str, shape: tuple[int, ...] | None) -> list:
+    info = f.tensors.get(name)
+    if shape is None or info is None or tuple(info.shape) == shape:
+        return []
+    return [(name, tuple(info.shape), shape)]
+
+
+def layer_shapes(cfg: dict, eagle: bool) -> tuple[dict[str, tuple[int, ...]], dict]:
+    """The weight shapes of a decoder layer's modules (and the norms) as the model builds
+    them from the config, where it gives the sizes: head_dim is ``getattr(config,
+    "head_dim", None) or hidden_size // num_attention_heads``, KV heads default to the heads
+    (vLLM llama.py:158-161); an EAGLE-3 first layer takes ``2 * hidden_size`` into q/k/v
+    (llama_eagle3.py:82). Returns (shapes, index 0's own)."""
+    h = count(cfg.get("hidden_size"))
+    heads = count(cfg.get("num_attention_heads"))
+    kv = count(cfg.get("num_key_value_heads")) or heads
+    inter = count(cfg.get("intermediate_size"))
+    hd = count(cfg.get("head_dim")) or (h // heads if h and heads and heads > 0 else None)
+    out: dict[str, tuple[int, ...]] = {}
+    first_in: dict[str, tuple[int, ...]] = {}
+    if not h or h <= 0:
+        return out, first_in
+    for norm in ("input_layernorm", "post_attention_layernorm", "norm", "hidden_norm"):
+        out[norm] = (h,)
+    if heads and kv and hd is not None and heads > 0 and kv > 0 and hd >= 0:
+        out["self_attn.q_proj"] = (heads * hd, h)
+        out["self_attn.k_proj"] = out["self_attn.v_proj"] = (kv * hd, h)
+        out["self_attn.o_proj"] = (h, heads * hd)
+        out["self_attn.q_norm"] = out["self_attn.k_norm"] = (hd,)
+        if eagle:
+            first_in = {m: (out[m][0], 2 * h) for m in ("self_attn.q_proj", "self_attn.k_proj")}
+            first_in["self_attn.v_proj"] = (kv * hd, 2 * h)
+    if inter and inter > 0:
+        out["mlp.gate_proj"] = out["mlp.up_proj"] = (inter, h)
+        out["mlp.down_proj"] = (h, inter)
+    return out, first_in
+
+
+def _shaped(mods: tuple[Module, ...], shapes: dict) -> tuple[Module, ...]:
+    return tuple(
+        Module(
+            m.path, m.stored_as, m.tensors, shapes.get(m.path) if m.tensors == ("weight",) else None
+        )
+        for m in mods
+    )
+
+
+def _under(path: str, child: str) -> bool:
+    return path == child or path.startswith(child + ".")
+
+
+def stored_indices(f: Facts, block: Block) -> list[int]:
+    """The sorted indices under ``block.prefix`` that hold a stored name (its aliases
+    included), found by binary search; cached per facts."""
+    key = ("indices", block.prefix, tuple(sorted(block.aliases.items())))
+    if key in f.memo:
+        return f.memo[key]
+    names = f.stored_sorted
+    lo, hi = N.span(names, block.prefix)
+    found = {int(c) for c, _, _ in N.children(names, block.prefix + ".", lo, hi) if c.isdigit()}
+    for i, aliases in block.aliases.items():
+        if any(N.span(names, a)[0] < N.span(names, a)[1] for a in aliases):
+            found.add(i)
+    out = f.memo[key] = sorted(found)
+    return out
+
+
+# --- building the model from the config, per loader ---------------------------------------
+
+
+def uses_aux(cfg: dict, family: str) -> bool:
+    """Whether the model builds fc (and, EAGLE-3, input_norm and fc_norm with it).
+    vLLM EAGLE-3: ``use_aux_hidden_state`` of eagle_config when present, else true
+    (llama_eagle3.py:179-183); DFlash/DSpark: dflash_config's over eagle_config's, else
+    ``getattr(config, "use_aux_hidden_state", True)`` (qwen3_dflash.py:432-439); read with
+    ``if self.use_aux_hidden_state:``."""
+    if family == EAGLE3:
+        eagle = cfg.get("eagle_config")
+        if isinstance(eagle, dict) and "use_aux_hidden_state" in eagle:
+            return truthy(eagle["use_aux_hidden_state"])
+        return True
+    for nest in ("dflash_config", "eagle_config"):
+        node = cfg.get(nest)
+        if isinstance(node, dict) and "use_aux_hidden_state" in node:
+            return truthy(node["use_aux_hidden_state"])
+    return truthy(get(cfg, "use_aux_hidden_state", True))
+
+
+def _modules(paths, aliases: dict | None, extra: tuple[str, ...] = ()) -> tuple[Module, ...]:
+    out = []
+    for names in paths:
+        stored = names if aliases is not None else names[:1]
+        stored += tuple(a for a in (aliases or {}).get(names[0], ()))
+        tensors = ("weight", "bias") if names[0] in WITH_BIAS else ("weight",)
+        out.append(Module(names[0], stored, tensors))
+    return tuple(out)
+
+
+def _markov(kind: str | None, built_types: bool) -> list[tuple[str, ...]]:
+    out: list[tuple[str, ...]] = [(m,) for m in MARKOV_W]
+    if built_types and kind in MARKOV_EXTRA:
+        out.append((MARKOV_EXTRA[kind],))
+    return out
+
+
+def _runtime_model(f: Facts, p: Profile) -> LoaderModel:
+    """vLLM's (modules, aliases) and TensorRT-LLM's strict (exact names) model."""
+    cfg = model_config(f, p)
+    strict = p.missing_tensors == "strict"
+    aliases = None if strict else VLLM_ALIASES
+    layers = count(cfg.get("num_hidden_layers"))
+    complete = layers is not None
+    eagle = p.family == EAGLE3
+    layer = EAGLE3_LAYER if eagle else QWEN3_LAYER
+    if eagle and architecture(f, p) in {name for name, _ in p.aux_layer_keys_by_class}:
+        # the classes a profile counts aux states for on their own are its Qwen3 EAGLE-3
+        # models: a Qwen3 decoder layer, q/k norms included (vLLM qwen3_eagle3.py:34)
+        layer = (*EAGLE3_LAYER, ("self_attn.q_norm",), ("self_attn.k_norm",))
+    top: list[tuple[str, ...]] = [("norm",)]
+    # names another code judges: mask_hidden (DSC655), the model's own or the target's head
+    # and embedding (the vocab rules)
+    skipped = {"lm_head", "embed_tokens"} | ({"mask_hidden"} if p.mask_hidden else set())
+    if not eagle:
+        top.append(("hidden_norm",))
+    aux = uses_aux(cfg, p.family)
+    if aux:
+        top.append(("fc",))
+    tail: list[tuple[str, ...]] = []
+    fc_norm = None
+    if eagle:
+        # bool(eagle_config.get("norm_before_fc", getattr(config, "norm_before_fc", False)))
+        # (llama_eagle3.py:184-188): eagle_config's key wins when present, null included
+        nest = cfg.get("eagle_config")
+        nest = nest if isinstance(nest, dict) else {}
+        norm_before = nest.get("norm_before_fc", get(cfg, "norm_before_fc", False))
+        if aux and truthy(norm_before):
+            tail.append(("input_norm",))
+        n = aux_count(f, p)
+        if aux and truthy(get(cfg, "fc_norm", False)) and n is not None:
+            fc_norm = Block("fc_norm", n[0], (Module("", ("",)),))
+        elif p.fc_norm_keys:
+            skipped.add("fc_norm")  # fc_norm tensors the model lacks: DSC656
+    if p.family == DSPARK:
+        rank = count(cfg.get("markov_rank"))
+        if rank is None and strict:  # TensorRT-LLM: getattr(config, "markov_rank", 0)
+            rank = 0 if "markov_rank" not in cfg else None
+        if rank is None:  # not built (DSC107): nothing to judge as missing
+            complete = False
+        if rank:
+            kind = str(cfg.get("markov_head_type") or "vanilla").lower()
+            tail += _markov(kind, p.markov_head_type == "built")
+        if p.markov_head_type == "ignored":
+            skipped.add("markov_head")  # a Markov tensor vanilla lacks: DSC658
+        if truthy(get(cfg, "enable_confidence_head", False)):
+            tail.append((CONFIDENCE,))
+    block_aliases = {} if strict else {0: ("midlayer",)}
+    shapes, first_in = layer_shapes(cfg, eagle)
+    parts: list[Module | Block] = [*_shaped(_modules(top, aliases), shapes)]
+    template = _shaped(_modules(layer, {} if not strict else None), shapes)
+    parts.append(Block("layers", layers, template, block_aliases, first_in))
+    parts += _modules(tail, aliases)
+    if fc_norm:
+        parts.append(fc_norm)
+    # what the loader's own mapper drops when the model does not build it (a profile field)
+    built = {m.path.split(".")[0] for m in parts if isinstance(m, Module)}
+    skipped |= {name for name in p.dropped_unbuilt if name not in built}
+    return LoaderModel(
+        p,
+        tuple(parts),
+        exact=strict,
+        complete=complete,
+        named_by_tensor=False,
+        skipped=frozenset(skipped),
+        ignored_suffixes=p.unexpected_ignored_suffixes,
+    )
+
+
+def _sglang_model(f: Facts, p: Profile) -> LoaderModel:
+    """SGLang's model: exact ``.weight`` names after its renames, checked by nothing."""
+    raw = f.raw
+    layers = f.cfg.value("num_hidden_layers")
+    layers = layers if type(layers) is int else None
+    eagle = p.family == EAGLE3
+    aliases = SGLANG_ALIASES[EAGLE3 if eagle else DFLASH]
+    parts: list[Module | Block] = []
+    skipped = {"lm_head", "embed_tokens", "markov_head", "confidence_head", "mask_embedding"}
+    skipped.add("mask_hidden")
+    if eagle:
+        parts += _modules([("fc",), ("norm",)], aliases)
+        if truthy(raw.get("bias")):  # fc = Linear(..., bias=config.bias)
+            parts.append(Module("fc", ("fc",), ("bias",)))
+        if truthy(_norm_before(f, p)):
+            parts.append(Module("input_norm", ("input_norm",)))
+        counted = aux_count(f, p)
+        if truthy(raw.get("fc_norm") or raw.get("use_aux_norm")) and counted:
+            parts.append(Block("fc_norm", counted[0], (Module("", ("",)),), SGLANG_FC_NORM))
+        own = raw.get("target_hidden_size", f.cfg.hidden_size)
+        if own != f.cfg.hidden_size and raw.get("draft_vocab_size") is not None:
+            parts.append(Module("embed_tokens", ("embed_tokens",)))  # set_embed keeps it
+        layer = EAGLE3_LAYER
+    else:
+        parts += _modules([("fc",), ("hidden_norm",), ("norm",)], aliases)
+        kind = markov_built(f) if p.markov_head_types else None
+        if kind in p.markov_head_types:
+            parts += _modules(_markov(kind, True), aliases)
+        layer = QWEN3_LAYER
+    shapes, first_in = layer_shapes(raw, eagle)
+    parts = [m if isinstance(m, Block) else _shaped((m,), shapes)[0] for m in parts]
+    template = _shaped(_modules(layer, {}), shapes)
+    parts.append(Block("layers", layers, template, {0: ("midlayer",)} if eagle else {}, first_in))
+    return LoaderModel(
+        p,
+        tuple(parts),
+        exact=True,
+        complete=not (f.cfg.quantized or f.cfg.speculators_format),
+        named_by_tensor=True,
+        skipped=frozenset(skipped),
+        ignored_suffixes=(),
+    )
+
+
+def _norm_before(f: Facts, p: Profile) -> Any:
+    return next((v for k in p.norm_before_fc_keys if (v := f.cfg.value(k)) is not None), False)
+
+
+def markov_built(f: Facts) -> str | None:
+    """The Markov head type SGLang's DSpark model builds: from the top-level keys only
+    (config.markov_rank, config.markov_head_type, default vanilla); None: none built."""
+    rank = f.raw.get("markov_rank")
+    if type(rank) is not int or rank <= 0:
+        return None
+    return str(f.raw.get("markov_head_type", "vanilla")).lower()
+
+
+def loader_model(f: Facts, p: Profile) -> LoaderModel | None:
+    """The model ``p``'s loader builds for this drafter, once per (facts, profile); None
+    where the profile does not model its loader (``missing_tensors`` "unchecked")."""
+    key = ("loader", p)
+    if key not in f.memo:
+        if p.missing_tensors == "default_init":
+            f.memo[key] = _sglang_model(f, p)
+        elif p.missing_tensors in ("uninitialised", "strict"):
+            f.memo[key] = _runtime_model(f, p)
+        else:
+            f.memo[key] = None
+    return f.memo[key]

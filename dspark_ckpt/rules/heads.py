@@ -1,0 +1,259 @@
+"""DSpark's heads as the runtime builds them: the Markov head's type (DSC658, DSC683,
+DSC684), the confidence head's shape (DSC659), the Markov head against the target's vocab
+(DSC660).
+
+Each function is one finding code (``registry.py``); its docstring is the code's
+explanation. They read only the ``Facts``, the loader model's view of the config and its
+Markov tables (``loader/model.py``), parameterised by a ``Profile``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from dspark_ckpt.facts.gather import Facts
+from dspark_ckpt.loader.model import MARKOV_EXTRA, MARKOV_W, markov_built
+from dspark_ckpt.loader.names import under
+from dspark_ckpt.loader.view import count, dotted, get, model_config, truthy
+from dspark_ckpt.profiles.registry import DSPARK, Profile
+from dspark_ckpt.rules.findings import ERROR, Finding, new_finding
+from dspark_ckpt.rules.load import _raw_at
+from dspark_ckpt.rules.model import _shown
+from dspark_ckpt.rules.registry import PROFILE, rule
+
+# --- DSpark's heads -------------------------------------------------------------------------
+
+
+def _markov_type(cfg: dict, raw: dict) -> tuple[str, str] | None:
+    """The Markov head type the config names (top level, else nested) and its key."""
+    for key in (
+        "markov_head_type",
+        "dflash_config.markov_head_type",
+        "dspark_config.markov_head_type",
+    ):
+        value = dotted(cfg, key) if "." not in key else dotted(raw, key)
+        if value is not None:
+            return str(value), key
+    return None
+
+
+@rule(
+    "DSC658",
+    ERROR,
+    "Markov head type the runtime does not build",
+    scope=PROFILE,
+    hint="serve a vanilla Markov head (markov_w1 / markov_w2) where the runtime builds only that",
+)
+def markov_head_type_unbuilt(f: Facts, p: Profile) -> list[Finding]:
+    """vLLM's Qwen3 DSpark builds the vanilla markov_w1 / markov_w2 head whatever markov_head_type
+    says: a gated or RNN head's extra tensors (markov_head.gate_proj.*, joint_proj.*) have no
+    parameter and fail the load, and without them the head runs as vanilla, not as trained.
+    TensorRT-LLM builds vanilla, gated or rnn as named and raises for any other name."""
+    if p.family != DSPARK or not p.markov_head_type:
+        return []
+    cfg = model_config(f, p)
+    named = _markov_type(cfg, f.raw)
+    kind = named[0].lower() if named else "vanilla"
+    extra = sorted(n for n in under(f.stored_sorted, "markov_head") if not n.startswith(MARKOV_W))
+    if p.markov_head_type == "built":
+        if count(cfg.get("markov_rank")) in (None, 0) or kind in ("vanilla", "gated", "rnn"):
+            return []
+        msg = (
+            f"markov_head_type {named[0]!r}: {p.runtime} builds vanilla, gated or rnn heads "
+            "and raises 'Unsupported markov_head_type' for any other when the drafter is built"
+        )
+        return [new_finding("DSC658", msg, tensor=named[1])]
+    if kind == "vanilla" and not extra:
+        return []
+    what = (
+        f"its {len(extra)} extra tensor(s) ({_shown(extra)}) have no parameter: 'There is no "
+        "module or parameter named ...' at load"
+        if extra
+        else "the head runs as vanilla, not as the head it was trained as: garbage biases, no error"
+    )
+    where = (
+        f"markov_head_type {named[0]!r} ({named[1]})"
+        if named and kind != "vanilla"
+        else ("a Markov head with more than markov_w1 / markov_w2")
+    )
+    return [
+        new_finding(
+            "DSC658",
+            f"{where}: {p.name} builds the vanilla markov_w1 / markov_w2 head whatever the "
+            f"config says, so {what}",
+            tensor=extra[0] if extra else named[1],
+        )
+    ]
+
+
+@rule(
+    "DSC659",
+    ERROR,
+    "confidence head of another shape than the config builds",
+    scope=PROFILE,
+    hint="make confidence_head.proj [1, H (+ markov_rank with confidence_head_with_markov)]",
+)
+def confidence_head_shape(f: Facts, p: Profile) -> list[Finding]:
+    """With a top-level enable_confidence_head the runtime builds confidence_head.proj as a Linear
+    of hidden_size inputs (plus markov_rank with confidence_head_with_markov) to 1 output, with a
+    bias: a shipped weight or bias of another shape fails the load (vLLM's weight loader asserts
+    the sizes; TensorRT-LLM's strict state dict reports a size mismatch)."""
+    if not p.confidence_head_shape or p.family != DSPARK:
+        return []
+    cfg = model_config(f, p)
+    h, rank = count(cfg.get("hidden_size")) or f.cfg.hidden_size, count(cfg.get("markov_rank"))
+    if not truthy(get(cfg, "enable_confidence_head", False)) or h is None:
+        return []
+    with_markov = truthy(get(cfg, "confidence_head_with_markov", False))
+    width = h + ((rank or 0) if with_markov else 0)
+    expected = {"confidence_head.proj.weight": (1, width), "confidence_head.proj.bias": (1,)}
+    out = []
+    for name, shape in expected.items():
+        info = f.tensors.get(name)
+        if info is not None and tuple(info.shape) != shape:
+            out.append(
+                new_finding(
+                    "DSC659",
+                    f"{name} is {list(info.shape)}; {p.name} builds it {list(shape)} from the "
+                    f"config (hidden_size {h}"
+                    + (f" + markov_rank {rank}" if width != h else "")
+                    + "): the load fails on the shape",
+                    info,
+                )
+            )
+    return out
+
+
+@rule(
+    "DSC660",
+    ERROR,
+    "Markov head smaller than the target vocab",
+    scope=PROFILE,
+    hint="export the drafter with vocab_size (markov_w1 rows) covering every target id (>= Vt)",
+)
+def markov_overrun(f: Facts, p: Profile) -> list[Finding]:
+    """vLLM's DSpark speculator embeds target ids in markov_w1 ([V, r]): the anchor token and each
+    sampled id after map_draft_to_target. With V < Vt the first target id in [V, Vt) indexes past
+    markov_w1: an index error (a device-side assert on GPU) at draft time."""
+    if not p.markov_embeds_target_ids or p.family != DSPARK or f.Vt <= f.V:
+        return []
+    return [
+        new_finding(
+            "DSC660",
+            f"vocab_size {f.V} < the target's {f.Vt}: {p.runtime} embeds every anchor and "
+            f"sampled target id in markov_w1 ({f.V} rows), and the first id in [{f.V}, "
+            f"{f.Vt}) is an index error at draft time",
+            tensor="markov_head.markov_w1.weight",
+        )
+    ]
+
+
+def _parsed_markov(f: Facts, p: Profile) -> tuple[int, tuple[str, Any] | None, bool]:
+    """(markov_rank, (key, markov_head_type) or None, whether the dspark_* keys are used) as
+    SGLang's DSpark config parser reads them."""
+    raw = f.raw
+    prefixed = any(
+        raw.get(k) is not None
+        for k in (
+            "dspark_block_size",
+            "dspark_markov_rank",
+            "dspark_noise_token_id",
+            "dspark_target_layer_ids",
+        )
+    )
+    rank = raw.get("dspark_markov_rank")
+    if type(rank) is not int:
+        rank = f.cfg.markov_rank or 0
+    found = next(
+        ((k, v) for k in p.markov_head_type_keys if (v := _raw_at(raw, k)[1]) is not None), None
+    )
+    return rank, found, prefixed
+
+
+@rule(
+    "DSC683",
+    ERROR,
+    "Markov head type missing or unsupported",
+    scope=PROFILE,
+    hint='set "markov_head_type": "vanilla" (or the head type the drafter was trained with)',
+)
+def markov_head_type_unread(f: Facts, p: Profile) -> list[Finding]:
+    """SGLang's DSpark config parser needs markov_head_type whenever markov_rank > 0 (read from the
+    dspark_* keys, dspark_config / dflash_config, text_config or the top level), unless the config
+    uses the dspark_* keys, and accepts only vanilla, gated and rnn: otherwise it refuses the
+    drafter at start-up ('DSpark requires markov_head_type when markov_rank > 0')."""
+    if not p.markov_head_type_keys:
+        return []
+    rank, found, prefixed = _parsed_markov(f, p)
+    if found is None:
+        if rank <= 0 or prefixed:
+            return []
+        return [
+            new_finding(
+                "DSC683",
+                f"markov_rank is {rank} and no markov_head_type is set (read from "
+                f"{', '.join(p.markov_head_type_keys)}): {p.release} refuses the drafter "
+                "('DSpark requires markov_head_type when markov_rank > 0, got None')",
+                tensor="markov_head_type",
+            )
+        ]
+    key, kind = found
+    if str(kind).lower() in p.markov_head_types:
+        return []
+    return [
+        new_finding(
+            "DSC683",
+            f"{key} is {kind!r}: {p.release} supports {', '.join(p.markov_head_types)} and "
+            "refuses the drafter ('Unsupported DSpark markov_head_type')",
+            tensor=key,
+        )
+    ]
+
+
+@rule(
+    "DSC684",
+    ERROR,
+    "Markov head of another type than the model builds",
+    scope=PROFILE,
+    hint=(
+        "set the top-level markov_head_type to the head the checkpoint holds (the model reads "
+        "it there only)"
+    ),
+)
+def markov_head_of_another_type(f: Facts, p: Profile) -> list[Finding]:
+    """SGLang's DSpark model builds its Markov head from the top-level markov_head_type only
+    (default vanilla), whatever the nested copy the config parser accepted says, and refuses any
+    markov_head.* tensor that head lacks ('DSpark unexpected markov weight ... not found in model
+    parameters'), or a head type it does not know ('Unsupported DSpark markov_head_type')."""
+    if not p.markov_head_types or (built := markov_built(f)) is None:
+        return []
+    if markov_head_type_unread(f, p):  # DSC683: the parser refuses it first
+        return []
+    if built not in p.markov_head_types:
+        return [
+            new_finding(
+                "DSC684",
+                f"the top-level markov_head_type is {json.dumps(f.raw.get('markov_head_type'))}: "
+                f"{p.release}'s DSpark model builds its head from it and refuses it "
+                "('Unsupported DSpark markov_head_type')",
+                tensor="markov_head_type",
+            )
+        ]
+    known = {f"{m}.weight" for m in MARKOV_W}
+    if built in MARKOV_EXTRA:
+        known |= {f"{MARKOV_EXTRA[built]}.{t}" for t in ("weight", "bias")}
+    stored = [n for n in under(f.stored_sorted, "markov_head") if n in f.tensors]
+    other = [n for n in stored if n not in known]
+    if not other:
+        return []
+    return [
+        new_finding(
+            "DSC684",
+            f"{', '.join(other[:3])}: {p.release}'s DSpark model builds a {built} Markov head "
+            "(from the top-level markov_head_type, default vanilla) and refuses a Markov "
+            "weight it lacks ('DSpark unexpected markov weight ... not found in model "
+            "parameters')",
+            f.tensors[other[0]],
+        )
+    ]

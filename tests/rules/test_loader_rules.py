@@ -1,0 +1,136 @@
+"""The loader model (dspark_ckpt/loader/): the stored names against the module tree each
+runtime release builds (DSC112 refused, DSC665 a trained layer skipped, DSC666 skipped,
+DSC652 missing, whole layers as ranges), and config switches read with Python truthiness
+(``if config.enable_confidence_head:``). Firing rows and their clean twins, judged by the
+engine in-process.
+
+Vt is 100; the drafter is synth.py's complete DSpark drafter (Qwen3DSparkModel, hidden 8,
+one layer, fc [8, 16], Markov head, mask id 0) with the row's changes."""
+
+from __future__ import annotations
+
+import pytest
+import synth
+from rules_harness import (
+    DFLASH,
+    EAGLE3,
+    SG_BLOCK_LAYERS,
+    SG_DSPARK,
+    SG_EAGLE3_LAYERS,
+    Case,
+    check,
+    clean,
+    fires,
+    head,
+    ids,
+    zeros,
+)
+from synth import VT, H, markov
+
+# a second decoder layer, trained, where the config builds one
+LAYER_1 = {k: v for k, v in synth.layer_weights(H, layers=2).items() if k.startswith("layers.1.")}
+EAGLE3_LAYER_1 = {
+    k: v
+    for k, v in synth.layer_weights(H, eagle3=True, layers=2).items()
+    if k.startswith("layers.1.")
+}
+EXTRA = {"extra_proj.weight": zeros("F32", (H, H))}
+FC_NORMS = {f"fc_norm.{i}.weight": zeros("F32", (H,)) for i in (0, 1)}
+AUX_OFF = {"use_aux_hidden_state": False}
+# a confidence head one column too wide for [1, H] (no confidence_head_with_markov)
+WIDE_HEAD = {
+    "confidence_head.proj.weight": zeros("F32", (1, H + 1)),
+    "confidence_head.proj.bias": zeros("F32", (1,)),
+}
+SG = {"profile": "sglang-dspark", "config": SG_DSPARK}
+# the sizes synth's [8, 8] projections and [8] norms are built with (head_dim 8)
+SIZES = {"num_attention_heads": 1, "num_key_value_heads": 1, "head_dim": 8, "intermediate_size": 8}
+SG_SIZES = {"profile": "sglang-dspark", "config": {**SG_DSPARK, **SIZES, "num_attention_heads": 2}}
+SG_OK = {**markov(VT, VT), **SG_BLOCK_LAYERS}
+SG_EAGLE3_OK = {"lm_head.weight": head(VT), **SG_EAGLE3_LAYERS}
+
+CASES: list[Case] = [
+    # DSC112: vLLM's AutoWeightsLoader has no parameter for the name
+    fires("DSC112", "vllm-second-layer", tensors=LAYER_1,
+          says="There is no module or parameter named ...'; 11 of them lie in decoder layers "
+          "the config does not build (num_hidden_layers is 1)", exactly=("DSC112",)),
+    clean("DSC112", "vllm-second-layer-declared", config={"num_hidden_layers": 2},
+          tensors=LAYER_1, exactly=()),
+    fires("DSC112", "vllm-eagle3-second-layer", profile="vllm-eagle3", config=EAGLE3,
+          tensors=EAGLE3_LAYER_1, says="(layers.1.hidden_norm.weight"),
+    fires("DSC112", "vllm-fc-without-aux-states", config=AUX_OFF, says="(fc.weight)"),
+    clean("DSC112", "vllm-dflash-fc-without-aux-states-dropped", profile="vllm-dflash",
+          config={**DFLASH, **AUX_OFF}),
+    fires("DSC112", "vllm-extra-projection", tensors=EXTRA, says="(extra_proj.weight)",
+          exactly=("DSC112",)),
+    fires("DSC112", "vllm-dflash-extra-projection", profile="vllm-dflash", config=DFLASH,
+          tensors=EXTRA, exactly=("DSC112",)),
+    clean("DSC112", "vllm-extra-bias-ignored", tensors={"extra_proj.bias": zeros("F32", (H,))},
+          exactly=()),
+    fires("DSC112", "trtllm-second-layer", profile="trtllm-dspark", tensors={**markov(VT, VT),
+          **LAYER_1}, says="Unexpected key(s)"),
+    # DSC113: a decoder-layer weight of another shape than the config's sizes build
+    fires("DSC113", "vllm-heads-declared-past-the-tensors", config={**SIZES, "num_attention_heads": 2},
+          says="layers.0.self_attn.q_proj.weight is [8, 8]; vllm builds it [16, 8]",
+          exactly=("DSC113",)),
+    clean("DSC113", "vllm-sizes-as-trained", config=SIZES, exactly=()),
+    fires("DSC113", "vllm-intermediate-size-huge", config={**SIZES, "intermediate_size": 10**22},
+          says=f"builds it [{10**22}, 8]"),
+    fires("DSC113", "sglang-heads-declared-past-the-tensors", **SG_SIZES, tensors=SG_OK,
+          says="sglang-dspark builds it [16, 8]"),
+    clean("DSC113", "sglang-sizes-as-trained", profile="sglang-dspark",
+          config={**SG_DSPARK, **SIZES}, tensors=SG_OK, exactly=()),
+    fires("DSC113", "trtllm-heads-declared-past-the-tensors", profile="trtllm-dspark",
+          config={**SIZES, "num_attention_heads": 2}, tensors=markov(VT, VT)),
+    # DSC665: SGLang skips a trained layer the config does not build
+    fires("DSC665", "sglang-second-layer", **SG, tensors={**SG_OK, **LAYER_1},
+          says="skips these names silently", exactly=("DSC665",)),
+    clean("DSC665", "sglang-second-layer-declared", profile="sglang-dspark",
+          config={**SG_DSPARK, "num_hidden_layers": 2}, tensors={**SG_OK, **LAYER_1},
+          exactly=()),
+    fires("DSC665", "sglang-eagle3-second-layer", profile="sglang-eagle3", config=EAGLE3,
+          tensors={**SG_EAGLE3_OK, **EAGLE3_LAYER_1}, says="past num_hidden_layers 1"),
+    clean("DSC665", "sglang-eagle3-midlayer-only", profile="sglang-eagle3", config=EAGLE3,
+          tensors=SG_EAGLE3_OK),
+    # DSC666: SGLang skips a name no module of its model has (harmless: a warning)
+    fires("DSC666", "sglang-eagle3-extra-projection", profile="sglang-eagle3", config=EAGLE3,
+          tensors={**SG_EAGLE3_OK, **EXTRA}, says="(extra_proj.weight)"),
+    fires("DSC666", "sglang-extra-projection", **SG, tensors={**SG_OK, **EXTRA},
+          says="(extra_proj.weight)", exactly=("DSC666",)),
+    clean("DSC666", "sglang-complete", **SG, tensors=SG_OK, exactly=()),
+    # DSC652: whole layers with no tensor come back as a range, whatever the count
+    fires("DSC652", "vllm-layers-declared-not-shipped", config={"num_hidden_layers": 3},
+          says="22 module(s)", exactly=("DSC652",)),
+    fires("DSC652", "vllm-layer-count-beyond-any-checkpoint", config={"num_hidden_layers": 2**31 - 1},
+          says="no tensor at all for layers.1-2147483646"),
+    # truthy switches: `if getattr(config, "enable_confidence_head", False):` builds the head
+    fires("DSC659", "vllm-confidence-head-enabled-as-1", config={"enable_confidence_head": 1},
+          tensors=WIDE_HEAD, says="[1, 9]; vllm builds it [1, 8]"),
+    clean("DSC659", "vllm-confidence-head-disabled-as-0", config={"enable_confidence_head": 0},
+          tensors=WIDE_HEAD, exactly=()),
+    fires("DSC652", "trtllm-confidence-head-enabled-as-1", profile="trtllm-dspark",
+          config={"enable_confidence_head": 1}, tensors=markov(VT, VT),
+          says="(confidence_head.proj)"),
+    clean("DSC112", "trtllm-confidence-head-enabled-as-1", profile="trtllm-dspark",
+          config={"enable_confidence_head": 1}, tensors={**markov(VT, VT), **WIDE_HEAD}),
+    fires("DSC653", "vllm-dflash-own-head-as-1", profile="vllm-dflash",
+          config={**DFLASH, "has_own_lm_head": 1}, says="the head stays uninitialised"),
+    clean("DSC653", "vllm-dflash-own-head-as-0", profile="vllm-dflash",
+          config={**DFLASH, "has_own_lm_head": 0}, exactly=()),
+    # fc_norm: 1 builds one norm per aux state: shipped, they load; absent, they are missing
+    clean("DSC656", "vllm-eagle3-fc-norm-as-1", profile="vllm-eagle3",
+          config={**EAGLE3, "fc_norm": 1}, tensors=FC_NORMS, exactly=()),
+    fires("DSC652", "vllm-eagle3-fc-norm-as-1-not-shipped", profile="vllm-eagle3",
+          config={**EAGLE3, "fc_norm": 1}, says="(fc_norm.0, fc_norm.1)"),
+    # use_aux_hidden_state read with truthiness: 0 builds no fc (vLLM DFlash drops fc.*)
+    fires("DSC652", "vllm-dflash-aux-states-on-as-1-no-fc", profile="vllm-dflash",
+          config={**DFLASH, "use_aux_hidden_state": 1}, tensors={"fc.weight": None},
+          says="(fc)"),
+    clean("DSC652", "vllm-dflash-aux-states-off-as-0-no-fc", profile="vllm-dflash",
+          config={**DFLASH, "use_aux_hidden_state": 0}, tensors={"fc.weight": None}),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("c", CASES, ids=ids(CASES))
+def test_case(bench, c):
+    check(bench, c)
