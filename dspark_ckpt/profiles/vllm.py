@@ -467,6 +467,15 @@ VLLM_EAGLE3_RULES = dict(
     target_hidden_size_null="type_error",
 )
 
+# --- issue 25, task B: vLLM's drafter classes never read tie_word_embeddings ---------------
+_OWN_HEAD = "(tie_word_embeddings never read: its own head is built and loaded)"
+VLLM_TIED = {
+    DSPARK: f"{DSPARK_PY}:250 `self.lm_head = ParallelLMHead(` {_OWN_HEAD}",
+    DFLASH: f"{DFLASH_PY}:755 `self.lm_head = ParallelLMHead(` {_OWN_HEAD}",
+    EAGLE3: f"{EAGLE3_PY}:329 `self.lm_head = ParallelLMHead(`; "
+    f"{QWEN3_EAGLE3_PY}:308 `self.lm_head = ParallelLMHead(` {_OWN_HEAD}",
+}
+
 PROFILES = (
     Profile(
         name="vllm",
@@ -478,6 +487,7 @@ PROFILES = (
             **_vllm_dspark_cites("262-268", "341-357"),
             **NOT_MODELLED,
             **_vllm_18_cites("dspark"),
+            "tied_head": VLLM_TIED[DSPARK],
         },
         releases=CURRENT,
         reduced_when=LT,
@@ -497,6 +507,7 @@ PROFILES = (
             "Vd != Vt; PR #55133 made it Vd < Vt); " + DSPARK_PY + ":262,342 "
             "`< self.target_vocab_size` (0.33.0)",
             **_vllm_18_cites("dspark"),
+            "tied_head": VLLM_TIED[DSPARK],
         },
         reduced_when=NE,
         releases=">=0.29.0,<0.30.0",
@@ -512,6 +523,7 @@ PROFILES = (
             **_vllm_eagle_cites(DFLASH_PY, "768-775", "801-814", "851-892"),
             **NOT_MODELLED,
             **_vllm_18_cites("dflash"),
+            "tied_head": VLLM_TIED[DFLASH],
         },
         releases=">=0.31.0,<=0.33.0",
         own_lm_head_keys=("has_own_lm_head",),
@@ -527,6 +539,7 @@ PROFILES = (
             **_vllm_eagle_cites(DFLASH_PY, "768-775", "801-814", "851-892"),
             **NOT_MODELLED,
             **_vllm_18_cites("dflash"),
+            "tied_head": VLLM_TIED[DFLASH],
             "own_lm_head_keys": "vLLM 0.30.0's spec_decode/dflash/utils.py (lines 63-64: the "
             "target's head is shared unless a shipped one differs; the config key "
             f"has_own_lm_head is not read); {DFLASH_UTILS}:64-70 `has_own_lm_head` (read "
@@ -545,6 +558,7 @@ PROFILES = (
             **_vllm_eagle_cites(EAGLE3_PY, "338-345", "373-394", "420-470"),
             **NOT_MODELLED,
             **_vllm_18_cites("eagle3"),
+            "tied_head": VLLM_TIED[EAGLE3],
         },
         unmapped_logits_vocab_wide=True,
         releases=CURRENT,
@@ -564,6 +578,7 @@ PROFILES = (
             "draft_id_to_target_id [Vd]); " + EAGLE3_PY + ":338-345 "
             "`draft_vocab_size != target_vocab_size` (0.33.0: only when Vd != Vt)",
             **_vllm_18_cites("eagle3"),
+            "tied_head": VLLM_TIED[EAGLE3],
             "unmapped_logits_vocab_wide": "vllm PR #53458 (before it draft_id_to_target_id "
             "always existed: compute_logits always scattered into a V-wide row); "
             + EAGLE3_PY

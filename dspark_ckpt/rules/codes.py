@@ -9,7 +9,18 @@ from __future__ import annotations
 from dspark_ckpt.errors import UsageError
 
 # every rule module: importing one registers its codes
-from dspark_ckpt.rules import d2t, inputs, load, model, shapes, target, tokenizer, vocab  # noqa: F401
+from dspark_ckpt.rules import (  # noqa: F401
+    aux_default,
+    d2t,
+    inputs,
+    load,
+    model,
+    shapes,
+    target,
+    tied,
+    tokenizer,
+    vocab,
+)
 from dspark_ckpt.rules.findings import Code
 from dspark_ckpt.rules.registry import RULES
 
