@@ -37,6 +37,8 @@ NO_HEAD = {k: v for k, v in PRUNED.items() if k != "lm_head.weight"}
 # targets with depth: 80 layers is Llama 3.3 70B's (vLLM PR #50170), 8 a small one
 N80 = Tgt.of(num_hidden_layers=80, hidden_size=H)
 N8 = Tgt.of(num_hidden_layers=8, hidden_size=H)
+N64 = Tgt.of(num_hidden_layers=64, hidden_size=H)  # the depth sglang #37475 implies (span 60)
+DFLASH5 = {**DFLASH, "num_hidden_layers": 5, "target_layer_ids": None}
 NO_IDS = {"target_layer_ids": None, "eagle_config": None}
 
 
@@ -105,6 +107,15 @@ CASES: list[Case] = [
           config={**DFLASH, "target_layer_ids": None}, tensors={**SG_BLOCK_LAYERS, **fc(1)},
           says="the states entering layers [5]",
           hint="--set dflash_config.target_layer_ids=[4]`", exactly=("DSC671",)),
+    # https://github.com/sgl-project/sglang/issues/37475: without dflash_config.target_layer_ids
+    # SGLang guesses [1, 16, 31, 46, 61] for z-lab/Qwen3.8-27B-DFlash2 (5 layers, 64-layer
+    # target), trained on [5, 19, 33, 47, 61]: as many states as fc takes, no error
+    fires("DSC671", "sglang-dflash2-five-layers", profile="sglang-dflash", target=N64,
+          config=DFLASH5, tensors=fc(5), says="the states entering layers [2, 17, 32, 47, 62]",
+          hint="--set dflash_config.target_layer_ids=[1,16,31,46,61]`"),
+    clean("DSC671", "sglang-dflash2-trained-ids", profile="sglang-dflash", target=N64,
+          config={**DFLASH5, "dflash_config": {"target_layer_ids": [5, 19, 33, 47, 61]}},
+          tensors=fc(5)),
     # one finding per root cause: another count fed than fc takes is DSC650's error
     clean("DSC671", "vllm-dflash-count-differs", profile="vllm-dflash", target=N8,
           config={**DFLASH, **NO_IDS}, tensors=fc(1), exactly=("DSC650",)),
@@ -122,6 +133,14 @@ CASES: list[Case] = [
     # TensorRT-LLM's capture defaults are not modelled: its profiles judge none
     clean("DSC671", "trtllm-eagle3-not-modelled", profile="trtllm-eagle3", target=N80,
           config={**EAGLE3, **NO_IDS}, tensors={**PRUNED, **fc(3)}, draft=32),
+    # a silent mis-load of the same kind, already judged (DSC601): https://github.com/
+    # sgl-project/sglang/pull/27908, nvidia/Kimi-K2.6-Eagle3 sets draft_vocab_size and ships
+    # no lm_head: SGLang builds a head nothing loads ("accept rate: 0.00"); Kimi's class reads
+    # it as llama_eagle3.py:305-308 does
+    fires("DSC601", "sglang-draft-vocab-set-no-head", profile="sglang-eagle3", config=EAGLE3,
+          tensors=SG_EAGLE3_LAYERS, says="nothing loads"),
+    clean("DSC601", "sglang-draft-vocab-set-head-shipped", profile="sglang-eagle3",
+          config=EAGLE3, tensors=FULL),
 ]  # fmt: skip
 
 
