@@ -242,6 +242,21 @@ UnservedArchitecture = Literal[
 """What the runtime does with a drafter whose architecture its loader does not serve."""
 
 
+# --- issue 25, task B: silent replacements (DSC670) ---------------------------------------
+TiedHead = Literal[
+    "",  # tie_word_embeddings is not read: the drafter's head is built and loaded as without it
+    # a true tie_word_embeddings makes lm_head the drafter's embed_tokens module ([V, H], the
+    # target's embedding where the runtime shares it): a shipped lm_head is never loaded
+    "embedding",
+    # as "embedding", but the build fails where the drafter has no embedding of its own
+    # (shared with the target): the tie reads the missing module's attributes
+    "embedding_or_refused",
+]
+"""What a true ``tie_word_embeddings`` in the drafter config does to its ``lm_head`` (read
+with Python truthiness; a missing key is the config class default, False for the Llama and
+Qwen3 configs drafters use)."""
+
+
 def _literal_fields(cls: type) -> dict[str, tuple]:
     """Each ``Literal``-typed field of ``cls`` with the values it may hold."""
     return {f.name: get_args(f.type) for f in fields(cls) if get_origin(f.type) is Literal}
@@ -407,6 +422,9 @@ class Profile:
     # the releases it covers, read from the releases' own tags (not a rule): clauses
     # ">=A", "<B", "<=B", "==A" joined by commas; "main" for a branch with no release
     releases: str = ""
+    # --- issue 25, task B: silent replacements (DSC670) ---
+    # what a true tie_word_embeddings does to the drafter's lm_head
+    tied_head: TiedHead = ""
 
     def __post_init__(self) -> None:
         _check(self, PROFILE_CHOICES, f"profile {self.name!r}")

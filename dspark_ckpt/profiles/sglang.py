@@ -304,6 +304,19 @@ SGLANG_BLOCK_RULES = dict(
     missing_tensors="default_init",
 )
 
+# --- issue 25, task B: what a true tie_word_embeddings does ----------------------------------
+SG_TIED_EAGLE3 = (
+    f"{SG_EAGLE3}:300-304 `self.lm_head = self.model.embed_tokens` (the head is the embedding); "
+    f"{SG_EAGLE3}:370-378 `if param_name in params_dict:` (lm_head.weight names no parameter: "
+    f"skipped); {SG_EAGLE3}:316-320 `config_.draft_vocab_size` (its logits cut to Vd); "
+    f"{S}models/llama.py:910-916 `def set_embed(self, embed):` (the target's embedding unless "
+    "target_hidden_size != hidden_size)"
+)
+SG_TIED_BLOCK = (
+    f"{SG_DFLASH}:1280-1282 `self.lm_head: Optional[nn.Module] = None` (always the target's "
+    "head; tie_word_embeddings never read)"
+)
+
 PROFILES = (
     Profile(
         name="sglang-eagle3",
@@ -364,6 +377,7 @@ PROFILES = (
                 f"{SG_EAGLE3}:387 `EntryClass = [LlamaForCausalLMEagle3]`; "
                 f"{S}models/kimi_k25_eagle3.py:523 `EntryClass = [Eagle3DeepseekV2ForCausalLM]`",
             ),
+            "tied_head": SG_TIED_EAGLE3,
         },
         hidden_states=EAGLE3_HIDDEN,
         releases=SGLANG_RELEASES,
@@ -382,6 +396,7 @@ PROFILES = (
         architectures=SG_EAGLE3_ARCHS,
         missing_draft_vocab_size="attribute_error",
         missing_tensors="default_init",
+        tied_head="embedding",
     ),
     Profile(
         name="sglang-dspark",
@@ -398,6 +413,7 @@ PROFILES = (
                 f"{S}models/lfm2_dspark.py:16 `EntryClass`; {S}models/deepseek_v4_dspark.py:1217 "
                 "`EntryClass`",
             ),
+            "tied_head": SG_TIED_BLOCK,
         },
         releases=SGLANG_RELEASES,
         markov_w2_rows="vocab_size",
@@ -426,6 +442,7 @@ PROFILES = (
             **_sglang_issue18_cites(
                 SG_DFLASH, f"{SG_DFLASH}:1317-1324 `EntryClass = [` (DFlashDraftModel, ...)"
             ),
+            "tied_head": SG_TIED_BLOCK,
         },
         mask_token_keys=("dflash_config.mask_token_id", "mask_token_id"),
         releases=SGLANG_RELEASES,

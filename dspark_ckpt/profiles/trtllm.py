@@ -80,6 +80,17 @@ DSPARK_HIDDEN = HiddenStates(
     ),
 )
 
+# --- issue 25, task B: what a true tie_word_embeddings does ----------------------------------
+TRT_UTILS = "tensorrt_llm/_torch/models/modeling_utils.py@cb4c622c"
+TRT_TIED_EAGLE3 = (
+    f"{TRT_UTILS}:DecoderModelForCausalLM.__init__() (a true tie_word_embeddings asserts "
+    "lm_head.tp_size == model.embed_tokens.tp_size, then lm_head.weight = "
+    f"model.embed_tokens.weight); {EAGLE3_INIT} (embed_tokens is None, shared with the target, "
+    f"unless hidden_size_in != hidden_size); {TRT_UTILS}:DecoderModelForCausalLM.load_weights() "
+    "(a tied lm_head is skipped at load)"
+)
+TRT_TIED_DSPARK = f"{DSPARK_LOAD} (embed_tokens. and lm_head. skipped: the target's are shared)"
+
 PROFILES = (
     Profile(
         name="trtllm-dspark",
@@ -139,6 +150,7 @@ PROFILES = (
                 "`nn.Linear(int(input_dim), 1, bias=True, dtype=torch.float32)`; load_weights "
                 "`strict=True` (a size mismatch fails the load)",
             ),
+            "tied_head": TRT_TIED_DSPARK,
         },
         hidden_states=DSPARK_HIDDEN,
         releases="main",
@@ -217,6 +229,7 @@ PROFILES = (
                 "`self.hidden_size_in = config.target_hidden_size` (hasattr: a present null "
                 "is None * num_capture_layers, a TypeError)",
             ),
+            "tied_head": TRT_TIED_EAGLE3,
         },
         # hidden-state feeding not read at this commit: no hidden-state checks
         releases="main",
@@ -233,5 +246,6 @@ PROFILES = (
         stray_files_loaded="all",
         stray_names="skipped",
         target_hidden_size_null="type_error",
+        tied_head="embedding_or_refused",
     ),
 )

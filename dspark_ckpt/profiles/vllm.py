@@ -375,11 +375,21 @@ def _vllm_18_cites(family: str) -> dict[str, str]:
 # --- the entries: each loader's first release read, then each later release as a diff -----
 # (Profile.derive: the fields that changed, each with its new cite; the rest carried over)
 
+# vLLM's drafter classes never read tie_word_embeddings (issue 25: tied heads)
+_OWN_HEAD = "(tie_word_embeddings never read: its own head is built and loaded)"
+VLLM_TIED = {
+    DSPARK: f"{DSPARK_PY}:250 `self.lm_head = ParallelLMHead(` {_OWN_HEAD}",
+    DFLASH: f"{DFLASH_PY}:755 `self.lm_head = ParallelLMHead(` {_OWN_HEAD}",
+    EAGLE3: f"{EAGLE3_PY}:329 `self.lm_head = ParallelLMHead(`; "
+    f"{QWEN3_EAGLE3_PY}:308 `self.lm_head = ParallelLMHead(` {_OWN_HEAD}",
+}
+
 # vLLM's Qwen3 DSpark loader. 0.29.0: qwen3_dspark.py as PR #52560 wrote it (Vd != Vt)
 DSPARK_CITES = {
     **_vllm_dspark_cites("262-268", "341-357"),
     **NOT_MODELLED,
     **_vllm_18_cites("dspark"),
+    "tied_head": VLLM_TIED[DSPARK],
 }
 VLLM_DSPARK_0_29 = Profile(
     name="vllm-legacy",
@@ -432,6 +442,7 @@ DFLASH_CITES = {
     **_vllm_eagle_cites(DFLASH_PY, "768-775", "801-814", "851-892"),
     **NOT_MODELLED,
     **_vllm_18_cites("dflash"),
+    "tied_head": VLLM_TIED[DFLASH],
 }
 VLLM_DFLASH_0_29 = Profile(
     name="vllm-dflash-legacy",
@@ -472,6 +483,7 @@ EAGLE3_CITES = {
     **_vllm_eagle_cites(EAGLE3_PY, "338-345", "373-394", "420-470"),
     **NOT_MODELLED,
     **_vllm_18_cites("eagle3"),
+    "tied_head": VLLM_TIED[EAGLE3],
 }
 VLLM_EAGLE3_0_29 = Profile(
     name="vllm-eagle3-legacy",

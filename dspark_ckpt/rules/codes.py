@@ -10,6 +10,7 @@ from dspark_ckpt.errors import UsageError
 
 # every rule module: importing one registers its codes
 from dspark_ckpt.rules import (  # noqa: F401
+    aux_default,
     d2t,
     d2t_conventions,
     heads,
@@ -19,6 +20,7 @@ from dspark_ckpt.rules import (  # noqa: F401
     names,
     shapes,
     target,
+    tied,
     tokenizer,
     translation,
     vocab,

@@ -246,6 +246,9 @@ def test_a_nested_key_is_copied_where_the_runtime_reads_it(cwd):
     assert cfg["markov_rank"] == 4 and cfg["dflash_config"] == {"markov_rank": 4}
 
 
+EAGLE3_ARCH = {"architectures": ["LlamaForCausalLMEagle3"], "model_type": "llama"}
+
+
 def _pruned_map(absolute: bool = False, dtype: str = "I64") -> dict[str, T]:
     d2t, t2d = synth.sorted_mapping(VT, 40)
     values = d2t + np.arange(40) if absolute else d2t
@@ -285,6 +288,13 @@ REPAIRS = [
         (VT, VT, {"dflash_config": {"mask_token_id": None}, "mask_token_id": 3}, {}),
         "vllm",
         "drop-null-mask-key",
+        [],
+    ),
+    (  # SpecForge issue #139: a tied EAGLE-3 config over a shipped, pruned head
+        "DSC670",
+        (VT, 40, {**EAGLE3_ARCH, "tie_word_embeddings": True}, _pruned_map()),
+        "sglang-eagle3",
+        "untie-shipped-head",
         [],
     ),
 ]
@@ -330,3 +340,34 @@ def test_aux_ids_outside_the_target_are_asked_for(cwd):
     r = cli("fix", src, "--target", target, "--out", "o")
     assert r.exit_code == 1 and not (cwd / "o").exists()
     assert "DSC703 needs" in r.stderr and "--set " in r.stderr
+
+
+def test_defaulted_aux_ids_are_pinned_with_set(cwd):
+    """DSC671: an EAGLE-3 config that names no aux layer ids gets the runtime's default
+    layers. Only the user knows the trained ones: fix leaves the warning, asking for the key,
+    and ``--set KEY=[...]`` as the hint gives it writes them and re-judges the drafter."""
+    target = cwd / "deep"
+    synth.write_json(
+        target / "config.json",
+        {"architectures": ["Qwen3ForCausalLM"], "vocab_size": VT, "hidden_size": H,
+         "num_hidden_layers": 80},
+    )  # fmt: skip
+    no_ids = {**EAGLE3_ARCH, "target_layer_ids": None, "eagle_config": None}
+    fc3 = {"fc.weight": T("F32", (H, 3 * H), np.zeros((H, 3 * H), np.float32))}
+    src = synth.drafter(cwd / "d", vocab=VT, draft=VT, config=no_ids, tensors=fc3)
+    before = cli("inspect", src, "--target", target, "--profile", "vllm-eagle3", "--format", "json")
+    (warned,) = [f for f in before.json["findings"] if f["code"] == "DSC671"]
+    command = warned["hint"].split("`")[1]
+    assert command.startswith("dspark-ckpt fix DRAFTER --target T --out DIR --set ")
+    key, value = command.rsplit("--set ", 1)[1].split("=")
+    assert (key, value) == ("eagle_aux_hidden_state_layer_ids", "[2,40,77]")
+    asked = cli("fix", src, "--target", target, "--profile", "vllm-eagle3", "--diff",
+                "--format", "json")  # fmt: skip
+    assert {x["code"]: x["key"] for x in asked.json["plan"]["left"]}["DSC671"] == key
+    r = cli("fix", src, "--target", target, "--profile", "vllm-eagle3", "--out", "o",
+            "--set", f"{key}=[2,39,76]")  # fmt: skip
+    assert r.exit_code == 0, r.stdout + r.stderr
+    assert json.loads((cwd / "o/config.json").read_text())[key] == [2, 39, 76]
+    after = cli("inspect", cwd / "o", "--target", target, "--profile", "vllm-eagle3",
+                "--format", "json")  # fmt: skip
+    assert "DSC671" not in {f["code"] for f in after.json["findings"]}

@@ -3,6 +3,7 @@ where it does not. A new code without both fails here."""
 
 from __future__ import annotations
 
+import test_behaviour_rules
 import test_load_rules
 import test_loader_rules
 import test_map_rules
@@ -21,6 +22,7 @@ TABLES = (
     test_target_rules,
     test_sglang_rules,
     test_model_rules,
+    test_behaviour_rules,
 )
 ALL = [c for table in TABLES for c in table.CASES]
 

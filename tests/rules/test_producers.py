@@ -370,3 +370,27 @@ def test_fix_accepts_speculators_placeholder_t2d(drafters, targets, tmp_path):
     m = load_file(mask)["draft_vocab_mask"]
     assert m.shape == (1024,)
     assert np.array_equal(m, np.arange(1024) < 1000)
+
+
+# DSC671 on SpecForge's own EAGLE-3: its config names no aux layer ids unless given one (it
+# then trains on [1, N // 2 - 1, N - 4], specforge/algorithms/model_providers.py), so each
+# runtime feeds its own default; with eagle_config's ids SGLang reads them and vLLM's runner
+# does not (DSC651 says so). https://github.com/vllm-project/vllm/pull/50170: a head with no
+# ids measured 1.2% acceptance instead of 59% on the default layers.
+@pytest.mark.parametrize(
+    ("name", "profile", "warned"),
+    [
+        ("specforge-eagle3-pruned", "vllm-eagle3", True),
+        ("specforge-eagle3-pruned", "sglang-eagle3", True),
+        ("specforge-eagle3-aux-ids", "sglang-eagle3", False),
+        ("specforge-eagle3-aux-ids", "vllm-eagle3", False),
+    ],
+    ids=lambda v: str(v),
+)
+def test_specforge_eagle3_without_aux_ids_is_warned(drafters, targets, name, profile, warned):
+    r = inspect(drafters / name, targets[1000], profile)
+    found = {f["code"] for f in r.json["findings"] if f.get("profile") in (None, profile)}
+    assert ("DSC671" in found) is warned, found
+    if warned:  # the layers fed for the 8-layer target: (2, N // 2, N - 3)
+        (w,) = [f for f in r.json["findings"] if f["code"] == "DSC671"]
+        assert "the states entering layers [2, 4, 5]" in w["message"]

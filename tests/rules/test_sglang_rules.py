@@ -162,10 +162,11 @@ CASES: list[Case] = [
     clean("DSC687", "eagle3-ids-2-fc-2", profile="sglang-eagle3", target=N8, config=EAGLE3,
           tensors=EAGLE3_OK, exactly=()),
     clean("DSC687", "eagle3-default-ids-fc-3", profile="sglang-eagle3", target=N8,
-          config={**EAGLE3, "eagle_config": None}, tensors={**EAGLE3_OK, **fc(3)}, exactly=()),
+          config={**EAGLE3, "eagle_config": None}, tensors={**EAGLE3_OK, **fc(3)},
+          exactly=("DSC671",)),  # the default fed, as many as fc takes: a warning
     clean("DSC687", "dflash-default-ids", profile="sglang-dflash", target=N8,
           config={**DFLASH, "target_layer_ids": None}, tensors={**SG_BLOCK_LAYERS, **fc(1)},
-          exactly=()),
+          exactly=("DSC671",)),
 ]  # fmt: skip
 
 

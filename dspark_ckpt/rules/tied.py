@@ -1,0 +1,109 @@
+"""Tied embeddings: a ``tie_word_embeddings`` that replaces the drafter's head.
+
+A runtime that reads ``tie_word_embeddings`` from the drafter config makes the head the
+embedding module (``Profile.tied_head``): the ``lm_head`` the checkpoint ships is never
+loaded, and the logits come from an embedding ``V`` rows wide, not from the ``Vd``-row
+head the drafter was trained with. The load succeeds; the drafter drafts garbage.
+
+Each function is one finding code (``registry.py``); its docstring is the code's
+explanation. They read only the gathered ``Facts``.
+"""
+
+from __future__ import annotations
+
+from dspark_ckpt.facts.gather import Facts
+from dspark_ckpt.loader.view import model_config
+from dspark_ckpt.profiles.registry import Profile
+from dspark_ckpt.rules.findings import ERROR, Finding, new_finding
+from dspark_ckpt.rules.registry import PROFILE, rule
+from dspark_ckpt.rules.repairs import SAFE, Fix, Needs, SetKey, repair
+
+TIE = "tie_word_embeddings"
+
+
+def own_embedding(f: Facts) -> bool:
+    """Whether the runtime builds the drafter an embedding of its own rather than sharing the
+    target's: SGLang's set_embed and TensorRT-LLM's Eagle3DraftModel both keep their own only
+    where a target_hidden_size key is there and differs from hidden_size."""
+    raw = f.raw
+    return "target_hidden_size" in raw and raw["target_hidden_size"] != f.cfg.hidden_size
+
+
+def _shape(info) -> list[int] | None:
+    return list(info.shape) if info is not None else None
+
+
+@repair("untie-shipped-head", SAFE)
+def untie_shipped_head(f: Facts, p: Profile | None, finding: Finding) -> Fix | Needs | None:
+    """The checkpoint ships its own lm_head: ``tie_word_embeddings`` is set to false, so that the
+    runtime builds a head of its own and loads the shipped one into it. Safe: the weights say
+    the head is not the embedding (a tied checkpoint has no lm_head to ship)."""
+    if f.lm_head is None:
+        return None
+    return Fix(
+        (SetKey(TIE, False),), "set tie_word_embeddings false (the checkpoint ships lm_head)"
+    )
+
+
+@rule(
+    "DSC670",
+    ERROR,
+    "tie_word_embeddings replaces the drafter's head",
+    scope=PROFILE,
+    hint="set tie_word_embeddings false when the checkpoint ships its own lm_head",
+    repair=untie_shipped_head,
+)
+def tied_head_replaced(f: Facts, p: Profile) -> list[Finding]:
+    """The drafter config sets tie_word_embeddings, and the runtime reads it: SGLang's EAGLE-3
+    model makes lm_head its embed_tokens module (llama_eagle3.py: `if
+    self.config.tie_word_embeddings: self.lm_head = self.model.embed_tokens`), then skips the
+    shipped lm_head.weight as a name it has no parameter for, and shares the target's embedding
+    into that module: the head that drafts is the target's embedding, V rows wide, cut to its
+    first Vd columns, not the trained Vd-row head (and the d2t map no longer matches its rows).
+    TensorRT-LLM's EAGLE-3 model ties the same way, and fails at build where its embedding is
+    shared with the target (None at that point). No error, or a load error with no hint of the
+    cause. vLLM's drafter classes never read the key. A config copied from a tied target (Llama
+    3.2 1B, Qwen3 4B) brings the key along."""
+    if not p.tied_head or not model_config(f, p).get(TIE):  # read as Python truthiness
+        return []
+    own = own_embedding(f)
+    if p.tied_head == "embedding_or_refused" and not own:
+        return [
+            new_finding(
+                "DSC670",
+                f"{TIE} is true and the drafter's embed_tokens is the target's (no "
+                f"target_hidden_size of another width): {p.runtime} ties lm_head to an embedding "
+                "that is not built yet and fails building the drafter (an AttributeError on "
+                "None)",
+                tensor=TIE,
+                hint=f"set {TIE} false in config.json"
+                + ("" if f.lm_head is not None else " (the target's lm_head is then shared)"),
+            )
+        ]
+    head = _shape(f.lm_head)
+    embedding = (
+        f"its own embed_tokens ({f.cfg.vocab_size} rows)" if own else "the target's embedding"
+    )
+    if head is not None:
+        return [
+            new_finding(
+                "DSC670",
+                f"{TIE} is true: {p.runtime} makes lm_head {embedding} and never "
+                f"loads the shipped lm_head {head}: the drafter drafts from the embedding, not "
+                "from its trained head; no error, garbage proposals",
+                f.lm_head,
+                hint=f"set {TIE} false in config.json: the shipped head is then loaded",
+            )
+        ]
+    if f.Vd != f.cfg.vocab_size:  # a reduced head the embedding cannot stand in for
+        return [
+            new_finding(
+                "DSC670",
+                f"{TIE} is true and the drafter ships no lm_head: {p.runtime} drafts from "
+                f"{embedding}, cut to its first {f.Vd} logits, which d2t reads as "
+                f"draft ids of a pruned vocab: every proposal maps to the wrong token",
+                tensor=TIE,
+                hint=f"ship the trained lm_head [{f.Vd}, {f.cfg.hidden_size}] and set {TIE} false",
+            )
+        ]
+    return []  # the embedding is the head, as the config says; both are V wide
