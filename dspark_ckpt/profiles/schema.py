@@ -404,7 +404,8 @@ class Profile:
     speculators_types: tuple[str, ...] = ()
     speculators_required: tuple[str, ...] = ()
     speculators_layer_types: tuple[str, ...] = ()
-    # top-level keys of a speculators config copied into the model's config (when not null)
+    # top-level keys of a speculators config each algorithm's translation copies into the
+    # model's config (when not null): "type:key", or "type:key>name" where it is renamed
     speculators_copied: tuple[str, ...] = ()
     # Qwen3-Omni targets: the config-time checks of the Omni DSpark contract
     omni_dspark_checks: bool = False

@@ -244,20 +244,39 @@ VLLM_SPECULATORS = dict(
     ),
     speculators_layer_types=("eagle3:llama", "eagle3:qwen3", "peagle:llama", "peagle:qwen3"),
     speculators_copied=(
-        "draft_vocab_size",
-        "target_hidden_size",
-        "norm_before_residual",
-        "norm_before_fc",
-        "fc_norm",
-        "norm_output",
-        "eagle_aux_hidden_state_layer_ids",
-        "mask_token_id",
-        "markov_rank",
-        "markov_head_type",
-        "block_size",
-        "enable_confidence_head",
-        "confidence_head_with_markov",
-        "use_aux_hidden_state",
+        *(
+            f"{kind}:{key}"
+            for kind in ("eagle3", "peagle")
+            for key in (
+                "draft_vocab_size",
+                "target_hidden_size",
+                "norm_before_residual",
+                "norm_before_fc",
+                "eagle_aux_hidden_state_layer_ids",
+            )
+        ),
+        "eagle3:fc_norm",
+        "eagle3:norm_output",
+        "peagle:mask_token_id>pard_token",
+        *(
+            f"{kind}:{key}"
+            for kind in ("dflash", "dflash2")
+            for key in ("draft_vocab_size", "target_hidden_size")
+        ),
+        *(
+            f"dspark:{key}"
+            for key in (
+                "draft_vocab_size",
+                "target_hidden_size",
+                "mask_token_id",
+                "markov_rank",
+                "markov_head_type",
+                "block_size",
+                "enable_confidence_head",
+                "confidence_head_with_markov",
+                "use_aux_hidden_state",
+            )
+        ),
     ),
 )
 # every vLLM 0.33.0 profile: the runner's default aux ids, the unchecked load
@@ -355,7 +374,7 @@ def _vllm_18_cites(family: str) -> dict[str, str]:
         "speculators_types": speculators,
         "speculators_required": speculators,
         "speculators_layer_types": speculators,
-        "speculators_copied": f"{SPECULATORS}:30-50,109-122,186-209 `pre_trained_config[`; "
+        "speculators_copied": f"{SPECULATORS}:30-50,67-83,109-122,186-209 `pre_trained_config[`; "
         f"{SPEC_BASE}:58-63 `transformer_layer_config`",
         "omni_dspark_checks": f"{SPEC_CONFIG}:167-377 `_validate_qwen3_omni_dspark`; "
         f"{SPEC_CONFIG}:1674-1678 `_validate_qwen3_omni_dspark(` (where it is called)"
