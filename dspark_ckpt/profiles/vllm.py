@@ -286,6 +286,38 @@ VLLM_COMMON_18 = dict(
     unexpected_ignored_suffixes=(".bias",),
     **VLLM_SPECULATORS,
 )
+# the names each vLLM loader's hf_to_vllm_mapper maps onto its model's: the decoder layer's
+# q/k/v and gate/up stored fused (orig_to_new_stacked), midlayer as layer 0, and DFlash's
+# (and DSpark's, its subclass) encoder.* names
+FUSED_MAPS = (
+    "self_attn.qkv_proj>self_attn.q_proj",
+    "self_attn.qkv_proj>self_attn.k_proj",
+    "self_attn.qkv_proj>self_attn.v_proj",
+    "mlp.gate_up_proj>mlp.gate_proj",
+    "mlp.gate_up_proj>mlp.up_proj",
+)
+_DFLASH_MAPS = (
+    "midlayer>layers.0",
+    "encoder.fc>fc",
+    "encoder.output_norm_enc>hidden_norm",
+    *FUSED_MAPS,
+)
+VLLM_NAME_MAPS = {
+    "dspark": _DFLASH_MAPS,
+    "dflash": _DFLASH_MAPS,
+    "eagle3": ("midlayer>layers.0", *FUSED_MAPS),
+}
+_DFLASH_MAPS_CITE = (
+    f"{DFLASH_PY}:390-410 `hf_to_vllm_mapper = WeightsMapper(` (midlayer, encoder.fc, "
+    "encoder.output_norm_enc, orig_to_new_stacked)"
+)
+VLLM_NAME_MAPS_CITES = {
+    "dspark": f"{_DFLASH_MAPS_CITE}; {DSPARK_PY}:192 `class Qwen3DSparkModel(DFlashQwen3Model)`",
+    "dflash": _DFLASH_MAPS_CITE,
+    "eagle3": f'{EAGLE3_PY}:290-299 `orig_to_new_substr={{"midlayer.": "layers.0."}}`; '
+    f'{QWEN3_EAGLE3_PY}:143-151 `orig_to_new_substr={{"midlayer.": "layers.0."}}` (no encoder.* '
+    "names)",
+}
 # the modules each vLLM loader's mapper drops when its model does not build them
 VLLM_DROPPED = {
     "dspark": ("mask_embedding", "confidence_head"),
@@ -325,6 +357,7 @@ def _vllm_18_cites(family: str) -> dict[str, str]:
     return {
         "unexpected_ignored_suffixes": f'{M}utils.py:456-458 `self.ignore_unexpected_suffixes.append(".bias")`',
         "dropped_unbuilt": dropped,
+        "name_maps": VLLM_NAME_MAPS_CITES[family],
         "aux_default_layers": f"{INTERFACES}:1771-1772 `return (2, num_layers // 2, num_layers - 3)`; "
         f"{AUX_UTILS}:37-38 `get_eagle3_default_aux_hidden_state_layers()`; {INTERFACES}:1616 "
         "`tuple(sorted(set(layers)))`",
@@ -425,6 +458,7 @@ VLLM_DSPARK_0_29 = Profile(
     },
     releases=">=0.29.0,<0.30.0",
     dropped_unbuilt=VLLM_DROPPED["dspark"],
+    name_maps=VLLM_NAME_MAPS["dspark"],
     hidden_states=DFLASH_HIDDEN,
     reduced_when=NE,
     missing_d2t="error",
@@ -478,6 +512,7 @@ VLLM_DFLASH_0_29 = Profile(
     },
     releases=">=0.29.0,<0.31.0",
     dropped_unbuilt=VLLM_DROPPED["dflash"],
+    name_maps=VLLM_NAME_MAPS["dflash"],
     hidden_states=DFLASH_HIDDEN,
     mask_token_keys=VLLM_MASK,
     missing_mask_token="error",
@@ -522,6 +557,7 @@ VLLM_EAGLE3_0_29 = Profile(
     },
     releases=">=0.29.0,<0.30.0",
     dropped_unbuilt=VLLM_DROPPED["eagle3"],
+    name_maps=VLLM_NAME_MAPS["eagle3"],
     hidden_states=EAGLE3_HIDDEN,
     d2t_param="always",
     aux_layer_keys=EAGLE3_AUX,
