@@ -108,10 +108,6 @@ class Facts:
         return w1.shape[1] if w1 is not None and len(w1.shape) == 2 else None
 
     @property
-    def tied(self) -> bool:
-        return self.cfg.raw.get("tie_word_embeddings") is True
-
-    @property
     def raw(self) -> dict:
         return self.cfg.raw if isinstance(self.cfg.raw, dict) else {}
 

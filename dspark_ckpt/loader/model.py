@@ -8,23 +8,23 @@ A block is never expanded: ``missing`` and ``unexpected`` walk the indices the c
 stores (``names.py``), so a config declaring 2**31-1 layers costs what the stored layers
 cost, and the layers no tensor backs come back as ranges.
 
-Three loaders, told apart by the profile's fields, never by a runtime's name:
+Three loaders, told apart by the profile's fields, never by a runtime's name; the names
+each maps onto its model (``midlayer`` -> ``layers.0``, ``encoder.fc`` -> ``fc``, fused
+``qkv_proj`` / ``gate_up_proj``, SGLang's ``aux_norm_*`` -> ``fc_norm.*``) are the profile's
+cited ``name_maps`` (``name_maps()`` reads them):
 
 - ``missing_tensors`` "uninitialised" (vLLM 0.33.0 qwen3_dspark.py / qwen3_dflash.py /
   llama_eagle3.py ``load_weights``: AutoWeightsLoader, no check of what was filled): a
-  module counts as stored when any name lies under it or under one of its aliases
-  (``midlayer.`` -> ``layers.0.``, ``encoder.fc`` -> ``fc``: qwen3_dflash.py:390-402,
-  llama_eagle3.py:291) or fused forms (``qkv_proj``, ``gate_up_proj``). A name no module
-  takes is refused ("There is no module or parameter named ...", models/utils.py:443),
-  unless it ends in ``.bias`` (``ignore_unexpected_suffixes``, utils.py:459) or the
-  loader's own mapper drops it (``t2d``, ``mask_embedding``, a confidence head the model
-  does not build; DFlash/EAGLE-3: ``fc.`` without aux states; EAGLE-3: ``input_norm.``
-  without norm_before_fc).
+  module counts as stored when any name lies under it or under one of its mapped names.
+  A name no module takes is refused ("There is no module or parameter named ...",
+  models/utils.py:443), unless it ends in ``.bias`` (``ignore_unexpected_suffixes``,
+  utils.py:459) or the loader's own mapper drops it (``t2d``, ``mask_embedding``, a
+  confidence head the model does not build; DFlash/EAGLE-3: ``fc.`` without aux states;
+  EAGLE-3: ``input_norm.`` without norm_before_fc).
 - ``missing_tensors`` "strict" (TensorRT-LLM's Qwen3 DSpark, load_state_dict(strict=True)):
-  the exact names, no aliases; any other name is an "Unexpected key(s)" error.
+  the exact names (no name maps); any other name is an "Unexpected key(s)" error.
 - ``missing_tensors`` "default_init" (SGLang 0.5.23: ``params_dict`` look-ups, names it
-  lacks skipped): exact ``.weight`` names after its renames (EAGLE-3 ``midlayer``,
-  ``aux_norm_*``; DFlash ``encoder.*``), fused forms counted.
+  lacks skipped): exact ``.weight`` names after its name maps.
 """
 
 from __future__ import annotations
@@ -36,18 +36,19 @@ from typing import Any
 from dspark_ckpt.facts.gather import Facts
 from dspark_ckpt.loader import names as N
 from dspark_ckpt.loader.view import architecture, aux_count, count, get, model_config, truthy
-from dspark_ckpt.profiles.registry import DFLASH, DSPARK, EAGLE3, Profile
+from dspark_ckpt.profiles.registry import DSPARK, EAGLE3, Profile
 
-# a Qwen3 decoder layer's modules, each with the fused module a checkpoint may store instead
+# a Qwen3 decoder layer's modules (the fused forms a checkpoint may store instead are the
+# profile's name_maps)
 QWEN3_LAYER = (
-    ("self_attn.q_proj", "self_attn.qkv_proj"),
-    ("self_attn.k_proj", "self_attn.qkv_proj"),
-    ("self_attn.v_proj", "self_attn.qkv_proj"),
+    ("self_attn.q_proj",),
+    ("self_attn.k_proj",),
+    ("self_attn.v_proj",),
     ("self_attn.o_proj",),
     ("self_attn.q_norm",),
     ("self_attn.k_norm",),
-    ("mlp.gate_proj", "mlp.gate_up_proj"),
-    ("mlp.up_proj", "mlp.gate_up_proj"),
+    ("mlp.gate_proj",),
+    ("mlp.up_proj",),
     ("mlp.down_proj",),
     ("input_layernorm",),
     ("post_attention_layernorm",),
@@ -63,16 +64,32 @@ MARKOV_EXTRA = {"gated": "markov_head.gate_proj", "rnn": "markov_head.joint_proj
 CONFIDENCE = "confidence_head.proj"
 # modules whose checkpoint tensors are a weight and a bias
 WITH_BIAS = (CONFIDENCE, *MARKOV_EXTRA.values())
-# names mapped onto the model's, per loader: vLLM's mappers (qwen3_dflash.py:390-402,
-# llama_eagle3.py:291), SGLang's EAGLE-3 legacy names and DFlash vendor aliases
-VLLM_ALIASES = {"fc": ("encoder.fc",), "hidden_norm": ("encoder.output_norm_enc",)}
-SGLANG_ALIASES = {
-    EAGLE3: {},
-    DFLASH: {"fc": ("encoder.fc",), "hidden_norm": ("encoder.output_norm_enc",)},
-}
-SGLANG_FC_NORM = {0: ("aux_norm_low",), 1: ("aux_norm_mid",), 2: ("aux_norm_high",)}
 # names that are not parameters: mapping tensors (DSC105's), training-only tensors
 MAPPINGS = ("d2t", "t2d")
+
+
+@dataclass(frozen=True)
+class NameMaps:
+    """A profile's ``name_maps`` ("stored>model"), read: the stored paths of a module (a
+    top-level one, or a decoder layer's by its path in the layer), and the stored prefixes of
+    a block index (``midlayer`` for ``layers.0``)."""
+
+    modules: dict[str, tuple[str, ...]]
+    blocks: dict[str, dict[int, tuple[str, ...]]]
+
+
+def name_maps(p: Profile) -> NameMaps:
+    modules: dict[str, tuple[str, ...]] = {}
+    blocks: dict[str, dict[int, tuple[str, ...]]] = {}
+    for entry in p.name_maps:
+        stored, _, model = entry.partition(">")
+        prefix, _, index = model.rpartition(".")
+        if prefix and index.isdigit():
+            at = blocks.setdefault(prefix, {})
+            at[int(index)] = (*at.get(int(index), ()), stored)
+        else:
+            modules[model] = (*modules.get(model, ()), stored)
+    return NameMaps(modules, blocks)
 
 
 @dataclass(frozen=True)
@@ -362,13 +379,11 @@ def uses_aux(cfg: dict, family: str) -> bool:
     return truthy(get(cfg, "use_aux_hidden_state", True))
 
 
-def _modules(paths, aliases: dict | None, extra: tuple[str, ...] = ()) -> tuple[Module, ...]:
+def _modules(paths, maps: NameMaps) -> tuple[Module, ...]:
     out = []
-    for names in paths:
-        stored = names if aliases is not None else names[:1]
-        stored += tuple(a for a in (aliases or {}).get(names[0], ()))
-        tensors = ("weight", "bias") if names[0] in WITH_BIAS else ("weight",)
-        out.append(Module(names[0], stored, tensors))
+    for (path,) in paths:
+        tensors = ("weight", "bias") if path in WITH_BIAS else ("weight",)
+        out.append(Module(path, (path, *maps.modules.get(path, ())), tensors))
     return tuple(out)
 
 
@@ -383,7 +398,7 @@ def _runtime_model(f: Facts, p: Profile) -> LoaderModel:
     """vLLM's (modules, aliases) and TensorRT-LLM's strict (exact names) model."""
     cfg = model_config(f, p)
     strict = p.missing_tensors == "strict"
-    aliases = None if strict else VLLM_ALIASES
+    maps = name_maps(p)
     layers = count(cfg.get("num_hidden_layers"))
     complete = layers is not None
     eagle = p.family == EAGLE3
@@ -413,7 +428,7 @@ def _runtime_model(f: Facts, p: Profile) -> LoaderModel:
             tail.append(("input_norm",))
         n = aux_count(f, p)
         if aux and truthy(get(cfg, "fc_norm", False)) and n is not None:
-            fc_norm = Block("fc_norm", n[0], (Module("", ("",)),))
+            fc_norm = Block("fc_norm", n[0], (Module("", ("",)),), maps.blocks.get("fc_norm", {}))
         elif p.fc_norm_keys:
             skipped.add("fc_norm")  # fc_norm tensors the model lacks: DSC656
     if p.family == DSPARK:
@@ -429,12 +444,11 @@ def _runtime_model(f: Facts, p: Profile) -> LoaderModel:
             skipped.add("markov_head")  # a Markov tensor vanilla lacks: DSC658
         if truthy(get(cfg, "enable_confidence_head", False)):
             tail.append((CONFIDENCE,))
-    block_aliases = {} if strict else {0: ("midlayer",)}
     shapes, first_in = layer_shapes(cfg, eagle)
-    parts: list[Module | Block] = [*_shaped(_modules(top, aliases), shapes)]
-    template = _shaped(_modules(layer, {} if not strict else None), shapes)
-    parts.append(Block("layers", layers, template, block_aliases, first_in))
-    parts += _modules(tail, aliases)
+    parts: list[Module | Block] = [*_shaped(_modules(top, maps), shapes)]
+    template = _shaped(_modules(layer, maps), shapes)
+    parts.append(Block("layers", layers, template, maps.blocks.get("layers", {}), first_in))
+    parts += _modules(tail, maps)
     if fc_norm:
         parts.append(fc_norm)
     # what the loader's own mapper drops when the model does not build it (a profile field)
@@ -457,33 +471,36 @@ def _sglang_model(f: Facts, p: Profile) -> LoaderModel:
     layers = f.cfg.value("num_hidden_layers")
     layers = layers if type(layers) is int else None
     eagle = p.family == EAGLE3
-    aliases = SGLANG_ALIASES[EAGLE3 if eagle else DFLASH]
+    maps = name_maps(p)
     parts: list[Module | Block] = []
     skipped = {"lm_head", "embed_tokens", "markov_head", "confidence_head", "mask_embedding"}
     skipped.add("mask_hidden")
     if eagle:
-        parts += _modules([("fc",), ("norm",)], aliases)
+        parts += _modules([("fc",), ("norm",)], maps)
         if truthy(raw.get("bias")):  # fc = Linear(..., bias=config.bias)
             parts.append(Module("fc", ("fc",), ("bias",)))
         if truthy(_norm_before(f, p)):
             parts.append(Module("input_norm", ("input_norm",)))
         counted = aux_count(f, p)
         if truthy(raw.get("fc_norm") or raw.get("use_aux_norm")) and counted:
-            parts.append(Block("fc_norm", counted[0], (Module("", ("",)),), SGLANG_FC_NORM))
+            fc_norm = Block(
+                "fc_norm", counted[0], (Module("", ("",)),), maps.blocks.get("fc_norm", {})
+            )
+            parts.append(fc_norm)
         own = raw.get("target_hidden_size", f.cfg.hidden_size)
         if own != f.cfg.hidden_size and raw.get("draft_vocab_size") is not None:
             parts.append(Module("embed_tokens", ("embed_tokens",)))  # set_embed keeps it
         layer = EAGLE3_LAYER
     else:
-        parts += _modules([("fc",), ("hidden_norm",), ("norm",)], aliases)
+        parts += _modules([("fc",), ("hidden_norm",), ("norm",)], maps)
         kind = markov_built(f) if p.markov_head_types else None
         if kind in p.markov_head_types:
-            parts += _modules(_markov(kind, True), aliases)
+            parts += _modules(_markov(kind, True), maps)
         layer = QWEN3_LAYER
     shapes, first_in = layer_shapes(raw, eagle)
     parts = [m if isinstance(m, Block) else _shaped((m,), shapes)[0] for m in parts]
-    template = _shaped(_modules(layer, {}), shapes)
-    parts.append(Block("layers", layers, template, {0: ("midlayer",)} if eagle else {}, first_in))
+    template = _shaped(_modules(layer, maps), shapes)
+    parts.append(Block("layers", layers, template, maps.blocks.get("layers", {}), first_in))
     return LoaderModel(
         p,
         tuple(parts),

@@ -1,10 +1,11 @@
 """The drafter config as a runtime release's loader sees it (``ConfigView``): one place.
 
 A speculators-format config (``speculators_config`` and no ``model_type``) is not read as
-written by a runtime that translates it: the model is built from its
-``transformer_layer_config`` plus the top-level keys the translation copies
-(``Profile.speculators_copied``), and the aux layer ids it renames. Everything else is
-read as written. Values are read with the runtime's Python semantics: ``get`` is
+written by a runtime that translates it: the model is built from what vLLM's translation
+makes of it (``translation``: its ``transformer_layer_config`` plus the top-level keys each
+algorithm copies, ``Profile.speculators_copied``, its defaults, and the aux layer ids it
+renames). That one translation is what the model view reads and what ``fix`` writes out as
+the native config (``native_config``). Everything else is read as written. Values are read with the runtime's Python semantics: ``get`` is
 ``getattr(config, key, default)`` (a present null is None, not the default), ``truthy``
 is ``if config.key:`` (``1`` is on, ``0`` and null are off), ``first`` is an ``or``-chain
 of dotted keys (the first that is set). Pure functions of the ``Facts`` and a
@@ -16,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from dspark_ckpt.facts.gather import Facts
-from dspark_ckpt.profiles.registry import Profile
+from dspark_ckpt.profiles.registry import PROFILES, Profile, newest
 
 # a speculators aux id list, renamed by the translation (vLLM: algos.py:114-120,192-195)
 SPECULATORS_AUX = "aux_hidden_state_layer_ids"
@@ -63,28 +64,13 @@ def layer_model_type(f: Facts) -> str:
 
 def model_config(f: Facts, p: Profile) -> dict:
     """The config the runtime's model reads: the config itself, or for a translated
-    speculators config its ``transformer_layer_config`` with the copied keys."""
-    raw = f.raw
+    speculators config what the translation makes of it (``translation``)."""
     if not translated(f, p):
-        return raw
-    tlc = raw.get("transformer_layer_config")
-    view = dict(tlc) if isinstance(tlc, dict) else {}
-    for key in p.speculators_copied:
-        if raw.get(key) is not None:
-            view[key] = raw[key]
-    aux = raw.get(SPECULATORS_AUX)
-    kind = speculators_kind(f)
-    if isinstance(aux, list) and kind in ("dflash", "dflash2", "dspark"):
-        view["eagle_aux_hidden_state_layer_ids"] = aux
-        shifted = [i - 1 for i in aux if type(i) is int]
-        if kind == "dspark":
-            view["target_layer_ids"] = shifted
-        else:  # the mask id moves under dflash_config, where a null is read as is
-            view["dflash_config"] = {
-                "mask_token_id": raw.get("mask_token_id"),
-                "target_layer_ids": shifted,
-            }
-    return view
+        return f.raw
+    key = ("model_config", p.speculators_copied)
+    if key not in f.memo:
+        f.memo[key] = translation(f.raw, p.speculators_copied)
+    return f.memo[key]
 
 
 def architecture(f: Facts, p: Profile) -> str | None:
@@ -178,7 +164,59 @@ def fc_input(f: Facts, p: Profile) -> tuple[int, str, int, int] | None:
     return n, source, ht, n * ht
 
 
-# --- vLLM's speculators translation, written out (fix's native-config repair) --------------
+# --- vLLM's speculators translation: one, read by the model view and written out by fix ---
+
+# the speculators algorithms whose aux ids the translation renames: (the top-level copy under
+# eagle_aux_hidden_state_layer_ids, the shifted copy's key; None: under dflash_config)
+# (vLLM: algos.py:114-120 dflash and dflash2, 192-195 dspark)
+SHIFTED_AUX = {"dflash": None, "dflash2": None, "dspark": "target_layer_ids"}
+# the defaults each algorithm's translation writes where the config has no such key (vLLM:
+# algos.py:33-39 eagle3, 67-70 peagle, 117-121 dflash, 178-180 dspark)
+DEFAULTS = {
+    "eagle3": {
+        "norm_before_residual": True,
+        "norm_before_fc": False,
+        "fc_norm": False,
+        "norm_output": False,
+    },
+    "peagle": {"norm_before_residual": False, "norm_before_fc": False},
+    "dspark": {"sample_from_anchor": False},
+}
+
+
+def translation(raw: dict, copied: tuple[str, ...]) -> dict:
+    """vLLM's speculators translation (transformers_utils/configs/speculators/algos.py): the
+    ``transformer_layer_config``, the top-level keys the algorithm copies where not null
+    (``Profile.speculators_copied``, "type:key" or "type:key>renamed"), its defaults, and its
+    aux layer ids renamed. A key the
+    translation requires and the config lacks is left out here (the KeyError is DSC662's)."""
+    tlc = raw.get("transformer_layer_config")
+    view = dict(tlc) if isinstance(tlc, dict) else {}
+    kind = str(raw.get("speculators_model_type") or "")
+    for entry in copied:
+        algorithm, _, key = entry.partition(":")
+        key, _, name = key.partition(">")
+        if algorithm == kind and raw.get(key) is not None:
+            view[name or key] = raw[key]
+    for key, value in DEFAULTS.get(kind, {}).items():
+        view[key] = raw.get(key, value)
+    if kind == "dspark":
+        view["dspark_bonus_anchor"] = not view["sample_from_anchor"]
+    aux = raw.get(SPECULATORS_AUX)
+    if isinstance(aux, list) and kind in SHIFTED_AUX:
+        view["eagle_aux_hidden_state_layer_ids"] = aux
+        shifted = [i - 1 for i in aux if type(i) is int]
+        if SHIFTED_AUX[kind]:
+            view[SHIFTED_AUX[kind]] = shifted
+        else:  # the mask id moves under dflash_config, where a null is read as is
+            view["dflash_config"] = {
+                "mask_token_id": raw.get("mask_token_id"),
+                "target_layer_ids": shifted,
+                "sample_from_anchor": raw.get("sample_from_anchor", False),
+                "causal": not raw.get("sliding_window_non_causal", True),
+            }
+    return view
+
 
 # the architecture of each speculators algorithm's native config: vLLM's translation
 # (transformers_utils/configs/speculators/algos.py), EAGLE-3 under the name SGLang and vLLM
@@ -189,66 +227,34 @@ NATIVE_ARCHITECTURE = {
     "dspark": "Qwen3DSparkModel",
 }
 DSPARK_ARCHITECTURES = ("Qwen3DSparkModel", "Qwen3OmniDSparkModel")
-DSPARK_KEYS = (
-    "draft_vocab_size",
-    "target_hidden_size",
-    "mask_token_id",
-    "markov_rank",
-    "markov_head_type",
-    "block_size",
-    "enable_confidence_head",
-    "confidence_head_with_markov",
-    "use_aux_hidden_state",
-)
 
 
 def native_config(raw: dict) -> dict | tuple[str, str] | None:
-    """A speculators-format config as the native config vLLM translates it into (its
-    ``transformer_layer_config`` updated by the algorithm's fields); ``(key, why)`` where a key
-    vLLM requires is missing (vLLM: a KeyError), None for an algorithm it has no
-    translation for."""
+    """A speculators-format config as the native config vLLM translates it into
+    (``translation``), plus what a written config needs: the architecture, EAGLE-3's aux ids
+    under eagle_config where SGLang reads them, no null values. ``(key, why)`` where a key
+    vLLM requires is missing (vLLM: a KeyError), None for an algorithm it has no translation
+    for here."""
     kind = raw.get("speculators_model_type")
-    base = raw.get("transformer_layer_config")
-    if kind not in NATIVE_ARCHITECTURE or not isinstance(base, dict):
+    if kind not in NATIVE_ARCHITECTURE or not isinstance(raw.get("transformer_layer_config"), dict):
         return None
-    out = dict(base)
-    for key in ("mask_token_id", "aux_hidden_state_layer_ids"):
+    for key in ("mask_token_id", SPECULATORS_AUX):
         if kind != "eagle3" and key not in raw:
             return key, f"vLLM's {kind} translation requires it (a KeyError without it)"
-    aux = raw.get("aux_hidden_state_layer_ids") or raw.get("eagle_aux_hidden_state_layer_ids")
+    # a null aux id list falls back to eagle_aux_hidden_state_layer_ids where one is written
+    aux = raw.get(SPECULATORS_AUX) or raw.get("eagle_aux_hidden_state_layer_ids")
+    vllm = newest(PROFILES, f"vllm-{kind}")  # the translation of vLLM's newest release
+    out = translation({**raw, SPECULATORS_AUX: aux}, vllm.speculators_copied if vllm else ())
     if kind == "eagle3":
         if out.get("model_type", "llama") not in ("llama", "qwen3"):
             return None  # vLLM: ValueError (Unsupported model_type)
-        out["draft_vocab_size"] = raw.get("draft_vocab_size")
-        if raw.get("target_hidden_size") is not None:
-            out["target_hidden_size"] = raw["target_hidden_size"]
-        out["norm_before_residual"] = raw.get("norm_before_residual", True)
-        out["norm_before_fc"] = raw.get("norm_before_fc", False)
-        out["fc_norm"] = raw.get("fc_norm", False)
-        out["norm_output"] = raw.get("norm_output", False)
         eagle = {"norm_before_fc": out["norm_before_fc"]}
         if aux:
             out["eagle_aux_hidden_state_layer_ids"] = aux
             eagle["eagle_aux_hidden_state_layer_ids"] = aux  # where SGLang reads them
         out["eagle_config"] = eagle
-    elif kind == "dflash":
-        out["draft_vocab_size"] = raw.get("draft_vocab_size")
-        if raw.get("target_hidden_size") is not None:
-            out["target_hidden_size"] = raw["target_hidden_size"]
-        out["eagle_aux_hidden_state_layer_ids"] = aux
-        out["dflash_config"] = {
-            "mask_token_id": raw["mask_token_id"],
-            "target_layer_ids": [i - 1 for i in aux],
-            "sample_from_anchor": raw.get("sample_from_anchor", False),
-            "causal": not raw.get("sliding_window_non_causal", True),
-        }
-    else:
+    elif kind == "dspark":
         archs = [a for a in raw.get("architectures") or [] if a in DSPARK_ARCHITECTURES]
-        out["sample_from_anchor"] = raw.get("sample_from_anchor", False)
-        out["dspark_bonus_anchor"] = not out["sample_from_anchor"]
-        out["eagle_aux_hidden_state_layer_ids"] = aux
-        out["target_layer_ids"] = [i - 1 for i in aux]
-        out.update({k: raw[k] for k in DSPARK_KEYS if raw.get(k) is not None})
         out["architectures"] = archs or [NATIVE_ARCHITECTURE[kind]]
         return out
     out["architectures"] = [NATIVE_ARCHITECTURE[kind]]

@@ -404,7 +404,8 @@ class Profile:
     speculators_types: tuple[str, ...] = ()
     speculators_required: tuple[str, ...] = ()
     speculators_layer_types: tuple[str, ...] = ()
-    # top-level keys of a speculators config copied into the model's config (when not null)
+    # top-level keys of a speculators config each algorithm's translation copies into the
+    # model's config (when not null): "type:key", or "type:key>name" where it is renamed
     speculators_copied: tuple[str, ...] = ()
     # Qwen3-Omni targets: the config-time checks of the Omni DSpark contract
     omni_dspark_checks: bool = False
@@ -419,6 +420,11 @@ class Profile:
     # does not build them (vLLM DFlash / EAGLE-3: "fc" without aux hidden states), where
     # another loader refuses them; () for none
     dropped_unbuilt: tuple[str, ...] = ()
+    # stored names the loader maps onto its model's, "stored>model": a top-level module
+    # ("encoder.fc>fc"), a block index ("midlayer>layers.0"), or a decoder layer's fused
+    # module stored for one it builds ("self_attn.qkv_proj>self_attn.q_proj"); () for the
+    # exact names only
+    name_maps: tuple[str, ...] = ()
     # the releases it covers, read from the releases' own tags (not a rule): clauses
     # ">=A", "<B", "<=B", "==A" joined by commas; "main" for a branch with no release
     releases: str = ""
@@ -527,6 +533,7 @@ FIELDS_18 = (
     # issue 25's loader-model fields, decided for vLLM alone likewise
     "unexpected_ignored_suffixes",
     "dropped_unbuilt",
+    "name_maps",
 )
 
 

@@ -287,6 +287,34 @@ DSPARK_HIDDEN = HiddenStates(
 
 # SGLang's DSpark and DFlash loaders (dflash.py, dflash_utils.py): the head and the
 # embedding always the target's
+# the names SGLang's loaders map onto their model's: the decoder layer's q/k/v and gate/up
+# stored fused (stacked_params_mapping), EAGLE-3's legacy names, DFlash's (and DSpark's, its
+# subclass) vendor encoder.* names
+SG_FUSED_MAPS = (
+    "self_attn.qkv_proj>self_attn.q_proj",
+    "self_attn.qkv_proj>self_attn.k_proj",
+    "self_attn.qkv_proj>self_attn.v_proj",
+    "mlp.gate_up_proj>mlp.gate_proj",
+    "mlp.gate_up_proj>mlp.up_proj",
+)
+SG_EAGLE3_MAPS = (
+    "midlayer>layers.0",
+    "aux_norm_low>fc_norm.0",
+    "aux_norm_mid>fc_norm.1",
+    "aux_norm_high>fc_norm.2",
+    *SG_FUSED_MAPS,
+)
+SG_BLOCK_MAPS = ("encoder.fc>fc", "encoder.output_norm_enc>hidden_norm", *SG_FUSED_MAPS)
+SG_EAGLE3_MAPS_CITE = (
+    f"{SG_EAGLE3}:328-335 `stacked_params_mapping = [`; {SG_EAGLE3}:338-343 "
+    '`"aux_norm_low": "fc_norm.0"` (legacy_name_map)'
+)
+SG_BLOCK_MAPS_CITE = (
+    f"{SG_DFLASH}:887-894 `stacked_params_mapping = [`; {SG_DFLASH}:899-903 "
+    '`"encoder.fc.weight": "fc.weight"`; '
+    f"{SG_DSPARK}:967 `class DSparkDraftModel(DSparkDraftMixin, DFlashDraftModel)`"
+)
+
 SGLANG_BLOCK_RULES = dict(
     hidden_states=DFLASH_HIDDEN,
     missing_d2t="unused",
@@ -302,6 +330,7 @@ SGLANG_BLOCK_RULES = dict(
     reads_speculators_format=False,
     stray_names="skipped",
     missing_tensors="default_init",
+    name_maps=SG_BLOCK_MAPS,
 )
 
 # --- issue 25, task B: what a true tie_word_embeddings does ----------------------------------
@@ -378,6 +407,7 @@ PROFILES = (
                 f"{S}models/kimi_k25_eagle3.py:523 `EntryClass = [Eagle3DeepseekV2ForCausalLM]`",
             ),
             "tied_head": SG_TIED_EAGLE3,
+            "name_maps": SG_EAGLE3_MAPS_CITE,
         },
         hidden_states=EAGLE3_HIDDEN,
         releases=SGLANG_RELEASES,
@@ -397,6 +427,7 @@ PROFILES = (
         missing_draft_vocab_size="attribute_error",
         missing_tensors="default_init",
         tied_head="embedding",
+        name_maps=SG_EAGLE3_MAPS,
     ),
     Profile(
         name="sglang-dspark",
@@ -414,6 +445,7 @@ PROFILES = (
                 "`EntryClass`",
             ),
             "tied_head": SG_TIED_BLOCK,
+            "name_maps": SG_BLOCK_MAPS_CITE,
         },
         releases=SGLANG_RELEASES,
         markov_w2_rows="vocab_size",
@@ -443,6 +475,7 @@ PROFILES = (
                 SG_DFLASH, f"{SG_DFLASH}:1317-1324 `EntryClass = [` (DFlashDraftModel, ...)"
             ),
             "tied_head": SG_TIED_BLOCK,
+            "name_maps": SG_BLOCK_MAPS_CITE,
         },
         mask_token_keys=("dflash_config.mask_token_id", "mask_token_id"),
         releases=SGLANG_RELEASES,

@@ -244,20 +244,39 @@ VLLM_SPECULATORS = dict(
     ),
     speculators_layer_types=("eagle3:llama", "eagle3:qwen3", "peagle:llama", "peagle:qwen3"),
     speculators_copied=(
-        "draft_vocab_size",
-        "target_hidden_size",
-        "norm_before_residual",
-        "norm_before_fc",
-        "fc_norm",
-        "norm_output",
-        "eagle_aux_hidden_state_layer_ids",
-        "mask_token_id",
-        "markov_rank",
-        "markov_head_type",
-        "block_size",
-        "enable_confidence_head",
-        "confidence_head_with_markov",
-        "use_aux_hidden_state",
+        *(
+            f"{kind}:{key}"
+            for kind in ("eagle3", "peagle")
+            for key in (
+                "draft_vocab_size",
+                "target_hidden_size",
+                "norm_before_residual",
+                "norm_before_fc",
+                "eagle_aux_hidden_state_layer_ids",
+            )
+        ),
+        "eagle3:fc_norm",
+        "eagle3:norm_output",
+        "peagle:mask_token_id>pard_token",
+        *(
+            f"{kind}:{key}"
+            for kind in ("dflash", "dflash2")
+            for key in ("draft_vocab_size", "target_hidden_size")
+        ),
+        *(
+            f"dspark:{key}"
+            for key in (
+                "draft_vocab_size",
+                "target_hidden_size",
+                "mask_token_id",
+                "markov_rank",
+                "markov_head_type",
+                "block_size",
+                "enable_confidence_head",
+                "confidence_head_with_markov",
+                "use_aux_hidden_state",
+            )
+        ),
     ),
 )
 # every vLLM 0.33.0 profile: the runner's default aux ids, the unchecked load
@@ -267,6 +286,38 @@ VLLM_COMMON_18 = dict(
     unexpected_ignored_suffixes=(".bias",),
     **VLLM_SPECULATORS,
 )
+# the names each vLLM loader's hf_to_vllm_mapper maps onto its model's: the decoder layer's
+# q/k/v and gate/up stored fused (orig_to_new_stacked), midlayer as layer 0, and DFlash's
+# (and DSpark's, its subclass) encoder.* names
+FUSED_MAPS = (
+    "self_attn.qkv_proj>self_attn.q_proj",
+    "self_attn.qkv_proj>self_attn.k_proj",
+    "self_attn.qkv_proj>self_attn.v_proj",
+    "mlp.gate_up_proj>mlp.gate_proj",
+    "mlp.gate_up_proj>mlp.up_proj",
+)
+_DFLASH_MAPS = (
+    "midlayer>layers.0",
+    "encoder.fc>fc",
+    "encoder.output_norm_enc>hidden_norm",
+    *FUSED_MAPS,
+)
+VLLM_NAME_MAPS = {
+    "dspark": _DFLASH_MAPS,
+    "dflash": _DFLASH_MAPS,
+    "eagle3": ("midlayer>layers.0", *FUSED_MAPS),
+}
+_DFLASH_MAPS_CITE = (
+    f"{DFLASH_PY}:390-410 `hf_to_vllm_mapper = WeightsMapper(` (midlayer, encoder.fc, "
+    "encoder.output_norm_enc, orig_to_new_stacked)"
+)
+VLLM_NAME_MAPS_CITES = {
+    "dspark": f"{_DFLASH_MAPS_CITE}; {DSPARK_PY}:192 `class Qwen3DSparkModel(DFlashQwen3Model)`",
+    "dflash": _DFLASH_MAPS_CITE,
+    "eagle3": f'{EAGLE3_PY}:290-299 `orig_to_new_substr={{"midlayer.": "layers.0."}}`; '
+    f'{QWEN3_EAGLE3_PY}:143-151 `orig_to_new_substr={{"midlayer.": "layers.0."}}` (no encoder.* '
+    "names)",
+}
 # the modules each vLLM loader's mapper drops when its model does not build them
 VLLM_DROPPED = {
     "dspark": ("mask_embedding", "confidence_head"),
@@ -306,6 +357,7 @@ def _vllm_18_cites(family: str) -> dict[str, str]:
     return {
         "unexpected_ignored_suffixes": f'{M}utils.py:456-458 `self.ignore_unexpected_suffixes.append(".bias")`',
         "dropped_unbuilt": dropped,
+        "name_maps": VLLM_NAME_MAPS_CITES[family],
         "aux_default_layers": f"{INTERFACES}:1771-1772 `return (2, num_layers // 2, num_layers - 3)`; "
         f"{AUX_UTILS}:37-38 `get_eagle3_default_aux_hidden_state_layers()`; {INTERFACES}:1616 "
         "`tuple(sorted(set(layers)))`",
@@ -355,7 +407,7 @@ def _vllm_18_cites(family: str) -> dict[str, str]:
         "speculators_types": speculators,
         "speculators_required": speculators,
         "speculators_layer_types": speculators,
-        "speculators_copied": f"{SPECULATORS}:30-50,109-122,186-209 `pre_trained_config[`; "
+        "speculators_copied": f"{SPECULATORS}:30-50,67-83,109-122,186-209 `pre_trained_config[`; "
         f"{SPEC_BASE}:58-63 `transformer_layer_config`",
         "omni_dspark_checks": f"{SPEC_CONFIG}:167-377 `_validate_qwen3_omni_dspark`; "
         f"{SPEC_CONFIG}:1674-1678 `_validate_qwen3_omni_dspark(` (where it is called)"
@@ -406,6 +458,7 @@ VLLM_DSPARK_0_29 = Profile(
     },
     releases=">=0.29.0,<0.30.0",
     dropped_unbuilt=VLLM_DROPPED["dspark"],
+    name_maps=VLLM_NAME_MAPS["dspark"],
     hidden_states=DFLASH_HIDDEN,
     reduced_when=NE,
     missing_d2t="error",
@@ -459,6 +512,7 @@ VLLM_DFLASH_0_29 = Profile(
     },
     releases=">=0.29.0,<0.31.0",
     dropped_unbuilt=VLLM_DROPPED["dflash"],
+    name_maps=VLLM_NAME_MAPS["dflash"],
     hidden_states=DFLASH_HIDDEN,
     mask_token_keys=VLLM_MASK,
     missing_mask_token="error",
@@ -503,6 +557,7 @@ VLLM_EAGLE3_0_29 = Profile(
     },
     releases=">=0.29.0,<0.30.0",
     dropped_unbuilt=VLLM_DROPPED["eagle3"],
+    name_maps=VLLM_NAME_MAPS["eagle3"],
     hidden_states=EAGLE3_HIDDEN,
     d2t_param="always",
     aux_layer_keys=EAGLE3_AUX,

@@ -12,7 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from dspark_ckpt.facts.gather import Facts
-from dspark_ckpt.facts.vocab import EMBED, LM_HEAD, PADDED
+from dspark_ckpt.facts.vocab import EMBED, LM_HEAD
+from dspark_ckpt.loader.heads import REFUSED, SHIPPED, TARGET, UNINITIALISED, heads
 from dspark_ckpt.loader.view import native_config
 from dspark_ckpt.profiles.registry import EAGLE3, Profile
 from dspark_ckpt.rules.findings import ERROR, WARNING, Finding, new_finding
@@ -40,7 +41,7 @@ def embed_missing(f: Facts, p: Profile) -> list[Finding]:
     """The drafter's vocab_size V is larger than the target's Vt, so the target's embedding cannot
     be shared: vLLM refuses to load a Qwen3 DSpark drafter whose input vocab_size is larger than the
     target vocabulary without embed_tokens."""
-    if p.requires_embed_when_expanded and f.expanded_input_vocab and f.embed is None:
+    if heads(f, p).embed_source.source == REFUSED:  # the loader model decides (loader/heads.py)
         return [
             new_finding(
                 "DSC101",
@@ -68,9 +69,10 @@ def lm_head_missing(f: Facts, p: Profile) -> list[Finding]:
     Vd logits: draft id i is scored with target token i's row, then proposed as target id i + d2t[i]
     (wrong proposals, no error); a padded drafter whose Vd exceeds the target head's rows fails at
     the first proposal."""
-    if f.lm_head is not None or not reduced(f, p):
+    head = heads(f, p).head_source  # the loader model decides (loader/heads.py)
+    if head.field != "missing_lm_head":
         return []
-    if p.missing_lm_head == "refused":
+    if head.source == REFUSED:
         return [
             new_finding(
                 "DSC102",
@@ -80,7 +82,7 @@ def lm_head_missing(f: Facts, p: Profile) -> list[Finding]:
                 tensor=LM_HEAD,
             )
         ]
-    if p.missing_lm_head != "target":
+    if head.source != TARGET or head.value != "target" or not reduced(f, p):
         return []
     et = f.target.embedding_rows
     if f.Vd > f.Vt and et is not None and et < f.Vd:
@@ -114,10 +116,9 @@ def lm_head_missing(f: Facts, p: Profile) -> list[Finding]:
 def padded_lm_head_missing(f: Facts, p: Profile) -> list[Finding]:
     """Vd > Vt and no lm_head: vLLM shares the target head only when Vd == Vt, raises nothing, and
     the draft head stays uninitialised memory: acceptance rate zero with no error."""
-    # where the draft vocab counts as reduced, DSC102 says it instead
-    if f.lm_head is not None or p.missing_lm_head != "refused" or reduced(f, p):
-        return []
-    if f.classification != PADDED:
+    # where the draft vocab counts as reduced, the load is refused (DSC102)
+    head = heads(f, p).head_source
+    if head.source != UNINITIALISED or head.value != "refused":
         return []
     return [
         new_finding(
@@ -269,7 +270,8 @@ def own_embed_too_small(f: Facts, p: Profile) -> list[Finding]:
     its shape differs from the target's, and the drafter is fed target token ids: any id in [V, Vt)
     indexes past its end (an index error, a device-side assert on GPU)."""
     # an own embedding of V < Vt rows is kept, and target ids >= V overrun it
-    if p.own_embed_kept and f.embed is not None and f.Vt > f.V:
+    embed = heads(f, p).embed_source
+    if embed.source == SHIPPED and embed.field == "own_embed_kept" and f.Vt > f.V:
         return [
             new_finding(
                 "DSC110",
@@ -330,12 +332,8 @@ def lm_head_never_loaded(f: Facts, p: Profile) -> list[Finding]:
     draft_vocab_size (and does not tie embeddings); its weight loader skips names it lacks and the
     worker only shares the target's embedding, so without an lm_head in the checkpoint the head
     stays uninitialised memory: acceptance rate zero, no error."""
-    if (
-        f.lm_head is not None
-        or p.missing_lm_head != "uninitialised"
-        or f.cfg.draft_vocab_size_defaulted
-        or f.tied
-    ):
+    head = heads(f, p).head_source
+    if head.source != UNINITIALISED or head.value != "uninitialised":
         return []
     return [
         new_finding(
@@ -351,7 +349,7 @@ def lm_head_never_loaded(f: Facts, p: Profile) -> list[Finding]:
 def keep_own_head(f: Facts, p: Profile | None, finding: Finding) -> Fix | None:
     """Where the runtime takes the target's head for want of draft_vocab_size, writing it
     (the shipped head's rows) makes it load the drafter's own head."""
-    if p is None or p.lm_head_from_target != "no_draft_vocab_size":
+    if p is None or heads(f, p).head_source.value != "no_draft_vocab_size":
         return None
     return write_draft_vocab_size.plan(f, p, finding)
 
@@ -372,19 +370,16 @@ def lm_head_replaced(f: Facts, p: Profile) -> list[Finding]:
     SGLang's DSpark and DFlash loaders always do (they skip lm_head.*), SGLang's EAGLE-3 loader
     does when the config has no draft_vocab_size. The lm_head trained with the drafter is
     ignored, so the drafter proposes from a head it was not trained with."""
-    if f.lm_head is None:
+    head = heads(f, p).head_source
+    if f.lm_head is None or head.source != TARGET or head.field != "lm_head_from_target":
         return []
-    if p.lm_head_from_target == "always" and f.Vd != f.Vt:
+    if head.value == "always" and f.Vd != f.Vt:
         why = "always uses the target's lm_head"
         hint = (
             f"{p.name} never loads a drafter's own head: train the drafter against the "
             "target's head, or serve it where its own head is loaded"
         )
-    elif (
-        p.lm_head_from_target == "no_draft_vocab_size"
-        and f.cfg.draft_vocab_size_defaulted
-        and not f.tied
-    ):
+    elif head.value == "no_draft_vocab_size":
         why = "uses the target's lm_head because the config has no draft_vocab_size"
         hint = (
             f"write draft_vocab_size: {f.lm_head.shape[0]} (the shipped head's rows) in "
@@ -515,7 +510,7 @@ def draft_vocab_size_key_missing(f: Facts, p: Profile) -> list[Finding]:
     read: the head is then the target's and Vd = V."""
     if p.missing_draft_vocab_size != "attribute_error" or f.cfg.speculators_format:
         return []
-    if "draft_vocab_size" in f.raw or f.tied:
+    if "draft_vocab_size" in f.raw or heads(f, p).head_source.field == "tied_head":
         return []
     if f.lm_head is not None and len(f.lm_head.shape) == 2:
         hint = (

@@ -12,21 +12,11 @@ explanation. They read only the gathered ``Facts``.
 from __future__ import annotations
 
 from dspark_ckpt.facts.gather import Facts
-from dspark_ckpt.loader.view import model_config
+from dspark_ckpt.loader.heads import REFUSED, TIE, heads
 from dspark_ckpt.profiles.registry import Profile
 from dspark_ckpt.rules.findings import ERROR, Finding, new_finding
 from dspark_ckpt.rules.registry import PROFILE, rule
 from dspark_ckpt.rules.repairs import SAFE, Fix, Needs, SetKey, repair
-
-TIE = "tie_word_embeddings"
-
-
-def own_embedding(f: Facts) -> bool:
-    """Whether the runtime builds the drafter an embedding of its own rather than sharing the
-    target's: SGLang's set_embed and TensorRT-LLM's Eagle3DraftModel both keep their own only
-    where a target_hidden_size key is there and differs from hidden_size."""
-    raw = f.raw
-    return "target_hidden_size" in raw and raw["target_hidden_size"] != f.cfg.hidden_size
 
 
 def _shape(info) -> list[int] | None:
@@ -64,10 +54,11 @@ def tied_head_replaced(f: Facts, p: Profile) -> list[Finding]:
     shared with the target (None at that point). No error, or a load error with no hint of the
     cause. vLLM's drafter classes never read the key. A config copied from a tied target (Llama
     3.2 1B, Qwen3 4B) brings the key along."""
-    if not p.tied_head or not model_config(f, p).get(TIE):  # read as Python truthiness
+    h = heads(f, p)  # the loader model decides (loader/heads.py; truthiness, as read)
+    if h.head_source.field != "tied_head":
         return []
-    own = own_embedding(f)
-    if p.tied_head == "embedding_or_refused" and not own:
+    own = h.own_embedding
+    if h.head_source.source == REFUSED:
         return [
             new_finding(
                 "DSC670",

@@ -141,6 +141,19 @@ CASES: list[Case] = [
           tensors=SG_EAGLE3_LAYERS, says="nothing loads"),
     clean("DSC601", "sglang-draft-vocab-set-head-shipped", profile="sglang-eagle3",
           config=EAGLE3, tensors=FULL),
+    # the tie is read as Python truthiness (llama_eagle3.py:303 `if
+    # self.config.tie_word_embeddings:`): with 1 the head is the embedding, not a head nothing
+    # loads (DSC601) nor the target's (DSC602); DSC670 says it, once (loader/heads.py)
+    clean("DSC601", "sglang-tie-1-head-is-embedding", profile="sglang-eagle3", draft=32,
+          config={**EAGLE3, "tie_word_embeddings": 1}, tensors=NO_HEAD),
+    fires("DSC670", "sglang-tie-1-no-head", profile="sglang-eagle3", draft=32,
+          config={**EAGLE3, "tie_word_embeddings": 1}, tensors=NO_HEAD,
+          says="cut to its first 32 logits"),
+    clean("DSC602", "sglang-tie-1-no-draft-vocab", profile="sglang-eagle3", draft=None,
+          config={**EAGLE3, "tie_word_embeddings": 1}, tensors=PRUNED),
+    fires("DSC670", "sglang-tie-1-head-shipped", profile="sglang-eagle3", draft=None,
+          config={**EAGLE3, "tie_word_embeddings": 1}, tensors=PRUNED,
+          says="never loads the shipped lm_head"),
 ]  # fmt: skip
 
 

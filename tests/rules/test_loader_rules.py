@@ -9,6 +9,8 @@ one layer, fc [8, 16], Markov head, mask id 0) with the row's changes."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 import synth
 from rules_harness import (
@@ -26,6 +28,12 @@ from rules_harness import (
     zeros,
 )
 from synth import VT, H, markov
+
+from dspark_ckpt.facts.config import drafter_config
+from dspark_ckpt.facts.gather import gather
+from dspark_ckpt.profiles.registry import get_profile
+from dspark_ckpt.rules.engine import profile_findings
+from dspark_ckpt.source.checkpoint import open_checkpoint
 
 # a second decoder layer, trained, where the config builds one
 LAYER_1 = {k: v for k, v in synth.layer_weights(H, layers=2).items() if k.startswith("layers.1.")}
@@ -48,6 +56,16 @@ SIZES = {"num_attention_heads": 1, "num_key_value_heads": 1, "head_dim": 8, "int
 SG_SIZES = {"profile": "sglang-dspark", "config": {**SG_DSPARK, **SIZES, "num_attention_heads": 2}}
 SG_OK = {**markov(VT, VT), **SG_BLOCK_LAYERS}
 SG_EAGLE3_OK = {"lm_head.weight": head(VT), **SG_EAGLE3_LAYERS}
+ENCODER_FC = {"fc.weight": None, "encoder.fc.weight": zeros("F32", (H, 2 * H))}
+# EAGLE3's two aux states: fc_norm.0 and fc_norm.1 under their legacy names
+AUX_NORMS = {f"aux_norm_{n}.weight": zeros("F32", (H,)) for n in ("low", "mid")}
+# layer 0 stored with q/k/v and gate/up fused, as a vLLM-side export writes it
+FUSED = {
+    **{f"layers.0.self_attn.{n}_proj.weight": None for n in "qkv"},
+    **{f"layers.0.mlp.{n}_proj.weight": None for n in ("gate", "up")},
+    "layers.0.self_attn.qkv_proj.weight": zeros("F32", (3 * H, H)),
+    "layers.0.mlp.gate_up_proj.weight": zeros("F32", (2 * H, H)),
+}
 
 CASES: list[Case] = [
     # DSC112: vLLM's AutoWeightsLoader has no parameter for the name
@@ -128,9 +146,46 @@ CASES: list[Case] = [
           says="(fc)"),
     clean("DSC652", "vllm-dflash-aux-states-off-as-0-no-fc", profile="vllm-dflash",
           config={**DFLASH, "use_aux_hidden_state": 0}, tensors={"fc.weight": None}),
+    # name maps (Profile.name_maps): vLLM's DFlash mapper takes encoder.fc as fc
+    # (qwen3_dflash.py:390-402), its EAGLE-3 mapper has no such name (llama_eagle3.py:290-299)
+    clean("DSC112", "vllm-dflash-encoder-fc", profile="vllm-dflash", config=DFLASH,
+          tensors=ENCODER_FC, exactly=()),
+    fires("DSC112", "vllm-eagle3-encoder-fc", profile="vllm-eagle3", config=EAGLE3,
+          tensors=ENCODER_FC, says="(encoder.fc.weight)"),
+    clean("DSC652", "sglang-dflash-encoder-fc", profile="sglang-dflash", config=DFLASH,
+          tensors={**SG_BLOCK_LAYERS, **ENCODER_FC}, exactly=()),
+    # fused q/k/v and gate/up (orig_to_new_stacked; SGLang's stacked_params_mapping)
+    clean("DSC652", "vllm-fused-layer", tensors=FUSED, exactly=()),
+    fires("DSC112", "trtllm-fused-layer", profile="trtllm-dspark",
+          tensors={**markov(VT, VT), **FUSED}, says="(layers.0.mlp.gate_up_proj.weight"),
+    # SGLang EAGLE-3's legacy aux_norm_low/mid/high are fc_norm.0/1/2 (llama_eagle3.py:338-343)
+    clean("DSC652", "sglang-eagle3-legacy-aux-norms", profile="sglang-eagle3",
+          config={**EAGLE3, "fc_norm": True}, tensors={**SG_EAGLE3_OK, **AUX_NORMS}, exactly=()),
+    fires("DSC652", "sglang-eagle3-aux-norms-missing", profile="sglang-eagle3",
+          config={**EAGLE3, "fc_norm": True}, tensors=SG_EAGLE3_OK, says="fc_norm.0.weight"),
 ]  # fmt: skip
 
 
 @pytest.mark.parametrize("c", CASES, ids=ids(CASES))
 def test_case(bench, c):
     check(bench, c)
+
+
+def test_the_name_maps_are_the_profiles(bench):
+    """The names a loader maps onto its model are its profile's ``name_maps``: SpecForge's
+    ``midlayer.*`` EAGLE-3 layer loads under vLLM (``midlayer.`` -> ``layers.0.``), and the
+    same loader without that map refuses the names (a release that dropped it is one field)."""
+    layer = synth.layer_weights(H, eagle3=True)
+    moved = {k: None for k in layer} | {
+        k.replace("layers.0.", "midlayer."): v for k, v in layer.items()
+    }
+    folder = bench.drafter(EAGLE3, moved)
+    ckpt = open_checkpoint(str(folder))
+    facts = gather(ckpt, drafter_config(ckpt), bench.target(VT))
+    vllm = get_profile("vllm-eagle3")
+    assert "midlayer>layers.0" in vllm.name_maps
+    assert not [f for f in profile_findings(facts, vllm) if f.code in ("DSC112", "DSC652")]
+    unmapped = replace(vllm, name_maps=tuple(m for m in vllm.name_maps if "midlayer" not in m))
+    codes = {f.code: f.message for f in profile_findings(facts, unmapped)}
+    assert "midlayer.hidden_norm.weight" in codes["DSC112"], codes
+    assert "DSC652" in codes, codes

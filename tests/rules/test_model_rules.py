@@ -28,6 +28,12 @@ from rules_harness import (
 )
 from synth import EAGLE3_LAYER, VT, H, markov
 
+from dspark_ckpt.facts.config import drafter_config
+from dspark_ckpt.facts.gather import gather
+from dspark_ckpt.loader.view import model_config, native_config
+from dspark_ckpt.profiles.registry import get_profile
+from dspark_ckpt.source.checkpoint import open_checkpoint
+
 T8 = Tgt.of(hidden_size=H, num_hidden_layers=8)  # vLLM's default aux ids: (2, 4, 5)
 FC3 = {"fc.weight": zeros("F32", (H, 3 * H))}
 FC4 = {"fc.weight": zeros("F32", (H, 4 * H))}
@@ -86,6 +92,22 @@ OMNI_DRAFTER = {
     "markov_head_type": "vanilla",
 }
 PRUNED_90 = {"lm_head.weight": head(90), "d2t": d2t(np.zeros(90))}
+# the Omni drafter in speculators format: vLLM's dspark translation (algos.py:178-180) writes
+# sample_from_anchor false unless the config says otherwise, and the Omni contract wants it true
+OMNI_SPECULATORS = {
+    **SPEC,
+    "architectures": ["Qwen3OmniDSparkModel"],
+    "speculators_model_type": "dspark",
+    "transformer_layer_config": {
+        **TLC,
+        "model_type": "qwen3",
+        **{k: OMNI_DRAFTER[k] for k in ("num_attention_heads", "num_key_value_heads", "head_dim")},
+    },
+    **{k: OMNI_DRAFTER[k] for k in ("target_hidden_size", "use_aux_hidden_state")},
+    "markov_head_type": "vanilla",
+    "aux_hidden_state_layer_ids": [2, 3],
+    "mask_token_id": 5,
+}
 
 
 def omni_layer(heads: int) -> dict:
@@ -268,6 +290,10 @@ CASES: list[Case] = [
           says="num_attention_heads is 4; must be the thinker's 2", exactly=("DSC663",)),
     clean("DSC663", "omni-drafter", target=OMNI, config=OMNI_DRAFTER, tensors=omni_layer(2),
           exactly=()),
+    fires("DSC663", "speculators-omni-anchor-defaulted", target=OMNI, config=OMNI_SPECULATORS,
+          tensors=omni_layer(2), says="sample_from_anchor must be true", exactly=("DSC663",)),
+    clean("DSC663", "speculators-omni-anchor-sampled", target=OMNI, tensors=omni_layer(2),
+          config={**OMNI_SPECULATORS, "sample_from_anchor": True}, exactly=()),
     clean("DSC663", "generic-dspark-on-qwen3", target=Tgt.of(hidden_size=H, num_hidden_layers=4),
           exactly=()),
     # DSC664: architectures vLLM serves with another drafter
@@ -286,3 +312,25 @@ CASES: list[Case] = [
 @pytest.mark.parametrize("c", CASES, ids=ids(CASES))
 def test_case(bench, c):
     check(bench, c)
+
+
+@pytest.mark.parametrize("kind", ["eagle3", "dflash", "dspark"])
+def test_the_native_config_is_the_view_vllm_builds_the_model_from(bench, kind):
+    """One speculators translation: every key of the config vLLM's model reads (the view) is in
+    the native config ``fix`` writes, with the same value; the native config adds only what a
+    written config needs (its architecture, EAGLE-3's aux ids where SGLang reads them)."""
+    config = {**OMNI_SPECULATORS, "speculators_model_type": kind, "draft_vocab_size": 90}
+    folder = bench.drafter(config, omni_layer(2))
+    ckpt = open_checkpoint(str(folder))
+    facts = gather(ckpt, drafter_config(ckpt), bench.target(VT))
+    profile = get_profile({"eagle3": "vllm-eagle3", "dflash": "vllm-dflash"}.get(kind, "vllm"))
+    view = model_config(facts, profile)
+    native = native_config(facts.raw)
+    assert view is not facts.raw and isinstance(native, dict)
+    assert {k: native.get(k) for k in view if view[k] is not None and k != "architectures"} == {
+        k: v for k, v in view.items() if v is not None and k != "architectures"
+    }
+    # EAGLE-3's aux ids: speculators writes aux_hidden_state_layer_ids, which vLLM's eagle3
+    # translation does not carry over; the native config writes them where SGLang reads them
+    written = {"architectures", "eagle_config", "eagle_aux_hidden_state_layer_ids"}
+    assert set(native) - set(view) <= (written if kind == "eagle3" else {"architectures"})
