@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from dspark_ckpt.commands.convert import convert_and_repair, pickle_folder
 from dspark_ckpt.commands.draft_map import draft_map
 from dspark_ckpt.commands.fix_checks import (
     File,
@@ -692,12 +693,16 @@ def run_repair(source: str, target: Target, req: RepairRequest) -> RepairResult:
     reads the metadata of a shard it rewrites from the header read first)."""
     token = header_cache.set({})
     try:
+        if (folder := pickle_folder(source)) is not None:  # converted first, never run
+            return convert_and_repair(folder, target, req, _run_repair)
         return _run_repair(source, target, req)
     finally:
         header_cache.reset(token)
 
 
-def _run_repair(source: str, target: Target, req: RepairRequest) -> RepairResult:
+def _run_repair(
+    source: str, target: Target, req: RepairRequest, convert: bool = False
+) -> RepairResult:
     names = [get_profile(n).name for n in req.profiles or []]
     if req.out is not None and req.in_place:
         raise UsageError("give at most one of --out and --in-place")
@@ -723,7 +728,7 @@ def _run_repair(source: str, target: Target, req: RepairRequest) -> RepairResult
     notes = [*recovered, *_gained_and_lost(before, after)]
     if plan.refusal is not None and not req.diff:
         raise CheckpointError(ckpt.root, f"refused: {plan.refusal}; nothing written")
-    if req.diff or not plan.changes:
+    if req.diff or not (plan.changes or convert):  # a conversion is written as it is
         if not plan.changes:
             notes.append("nothing to repair: nothing written")
         return RepairResult(req, plan, before, after, [], notes)
