@@ -63,8 +63,11 @@ def holds_weights(names: Iterable[str]) -> bool:
 
 
 def convert_command(where: str | Path) -> str:
-    """The command that converts the pickle checkpoint in folder ``where``."""
+    """The command that converts the pickle checkpoint in folder ``where`` (a Hub
+    repository: once downloaded; ``fix`` converts local folders)."""
     folder = str(where).rstrip("/") or "/"
+    if folder.startswith("hf://"):
+        return "download the repository, then: dspark-ckpt fix DIR --target TARGET --out OUT"
     out = shlex.quote(folder + "-safetensors")
     return f"dspark-ckpt fix {shlex.quote(folder)} --target TARGET --out {out}"
 

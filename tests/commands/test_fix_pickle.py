@@ -8,6 +8,7 @@ import json
 import os
 import pickle
 import shutil
+import tempfile
 import zipfile
 from pathlib import Path
 
@@ -224,3 +225,15 @@ def test_hostile_pickles_are_refused_in_one_line(kind, mode, tmp_path, monkeypat
     assert "Traceback" not in r.stdout + r.stderr
     assert not (tmp_path / "CANARY").exists()  # nothing ran
     assert listing(tmp_path) == before  # nothing written, no stage left
+
+
+def test_diff_converts_in_a_temporary_folder_and_writes_nothing(cwd):
+    drafter = pickled(PADDED, cwd / "drafter")
+    stages = set(Path(tempfile.gettempdir()).glob(".dspark-ckpt-convert-*"))
+    r = cli("fix", drafter, "--target", SMALL, "--diff")
+    assert r.exit_code == 1, r.stderr  # a change to make, as for the safetensors drafter
+    assert "DSC401 safe: trim the 28 padded rows [100, 128)" in r.stdout
+    assert "converted pytorch_model.bin (18 tensors)" in r.stdout
+    assert sorted(os.listdir(drafter)) == ["config.json", "pytorch_model.bin"]
+    assert os.listdir(cwd) == ["drafter"]
+    assert set(Path(tempfile.gettempdir()).glob(".dspark-ckpt-convert-*")) == stages

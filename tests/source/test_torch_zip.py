@@ -3,6 +3,7 @@ without running them, every tensor compared with what torch itself loads."""
 
 from __future__ import annotations
 
+import os
 import zipfile
 from collections import OrderedDict
 from pathlib import Path
@@ -53,6 +54,12 @@ def test_every_dtype_is_read_as_torch_loads_it(tmp_path):
     }
     torch.save(sd, tmp_path / "pytorch_model.bin")
     same(converted(tmp_path), torch.load(tmp_path / "pytorch_model.bin"))
+
+
+def test_a_module_state_dict_with_its_metadata(tmp_path):
+    model = torch.nn.Sequential(torch.nn.Linear(4, 2), torch.nn.LayerNorm(2)).half()
+    torch.save(model.state_dict(), tmp_path / "drafter.pt", pickle_protocol=4)
+    same(converted(tmp_path), torch.load(tmp_path / "drafter.pt", weights_only=False))
 
 
 def test_shared_storages_views_and_strides(tmp_path):
@@ -133,4 +140,58 @@ def test_a_storage_larger_than_its_entry_is_refused(tmp_path):
         for name, data in entries.items():
             z.writestr(name, data)
     with pytest.raises(CheckpointError, match=r"declares 4294967296 bytes; its entry holds 16"):
+        read_torch_zip(path)
+
+
+def _rewritten(path: Path, **changes: bytes) -> None:
+    """The zip at ``path`` with entries (by their last name part) replaced."""
+    with zipfile.ZipFile(path) as z:
+        entries = {i.filename: z.read(i) for i in z.infolist()}
+    for name in entries:
+        last = name.rsplit("/", 1)[-1]
+        if last in changes:
+            entries[name] = changes[last]
+    with zipfile.ZipFile(path, "w") as z:
+        for name, data in entries.items():
+            z.writestr(name, data)
+
+
+def test_big_endian_storages_are_refused(tmp_path):
+    path = tmp_path / "x.bin"
+    torch.save({"a": torch.ones(4)}, path)
+    _rewritten(path, byteorder=b"big")
+    with pytest.raises(CheckpointError, match="stores big-endian tensors; refused"):
+        read_torch_zip(path)
+
+
+def test_a_tensor_reaching_past_its_storage_is_refused(tmp_path):
+    path = tmp_path / "x.bin"
+    torch.save({"a": torch.ones(4)}, path)
+    with zipfile.ZipFile(path) as z:
+        pkl = next(z.read(n) for n in z.namelist() if n.endswith("data.pkl"))
+    _rewritten(path, **{"data.pkl": pkl.replace(b"K\x00K\x04\x85", b"K\x02K\x04\x85")})
+    with pytest.raises(CheckpointError, match="reaches past the end of its storage 0"):
+        read_torch_zip(path)
+
+
+def test_several_pickles_without_an_index_are_refused(tmp_path):
+    for name in ("a.pt", "b.pt"):
+        torch.save({"w": torch.ones(1)}, tmp_path / name)
+    with pytest.raises(CheckpointError, match=r"holds several pickle files \(a.pt, b.pt\)"):
+        plan_conversion(tmp_path, ["a.pt", "b.pt"])
+
+
+def test_a_fifo_is_refused_without_blocking(tmp_path):
+    os.mkfifo(tmp_path / "pytorch_model.bin")
+    with pytest.raises(CheckpointError, match="is a FIFO, not a regular file"):
+        plan_conversion(tmp_path, ["pytorch_model.bin"])
+
+
+def test_an_oversized_pickle_is_refused_before_it_is_read(tmp_path, monkeypatch):
+    import dspark_ckpt.source.torch_zip as tz
+
+    path = tmp_path / "x.bin"
+    torch.save({"a": torch.ones(4)}, path)
+    monkeypatch.setattr(tz, "MAX_PICKLE_BYTES", 64)  # the bound, not 100 MB of test data
+    with pytest.raises(CheckpointError, match="data.pkl is over the 64 byte limit"):
         read_torch_zip(path)
