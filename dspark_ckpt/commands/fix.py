@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -34,6 +33,18 @@ from dspark_ckpt.commands.fix_checks import (
     read_back,
     refuse_unreadable,
 )
+from dspark_ckpt.commands.fix_write import (  # noqa: F401 - NEW_SHARD is named here too
+    IN_PLACE,
+    NEW_SHARD,
+    OUT,
+    SIDE,
+    destination_root,
+    new_shard_name,
+    open_drafter,
+    other_files,
+    refuse_stale_files,
+    write_draft,
+)
 from dspark_ckpt.commands.inspect import Report, inspect_checkpoint
 from dspark_ckpt.commands.repair import (
     ST_DTYPES,
@@ -41,17 +52,11 @@ from dspark_ckpt.commands.repair import (
     RepairResult,
     array_bytes,
     config_bytes,
-    index_bytes,
-    is_empty,
     plan_repairs,
-    shard_files,
     updated_index,
 )
-from dspark_ckpt.commands.repair import (
-    planned_checkpoint as repaired_checkpoint,
-)
 from dspark_ckpt.errors import CheckpointError, UsageError, few
-from dspark_ckpt.facts.config import DrafterConfig, drafter_config
+from dspark_ckpt.facts.config import DrafterConfig
 from dspark_ckpt.facts.target import Target
 from dspark_ckpt.facts.vocab import (
     BIAS_TENSOR,
@@ -66,7 +71,6 @@ from dspark_ckpt.facts.vocab import (
 from dspark_ckpt.profiles.registry import (
     PROFILES,
     applicable_profiles,
-    covered,
     default_profile,
     detect_family,
     get_profile,
@@ -76,29 +80,21 @@ from dspark_ckpt.rules.findings import ERROR, Finding
 from dspark_ckpt.source.atomic import (
     Transaction,
     check_destination,
-    leftovers,
-    recover,
-    refuse_symlink,
     step,
     writing,
 )
 from dspark_ckpt.source.base import header_cache
 from dspark_ckpt.source.checkpoint import (
     Checkpoint,
-    build_checkpoint,
-    local_checkpoint,
-    open_source,
 )
-from dspark_ckpt.source.layout import CONFIG, INDEX, pick_weights
+from dspark_ckpt.source.layout import CONFIG, INDEX
 from dspark_ckpt.source.pieces import safetensors_pieces
 
 MASK_FILE = "draft_vocab_mask.safetensors"
 D2T_FILE = "d2t.safetensors"
-NEW_SHARD = "model-dspark-ckpt-fix.safetensors"  # the new tensors of a patched checkpoint
 BOOL_STYLE, ADDITIVE_STYLE = "bool", "additive"
 MASK_STYLES = (BOOL_STYLE, ADDITIVE_STYLE)
 BIAS_MEANING = "0 = this draft id may be sampled; -inf = padded row: add it to the draft logits"
-SIDE, OUT, IN_PLACE = "side", "out", "in-place"
 
 # safetensors dtype names of the arrays we write
 
@@ -295,104 +291,8 @@ def _index_bytes(ckpt: Checkpoint, added: dict[str, np.ndarray], shard: str) -> 
     return updated_index(ckpt, weight_map, total)
 
 
-def _destination_root(ckpt: Checkpoint, req: FixRequest | RepairRequest) -> Path:
-    if req.out is None:  # in place
-        if not req.force:
-            raise UsageError("--in-place changes the source checkpoint: pass --force as well")
-        _refuse_unserved_neighbours(ckpt)
-        return ckpt.root
-    out = Path(req.out)
-    real_out, real_root = Path(os.path.realpath(out)), Path(os.path.realpath(ckpt.root))
-    if real_out == real_root or real_out.is_relative_to(real_root):
-        raise UsageError(
-            f"{out}: is the source checkpoint or inside it; use --in-place --force to patch it"
-        )
-    refuse_symlink(out)
-    return out
-
-
-def _refuse_unserved_neighbours(ckpt: Checkpoint) -> None:
-    """In place, the index fix writes decides what runtimes load from the folder: it must
-    name every weight file they load today. Without an index that is every
-    ``*.safetensors`` there (``pick_weights``), so one file of such a folder given alone
-    is refused: the others' tensors would silently stop being served."""
-    with writing(ckpt.root):
-        names = [p.name for p in ckpt.root.iterdir()]
-    index, loaded = pick_weights(names, ckpt.root)
-    others = sorted(set(loaded) - {f.name for f in ckpt.files}) if index is None else []
-    if others:
-        raise UsageError(
-            f"{ckpt.name}: the folder also holds {few(others)}, which runtimes load with it "
-            "(there is no index); an index naming only this file would stop serving them: "
-            f"pass the folder ({ckpt.root})"
-        )
-
-
-def _is_checkpoint_file(name: str) -> bool:
-    return name == CONFIG or name.endswith((".safetensors", ".safetensors.index.json"))
-
-
-def _other_files(ckpt: Checkpoint) -> tuple[list[Path], list[str]]:
-    """The rest of the checkpoint folder that ``--out`` copies as it is (tokenizer,
-    generation config, README): its top-level regular files that are no weights, index or
-    config, and no link leading out of the checkpoint (a Hub snapshot's links into its
-    repo's blobs count as inside). Also what it leaves out, named for a note: stray
-    weights, hidden files, links out, folders, anything not a regular file."""
-    if ckpt.origin.folder is None or not ckpt.root.is_dir():  # read from the Hub
-        return [], []
-    jail = os.path.realpath(ckpt.origin.jail)
-    copied, left = [], []
-    used = {p.name for p in ckpt.files} | {CONFIG, INDEX}
-    used |= {ckpt.index_path.name} if ckpt.index_path else set()
-    for p in sorted(ckpt.root.iterdir()):
-        if p.name in used:
-            continue
-        if _is_checkpoint_file(p.name):
-            left.append(f"{p.name} (weights the checkpoint does not use)")
-        elif p.name.startswith("."):
-            left.append(f"{p.name} (hidden)")
-        elif not Path(os.path.realpath(p)).is_relative_to(jail):
-            left.append(f"{p.name} (a link out of the checkpoint)")
-        elif p.is_dir():
-            left.append(f"{p.name}/ (a folder)")
-        elif not p.is_file():
-            left.append(f"{p.name} (not a regular file)")
-        else:
-            copied.append(p)
-    return copied, left
-
-
-def _refuse_stale_files(out: Path, files: list[File]) -> None:
-    """An --out folder may hold only checkpoint files this run writes itself: a stale
-    index or shard of another checkpoint would win over (or mix with) the new one. A
-    folder that cannot be listed is a ``WriteError`` naming it."""
-    with writing(out):
-        if not out.is_dir():
-            return
-        real_out = os.path.realpath(out)
-        ours = {f.dest.name for f in files if os.path.realpath(f.dest.parent) == real_out}
-        stale = sorted(
-            p.name for p in out.iterdir() if _is_checkpoint_file(p.name) and p.name not in ours
-        )
-    if stale:
-        raise UsageError(
-            f"{out}: holds {few(stale)}, which this run would not write (left from "
-            "another checkpoint?); give an empty or new folder to --out"
-        )
-
-
 def _new_safetensors(dest: Path, tensors: dict[str, np.ndarray], metadata: dict[str, str]):
     return File(dest, _safetensors_bytes(tensors, metadata), tensors=tensors, metadata=metadata)
-
-
-def _new_shard_name(ckpt: Checkpoint) -> str:
-    """The file for the tensors fix adds: ``NEW_SHARD``, or ``NEW_SHARD`` numbered where
-    the checkpoint already uses that name (an earlier fix by another version, or a
-    producer's): a shard it uses is never replaced by one holding only the new tensors."""
-    used = {f.name for f in ckpt.files}
-    stem = NEW_SHARD.removesuffix(".safetensors")
-    names = (NEW_SHARD, *(f"{stem}-{n}.safetensors" for n in range(2, len(used) + 3)))
-    return next(n for n in names if n not in used)
 
 
 def _checkpoint_files(
@@ -409,10 +309,10 @@ def _checkpoint_files(
         notes.append(f"the checkpoint already holds this d2t ({own.path.name}): unchanged")
 
     files: list[File] = []
-    shard = _new_shard_name(ckpt)
+    shard = new_shard_name(ckpt)
     if req.mode == OUT:
         files += [File(root / f.name, src=f, link=True) for f in ckpt.files]
-        others, left = _other_files(ckpt)
+        others, left = other_files(ckpt)
         files += [File(root / p.name, src=p) for p in others]
         if left:
             notes.append(f"not copied to {root}: {few(left)}")
@@ -541,7 +441,7 @@ def _result_files(
     root = ckpt.root
     near = [("checkpoint", ckpt.origin.folder), ("target's checkpoint", target.root)]
     if req.mode != SIDE:
-        root = _destination_root(ckpt, req)
+        root = destination_root(ckpt, req)
         near.append(("checkpoint", root))  # the checkpoint written: no side file in it
         files, index, more = _checkpoint_files(ckpt, cfg, plan, req, root)
         notes += more
@@ -560,60 +460,10 @@ def _result_files(
         files.append(_new_safetensors(mask_path, {name: values}, meta))
     files += [index] if index is not None else []  # the index goes in last
     if req.mode == OUT:
-        _refuse_stale_files(root, files)
+        refuse_stale_files(root, files)
     for f in files:
         check_destination(f.dest, req.force)
     return root, files, d2t_file, notes
-
-
-def _recover(folder: Path | None, req: FixRequest) -> list[str]:
-    """What an interrupted fix (killed outright: ``kill -9``, a power cut) left where this
-    one writes: rolled back or cleared (``atomic.recover``) in the checkpoint patched in
-    place and the --out folder, before anything is read there; in a checkpoint this run
-    may not change, only named."""
-    said = []
-    if req.mode == IN_PLACE and req.force and folder is not None:
-        said += recover(folder)
-    elif folder is not None and (left := leftovers(folder)):
-        said.append(
-            f"{folder} holds hidden files an interrupted write left ({few(left)}): "
-            "fix --in-place --force rolls it back or clears them"
-        )
-    if req.mode == OUT:
-        out = Path(req.out)
-        with writing(out):  # a folder on the way the user may not search: cannot write
-            if out.is_dir() and not out.is_symlink():
-                said += recover(out, remove_made=True)
-    return said
-
-
-def _open_drafter(
-    source: str, req: FixRequest | RepairRequest, mode: str, profiles: list[str]
-) -> tuple[Checkpoint, DrafterConfig, str, list[str]]:
-    """The drafter ``fix`` changes, its config and family, and what recovering an
-    interrupted fix did (``_recover``); usage errors where it cannot: a Hub repository in
-    place, a family no profile covers, a profile of another family."""
-    origin = open_source(source)
-    if mode == IN_PLACE and not origin.is_local:
-        raise UsageError(f"{source}: a Hub repository cannot be patched in place; use --out DIR")
-    recovered = _recover(origin.folder, req)  # before anything is read from the folder
-    ckpt = build_checkpoint(origin)
-    if mode == OUT:
-        ckpt = local_checkpoint(ckpt)  # the copy links or copies local weight files
-    cfg = drafter_config(ckpt)
-    family = detect_family(cfg)
-    if not covered(family):
-        raise UsageError(
-            f"{source}: no profile covers this drafter's family ({family or 'unknown'}): "
-            "fix judges DSpark, DFlash and EAGLE-3 drafters only; nothing written"
-        )
-    for name in profiles:
-        if PROFILES[name].family != family:
-            raise UsageError(
-                f"--profile {name} judges {PROFILES[name].family} drafters; this is a "
-                f"{family} drafter (its profiles: {', '.join(applicable_profiles(family))})"
-            )
-    return ckpt, cfg, family, recovered
 
 
 def run_fix(source: str, target: Target, req: FixRequest) -> FixResult:
@@ -628,7 +478,7 @@ def run_fix(source: str, target: Target, req: FixRequest) -> FixResult:
         raise UsageError("nothing to do: give --emit-mask and/or --emit-d2t")
     if req.out is not None and req.in_place:
         raise UsageError("give at most one of --out and --in-place")
-    ckpt, cfg, family, recovered = _open_drafter(
+    ckpt, cfg, family, recovered = open_drafter(
         source, req, req.mode, [req.profile] if req.profile else []
     )
     req = replace(req, profile=req.profile or default_profile(family))
@@ -720,10 +570,10 @@ def _run_repair(
         require_torch()  # before anything is read or written
     mode = SIDE if req.diff else OUT if req.out is not None else IN_PLACE
     every = set(names) == set(PROFILES)  # --profile all: the family's, as for inspect
-    ckpt, _, family, recovered = _open_drafter(source, req, mode, [] if every else names)
+    ckpt, _, family, recovered = open_drafter(source, req, mode, [] if every else names)
     selected = applicable_profiles(family) if every else names or [default_profile(family)]
     plan, draft, before, after = plan_repairs(
-        source, ckpt, target, selected, req, _new_shard_name(ckpt)
+        source, ckpt, target, selected, req, new_shard_name(ckpt)
     )
     notes = [*recovered, *_gained_and_lost(before, after)]
     if plan.refusal is not None and not req.diff:
@@ -732,8 +582,8 @@ def _run_repair(
         if not plan.changes:
             notes.append("nothing to repair: nothing written")
         return RepairResult(req, plan, before, after, [], notes)
-    root = _destination_root(ckpt, req)
-    written, more = _write_repairs(ckpt, draft, root, req, target, selected, after)
+    root = destination_root(ckpt, req)
+    written, more = write_draft(ckpt, draft, root, req, target, selected, after)
     result = RepairResult(req, plan, before, after, written, notes + more)
     if req.verify:
         from dspark_ckpt.commands.verify import verify_checkpoint
@@ -753,64 +603,3 @@ def _gained_and_lost(before: Report, after: Report) -> list[str]:
         why = ", ".join(f"{c} {get_code(c).title}" for c in _new_errors(before, after, lost))
         notes.append(f"this change makes {', '.join(lost)} FAIL (passed before): {why}")
     return notes
-
-
-def _write_repairs(
-    ckpt: Checkpoint,
-    draft,
-    root: Path,
-    req: RepairRequest,
-    target: Target,
-    selected: list[str],
-    after: Report,
-) -> tuple[list[str], list[str]]:
-    """Write the repaired checkpoint in one transaction: the files written, and what
-    recovering an interrupted write in those folders did."""
-    out = req.out is not None
-    shards = shard_files(ckpt, draft)
-    config = config_bytes(draft.config) if draft.config != ckpt.config else None
-    index = index_bytes(ckpt, draft, shards)
-    index_dest = root / (ckpt.index_path.name if ckpt.index_path else INDEX)
-    planned = repaired_checkpoint(ckpt, draft)
-    files: list[tuple[Path, Callable[[Transaction, Path], None]]] = []
-    for name, pieces in shards.items():
-        if pieces is None and out:
-            files.append(
-                (root / name, lambda tx, d, n=name: tx.add_copy(d, ckpt.root / n, link=True))
-            )
-        elif pieces is not None and not (out and is_empty(pieces)):
-            files.append((root / name, lambda tx, d, p=pieces: tx.add_pieces(d, p)))
-    if config is not None:
-        files.append((root / CONFIG, lambda tx, d: tx.add_bytes(d, config)))
-    elif out and ckpt.config is not None:
-        files.append((root / CONFIG, lambda tx, d: tx.add_copy(d, ckpt.config_path)))
-    if out:
-        others, _ = _other_files(ckpt)
-        files += [(root / p.name, lambda tx, d, p=p: tx.add_copy(d, p)) for p in others]
-        _refuse_stale_files(root, [File(d) for d, _ in files] + [File(index_dest)])
-    if index is not None:
-        files.append((index_dest, lambda tx, d: tx.add_bytes(d, index)))
-    elif out and ckpt.index_path is not None:
-        files.append((index_dest, lambda tx, d: tx.add_copy(d, ckpt.index_path)))
-    for dest, _ in files:
-        check_destination(dest, req.force)
-
-    def check_written() -> None:
-        """After the commit, before the transaction ends: a failure here rolls back."""
-        step("reinspect", root)
-        real = inspect_checkpoint(str(root), target, selected)
-        check_layout(planned, real, root)
-        if real.verdicts != after.verdicts:
-            raise CheckpointError(
-                root,
-                "the written checkpoint inspects differently from the plan; rolled back, "
-                "nothing changed",
-            )
-
-    with Transaction(force=req.force) as tx:
-        if out:
-            tx.make_dir(root)
-        for dest, add in files:
-            add(tx, dest)
-        tx.commit(check=check_written)
-    return [str(d) for d, _ in files], tx.recovered
