@@ -1,13 +1,13 @@
-"""``fix``: emit the padded-row mask and the ``d2t`` a checkpoint needs, safely.
+"""``fix``: repairs (``run_repair``) and the padded-row mask and ``d2t`` (``run_fix``).
 
-``plan_fix`` decides what to write (pure: arrays and notes, or a refusal).
-``run_fix`` turns the plan into files (side files, a patched copy with ``out``, or
-the checkpoint itself with ``in_place``) and checks them before writing anything: the
-bytes parse back to what was meant, and the planned checkpoint is inspected under
-every profile; ``out`` / ``in_place`` refuse a change that makes ``--profile`` fail.
-Then one ``atomic.Transaction`` writes them, reads them back and compares the written
-checkpoint with the plan before its commit point: any failure before it rolls
-everything back; after it nothing does (the checks themselves: ``fix_checks``).
+``plan_fix`` decides the mask and ``d2t`` (pure: arrays and notes, or a refusal).
+``run_fix`` writes them as side files (a thin writer: the bytes checked to parse back,
+one transaction), or, with ``out`` / ``in_place``, as changes of a repair ``Draft``
+written by ``fix``'s one write path (``fix_write``), as any repair: the planned checkpoint
+inspected under the profile first (a change that makes ``--profile`` fail is refused),
+then one ``atomic.Transaction`` that reads back and re-inspects before its commit point.
+``run_repair`` plans the repairs (``repair.plan_repairs``) and writes them the same way;
+a folder of pickle weights is converted first (``convert``).
 
 Never imports torch and reads no tensor data except ``d2t`` and ``t2d``: unchanged
 shards are hard-linked or copied as bytes, never loaded; every other file is copied
@@ -28,7 +28,6 @@ from dspark_ckpt.commands.draft_map import draft_map
 from dspark_ckpt.commands.fix_checks import (
     File,
     check_bytes,
-    check_layout,
     planned_checkpoint,
     read_back,
     refuse_unreadable,
@@ -39,6 +38,7 @@ from dspark_ckpt.commands.fix_write import (  # noqa: F401 - NEW_SHARD is named 
     OUT,
     SIDE,
     destination_root,
+    draft_files,
     new_shard_name,
     open_drafter,
     other_files,
@@ -46,16 +46,18 @@ from dspark_ckpt.commands.fix_write import (  # noqa: F401 - NEW_SHARD is named 
     write_draft,
 )
 from dspark_ckpt.commands.inspect import Report, inspect_checkpoint
+from dspark_ckpt.commands.repair import NEW_SHARD_METADATA as META
 from dspark_ckpt.commands.repair import (
     ST_DTYPES,
+    Draft,
     RepairRequest,
     RepairResult,
     array_bytes,
-    config_bytes,
     plan_repairs,
-    updated_index,
+    shard_files,
 )
-from dspark_ckpt.errors import CheckpointError, UsageError, few
+from dspark_ckpt.commands.repair import planned_checkpoint as repaired_checkpoint
+from dspark_ckpt.errors import CheckpointError, UsageError
 from dspark_ckpt.facts.config import DrafterConfig
 from dspark_ckpt.facts.target import Target
 from dspark_ckpt.facts.vocab import (
@@ -77,17 +79,16 @@ from dspark_ckpt.profiles.registry import (
 )
 from dspark_ckpt.rules.codes import get_code
 from dspark_ckpt.rules.findings import ERROR, Finding
+from dspark_ckpt.rules.repairs import Put, SetKey
 from dspark_ckpt.source.atomic import (
     Transaction,
     check_destination,
-    step,
     writing,
 )
 from dspark_ckpt.source.base import header_cache
 from dspark_ckpt.source.checkpoint import (
     Checkpoint,
 )
-from dspark_ckpt.source.layout import CONFIG, INDEX
 from dspark_ckpt.source.pieces import safetensors_pieces
 
 MASK_FILE = "draft_vocab_mask.safetensors"
@@ -265,83 +266,31 @@ def _null_needed_by(cfg: DrafterConfig) -> list[str]:
     ]
 
 
-def _config_bytes(ckpt: Checkpoint, cfg: DrafterConfig) -> bytes | None:
-    """config.json with draft_vocab_size written explicitly, or None: if it already was,
-    or if a runtime of the drafter's family reads its absence (``_absence_read_by``) and
-    none fails on a missing key; where one does, the key is written as null (what the
-    absence means there)."""
+def _set_draft_vocab_size(draft: Draft, cfg: DrafterConfig) -> list[str]:
+    """Write draft_vocab_size explicitly where it is missing, unless a runtime of the
+    drafter's family reads its absence (``_absence_read_by``) and none fails on a missing
+    key; where one does, the key is written as null (what the absence means there). What
+    was done, as notes."""
     if not cfg.draft_vocab_size_defaulted:
-        return None
-    raw = dict(cfg.raw)
+        return []
+    if _absence_read_by(cfg) and not _null_needed_by(cfg):
+        return [
+            "config.json: draft_vocab_size left missing: "
+            f"{', '.join(_absence_read_by(cfg))} read(s) its absence (the target's head is used)"
+        ]
     if _absence_read_by(cfg):
-        if not _null_needed_by(cfg):
-            return None
-        raw["draft_vocab_size"] = None
-    else:
-        raw["draft_vocab_size"] = cfg.draft_vocab_size
-    return config_bytes(raw)
-
-
-def _index_bytes(ckpt: Checkpoint, added: dict[str, np.ndarray], shard: str) -> bytes:
-    """The index of the patched checkpoint: the old one updated, or a new one."""
-    weight_map = {name: info.path.name for name, info in ckpt.tensors.items()}
-    weight_map.update(dict.fromkeys(added, shard))
-    total = sum(info.nbytes for info in ckpt.tensors.values())
-    total += sum(a.nbytes for a in added.values())
-    return updated_index(ckpt, weight_map, total)
+        draft.apply(SetKey("draft_vocab_size", None))
+        return [
+            "config.json: draft_vocab_size written as null: "
+            f"{', '.join(_null_needed_by(cfg))} fail(s) without the key and use(s) the "
+            "target's head for null"
+        ]
+    draft.apply(SetKey("draft_vocab_size", cfg.draft_vocab_size))
+    return [f"config.json: draft_vocab_size {cfg.draft_vocab_size} written explicitly"]
 
 
 def _new_safetensors(dest: Path, tensors: dict[str, np.ndarray], metadata: dict[str, str]):
     return File(dest, _safetensors_bytes(tensors, metadata), tensors=tensors, metadata=metadata)
-
-
-def _checkpoint_files(
-    ckpt: Checkpoint, cfg: DrafterConfig, plan: Plan, req: FixRequest, root: Path
-) -> tuple[list[File], File | None, list[str]]:
-    """The files of the patched checkpoint (the copy, or the changes in place), and its
-    index apart: it goes in last."""
-    notes: list[str] = []
-    added: dict[str, np.ndarray] = {}
-    own = ckpt.find(D2T)
-    if plan.d2t is not None and own is None:
-        added[D2T] = plan.d2t
-    elif plan.d2t is not None:  # plan.d2t is the checkpoint's own (plan_fix)
-        notes.append(f"the checkpoint already holds this d2t ({own.path.name}): unchanged")
-
-    files: list[File] = []
-    shard = new_shard_name(ckpt)
-    if req.mode == OUT:
-        files += [File(root / f.name, src=f, link=True) for f in ckpt.files]
-        others, left = other_files(ckpt)
-        files += [File(root / p.name, src=p) for p in others]
-        if left:
-            notes.append(f"not copied to {root}: {few(left)}")
-    if added:
-        files.append(_new_safetensors(root / shard, added, _vocab_metadata(plan)))
-    config = _config_bytes(ckpt, cfg)
-    if config is not None:
-        files.append(File(root / CONFIG, config))
-        if _null_needed_by(cfg) and _absence_read_by(cfg):
-            notes.append(
-                "config.json: draft_vocab_size written as null: "
-                f"{', '.join(_null_needed_by(cfg))} fail(s) without the key and use(s) the "
-                "target's head for null"
-            )
-        else:
-            notes.append(f"config.json: draft_vocab_size {cfg.draft_vocab_size} written explicitly")
-    elif req.mode == OUT:  # copied, not linked: people edit configs in place
-        files.append(File(root / CONFIG, src=ckpt.config_path))
-    if config is None and cfg.draft_vocab_size_defaulted:
-        notes.append(
-            "config.json: draft_vocab_size left missing: "
-            f"{', '.join(_absence_read_by(cfg))} read(s) its absence (the target's head is used)"
-        )
-    index = None
-    if added:
-        index = File(root / INDEX, _index_bytes(ckpt, added, shard))
-    elif req.mode == OUT and ckpt.index_path is not None:
-        index = File(root / INDEX, src=ckpt.index_path)
-    return files, index, notes
 
 
 def _new_errors(before: Report, after: Report, profiles: list[str]) -> list[str]:
@@ -430,40 +379,79 @@ def _side_path(path: str | Path, *folders: tuple[str, Path | None]) -> Path:
     return path
 
 
-def _result_files(
-    ckpt: Checkpoint, cfg: DrafterConfig, plan: Plan, req: FixRequest, target: Target
+def _side_files(
+    ckpt: Checkpoint, plan: Plan, req: FixRequest, target: Target
 ) -> tuple[Path, list[File], File | None, list[str]]:
-    """Every file of the result, in write order, as bytes or a file to copy; the file
-    holding the new ``d2t``; notes. Usage errors (destinations) here; nothing written."""
+    """The side files (``d2t``, the mask), in write order; the one holding ``d2t``;
+    notes. Usage errors (destinations) here; nothing written."""
     notes = list(plan.notes)
     files: list[File] = []
-    index = d2t_file = None
-    root = ckpt.root
+    d2t_file = None
     near = [("checkpoint", ckpt.origin.folder), ("target's checkpoint", target.root)]
-    if req.mode != SIDE:
-        root = destination_root(ckpt, req)
-        near.append(("checkpoint", root))  # the checkpoint written: no side file in it
-        files, index, more = _checkpoint_files(ckpt, cfg, plan, req, root)
-        notes += more
-        d2t_file = next((f for f in files if f.tensors is not None and D2T in f.tensors), None)
-    elif plan.d2t is not None:
+    if plan.d2t is not None:
         meta = {**_vocab_metadata(plan), "d2t_origin": plan.d2t_origin or ""}
         d2t_file = _new_safetensors(
             _side_path(req.d2t_path or D2T_FILE, *near), {D2T: plan.d2t}, meta
         )
         files.append(d2t_file)
-    if plan.mask is not None:
-        # the mask is for the serving runtime, never a checkpoint tensor (vLLM
-        # refuses tensors it has no parameter for): always a side file
-        name, values, meta = mask_file(plan, req.mask_style)
-        mask_path = _side_path(req.mask_path, *near)
-        files.append(_new_safetensors(mask_path, {name: values}, meta))
-    files += [index] if index is not None else []  # the index goes in last
-    if req.mode == OUT:
-        refuse_stale_files(root, files)
+    files += _mask_files(plan, req, near)
     for f in files:
         check_destination(f.dest, req.force)
-    return root, files, d2t_file, notes
+    return ckpt.root, files, d2t_file, notes
+
+
+def _mask_files(plan: Plan, req: FixRequest, near: list) -> list[File]:
+    """The mask, always a side file, never a checkpoint tensor: it is for the serving
+    runtime (vLLM refuses tensors it has no parameter for)."""
+    if plan.mask is None:
+        return []
+    name, values, meta = mask_file(plan, req.mask_style)
+    return [_new_safetensors(_side_path(req.mask_path, *near), {name: values}, meta)]
+
+
+def _fix_checkpoint(
+    source: str,
+    target: Target,
+    req: FixRequest,
+    ckpt: Checkpoint,
+    cfg: DrafterConfig,
+    plan: Plan,
+    before: Report,
+    recovered: list[str],
+) -> FixResult:
+    """``--emit-d2t`` / ``--emit-mask`` with ``--out`` or ``--in-place``: the ``d2t`` and
+    ``draft_vocab_size`` are changes of a repair ``Draft``, checked and written by the one
+    write path (``fix_write.write_draft``) as any repair; the mask a side file beside."""
+    notes = [*recovered, *plan.notes]
+    draft = Draft.of(ckpt, new_shard_name(ckpt))
+    own = ckpt.find(D2T)
+    if plan.d2t is not None and own is None:
+        draft.apply(Put(D2T, plan.d2t, plan.d2t_origin or ""))
+    elif plan.d2t is not None:  # plan.d2t is the checkpoint's own (plan_fix)
+        notes.append(f"the checkpoint already holds this d2t ({own.path.name}): unchanged")
+    notes += _set_draft_vocab_size(draft, cfg)
+    root = destination_root(ckpt, req)
+    near = [("checkpoint", ckpt.origin.folder), ("target's checkpoint", target.root)]
+    side = _mask_files(plan, req, [*near, ("checkpoint", root)])
+    made = []
+    if D2T in draft.changed:  # the new shard holds d2t alone: its bytes checked as a file
+        data = b"".join(shard_files(ckpt, draft)[draft.new_shard].parts)
+        made.append(File(root / draft.new_shard, data, tensors={D2T: plan.d2t}, metadata=META))
+    planned = draft_files(ckpt, draft, root, req, side, made)  # destinations checked first
+    after = inspect_checkpoint(
+        source, target, req.profile, checkpoint=repaired_checkpoint(ckpt, draft)
+    )
+    refuse_unreadable(after, ckpt.root)
+    _refuse_regression(before, after, req, ckpt.root)
+    files, more, after = write_draft(planned, root, req, target, [req.profile], after)
+    notes += more
+    written = [
+        _written(f.dest, k, v, f.data) for f in planned.checked for k, v in f.tensors.items()
+    ]
+    if plan.mask is not None:  # DSC401's hint no longer sends the user back to --emit-mask
+        after = replace(after, findings=[_masked(f, req.mask_path) for f in after.findings])
+    notes += _verdict_notes(before, after, plan)
+    return FixResult(req, plan, written, [*files], before, after, notes)
 
 
 def run_fix(source: str, target: Target, req: FixRequest) -> FixResult:
@@ -484,7 +472,9 @@ def run_fix(source: str, target: Target, req: FixRequest) -> FixResult:
     req = replace(req, profile=req.profile or default_profile(family))
     before = inspect_checkpoint(source, target, req.profile, checkpoint=ckpt)
     plan = plan_fix(ckpt, cfg, target, req)
-    root, files, d2t_file, notes = _result_files(ckpt, cfg, plan, req, target)
+    if req.mode != SIDE:
+        return _fix_checkpoint(source, target, req, ckpt, cfg, plan, before, recovered)
+    root, files, d2t_file, notes = _side_files(ckpt, plan, req, target)
     notes[:0] = recovered
 
     # the result, checked before anything is written
@@ -496,32 +486,10 @@ def run_fix(source: str, target: Target, req: FixRequest) -> FixResult:
     refuse_unreadable(after, ckpt.root)
     _refuse_regression(before, after, req, ckpt.root)
 
-    def check_written() -> None:
-        """After the commit, before the transaction ends: a failure here rolls back."""
-        nonlocal after
-        for f in made:
-            read_back(f)
-        if req.mode != SIDE:
-            step("reinspect", root)
-            real = inspect_checkpoint(str(root), target, req.profile)
-            check_layout(planned, real, root)
-            if real.verdicts != after.verdicts:
-                raise CheckpointError(
-                    root,
-                    "the written checkpoint inspects differently from the plan; rolled back, "
-                    "nothing changed",
-                )
-            after = real  # the same verdicts, its findings naming the written files
-
     with Transaction(force=req.force) as tx:
-        if req.mode == OUT:
-            tx.make_dir(root)
         for f in files:
-            if f.src is not None:
-                tx.add_copy(f.dest, f.src, link=f.link)
-            else:
-                tx.add_bytes(f.dest, f.data)
-        tx.commit(check=check_written)
+            tx.add_bytes(f.dest, f.data)
+        tx.commit(check=lambda: [read_back(f) for f in made])
     notes += tx.recovered
 
     if plan.mask is not None:  # DSC401's hint no longer sends the user back to --emit-mask
@@ -583,7 +551,8 @@ def _run_repair(
             notes.append("nothing to repair: nothing written")
         return RepairResult(req, plan, before, after, [], notes)
     root = destination_root(ckpt, req)
-    written, more = write_draft(ckpt, draft, root, req, target, selected, after)
+    files = draft_files(ckpt, draft, root, req)
+    written, more, _ = write_draft(files, root, req, target, selected, after)
     result = RepairResult(req, plan, before, after, written, notes + more)
     if req.verify:
         from dspark_ckpt.commands.verify import verify_checkpoint

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -197,25 +198,35 @@ def open_drafter(
     return ckpt, cfg, family, recovered
 
 
-def write_draft(
+@dataclass
+class DraftFiles:
+    """What ``write_draft`` writes: each destination and how it is staged, the new
+    safetensors files among them, notes (what is not copied), the checkpoint they make."""
+
+    files: list[tuple[Path, Callable[[Transaction, Path], None]]]
+    checked: list[File]  # new safetensors files: parsed before, read back after
+    notes: list[str]
+    planned: Checkpoint
+
+
+def draft_files(
     ckpt: Checkpoint,
     draft,
     root: Path,
     req: Request,
-    target: Target,
-    selected: list[str],
-    after: Report,
     side: list[File] = (),
-) -> tuple[list[str], list[str]]:
-    """Write the repaired checkpoint in one transaction, with the ``side`` files
-    (``--emit-mask``'s mask: new bytes, checked to parse back before and after): the
-    files written, and what recovering an interrupted write in those folders did."""
+    made: list[File] = (),
+) -> DraftFiles:
+    """Every file of the result in write order (the index after the weights, ``side``
+    files last), each destination checked; usage errors here, nothing written. ``made``:
+    shards of the draft that hold new tensors only, as the bytes they must parse back to
+    (checked now and read back after the commit, as the side files)."""
     out = req.out is not None
+    notes: list[str] = []
     shards = shard_files(ckpt, draft)
     config = config_bytes(draft.config) if draft.config != ckpt.config else None
     index = index_bytes(ckpt, draft, shards)
     index_dest = root / (ckpt.index_path.name if ckpt.index_path else INDEX)
-    planned = repaired_checkpoint(ckpt, draft)
     files: list[tuple[Path, Callable[[Transaction, Path], None]]] = []
     for name, pieces in shards.items():
         if pieces is None and out:
@@ -229,37 +240,57 @@ def write_draft(
     elif out and ckpt.config is not None:
         files.append((root / CONFIG, lambda tx, d: tx.add_copy(d, ckpt.config_path)))
     if out:
-        others, _ = other_files(ckpt)
+        others, left = other_files(ckpt)
         files += [(root / p.name, lambda tx, d, p=p: tx.add_copy(d, p)) for p in others]
-        refuse_stale_files(root, [File(d) for d, _ in files] + [File(index_dest)])
+        notes += [f"not copied to {root}: {few(left)}"] if left else []
     if index is not None:
         files.append((index_dest, lambda tx, d: tx.add_bytes(d, index)))
     elif out and ckpt.index_path is not None:
         files.append((index_dest, lambda tx, d: tx.add_copy(d, ckpt.index_path)))
     files += [(f.dest, lambda tx, d, f=f: tx.add_bytes(d, f.data)) for f in side]
+    if out:
+        refuse_stale_files(root, [File(d) for d, _ in files])
     for dest, _ in files:
         check_destination(dest, req.force)
-    for f in side:
+    for f in (checked := [*made, *side]):
         check_bytes(f)
+    return DraftFiles(files, checked, notes, repaired_checkpoint(ckpt, draft))
+
+
+def write_draft(
+    planned: DraftFiles,
+    root: Path,
+    req: Request,
+    target: Target,
+    selected: list[str],
+    after: Report,
+) -> tuple[list[str], list[str], Report]:
+    """Write ``planned`` (``draft_files``) in one transaction; after its commit point the
+    side files are read back and the result is inspected again: a failure there rolls
+    everything back. Returns the files written; notes (what is not copied, what
+    recovering an interrupted write in those folders did); the written checkpoint's
+    report (``after``'s verdicts, its findings naming the written files)."""
 
     def check_written() -> None:
         """After the commit, before the transaction ends: a failure here rolls back."""
-        for f in side:
+        nonlocal after
+        for f in planned.checked:
             read_back(f)
         step("reinspect", root)
         real = inspect_checkpoint(str(root), target, selected)
-        check_layout(planned, real, root)
+        check_layout(planned.planned, real, root)
         if real.verdicts != after.verdicts:
             raise CheckpointError(
                 root,
                 "the written checkpoint inspects differently from the plan; rolled back, "
                 "nothing changed",
             )
+        after = real  # the same verdicts, its findings naming the written files
 
     with Transaction(force=req.force) as tx:
-        if out:
+        if req.out is not None:
             tx.make_dir(root)
-        for dest, add in files:
+        for dest, add in planned.files:
             add(tx, dest)
         tx.commit(check=check_written)
-    return [str(d) for d, _ in files], tx.recovered
+    return [str(d) for d, _ in planned.files], planned.notes + tx.recovered, after
