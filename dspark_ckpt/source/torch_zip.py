@@ -35,7 +35,7 @@ import numpy as np
 from dspark_ckpt.errors import CheckpointError, few
 from dspark_ckpt.source.layout import PICKLE_SUFFIXES, SINGLE
 from dspark_ckpt.source.local import inside
-from dspark_ckpt.source.pieces import Part, Range, safetensors_pieces
+from dspark_ckpt.source.pieces import Part, Pieces, Range, safetensors_pieces
 from dspark_ckpt.source.safetensors import open_regular, read_json_file
 
 MAX_PICKLE_BYTES = 100_000_000  # data.pkl: as a safetensors header
@@ -58,6 +58,7 @@ STORAGES = {
     "ByteStorage": ("U8", 1, "|u1"),
     "BoolStorage": ("BOOL", 1, "|u1"),
 }
+STORAGES_NP = {dtype: np_dtype for dtype, _, np_dtype in STORAGES.values()}
 
 
 class StorageType(NamedTuple):
@@ -129,8 +130,9 @@ class _Unpickler(pickle.Unpickler):
 
     def find_class(self, module: str, name: str) -> Any:
         found = ALLOWED.get((module, name))
-        if found is None:
-            raise _Refused(f"{module}.{name}")
+        if found is None:  # named, bounded: a pickle may name a megabyte-long global
+            said = f"{module}.{name}"
+            raise _Refused(said if len(said) <= 120 else said[:100] + "[...]")
         return found
 
     def persistent_load(self, pid: Any) -> Storage:
@@ -324,10 +326,7 @@ def _tensor(path: Path, f, t: TensorRef) -> tuple[str, tuple[int, ...], Part]:
     return s.dtype, t.shape, np.ascontiguousarray(values).tobytes()
 
 
-STORAGES_NP = {dtype: np_dtype for dtype, _, np_dtype in STORAGES.values()}
-
-
-def safetensors_of(files: list[TorchFile]) -> list:
+def safetensors_of(files: list[TorchFile]) -> list[Pieces]:
     """Each file's tensors as a safetensors file's pieces, data in file order."""
 
     def order(row):
@@ -360,7 +359,7 @@ class Conversion:
     """A pickle checkpoint's weights as safetensors files: name -> pieces (in order),
     the index to write (None for one file), and what was read."""
 
-    files: dict[str, Any]
+    files: dict[str, Pieces]
     index: bytes | None
     sources: list[Path]
     tensors: int

@@ -237,3 +237,15 @@ def test_diff_converts_in_a_temporary_folder_and_writes_nothing(cwd):
     assert sorted(os.listdir(drafter)) == ["config.json", "pytorch_model.bin"]
     assert os.listdir(cwd) == ["drafter"]
     assert set(Path(tempfile.gettempdir()).glob(".dspark-ckpt-convert-*")) == stages
+
+
+def test_a_megabyte_long_global_is_named_in_a_bounded_line(tmp_path):
+    d = tmp_path / "drafter"
+    d.mkdir()
+    shutil.copy(EQUAL / "config.json", d)
+    torch_zip(d / "pytorch_model.bin", b"c" + b"m" * 2**20 + b"\nx\n.")
+    r = cli("fix", d, "--target", SMALL, "--out", tmp_path / "out")
+    assert r.exit_code == 1
+    [line] = r.stderr.splitlines()
+    assert len(line) < 600 and "asks for the global mmmm" in line and "[...]" in line
+    assert not (tmp_path / "out").exists()
