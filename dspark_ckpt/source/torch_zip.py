@@ -6,8 +6,8 @@ The pickle is read by an unpickler that resolves only the globals a state dict n
 (``ALLOWED``) to functions of our own, which build descriptions, never tensors; any other
 global is refused by name before it could be called. Storages are never loaded: a tensor
 is a byte range of the zip entry that holds its storage (a ``Range``), so converting a
-checkpoint to safetensors streams those bytes (``source/pieces.py``); only a
-non-contiguous tensor is gathered in memory, one at a time as the plan is made.
+checkpoint to safetensors streams those bytes (``source/pieces.py``); a non-contiguous
+one is gathered when it is written (a ``Strided``): one tensor in memory at a time.
 
 Bounded: the pickle's size (``MAX_PICKLE_BYTES``), its stack and open marks, its memo
 (``_prescan``, before anything is built), a storage's declared size against its zip entry,
@@ -30,12 +30,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
-import numpy as np
-
 from dspark_ckpt.errors import CheckpointError, few
 from dspark_ckpt.source.layout import PICKLE_SUFFIXES, SINGLE
 from dspark_ckpt.source.local import inside
-from dspark_ckpt.source.pieces import Part, Pieces, Range, safetensors_pieces
+from dspark_ckpt.source.pieces import Part, Pieces, Range, Strided, safetensors_pieces
 from dspark_ckpt.source.safetensors import open_regular, read_json_file
 
 MAX_PICKLE_BYTES = 100_000_000  # data.pkl: as a safetensors header
@@ -267,7 +265,7 @@ def read_torch_zip(path: Path) -> TorchFile:
         except Exception as e:  # a malformed pickle: any error the unpickler raises
             raise CheckpointError(path, f"has a malformed pickle: {_say(e)}") from None
         state = _state_dict(obj, path)
-        return TorchFile(path, {name: _tensor(path, f, t) for name, t in state.items()})
+        return TorchFile(path, {name: _tensor(path, t) for name, t in state.items()})
 
 
 def _say(e: Exception) -> str:
@@ -308,9 +306,9 @@ def _contiguous(shape: tuple[int, ...], stride: tuple[int, ...]) -> bool:
     return True
 
 
-def _tensor(path: Path, f, t: TensorRef) -> tuple[str, tuple[int, ...], Part]:
+def _tensor(path: Path, t: TensorRef) -> tuple[str, tuple[int, ...], Part]:
     """A tensor's dtype, shape and bytes: a range of the file where it is contiguous,
-    else its elements gathered in order (the span it covers read, nothing more)."""
+    else its elements, gathered in order only when written (``Strided``)."""
     s = t.storage
     numel = math.prod(t.shape)
     start = s.start + t.offset * s.itemsize
@@ -318,12 +316,7 @@ def _tensor(path: Path, f, t: TensorRef) -> tuple[str, tuple[int, ...], Part]:
         return s.dtype, t.shape, b""
     if _contiguous(t.shape, t.stride):
         return s.dtype, t.shape, Range(path, start, start + numel * s.itemsize)
-    span = 1 + sum((n - 1) * st for n, st in zip(t.shape, t.stride, strict=True))
-    f.seek(start)
-    raw = np.frombuffer(f.read(span * s.itemsize), dtype=STORAGES_NP[s.dtype])
-    strides = tuple(st * s.itemsize for st in t.stride)
-    values = np.lib.stride_tricks.as_strided(raw, t.shape, strides, writeable=False)
-    return s.dtype, t.shape, np.ascontiguousarray(values).tobytes()
+    return s.dtype, t.shape, Strided(path, start, t.shape, t.stride, STORAGES_NP[s.dtype])
 
 
 def safetensors_of(files: list[TorchFile]) -> list[Pieces]:
