@@ -195,3 +195,19 @@ def test_an_oversized_pickle_is_refused_before_it_is_read(tmp_path, monkeypatch)
     monkeypatch.setattr(tz, "MAX_PICKLE_BYTES", 64)  # the bound, not 100 MB of test data
     with pytest.raises(CheckpointError, match="data.pkl is over the 64 byte limit"):
         read_torch_zip(path)
+
+
+@pytest.mark.parametrize(
+    "body, words",
+    [
+        (b"N" * 100_001, "its stack or memo grows past the bounds"),  # 100k objects at once
+        (b"(" * 65, "nested deeper than 64 levels"),
+        (b"\x93", "malformed pickle"),  # STACK_GLOBAL on an empty stack
+    ],
+)
+def test_a_pickle_past_the_bounds_is_refused_before_anything_is_built(tmp_path, body, words):
+    path = tmp_path / "x.bin"
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("archive/data.pkl", b"\x80\x02" + body + b".")
+    with pytest.raises(CheckpointError, match=words):
+        read_torch_zip(path)
