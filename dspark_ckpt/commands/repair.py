@@ -523,6 +523,9 @@ def config_bytes(config: dict) -> bytes:
     return (json.dumps(config, indent=2) + "\n").encode()
 
 
+NEW_SHARD_METADATA = {"format": "pt", "written_by": "dspark-ckpt fix"}  # a shard fix adds
+
+
 def shard_files(ckpt: Checkpoint, draft: Draft) -> dict[str, Pieces | None]:
     """Each weight file of the result: None where it is the source's file unchanged, else
     the pieces it is made of (a rewritten shard keeps its ``__metadata__``; a source shard
@@ -532,11 +535,7 @@ def shard_files(ckpt: Checkpoint, draft: Draft) -> dict[str, Pieces | None]:
     for shard, tensors in draft.shard_tensors(draft.touched).items():
         if shard not in paths and not tensors:
             continue
-        meta = (
-            ckpt.origin.read_metadata(paths[shard])
-            if shard in paths
-            else {"format": "pt", "written_by": "dspark-ckpt fix"}
-        )
+        meta = ckpt.origin.read_metadata(paths[shard]) if shard in paths else NEW_SHARD_METADATA
         out[shard] = safetensors_pieces(tensors, meta)
     return out
 
@@ -547,9 +546,12 @@ def is_empty(pieces: Pieces | None) -> bool:
 
 
 def index_bytes(ckpt: Checkpoint, draft: Draft, shards: dict[str, Pieces | None]) -> bytes | None:
-    """The index of the result: written where the source has one or a new shard is
-    added; None where a single file needs none."""
+    """The index of the result: written where the source has one and a tensor changes,
+    or a new shard is added; None where a single file needs none, or the source's is
+    unchanged."""
     if ckpt.index_path is None and shards.get(draft.new_shard) is None:
+        return None
+    if not draft.changed:  # the same tensors in the same files: the source's index
         return None
     weight_map = {n: i.path.name for n, i in ckpt.tensors.items() if n not in draft.changed}
     weight_map.update({n: t.shard for n, t in draft.changed.items() if t is not None})

@@ -2,12 +2,14 @@
 
 A checkpoint is a folder holding ``config.json`` and either ``model.safetensors`` or
 ``model.safetensors.index.json`` plus its shards, or a single ``.safetensors`` file next
-to its ``config.json``. Pickle checkpoints are refused, never loaded. Names only here:
+to its ``config.json``. Pickle checkpoints are never loaded here: ``fix`` converts them
+(``torch_zip.py``). Names only here:
 reading is the sources' (``local.py``, ``hub.py``).
 """
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Iterable
 from pathlib import Path, PureWindowsPath
 from typing import Any
@@ -60,6 +62,16 @@ def holds_weights(names: Iterable[str]) -> bool:
     return INDEX in names or any(n.endswith(".safetensors") for n in names)
 
 
+def convert_command(where: str | Path) -> str:
+    """The command that converts the pickle checkpoint in folder ``where`` (a Hub
+    repository: once downloaded; ``fix`` converts local folders)."""
+    folder = str(where).rstrip("/") or "/"
+    if folder.startswith("hf://"):
+        return "download the repository, then: dspark-ckpt fix DIR --target TARGET --out OUT"
+    out = shlex.quote(folder + "-safetensors")
+    return f"dspark-ckpt fix {shlex.quote(folder)} --target TARGET --out {out}"
+
+
 def pick_weights(names: Iterable[str], where: str | Path) -> tuple[str | None, list[str]]:
     """Which of a checkpoint folder's file ``names`` hold the weights, as vLLM's loader
     decides: ``(index, [])`` when there is an index (its weight_map names the shards);
@@ -77,8 +89,9 @@ def pick_weights(names: Iterable[str], where: str | Path) -> tuple[str | None, l
     if pickles:
         raise CheckpointError(
             where,
-            f"holds only pickle weights ({few(pickles)}); dspark-ckpt never unpickles: "
-            "convert the checkpoint to safetensors",
+            f"holds only pickle weights ({few(pickles)}), never unpickled to be read",
+            hint="convert them to safetensors, without running the pickle: "
+            + convert_command(where),
         )
     raise CheckpointError(
         where,

@@ -12,7 +12,7 @@ from typing import Any
 
 from dspark_ckpt.errors import CheckpointError, UsageError
 from dspark_ckpt.source.base import Source, header_cache, read_whole, told
-from dspark_ckpt.source.layout import INDEX, PICKLE_SUFFIXES
+from dspark_ckpt.source.layout import INDEX, PICKLE_SUFFIXES, convert_command
 from dspark_ckpt.source.safetensors import (
     MAX_JSON_BYTES,
     SafetensorsHeader,
@@ -152,7 +152,10 @@ def open_local(name: str | Path, *, folder: bool = False) -> LocalSource:
         return LocalSource(path.parent, name=str(name))
     if path.suffix in PICKLE_SUFFIXES:
         raise CheckpointError(
-            path, "is a pickle file; dspark-ckpt never unpickles: convert it to safetensors"
+            path,
+            "is a pickle file, never unpickled to be read",
+            hint="convert its folder to safetensors, without running the pickle: "
+            + convert_command(path.parent),
         )
     if path.suffix != ".safetensors":
         raise UsageError(f"{name}: expected a checkpoint directory or a .safetensors file")

@@ -1,12 +1,13 @@
 """A safetensors file to write, as the pieces it is made of: new bytes (its header, a
-new tensor's values) and byte ranges of existing files (a tensor kept, or cut to its
-first rows). ``fix`` plans a rewritten shard this way: a kept tensor's bytes are the
+new tensor's values), byte ranges of existing files (a tensor kept, or cut to its first
+rows) and strided elements of one (a pickle's non-contiguous tensor, ``Strided``). ``fix`` plans a rewritten shard this way: a kept tensor's bytes are the
 source's, streamed, never loaded; the plan reads the new header without writing a byte.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,7 +29,38 @@ class Range(NamedTuple):
         return self.end - self.start
 
 
-Part = bytes | Range
+class Strided(NamedTuple):
+    """The elements of a non-contiguous tensor in the file at ``path`` (a transposed or
+    strided view in a pickle checkpoint's storage), gathered in row-major order only when
+    its bytes are written: one such tensor in memory at a time."""
+
+    path: Path
+    start: int  # the file offset of its first element
+    shape: tuple[int, ...]
+    strides: tuple[int, ...]  # in elements
+    dtype: str  # a numpy dtype string of the elements' bits, ending in its size (``<u2``)
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape) * int(self.dtype[-1])
+
+    def gather(self, open_file) -> bytes:
+        import numpy as np  # only here: inspect never imports numpy for nothing
+
+        item = int(self.dtype[-1])
+        span = 1 + sum((n - 1) * s for n, s in zip(self.shape, self.strides, strict=True))
+        with open_file(self.path) as src:
+            src.seek(self.start)
+            raw = src.read(span * item)
+        if len(raw) != span * item:
+            raise OSError(f"{self.path}: shorter than its storage says")
+        flat = np.frombuffer(raw, dtype=self.dtype)
+        steps = tuple(s * item for s in self.strides)
+        view = np.lib.stride_tricks.as_strided(flat, self.shape, steps, writeable=False)
+        return np.ascontiguousarray(view).tobytes()
+
+
+Part = bytes | Range | Strided
 
 
 @dataclass(frozen=True)
@@ -53,6 +85,9 @@ class Pieces:
             if isinstance(part, bytes):
                 yield part
                 continue
+            if isinstance(part, Strided):
+                yield part.gather(open_file)
+                continue
             with open_file(part.path) as src:
                 src.seek(part.start)
                 left = part.size
@@ -71,8 +106,9 @@ class Pieces:
             size = len(part) if isinstance(part, bytes) else part.size
             lo, hi = max(start, pos), min(end, pos + size)
             if lo < hi:
-                if isinstance(part, bytes):
-                    out += part[lo - pos : hi - pos]
+                if isinstance(part, bytes | Strided):
+                    whole = part if isinstance(part, bytes) else part.gather(open_file)
+                    out += whole[lo - pos : hi - pos]
                 else:
                     with open_file(part.path) as src:
                         src.seek(part.start + lo - pos)

@@ -349,7 +349,9 @@ def test_pickle_only_checkpoint_refused(tmp_path):
     (d / "pytorch_model.bin").write_bytes(b"\x80\x04K\x01.")
     rc, rep = inspect_json(d)
     assert rc == 1 and rep["findings"][0]["code"] == "DSC001"
-    assert "never unpickles" in rep["findings"][0]["message"]
+    finding = rep["findings"][0]
+    assert "never unpickled" in finding["message"]
+    assert f"dspark-ckpt fix {d} --target TARGET --out {d}-safetensors" in finding["hint"]
 
 
 def test_sharded_index_must_agree_with_shards(tmp_path):

@@ -622,9 +622,7 @@ def pickle_bin_only(d):
     root = d / "drafter"
     write_json(root / "config.json", drafter_config(VT, VT))
     raw(root / "pytorch_model.bin", canary_pickle(d))
-    return Setup(
-        root, root, "holds only pickle weights (pytorch_model.bin); dspark-ckpt never unpickles"
-    )
+    return Setup(root, root, "holds only pickle weights (pytorch_model.bin), never unpickled")
 
 
 @case
@@ -632,7 +630,7 @@ def pickle_pt_named(d):
     root = d / "drafter"
     write_json(root / "config.json", drafter_config(VT, VT))
     pt = raw(root / "drafter.pt", canary_pickle(d))
-    return Setup(pt, pt, "is a pickle file; dspark-ckpt never unpickles")
+    return Setup(pt, pt, "is a pickle file, never unpickled")
 
 
 @case
