@@ -65,11 +65,25 @@ def fix_tables():
     return fix_table
 
 
+# --color: "auto" (Rich decides: a terminal, NO_COLOR, FORCE_COLOR), "always", "never"
+COLOR = "auto"
+
+
+def colors() -> dict:
+    """The console options ``--color`` asks for (none for ``auto``: Rich's own choice)."""
+    if COLOR == "never":
+        return {"color_system": None}
+    if COLOR == "always":
+        return {"force_terminal": True}
+    return {}
+
+
 def stdout() -> Console:
     from dspark_ckpt.output.table import PLAIN_WIDTH, DataConsole
 
-    console = DataConsole(sys.stdout, soft_wrap=False)
-    if not console.is_terminal:
+    console = DataConsole(sys.stdout, soft_wrap=False, **colors())
+    tty = sys.stdout.isatty() if COLOR == "always" else console.is_terminal
+    if not tty:
         console.width = output_width() or PLAIN_WIDTH
     return console
 
@@ -77,7 +91,7 @@ def stdout() -> Console:
 def stderr() -> Console:
     from dspark_ckpt.output.table import DataConsole
 
-    return DataConsole(sys.stderr, soft_wrap=True)
+    return DataConsole(sys.stderr, soft_wrap=True, **colors())
 
 
 def deliver(output: Path | None, text: str | None, show: Callable[[Console], None]) -> None:

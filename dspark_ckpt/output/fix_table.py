@@ -5,6 +5,7 @@ with the tables of ``table.py``. Nothing here decides anything: it only shows a 
 from __future__ import annotations
 
 import json
+import os
 
 from rich.console import Console
 from rich.table import Table
@@ -24,7 +25,14 @@ def verify_summary(r) -> Text:
     risk = sum(m.unmasked_illegal for m in r.modes.values())
     why = "; ".join(r.problems) or "with the mask no sampled id leaves [0, Vt)"
     unmasked = f"without the mask {risk} sampled id(s) left it" if risk else "none left it unmasked"
-    return Text.assemble(verdict_text(r.ok), ": ", why, "; ", unmasked)
+    line = Text.assemble(verdict_text(r.ok), ": ", why, "; ", unmasked)
+    verdict = getattr(r, "inspect", None)
+    if verdict is not None and not verdict.ok:  # PASS is the mask's: not "deployable"
+        profiles = ", ".join(verdict.profiles)
+        line.append("; but inspect says ")
+        line.append("NOT deployable", style="bold red")
+        line.append(f" under {profiles} ({', '.join(verdict.errors) or 'a partial verdict'})")
+    return line
 
 
 def print_verify(r, console: Console) -> None:
@@ -112,10 +120,9 @@ def print_fix(r, console: Console) -> None:
     p = r.plan
     head.add_row("drafter", f"{r.before.drafter_source} ({r.request.mode})")
     head.add_row("vocab", Text.assemble(f"Vd {p.vd}, Vt {p.vt} -> ", (p.classification, "bold")))
-    for w in r.written:
-        head.add_row(
-            "wrote", f"{w.path}: {w.tensor} {w.dtype} {w.shape}  sha256 {w.sha256[:16]}..."
-        )
+    for w in r.written:  # the full path: a side file lands in the current folder
+        where = os.path.abspath(w.path)
+        head.add_row("wrote", f"{where}: {w.tensor} {w.dtype} {w.shape}  sha256 {w.sha256[:16]}...")
     _verdicts_and_notes(r, head)
     console.print(head)
     if r.after.findings:
