@@ -130,11 +130,13 @@ def with_color(fn):
 
     @functools.wraps(fn)
     def run(*args, color: Color = Color.auto, **kwargs):
-        if color is not Color.auto:
-            from dspark_ckpt.cli import console
+        from dspark_ckpt.cli import console
 
-            console.COLOR = color.value
-        return fn(*args, **kwargs)
+        console.COLOR = color.value
+        try:
+            return fn(*args, **kwargs)
+        finally:  # one run's choice (in-process: the tests, a library caller) ends with it
+            console.COLOR = Color.auto.value
 
     run.__signature__ = sig.replace(parameters=[*sig.parameters.values(), color])
     run.__annotations__ = {**fn.__annotations__, "color": ColorOpt}

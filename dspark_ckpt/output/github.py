@@ -1,5 +1,6 @@
 """GitHub Actions workflow commands: one annotation per distinct finding, on its file
-(found under several profiles: once, naming them all), and one per partial run (the checks it did not make), on the drafter's config.
+(found under several profiles: once, naming them all), and one per partial run (the
+checks it did not make), on the drafter's config.
 
 Reports on a list of ``CheckRun`` (commands/runs.py): ``inspect`` gives one per
 profile, ``check`` one per pair and profile.
@@ -65,7 +66,7 @@ def distinct(runs: list[CheckRun]) -> list[tuple[Finding, list[str]]]:
             p = f.profile
             key = (f.severity, f.file, f.code, f.tensor, _as(f.message, p, "\0"))
             key += (_as(f.fix_hint, p, "\0"),)
-            first, profiles = groups.setdefault(key, (f, []))
+            _, profiles = groups.setdefault(key, (f, []))
             if p is not None and p not in profiles:
                 profiles.append(p)
     return list(groups.values())
