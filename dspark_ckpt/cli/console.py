@@ -2,7 +2,7 @@
 consoles, progress bars on stderr for people.
 
 The table (``output/table.py``, Rich) is imported only where a table is shown; ``-q``'s
-verdict line draws on ``output/console.py`` alone (no Rich table module), and the machine
+verdict line draws on ``output/summary.py`` alone (no Rich table module), and the machine
 formats start without Rich (``tests/cli/test_startup.py``).
 """
 
@@ -54,9 +54,9 @@ def tables():
 
 def summaries():
     """The one-line verdicts (Rich's console and text, not its table module: ``-q``)."""
-    from dspark_ckpt.output import console
+    from dspark_ckpt.output import summary
 
-    return console
+    return summary
 
 
 def check_tables():

@@ -1,22 +1,16 @@
-"""The console the table format draws on, and the one-line verdict: what ``-q`` prints
-needs no table, so this module imports Rich's console and text only, never its table
-module (``tests/cli/test_startup.py``); ``table.py`` and the other table modules build on
-it."""
+"""The console the table format draws on. What ``-q`` prints (``summary.py``) needs no
+table, so this module imports Rich's console and text only, never its table module
+(``tests/cli/test_startup.py``); ``table.py`` and the other table modules build on it."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.segment import Segment
 from rich.text import Text
 
 from dspark_ckpt.output.text import command_marks, hex_escape, one_line, printable
-from dspark_ckpt.rules.findings import ERROR, INFO, WARNING
-
-if TYPE_CHECKING:
-    from dspark_ckpt.commands.inspect import Report
 
 # width of tables written to a file or a pipe (a CI log), where no terminal says it
 PLAIN_WIDTH = 120
@@ -92,27 +86,3 @@ def _inert(line: list[Segment]) -> list[Segment]:
 
 def verdict_text(ok: bool) -> Text:
     return Text("PASS", style="bold green") if ok else Text("FAIL", style="bold red")
-
-
-def inspect_summary(r: Report) -> Text:
-    """The one-line verdict (all that ``--quiet`` prints)."""
-    if not r.covered:
-        return Text.assemble(
-            ("NOT JUDGED", "bold yellow"),
-            f": no profile covers this drafter's family ({r.family or 'unknown'})",
-        )
-    counts = {s: sum(f.severity == s for f in r.findings) for s in (ERROR, WARNING, INFO)}
-    summary = ", ".join(f"{n} {s}(s)" for s, n in counts.items() if n) or "clean"
-    failing = [p for p in r.profiles if not r.verdicts.get(p)]
-    named = failing if failing else r.profiles  # name the profiles that fail
-    passing = [p for p in r.profiles if p not in failing]
-    also = f" (passes {', '.join(passing)})" if failing and passing else ""
-    partial = ""
-    if r.not_checked:  # said on the verdict line itself: --quiet prints only this line
-        codes = ", ".join(dict.fromkeys(n.code for n in r.not_checked))
-        partial = f"; partial: {len(r.not_checked)} check(s) not made ({codes})"
-    return Text.assemble(
-        ("deployable" if r.ok else "NOT deployable", "bold green" if r.ok else "bold red"),
-        f" under profile{'s' if len(named) > 1 else ''} {', '.join(named)}{also}: {summary}",
-        (partial, "yellow"),
-    )

@@ -11,6 +11,11 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from dspark_ckpt.output.summary import (  # noqa: F401 - the one-line verdicts, also -q's
+    fix_summary,
+    repair_summary,
+    verify_summary,
+)
 from dspark_ckpt.output.table import SEVERITY_STYLE, boxed_table, findings_table, verdict_text
 
 
@@ -18,21 +23,6 @@ def _count(n: int | None) -> Text:
     if n is None:
         return Text("-", style="dim")
     return Text(str(n), style="bold red" if n else "green")
-
-
-def verify_summary(r) -> Text:
-    """The verdict line (all that ``verify -q`` prints in the table format)."""
-    risk = sum(m.unmasked_illegal for m in r.modes.values())
-    why = "; ".join(r.problems) or "with the mask no sampled id leaves [0, Vt)"
-    unmasked = f"without the mask {risk} sampled id(s) left it" if risk else "none left it unmasked"
-    line = Text.assemble(verdict_text(r.ok), ": ", why, "; ", unmasked)
-    verdict = getattr(r, "inspect", None)
-    if verdict is not None and not verdict.ok:  # PASS is the mask's: not "deployable"
-        profiles = ", ".join(verdict.profiles)
-        line.append("; but inspect says ")
-        line.append("NOT deployable", style="bold red")
-        line.append(f" under {profiles} ({', '.join(verdict.errors) or 'a partial verdict'})")
-    return line
 
 
 def print_verify(r, console: Console) -> None:
@@ -143,14 +133,6 @@ def _verdicts_and_notes(r, head: Table) -> None:
         head.add_row("note", note)
 
 
-def fix_summary(r) -> Text:
-    """The one-line result of ``fix`` (all that ``--quiet`` prints)."""
-    return Text.assemble(
-        ("deployable" if r.ok else "NOT deployable", "bold green" if r.ok else "bold red"),
-        f" after fix under profile {r.request.profile}",
-    )
-
-
 def _shape(t) -> str:
     return f"{t[0]} {list(t[1])} ({t[2]})"
 
@@ -198,24 +180,3 @@ def print_repair(r, console: Console) -> None:
     if r.verify is not None:
         console.print(Text.assemble(("verify  ", "bold"), verify_summary(r.verify)))
     console.print(repair_summary(r))
-
-
-def repair_summary(r) -> Text:
-    """The one-line result of a repair (all that ``--quiet`` prints)."""
-    p, req = r.plan, r.request
-    profiles = ", ".join(p.profiles)
-    if p.refusal is not None:
-        return Text.assemble(("refused", "bold red"), f": {p.refusal}")
-    n = len(p.config) + len(p.tensors)
-    if req.mode == "diff":
-        return Text.assemble(
-            ("plan", "bold"),
-            f": {n} change(s) from {len(p.applied)} repair(s) under {profiles}; nothing written"
-            if n
-            else f": nothing to repair under {profiles}",
-        )
-    return Text.assemble(
-        ("deployable" if r.ok else "NOT deployable", "bold green" if r.ok else "bold red"),
-        f" after fix under profile{'s' if len(p.profiles) > 1 else ''} {profiles}"
-        + (f": {n} change(s) written" if r.files else ": nothing written"),
-    )

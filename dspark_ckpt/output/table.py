@@ -20,10 +20,10 @@ from dspark_ckpt.commands.inspect import Report
 from dspark_ckpt.output.console import (  # noqa: F401 - what the other table modules use
     PLAIN_WIDTH,
     DataConsole,
-    inspect_summary,
     verdict_text,
 )
 from dspark_ckpt.output.json import profile_obj
+from dspark_ckpt.output.summary import inspect_summary  # noqa: F401
 from dspark_ckpt.output.text import one_line
 from dspark_ckpt.profiles.registry import PROFILES
 from dspark_ckpt.rules.codes import CODES

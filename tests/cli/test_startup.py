@@ -96,6 +96,14 @@ def test_a_verdict_line_or_json_never_imports_richs_table_module(tmp_path, args)
     assert ("rich" in modules) == (args[0] == "-q")
 
 
+def test_fix_and_check_verdict_lines_never_import_richs_table_module(tmp_path):
+    config = tmp_path / "dspark-ckpt.toml"
+    config.write_text(f'[[pairs]]\ndrafter = "{PADDED[0]}"\ntarget = "{PADDED[2]}"\n')
+    for argv in (["fix", *PADDED, "--diff", "-q"], ["check", "--config", config, "-q"]):
+        modules = imported(tmp_path, *argv)
+        assert "rich" in modules and "rich.table" not in modules, argv
+
+
 @pytest.mark.parametrize("argv", [["--help"], ["--version"], ["inspect", "--help"]])
 def test_help_and_version_import_no_command_machinery(tmp_path, argv):
     modules = imported(tmp_path, *argv)
