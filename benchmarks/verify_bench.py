@@ -8,7 +8,10 @@ present, on CUDA. Each device is compared with baselines measured in the same ru
 - ``copy``: a plain on-device copy of the head (read + write): the memory bandwidth
   this device reaches, the limit a bandwidth-bound logits pass can approach;
 - ``matmul``: one unchunked ``hidden @ head.T`` over the same hidden states: the
-  logits time without streaming, masking or sampling.
+  logits time without streaming, masking or sampling;
+- ``hand-written``: the same sampling as a short torch script does it (``hand_written``:
+  load, logits with the Markov bias, greedy / top-k / Gumbel-max, unmasked and masked),
+  paired with verify run for run; the ratio's target is <= 1.2x.
 
     python benchmarks/verify_bench.py                 # defaults: a few minutes on 2 cores
     python benchmarks/verify_bench.py --tokens 2048   # a bigger run
@@ -82,6 +85,63 @@ def baselines(head, tokens: int, device: str) -> dict[str, float]:
     return {"copy": copy, "matmul": matmul}
 
 
+def hand_written(drafter: Path, device: str, n: int, vt: int, k: int) -> tuple[float, float]:
+    """The same sampling as a person would write it in torch, unchunked: load the head and
+    the Markov matrices, ``n`` RMS-normalised hidden states, logits plus the Markov bias
+    in the head's dtype, Gumbel noise, then greedy, top-k and Gumbel-max, unmasked and
+    with the padded rows set to -inf. Returns (seconds end to end, seconds of logits and
+    sampling)."""
+    from safetensors import safe_open
+
+    t0 = time.perf_counter()
+    with safe_open(str(drafter / "model.safetensors"), framework="pt", device=device) as f:
+        head = f.get_tensor("lm_head.weight")
+        w1 = f.get_tensor("markov_head.markov_w1.weight")
+        w2 = f.get_tensor("markov_head.markov_w2.weight")
+    if device == "cuda":
+        torch.cuda.synchronize()
+    t1 = time.perf_counter()
+    gen = torch.Generator(device=device).manual_seed(0)
+    hidden = torch.randn(n, head.shape[1], generator=gen, device=device)
+    hidden = (hidden / hidden.pow(2).mean(dim=-1, keepdim=True).sqrt()).to(head.dtype)
+    prev = torch.randint(0, vt, (n,), generator=gen, device=device)
+    allowed = torch.arange(head.shape[0], device=device) < vt
+    logits = (hidden @ head.T + w1[prev] @ w2.T).float()
+    noise = torch.empty_like(logits).exponential_(generator=gen).log_().neg_()
+    for scores in (logits, logits.masked_fill(~allowed, float("-inf"))):
+        scores.argmax(dim=1), scores.topk(k, dim=1), (scores + noise).argmax(dim=1)
+    if device == "cuda":
+        torch.cuda.synchronize()
+    t2 = time.perf_counter()
+    return t2 - t0, t2 - t1
+
+
+def paired(drafter: Path, device: str, tokens: int, vt: int, repeat: int) -> None:
+    """verify and the hand-written script, taking turns ``repeat`` times: the median of
+    each and of their ratio (a shared machine's load hits both alike)."""
+    import statistics
+
+    target = target_from_vocab_size(vt)
+    ours, theirs = [], []
+    for _ in range(repeat):
+        t0, c0 = time.perf_counter(), time.process_time()
+        report = verify_checkpoint(str(drafter), target, device=device, tokens=tokens)
+        total, cpu = time.perf_counter() - t0, time.process_time() - c0
+        ts = report.timings_s
+        ours.append((total, ts["logits"] + ts["sampling"], cpu))
+        c0 = time.process_time()
+        wall, compute = hand_written(drafter, device, report.tokens, vt, report.topk)
+        theirs.append((wall, compute, time.process_time() - c0))
+    for i, what in enumerate(("end to end", "logits + sampling", "CPU s end to end")):
+        a = statistics.median(o[i] for o in ours)
+        b = statistics.median(t[i] for t in theirs)
+        ratio = statistics.median(o[i] / t[i] for o, t in zip(ours, theirs, strict=True))
+        print(
+            f"paired {what:<18} verify {a:.2f} s, hand-written torch {b:.2f} s: "
+            f"{ratio:.2f}x (median of {repeat} pairs; target <= 1.2x)"
+        )
+
+
 def bench(drafter: Path, device: str, tokens: int, vt: int) -> None:
     report = verify_checkpoint(
         str(drafter), target_from_vocab_size(vt), device=device, tokens=tokens
@@ -133,6 +193,9 @@ def main() -> None:
         "--tokens", type=int, default=64, help="random hidden states (as many again adversarial)"
     )
     ap.add_argument("--vocab", type=int, default=VD, help="Vd: head rows")
+    ap.add_argument(
+        "--repeat", type=int, default=3, help="pairs of verify and the hand-written script"
+    )
     ap.add_argument("--hidden", type=int, default=H, help="head width")
     ap.add_argument(
         "--devices", default="cpu,cuda", help="comma-separated; cuda only where present"
@@ -146,6 +209,7 @@ def main() -> None:
                 print("\n== cuda: no GPU present, skipped")
                 continue
             bench(drafter, device, args.tokens, vt)
+            paired(drafter, device, args.tokens, vt, args.repeat)
 
 
 if __name__ == "__main__":

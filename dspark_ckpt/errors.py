@@ -4,7 +4,8 @@ Every problem with an input becomes one of these, with a one-line message that
 names the file. Nothing else is meant to escape: the CLI turns a
 ``CheckpointError`` into an error finding (exit 1) and a ``UsageError`` into a
 one-line message (exit 2). A ``WriteError`` (an output that cannot be written) is a
-``UsageError`` that names its destination.
+``UsageError`` that names its destination; a ``NetworkError`` (the Hub could not be
+reached) is a ``UsageError`` told apart by its kind.
 
 Both redact credentials (``redact``) from their messages as they are made, so no output
 format, terminal or CI, can show a password that came in a URL (``HF_ENDPOINT``).
@@ -57,6 +58,14 @@ class UsageError(Exception):
 
     def __init__(self, *args: object) -> None:
         super().__init__(*(redact(a) if isinstance(a, str) else a for a in args))
+
+
+class NetworkError(UsageError):
+    """The Hub could not be consulted: unreachable, a DNS failure, a timeout, an answer
+    that is no answer (HTTP 5xx, a broken protocol), or HF_HUB_OFFLINE with nothing
+    cached. No verdict is made (exit 2, as for a usage error); the CLI tells it apart in
+    its message and in the JSON error object's ``kind``: retrying may help, editing the
+    command does not."""
 
 
 class WriteError(UsageError):

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from dspark_ckpt.cli.console import check_tables, emit, show_progress, stderr
+from dspark_ckpt.cli.console import check_tables, emit, show_progress, stderr, summaries
 from dspark_ckpt.cli.destinations import refuse_report_paths
 from dspark_ckpt.cli.errors import EXIT_FAIL, EXIT_OK
 from dspark_ckpt.cli.options import AlsoOpt, Format, FormatOpt, OutputOpt, QuietOpt, also_report
@@ -82,7 +82,7 @@ def check_cmd(
         json_obj=lambda: check_obj(result),
         runs=lambda: result.runs,
         full=lambda console: check_tables().print_check(result, console),
-        summary=lambda console: console.print(check_tables().check_summary(result), soft_wrap=True),
+        summary=lambda console: console.print(summaries().check_summary(result), soft_wrap=True),
         also=reports,
     )
     raise typer.Exit(EXIT_OK if result.ok else EXIT_FAIL)

@@ -1,8 +1,9 @@
 """Where a command's output and progress go: stdout or a file (``-o``), the table's
 consoles, progress bars on stderr for people.
 
-The table (``output/table.py``, Rich) is imported only where a table is shown; the
-machine formats start without it (``tests/cli/test_startup.py``).
+The table (``output/table.py``, Rich) is imported only where a table is shown; ``-q``'s
+verdict line draws on ``output/summary.py`` alone (no Rich table module), and the machine
+formats start without Rich (``tests/cli/test_startup.py``).
 """
 
 from __future__ import annotations
@@ -51,6 +52,13 @@ def tables():
     return tables
 
 
+def summaries():
+    """The one-line verdicts (Rich's console and text, not its table module: ``-q``)."""
+    from dspark_ckpt.output import summary
+
+    return summary
+
+
 def check_tables():
     """``check``'s table format (imports Rich: only where a table is shown)."""
     from dspark_ckpt.output import check_table
@@ -65,19 +73,33 @@ def fix_tables():
     return fix_table
 
 
-def stdout() -> Console:
-    from dspark_ckpt.output.table import PLAIN_WIDTH, DataConsole
+# --color: "auto" (Rich decides: a terminal, NO_COLOR, FORCE_COLOR), "always", "never"
+COLOR = "auto"
 
-    console = DataConsole(sys.stdout, soft_wrap=False)
-    if not console.is_terminal:
+
+def colors() -> dict:
+    """The console options ``--color`` asks for (none for ``auto``: Rich's own choice)."""
+    if COLOR == "never":
+        return {"color_system": None}
+    if COLOR == "always":
+        return {"force_terminal": True}
+    return {}
+
+
+def stdout() -> Console:
+    from dspark_ckpt.output.console import PLAIN_WIDTH, DataConsole
+
+    console = DataConsole(sys.stdout, soft_wrap=False, **colors())
+    tty = sys.stdout.isatty() if COLOR == "always" else console.is_terminal
+    if not tty:
         console.width = output_width() or PLAIN_WIDTH
     return console
 
 
 def stderr() -> Console:
-    from dspark_ckpt.output.table import DataConsole
+    from dspark_ckpt.output.console import DataConsole
 
-    return DataConsole(sys.stderr, soft_wrap=True)
+    return DataConsole(sys.stderr, soft_wrap=True, **colors())
 
 
 def deliver(output: Path | None, text: str | None, show: Callable[[Console], None]) -> None:
@@ -91,12 +113,10 @@ def deliver(output: Path | None, text: str | None, show: Callable[[Console], Non
     from dspark_ckpt.source.atomic import write_atomic
 
     if text is None:
+        from dspark_ckpt.output.console import PLAIN_WIDTH, DataConsole
+
         buf = io.StringIO()
-        show(
-            tables().DataConsole(
-                buf, width=tables().PLAIN_WIDTH, soft_wrap=False, force_terminal=False
-            )
-        )
+        show(DataConsole(buf, width=PLAIN_WIDTH, soft_wrap=False, force_terminal=False))
         text = buf.getvalue()
     write_atomic(output, text)
 

@@ -3,8 +3,9 @@
 Commands raise; none catches its own errors to pick an exit code. ``reported`` (applied
 to every command where it is registered, ``cli/root.py``) turns what escapes into one
 ``dspark-ckpt: error: ...`` line on stderr naming the problem and the exit code below;
-a command whose JSON output promises one object even on failure (``fix``, ``verify``)
-also prints its error object on stdout, for the errors that name a file.
+under ``--format json`` every command also prints one JSON error object on stdout that
+names the error's kind (usage, network, io, checkpoint): ``fix`` and ``verify`` in their
+own schema, the others in ``dspark-ckpt/error/v1`` (docs/json.md).
 """
 
 from __future__ import annotations
@@ -15,21 +16,22 @@ from contextlib import contextmanager
 
 import typer
 
-from dspark_ckpt.errors import CheckpointError, UsageError, WriteError
+from dspark_ckpt.errors import CheckpointError, NetworkError, UsageError, WriteError
 
 # 0 deployable (no error finding); 1 not deployable, including an unreadable input;
-# 2 usage error, including an output that cannot be written; 3 (inspect) no profile
+# 2 usage error, including an output that cannot be written and a Hub that cannot be
+# reached (no verdict made: the message and the JSON kind tell them apart); 3 (inspect) no profile
 # covers the drafter's family: not judged
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_UNCOVERED = 0, 1, 2, 3
 
-# The table: an error -> its exit code, and whether it names a file (then the JSON error
-# object is printed where the command promises one). The first row that matches applies
-# (a WriteError is a UsageError).
-ERRORS: tuple[tuple[type[Exception], int, bool], ...] = (
-    (WriteError, EXIT_USAGE, True),  # an output that cannot be written
-    (UsageError, EXIT_USAGE, False),  # bad arguments or configuration, no such path
-    (CheckpointError, EXIT_FAIL, True),  # an input unreadable or refused
-    (OSError, EXIT_FAIL, True),  # reading, past what the readers name themselves
+# The table: an error -> its exit code and its kind (the JSON error object's "kind"). The
+# first row that matches applies (a WriteError and a NetworkError are UsageErrors).
+ERRORS: tuple[tuple[type[Exception], int, str], ...] = (
+    (WriteError, EXIT_USAGE, "io"),  # an output that cannot be written
+    (NetworkError, EXIT_USAGE, "network"),  # the Hub unreachable, DNS, a timeout, offline
+    (UsageError, EXIT_USAGE, "usage"),  # bad arguments or configuration, no such path
+    (CheckpointError, EXIT_FAIL, "checkpoint"),  # an input unreadable or refused
+    (OSError, EXIT_FAIL, "io"),  # reading, past what the readers name themselves
 )
 
 
@@ -41,21 +43,30 @@ def as_named(err: Exception) -> Exception:
     return err
 
 
+def said(err: Exception, kind: str) -> str:
+    """The one stderr line of ``err``: a network failure says so first."""
+    from dspark_ckpt.output.text import one_line
+
+    return one_line(f"dspark-ckpt: error: {'network: ' if kind == 'network' else ''}{err}")
+
+
+def json_error(schema: str, command: str | None, kind: str, err: Exception) -> None:
+    """The JSON error object on stdout (``--format json``): one object, as for a result."""
+    from dspark_ckpt.output.json import error_obj, to_json
+
+    print(to_json(error_obj(schema, err, kind, command)))
+
+
 @contextmanager
-def reported(json_schema: str | None = None) -> Iterator[None]:
+def reported(json_schema: str | None = None, command: str | None = None) -> Iterator[None]:
     """Apply the table to what the block lets out: one line on stderr, the JSON error
-    object of schema ``json_schema`` on stdout for an error that names a file (None:
-    never), and the exit code."""
+    object of schema ``json_schema`` on stdout (None: not JSON output), and the exit code."""
     try:
         yield
     except tuple(kind for kind, _, _ in ERRORS) as caught:
-        code, names_file = next((c, n) for kind, c, n in ERRORS if isinstance(caught, kind))
+        code, kind = next((c, k) for cls, c, k in ERRORS if isinstance(caught, cls))
         err = as_named(caught)
-        from dspark_ckpt.output.text import one_line
-
-        print(one_line(f"dspark-ckpt: error: {err}"), file=sys.stderr)
-        if names_file and json_schema is not None:
-            from dspark_ckpt.output.json import error_obj, to_json
-
-            print(to_json(error_obj(json_schema, err)))
+        print(said(err, kind), file=sys.stderr)
+        if json_schema is not None:
+            json_error(json_schema, command, kind, err)
         raise typer.Exit(code) from None

@@ -4,7 +4,7 @@ import sys
 
 import typer
 
-from dspark_ckpt.cli.console import emit, header_progress, show_progress, tables
+from dspark_ckpt.cli.console import emit, header_progress, show_progress, summaries, tables
 from dspark_ckpt.cli.destinations import refuse_report_paths
 from dspark_ckpt.cli.errors import EXIT_FAIL, EXIT_OK, EXIT_UNCOVERED
 from dspark_ckpt.cli.options import (
@@ -76,7 +76,7 @@ def inspect_cmd(
         json_obj=lambda: inspect_obj(report),
         runs=runs,
         full=lambda console: tables().print_inspect(report, console),
-        summary=lambda console: console.print(tables().inspect_summary(report), soft_wrap=True),
+        summary=lambda console: console.print(summaries().inspect_summary(report), soft_wrap=True),
     )
     if not report.covered:
         raise typer.Exit(EXIT_UNCOVERED)

@@ -95,6 +95,23 @@ PlainFormatOpt = Annotated[
 ]
 
 
+class Color(str, Enum):
+    auto = "auto"
+    always = "always"
+    never = "never"
+
+
+ColorOpt = Annotated[
+    Color,
+    typer.Option(
+        "--color",
+        metavar="|".join(Color),
+        help="Colour in the table format: auto (on a terminal, unless NO_COLOR is set; "
+        "FORCE_COLOR forces it), always, never.",
+    ),
+]
+
+
 def also_report(value: str) -> tuple[Format, Path]:
     """``FORMAT:PATH`` of ``--also``: one more report of the same run."""
     fmt, sep, path = value.partition(":")

@@ -11,6 +11,8 @@ imported where it is used, so that a command loads only what it needs (Rich for 
 huggingface_hub for a Hub id, torch for verify); ``tests/cli/test_startup.py`` guards it.
 """
 
+import functools
+import inspect
 import io
 import os
 import signal
@@ -23,6 +25,7 @@ import typer
 
 from dspark_ckpt import __version__
 from dspark_ckpt.cli.errors import EXIT_FAIL, EXIT_USAGE, reported
+from dspark_ckpt.cli.options import Color, ColorOpt
 from dspark_ckpt.cli.usage import HELP_OPTIONS, Command, Group
 
 # every command, and the module that defines it and registers it on the app with
@@ -97,22 +100,47 @@ app = typer.Typer(
 def command(name: str, *, exit_codes: list[str], example: str, json_errors: bool = False):
     """Register the decorated function as the command ``name`` of the app. Its help ends
     with ``exit_codes`` and ``example``; every error it lets out becomes an exit code by
-    the one table (``cli/errors.py``); ``json_errors``: under ``--format json`` an error
-    that names a file also prints the command's JSON error object on stdout."""
+    the one table (``cli/errors.py``) and, under ``--format json``, one JSON error object
+    on stdout: in the command's own schema where ``json_errors`` (its schema has one),
+    else ``dspark-ckpt/error/v1``."""
 
     class NamedCommand(Command):
         def invoke(self, ctx):
             fmt = ctx.params.get("fmt")  # as given: Typer makes it a Format in the call
             schema = None
-            if json_errors and getattr(fmt, "value", fmt) == "json":
-                from dspark_ckpt.output.json import SCHEMAS
+            if getattr(fmt, "value", fmt) == "json":
+                from dspark_ckpt.output.json import ERROR_SCHEMA, SCHEMAS
 
-                schema = SCHEMAS[name]
-            with reported(schema):
+                schema = SCHEMAS[name] if json_errors else ERROR_SCHEMA
+            with reported(schema, name):
                 return super().invoke(ctx)
 
     NamedCommand.exit_codes, NamedCommand.example = tuple(exit_codes), example
-    return app.command(name, cls=NamedCommand)
+    register = app.command(name, cls=NamedCommand)
+    return lambda fn: register(with_color(fn))
+
+
+def with_color(fn):
+    """``fn`` taking ``--color`` too (every command does): the value goes to
+    ``cli/console.py``, which draws the table, not to ``fn``."""
+    sig = inspect.signature(fn)
+    color = inspect.Parameter(
+        "color", inspect.Parameter.KEYWORD_ONLY, default=Color.auto, annotation=ColorOpt
+    )
+
+    @functools.wraps(fn)
+    def run(*args, color: Color = Color.auto, **kwargs):
+        from dspark_ckpt.cli import console
+
+        console.COLOR = color.value
+        try:
+            return fn(*args, **kwargs)
+        finally:  # one run's choice (in-process: the tests, a library caller) ends with it
+            console.COLOR = Color.auto.value
+
+    run.__signature__ = sig.replace(parameters=[*sig.parameters.values(), color])
+    run.__annotations__ = {**fn.__annotations__, "color": ColorOpt}
+    return run
 
 
 def _version(value: bool) -> None:
@@ -124,7 +152,8 @@ def _version(value: bool) -> None:
 @app.callback()
 def root(
     version: Annotated[
-        bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version.")
+        bool,
+        typer.Option("-V", "--version", callback=_version, is_eager=True, help="Show the version."),
     ] = False,
 ) -> None:
     pass

@@ -111,7 +111,15 @@ class Group(TyperGroup):
             if not standalone_mode:
                 raise
             command = next((a for a in argv if a in self.commands), "")
-            print(f"dspark-ckpt: error: {usage_message(err, argv, command)}", file=sys.stderr)
+            message = usage_message(err, argv, command)
+            print(f"dspark-ckpt: error: {message}", file=sys.stderr)
+            if given(argv, ["--format"]) == "json":  # the JSON error object, as for any error
+                from dspark_ckpt.cli.errors import json_error
+                from dspark_ckpt.output.json import ERROR_SCHEMA, SCHEMAS
+
+                own = command in ("fix", "verify")  # their schema has an error object
+                schema = SCHEMAS[command] if own else ERROR_SCHEMA
+                json_error(schema, command or None, "usage", Exception(message))
             sys.exit(EXIT_USAGE)
         except typer.Abort:
             if not standalone_mode:

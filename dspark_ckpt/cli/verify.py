@@ -6,7 +6,14 @@ from typing import Annotated
 
 import typer
 
-from dspark_ckpt.cli.console import fix_tables, header_progress, say, show_progress, stdout
+from dspark_ckpt.cli.console import (
+    fix_tables,
+    header_progress,
+    say,
+    show_progress,
+    stdout,
+    summaries,
+)
 from dspark_ckpt.cli.errors import EXIT_FAIL, EXIT_OK
 from dspark_ckpt.cli.options import (
     DrafterArg,
@@ -96,7 +103,7 @@ def verify_cmd(
     if fmt is PlainFormat.json:
         print(to_json(verify_obj(report)))
     elif quiet:
-        stdout().print(fix_tables().verify_summary(report), soft_wrap=True)
+        stdout().print(summaries().verify_summary(report), soft_wrap=True)
     else:
         fix_tables().print_verify(report, stdout())
     raise typer.Exit(EXIT_OK if report.ok else EXIT_FAIL)

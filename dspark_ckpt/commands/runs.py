@@ -95,6 +95,19 @@ class CheckRun:
         return self.failure is None and not self.errors and not self.partial_fails
 
     @property
+    def why_failed(self) -> str | None:
+        """Why the run fails, in one line (check JSON's ``failure``): its failure (a failed
+        verify), else its error findings' codes, else its partial verdict; None when ok."""
+        if self.ok:
+            return None
+        if self.failure:
+            return self.failure
+        if self.errors:
+            codes = ", ".join(dict.fromkeys(f.code for f in self.errors))
+            return f"{len(self.errors)} error finding(s): {codes}"
+        return f"{self.partial_text}, and no allow-partial reason"
+
+    @property
     def partial_text(self) -> str | None:
         """``partial: N check(s) not made (codes)``, the words every format uses; None
         for a whole verdict."""

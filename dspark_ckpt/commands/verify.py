@@ -136,6 +136,7 @@ class VerifyReport:
     peak_memory_kind: str  # "host_rss" or "cuda_allocated"
     head_bytes: int
     notes: list[str] = field(default_factory=list)
+    inspect: InspectVerdict | None = None  # inspect's verdict on the same pair (not ok()'s)
 
     @property
     def tokens(self) -> int:
@@ -195,9 +196,32 @@ def verify_checkpoint(
         raise UsageError(f"--seed must be in [0, {MAX_SEED}], got {seed}")
     doing = Doing(source, "read the drafter's headers and config")
     with out_of_memory(doing):
-        return _verify(
+        report = _verify(
             doing, source, target, mask_path, device, tokens, seed, markov, progress, chunks
         )
+    report.inspect = inspect_verdict(source, target)
+    return report
+
+
+@dataclass
+class InspectVerdict:
+    """What ``inspect`` says of the same drafter and target under its deciding profiles:
+    verify's PASS is about the mask only, and must not read as "deployable"."""
+
+    profiles: list[str]
+    ok: bool
+    errors: list[str]  # the codes of the error findings that fail it, in order
+
+
+def inspect_verdict(source: str, target: Target) -> InspectVerdict | None:
+    """``inspect``'s verdict for ``source`` against ``target`` under the family's default
+    profiles; None where no profile covers the family (nothing judged)."""
+    from dspark_ckpt.commands.inspect import inspect_checkpoint
+
+    r = inspect_checkpoint(source, target, None)
+    if not r.covered:
+        return None
+    return InspectVerdict(list(r.profiles), r.ok, list(dict.fromkeys(f.code for f in r.errors)))
 
 
 def _verify(doing, source, target, mask_path, device, tokens, seed, markov, progress, chunks):

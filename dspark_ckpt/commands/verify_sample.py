@@ -5,6 +5,7 @@ chunks (inner) keeping only a running best per token, sampled the way runtimes d
 
 from __future__ import annotations
 
+import math
 import time
 from typing import Any
 
@@ -108,6 +109,17 @@ def _better(v, best):
     return (v > best) | (torch.isnan(v) & ~torch.isnan(best))
 
 
+def candidates(logits, noise, k: int):
+    """One logits block's candidates per token: the greedy (value, index), the Gumbel-max
+    one, and the top-k; ``max`` gives the first NaN, else the first maximum, as argmax
+    does, and ``topk`` ranks NaN above +inf, as on the full row."""
+    return (
+        logits.max(dim=1),
+        (logits + noise).max(dim=1),
+        logits.topk(min(k, logits.shape[1]), dim=1),
+    )
+
+
 class _Running:
     """The best candidates so far per token, for one path (unmasked or masked): the ids
     ``torch.argmax`` and ``torch.topk`` pick on the full row, NaN and +inf included."""
@@ -125,20 +137,22 @@ class _Running:
         self.k = k
 
     def update(self, b: slice, logits, noise, offset: int) -> None:
+        self.merge(b, candidates(logits, noise, self.k), offset)
+
+    def merge(self, b: slice, found, offset: int) -> None:
+        """Take a block's ``candidates`` (its columns start at ``offset``) into the running
+        best of the tokens ``b``."""
         import torch
 
-        v, i = logits.max(dim=1)  # the first NaN, else the first maximum, as argmax
-        better = _better(v, self.greedy_val[b])
-        self.greedy_val[b] = torch.where(better, v, self.greedy_val[b])
-        self.greedy_idx[b] = torch.where(better, i + offset, self.greedy_idx[b])
-        v, i = (logits + noise).max(dim=1)
-        better = _better(v, self.gumbel_val[b])
-        self.gumbel_val[b] = torch.where(better, v, self.gumbel_val[b])
-        self.gumbel_idx[b] = torch.where(better, i + offset, self.gumbel_idx[b])
-        k = min(self.k, logits.shape[1])
-        v, i = logits.topk(k, dim=1)  # topk ranks NaN above +inf, as on the full row
-        vals = torch.cat([self.topk_val[b], v], dim=1)
-        idx = torch.cat([self.topk_idx[b], i + offset], dim=1)
+        (gv, gi), (nv, ni), (tv, ti) = found
+        better = _better(gv, self.greedy_val[b])
+        self.greedy_val[b] = torch.where(better, gv, self.greedy_val[b])
+        self.greedy_idx[b] = torch.where(better, gi + offset, self.greedy_idx[b])
+        better = _better(nv, self.gumbel_val[b])
+        self.gumbel_val[b] = torch.where(better, nv, self.gumbel_val[b])
+        self.gumbel_idx[b] = torch.where(better, ni + offset, self.gumbel_idx[b])
+        vals = torch.cat([self.topk_val[b], tv], dim=1)
+        idx = torch.cat([self.topk_idx[b], ti + offset], dim=1)
         vals, pick = vals.topk(self.k, dim=1)
         self.topk_val[b] = vals
         self.topk_idx[b] = idx.gather(1, pick)
@@ -155,15 +169,21 @@ class _Running:
         }
 
 
-def _nonfinite_rows(w):
-    """Which rows of ``w`` hold a NaN or inf weight. Such a row sums to NaN or inf, so a
-    matvec finds the candidates (25x cheaper than isfinite over the block); a finite row
-    whose sum overflows is then cleared by looking at the candidates alone."""
+def _nonfinite_rows(logit_row, *weights):
+    """Which rows of the head (or of ``markov_w2``: ``weights``) hold a NaN or inf weight.
+    Such a row gives a NaN or inf logit against any finite hidden state (inf * 0 is NaN,
+    inf - inf is NaN), so ``logit_row``, the logits of one random hidden state, already
+    computed, names the candidates for free; a finite row whose logit overflowed is then
+    cleared by looking at the candidates' weights alone."""
     import torch
 
-    rows = ~torch.isfinite(w @ w.new_ones(w.shape[1]))
+    rows = ~torch.isfinite(logit_row)
     if rows.any():
-        rows[rows.clone()] = ~torch.isfinite(w[rows]).all(dim=1)
+        bad = torch.zeros(int(rows.sum()), dtype=torch.bool, device=rows.device)
+        for w in weights:
+            if w is not None:
+                bad |= ~torch.isfinite(w[rows]).all(dim=1)
+        rows[rows.clone()] = bad
     return rows
 
 
@@ -204,17 +224,17 @@ def sample_streaming(
             t1 = time.perf_counter()
             # Gumbel(0, 1) = -log(E), E ~ Exp(1): argmax(logits + noise) samples softmax
             noise = torch.empty_like(logits).exponential_(generator=gen).log_().neg_()
-            paths[0].update(b, logits, noise, start)
+            found = candidates(logits, noise, k)
+            paths[0].merge(b, found, start)
             part = mask[start:stop]
-            if part.dtype == torch.bool:
-                masked = logits.masked_fill(~part, float("-inf"))
-            else:
-                masked = logits + part
-            paths[1].update(b, masked, noise, start)
-            if b0 == 0:  # the head's own rows, once
-                nonfinite[start:stop] = _nonfinite_rows(w)
-                if w2c is not None:
-                    nonfinite[start:stop] |= _nonfinite_rows(w2c)
+            if part.dtype == torch.bool:  # a block the mask leaves whole: the same candidates
+                if not bool(part.all()):
+                    found = candidates(logits.masked_fill(~part, -math.inf), noise, k)
+            elif bool(part.any()):
+                found = candidates(logits + part, noise, k)
+            paths[1].merge(b, found, start)
+            if b0 == 0:  # the head's own rows, once: hidden state 0 is a random one
+                nonfinite[start:stop] = _nonfinite_rows(logits[0], w, w2c)
             _sync(device)
             t_logits += t1 - t0
             t_sample += time.perf_counter() - t1

@@ -13,6 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from dspark_ckpt.commands.inspect import UNREADABLE
+from dspark_ckpt.output.summary import check_summary
 from dspark_ckpt.output.table import boxed_table, fits, flow, verdict_text
 from dspark_ckpt.output.text import one_line
 from dspark_ckpt.rules.findings import WARNING, Finding
@@ -26,22 +27,6 @@ PARTIAL_HELP = (
     'weights, or target = "hf://org/name": config and headers only), or allow it with a '
     'written reason: allow-partial = "why" (globally or per pair), or --allow-partial'
 )
-
-
-def check_summary(result: CheckResult) -> Text:
-    """The one-line verdict (all that ``--quiet`` prints): failed runs, and partial ones."""
-    failed = sum(not r.ok for r in result.runs)
-    n = len(result.runs)
-    if failed:
-        line = Text(f"{failed} of {n} check run(s) failed", style="bold red")
-    else:
-        line = Text(f"all {n} check run(s) passed", style="bold green")
-    refused = sum(r.partial_fails for r in result.runs)
-    allowed = sum(r.partial_allowed is not None for r in result.runs)
-    counts = [f"{refused} not allowed" if refused else "", f"{allowed} allowed" if allowed else ""]
-    if refused or allowed:
-        line.append(f"; partial: {', '.join(filter(None, counts))}", style="yellow")
-    return line
 
 
 def _detail(f: Finding) -> str:

@@ -5,11 +5,17 @@ with the tables of ``table.py``. Nothing here decides anything: it only shows a 
 from __future__ import annotations
 
 import json
+import os
 
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from dspark_ckpt.output.summary import (  # noqa: F401 - the one-line verdicts, also -q's
+    fix_summary,
+    repair_summary,
+    verify_summary,
+)
 from dspark_ckpt.output.table import SEVERITY_STYLE, boxed_table, findings_table, verdict_text
 
 
@@ -17,14 +23,6 @@ def _count(n: int | None) -> Text:
     if n is None:
         return Text("-", style="dim")
     return Text(str(n), style="bold red" if n else "green")
-
-
-def verify_summary(r) -> Text:
-    """The verdict line (all that ``verify -q`` prints in the table format)."""
-    risk = sum(m.unmasked_illegal for m in r.modes.values())
-    why = "; ".join(r.problems) or "with the mask no sampled id leaves [0, Vt)"
-    unmasked = f"without the mask {risk} sampled id(s) left it" if risk else "none left it unmasked"
-    return Text.assemble(verdict_text(r.ok), ": ", why, "; ", unmasked)
 
 
 def print_verify(r, console: Console) -> None:
@@ -112,10 +110,9 @@ def print_fix(r, console: Console) -> None:
     p = r.plan
     head.add_row("drafter", f"{r.before.drafter_source} ({r.request.mode})")
     head.add_row("vocab", Text.assemble(f"Vd {p.vd}, Vt {p.vt} -> ", (p.classification, "bold")))
-    for w in r.written:
-        head.add_row(
-            "wrote", f"{w.path}: {w.tensor} {w.dtype} {w.shape}  sha256 {w.sha256[:16]}..."
-        )
+    for w in r.written:  # the full path: a side file lands in the current folder
+        where = os.path.abspath(w.path)
+        head.add_row("wrote", f"{where}: {w.tensor} {w.dtype} {w.shape}  sha256 {w.sha256[:16]}...")
     _verdicts_and_notes(r, head)
     console.print(head)
     if r.after.findings:
@@ -134,14 +131,6 @@ def _verdicts_and_notes(r, head: Table) -> None:
         head.add_row("verdict", line)
     for note in r.notes:
         head.add_row("note", note)
-
-
-def fix_summary(r) -> Text:
-    """The one-line result of ``fix`` (all that ``--quiet`` prints)."""
-    return Text.assemble(
-        ("deployable" if r.ok else "NOT deployable", "bold green" if r.ok else "bold red"),
-        f" after fix under profile {r.request.profile}",
-    )
 
 
 def _shape(t) -> str:
@@ -191,24 +180,3 @@ def print_repair(r, console: Console) -> None:
     if r.verify is not None:
         console.print(Text.assemble(("verify  ", "bold"), verify_summary(r.verify)))
     console.print(repair_summary(r))
-
-
-def repair_summary(r) -> Text:
-    """The one-line result of a repair (all that ``--quiet`` prints)."""
-    p, req = r.plan, r.request
-    profiles = ", ".join(p.profiles)
-    if p.refusal is not None:
-        return Text.assemble(("refused", "bold red"), f": {p.refusal}")
-    n = len(p.config) + len(p.tensors)
-    if req.mode == "diff":
-        return Text.assemble(
-            ("plan", "bold"),
-            f": {n} change(s) from {len(p.applied)} repair(s) under {profiles}; nothing written"
-            if n
-            else f": nothing to repair under {profiles}",
-        )
-    return Text.assemble(
-        ("deployable" if r.ok else "NOT deployable", "bold green" if r.ok else "bold red"),
-        f" after fix under profile{'s' if len(p.profiles) > 1 else ''} {profiles}"
-        + (f": {n} change(s) written" if r.files else ": nothing written"),
-    )

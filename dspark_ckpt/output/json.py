@@ -25,7 +25,8 @@ VERIFY_SCHEMA = "dspark-ckpt/verify/v1"
 PROFILES_SCHEMA = "dspark-ckpt/profiles/v1"
 EXPLAIN_SCHEMA = "dspark-ckpt/explain/v1"
 CODES_SCHEMA = "dspark-ckpt/codes/v1"
-# each command's schema: the one a failed command's error object carries
+ERROR_SCHEMA = "dspark-ckpt/error/v1"
+# each command's schema (fix and verify: also the one their error object carries)
 SCHEMAS = {
     "inspect": INSPECT_SCHEMA,
     "check": CHECK_SCHEMA,
@@ -43,10 +44,20 @@ def to_json(obj: dict[str, Any]) -> str:
     return inert(json.dumps(obj, indent=2), lambda c: f"\\u{ord(c):04x}")
 
 
-def error_obj(schema: str, err) -> dict[str, Any]:
-    """The one JSON object of a command that could not read its input or write its output
-    (``fix``, ``verify``): ``err`` names the file (a ``CheckpointError``, a ``WriteError``)."""
-    return {"schema": schema, "ok": False, "error": {"file": err.path, "message": err.message}}
+def error_obj(schema: str, err, kind: str = "checkpoint", command: str | None = None) -> dict:
+    """The one JSON object of a command that failed before its result: ``fix`` and
+    ``verify`` in their own schema, every other command (and a usage error Click finds
+    before any command runs) in ``dspark-ckpt/error/v1``. ``kind``: usage, network, io or
+    checkpoint; ``file``: the file ``err`` names, if any."""
+    message = getattr(err, "message", None) if getattr(err, "path", None) else None
+    error = {
+        "kind": kind,
+        "file": getattr(err, "path", None),
+        "message": message or str(err),
+    }
+    if schema != ERROR_SCHEMA:
+        return {"schema": schema, "ok": False, "error": error}
+    return {"schema": schema, "command": command, "ok": False, "error": error}
 
 
 def finding_obj(f: Finding) -> dict[str, Any]:
@@ -160,7 +171,7 @@ def check_obj(result: CheckResult) -> dict[str, Any]:
                 "classification": run.report.classification if run.report else None,
                 "findings": [finding_obj(f) for f in run.findings],
                 "ignored": [{**finding_obj(f), "reason": why} for f, why in run.ignored],
-                "failure": run.failure,
+                "failure": run.why_failed,  # why the run fails, filled on every failing run
                 # v2: the checks not made under this profile, each with why; a partial
                 # run passes only with allow_partial, the written reason
                 "partial": run.partial,
@@ -271,6 +282,11 @@ def verify_obj(r) -> dict[str, Any]:
         "peak_memory_bytes": r.peak_memory_bytes,
         "peak_memory_kind": r.peak_memory_kind,
         "notes": list(r.notes),
+        # added later: inspect's verdict on the same pair ("ok" is the mask's alone);
+        # null where no profile covers the family
+        "inspect": None
+        if getattr(r, "inspect", None) is None
+        else {"profiles": r.inspect.profiles, "ok": r.inspect.ok, "errors": r.inspect.errors},
         "ok": r.ok,
     }
 

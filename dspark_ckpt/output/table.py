@@ -9,18 +9,22 @@ result.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
 from dataclasses import replace
 
 from rich.cells import cell_len
 from rich.console import Console, Group
-from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 
 from dspark_ckpt.commands.inspect import Report
+from dspark_ckpt.output.console import (  # noqa: F401 - what the other table modules use
+    PLAIN_WIDTH,
+    DataConsole,
+    verdict_text,
+)
 from dspark_ckpt.output.json import profile_obj
-from dspark_ckpt.output.text import command_marks, hex_escape, one_line, printable
+from dspark_ckpt.output.summary import inspect_summary  # noqa: F401
+from dspark_ckpt.output.text import one_line
 from dspark_ckpt.profiles.registry import PROFILES
 from dspark_ckpt.rules.codes import CODES
 from dspark_ckpt.rules.findings import ERROR, INFO, WARNING, Code, Finding
@@ -28,81 +32,7 @@ from dspark_ckpt.rules.findings import ERROR, INFO, WARNING, Code, Finding
 SEVERITY_STYLE = {ERROR: "bold red", WARNING: "yellow", INFO: "cyan"}
 # beside a code: what `fix` does about it (safe: by default; unsafe: with --unsafe-fixes)
 REPAIR_MARK = {"safe": " *", "unsafe": " !"}
-# width of tables written to a file or a pipe (a CI log), where no terminal says it
-PLAIN_WIDTH = 120
 NARROW = 80  # below it, the findings table gives the finding column the tensor's place
-
-
-class DataConsole(Console):
-    """A console for text that comes from files and paths: it prints it as given.
-
-    No Rich markup (``[bold]``) and no emoji codes (``:cat:``) are interpreted, and control
-    characters (a tensor name holding ``ESC[2J``) are shown escaped before layout, never sent
-    to the terminal; Rich's own styling and cursor control are untouched. A string is a
-    value (``one_line``: a newline in it is shown ``\\n``); the lines of a ``Text`` are the
-    layout's. Each line drawn is made ``inert`` for a CI runner, whatever brought a ``::``
-    to its start (a long value folded there).
-    """
-
-    def __init__(self, file, **options) -> None:
-        super().__init__(file=file, markup=False, emoji=False, **options)
-
-    def render_str(self, text: str, **options) -> Text:
-        return super().render_str(one_line(text), **options)
-
-    def render(self, renderable, options=None):
-        if isinstance(renderable, Text) and printable(renderable.plain) != renderable.plain:
-            shown, start = renderable.blank_copy(), 0
-            for i, c in enumerate(renderable.plain):
-                if printable(c) != c:
-                    shown.append_text(renderable[start:i])
-                    shown.append(one_line(c), renderable.get_style_at_offset(self, i))
-                    start = i + 1
-            renderable = shown.append_text(renderable[start:])
-        return _rstrip_lines(super().render(renderable, options))
-
-
-def _rstrip_lines(segments: Iterable[Segment]) -> Iterator[Segment]:
-    """``segments`` without the spaces that pad a line up to the console's width."""
-    line: list[Segment] = []
-    for seg in segments:
-        if seg.control:
-            line.append(seg)
-            continue
-        for i, part in enumerate(seg.text.split("\n")):
-            if i:
-                while line and not line[-1].control and not line[-1].text.rstrip(" "):
-                    line.pop()
-                if line and not line[-1].control:
-                    last = line.pop()
-                    line.append(Segment(last.text.rstrip(" "), last.style))
-                yield from _inert(line)
-                yield Segment("\n")
-                line = []
-            if part:
-                line.append(Segment(part, seg.style))
-    yield from _inert(line)
-
-
-def _inert(line: list[Segment]) -> list[Segment]:
-    """One drawn line with what a CI runner would obey escaped (``command_marks``), in the
-    segment and style it was drawn in; a line without any is returned as it is."""
-    marks = set(command_marks("".join(seg.text for seg in line if not seg.control)))
-    if not marks:
-        return line
-    shown, at = [], 0
-    for seg in line:
-        if seg.control:
-            shown.append(seg)
-            continue
-        text = "".join(hex_escape(c) if at + i in marks else c for i, c in enumerate(seg.text))
-        shown.append(Segment(text, seg.style))
-        at += len(seg.text)
-    return shown
-
-
-def verdict_text(ok: bool) -> Text:
-    return Text("PASS", style="bold green") if ok else Text("FAIL", style="bold red")
 
 
 def flow(parts: list[str | Text], width: int) -> Text:
@@ -423,27 +353,3 @@ def not_checked_block(r: Report) -> Group | None:
             under = f" ({', '.join(n.profiles)})" if n.profiles else ""
             block.add_row(" ", Text.assemble(("  " + n.code, "bold"), f" {n.title}{under}"))
     return Group(Text.assemble(("not checked", "bold yellow"), ": the verdict is partial"), block)
-
-
-def inspect_summary(r: Report) -> Text:
-    """The one-line verdict (all that ``--quiet`` prints)."""
-    if not r.covered:
-        return Text.assemble(
-            ("NOT JUDGED", "bold yellow"),
-            f": no profile covers this drafter's family ({r.family or 'unknown'})",
-        )
-    counts = {s: sum(f.severity == s for f in r.findings) for s in (ERROR, WARNING, INFO)}
-    summary = ", ".join(f"{n} {s}(s)" for s, n in counts.items() if n) or "clean"
-    failing = [p for p in r.profiles if not r.verdicts.get(p)]
-    named = failing if failing else r.profiles  # name the profiles that fail
-    passing = [p for p in r.profiles if p not in failing]
-    also = f" (passes {', '.join(passing)})" if failing and passing else ""
-    partial = ""
-    if r.not_checked:  # said on the verdict line itself: --quiet prints only this line
-        codes = ", ".join(dict.fromkeys(n.code for n in r.not_checked))
-        partial = f"; partial: {len(r.not_checked)} check(s) not made ({codes})"
-    return Text.assemble(
-        ("deployable" if r.ok else "NOT deployable", "bold green" if r.ok else "bold red"),
-        f" under profile{'s' if len(named) > 1 else ''} {', '.join(named)}{also}: {summary}",
-        (partial, "yellow"),
-    )

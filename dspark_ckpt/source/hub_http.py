@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from dspark_ckpt.errors import CheckpointError, UsageError, few, redact
+from dspark_ckpt.errors import CheckpointError, NetworkError, UsageError, few, redact
 from dspark_ckpt.source import hub_cache
 from dspark_ckpt.source.hub_ref import PREFIX, HubPath, HubRef
 from dspark_ckpt.source.layout import INDEX, parse_index
@@ -158,8 +158,9 @@ def _elsewhere(err: BaseException) -> str:
 
 @contextmanager
 def _hub_errors(ref: HubRef, name: str | None = None):
-    """Turn huggingface_hub / HTTP failures into one-line ``UsageError``s (``name``: the
-    file being downloaded, if any)."""
+    """Turn huggingface_hub / HTTP failures into one-line ``UsageError``s, a
+    ``NetworkError`` where the Hub could not be consulted (``name``: the file being
+    downloaded, if any)."""
     from huggingface_hub import constants, errors
 
     httpx = _httpx()
@@ -189,7 +190,7 @@ def _hub_errors(ref: HubRef, name: str | None = None):
     except (errors.LocalEntryNotFoundError, errors.OfflineModeIsEnabled) as e:
         if not _offline():  # online, huggingface_hub says this when its download failed
             cause = e.__cause__ or e.__context__
-            raise UsageError(
+            raise NetworkError(
                 f"{ref.source}: cannot download {name or ref.named} from the Hub at "
                 f"{endpoint}: {_first_line(cause or e)}"
             ) from None
@@ -200,16 +201,16 @@ def _hub_errors(ref: HubRef, name: str | None = None):
                 f"{ref.named} offline (HF_HUB_OFFLINE is set); it holds {ref.repo_id} at "
                 f"commit(s) {few(commits)}: name one ({ref.repo_id}@{commits[0]})"
             ) from None
-        raise UsageError(
+        raise NetworkError(
             f"{where}{ref.named} is not in the local Hub cache ({constants.HF_HUB_CACHE}) "
             "and HF_HUB_OFFLINE is set"
         ) from None
     except errors.HfHubHTTPError as e:
         status = e.response.status_code if e.response is not None else "?"
-        raise UsageError(f"{ref.source}: the Hub at {endpoint} answered HTTP {status}") from None
+        raise NetworkError(f"{ref.source}: the Hub at {endpoint} answered HTTP {status}") from None
     except httpx.TimeoutException as e:
         off = _elsewhere(e)
-        raise UsageError(
+        raise NetworkError(
             f"{where}the Hub at {endpoint} timed out: no answer within "
             f"{hub_timeout()} s"
             + (f" from {off}, where it redirected" if off else "")
@@ -220,25 +221,25 @@ def _hub_errors(ref: HubRef, name: str | None = None):
         from huggingface_hub.utils import get_session
 
         most = getattr(get_session(), "max_redirects", 20)
-        raise UsageError(
+        raise NetworkError(
             f"{where}the Hub at {endpoint} redirects in a loop (more than {most} redirects)"
         ) from None
     except httpx.UnsupportedProtocol as e:  # the endpoint is http(s): a redirect led there
         url = _failed_url(e)
         scheme = f"a {url.scheme}:// URL" if url is not None and url.scheme else "a URL"
-        raise UsageError(
+        raise NetworkError(
             f"{where}the Hub at {endpoint} redirected it to {scheme}, which is not followed "
             "(http and https only)"
         ) from None
     except httpx.InvalidURL as e:
         raise UsageError(f"{ref.source}: the Hub at {endpoint}: {redact(str(e))}") from None
     except httpx.RemoteProtocolError as e:
-        raise UsageError(
+        raise NetworkError(
             f"{where}the Hub at {endpoint} broke the HTTP protocol: {_first_line(e)}"
         ) from None
     except httpx.HTTPError as e:
         off = _elsewhere(e)
-        raise UsageError(
+        raise NetworkError(
             (
                 f"{where}cannot reach {off}, where the Hub at {endpoint} redirected: "
                 if off
@@ -353,7 +354,7 @@ def _read(r, cap: int, what: str | Path, sink: Callable[[bytes], Any]) -> tuple[
             sink(chunk)
             n += len(chunk)
             if time.monotonic() - start > t * (1 + n // MIB):
-                raise UsageError(
+                raise NetworkError(
                     f"{what}: the Hub at {_endpoint()} sends its answer too slowly (under 1 MiB "
                     f"in {t} s; HF_HUB_DOWNLOAD_TIMEOUT sets it)"
                 )

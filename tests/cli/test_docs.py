@@ -30,6 +30,7 @@ HELP = {"-h", "--help"}
 FOREIGN = {"--index-url", "--extra-index-url", "--output-file", "--freeze", "--no-deps"}
 FOREIGN |= {"--repo", "--inputs", "--out", "--compare"}
 FOREIGN |= {"--wheels"}  # tools/fetch_sources.py
+FOREIGN |= {"--vocab", "--devices", "--repeat", "--shards"}  # benchmarks/*.py
 CELL_SPLIT = re.compile(r"(?<!\\)\|")
 OPTION = re.compile(r"(?<![\w-])--?[a-z][a-z0-9-]*")
 LONG_OPTION = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")

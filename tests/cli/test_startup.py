@@ -87,6 +87,23 @@ def test_inspect_json_imports_no_table_hub_torch_pydantic_or_numpy(tmp_path):
     )
 
 
+@pytest.mark.parametrize("args", [["-q"], ["-q", "--color", "always"], ["--format", "json"]])
+def test_a_verdict_line_or_json_never_imports_richs_table_module(tmp_path, args):
+    """``-q`` prints one line: Rich's console and text draw it, not its table module nor
+    the table format's; JSON needs no Rich at all."""
+    modules = imported(tmp_path, "inspect", *PADDED, *args)
+    assert "rich.table" not in modules and "dspark_ckpt.output.table" not in modules
+    assert ("rich" in modules) == (args[0] == "-q")
+
+
+def test_fix_and_check_verdict_lines_never_import_richs_table_module(tmp_path):
+    config = tmp_path / "dspark-ckpt.toml"
+    config.write_text(f'[[pairs]]\ndrafter = "{PADDED[0]}"\ntarget = "{PADDED[2]}"\n')
+    for argv in (["fix", *PADDED, "--diff", "-q"], ["check", "--config", config, "-q"]):
+        modules = imported(tmp_path, *argv)
+        assert "rich" in modules and "rich.table" not in modules, argv
+
+
 @pytest.mark.parametrize("argv", [["--help"], ["--version"], ["inspect", "--help"]])
 def test_help_and_version_import_no_command_machinery(tmp_path, argv):
     modules = imported(tmp_path, *argv)
@@ -138,6 +155,6 @@ def test_commands_give_typer_annotations_it_need_not_evaluate():
 
 def test_the_table_imports_rich_and_a_d2t_numpy(tmp_path):
     """The check above can fail: the table does load Rich, a pruned drafter's d2t numpy."""
-    assert "rich" in imported(tmp_path, "inspect", *PADDED)
+    assert {"rich", "rich.table"} <= imported(tmp_path, "inspect", *PADDED)
     pruned = [FIXTURES / "pruned-eagle3", "--target-vocab-size", "100", "--format", "json"]
     assert "numpy" in imported(tmp_path, "inspect", *pruned)

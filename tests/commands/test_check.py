@@ -349,7 +349,9 @@ def test_config_errors_name_the_key_and_exit_2(repo, toml, expected):
     (repo / "dspark-ckpt.toml").write_text(toml)
     r = cli("check", "--format", "json")
     assert r.exit_code == 2, r.stdout
-    assert r.stdout == ""
+    error = r.json["error"]  # JSON asked for: the error object, naming its kind
+    assert r.json["schema"] == "dspark-ckpt/error/v1" and error["kind"] == "usage"
+    assert expected in error["message"]
     [line] = r.stderr.splitlines()
     assert line.startswith("dspark-ckpt: error: ")
     assert expected in line

@@ -831,7 +831,7 @@ def test_a_write_error_names_the_destination(tmp_path, cwd, monkeypatch, errnum)
         r = cli("fix", FIXTURES / "padded", "--target", SMALL, *args, "--format", "json")
         assert r.exit_code == 2
         assert r.stderr == f"dspark-ckpt: error: {dest}: {why}\n"
-        assert r.json["error"] == {"file": dest, "message": why}
+        assert r.json["error"] == {"kind": "io", "file": dest, "message": why}
     r = cli("inspect", FIXTURES / "padded", "--target", SMALL, "-o", "report.txt")
     assert r.exit_code == 2 and r.stderr == f"dspark-ckpt: error: report.txt: {why}\n"
     assert list(cwd.iterdir()) == [] and not (tmp_path / "o").exists()

@@ -165,7 +165,7 @@ def test_equal_drafter_samples_from_the_targets_head():
 def test_equal_drafter_without_target_weights_is_a_usage_error():
     r = verify(FIXTURES / "equal", "--target-vocab-size", "100")
     assert r.exit_code == 2
-    assert r.stdout == ""
+    assert r.json["error"]["kind"] == "usage"  # JSON asked for (FAST): the error object
     assert "give --target with the target's weights" in r.stderr
 
 
@@ -714,7 +714,11 @@ def test_a_pruned_drafter_without_any_map_is_refused_as_fix_refuses_it(tmp_path)
     assert r.json == {
         "schema": "dspark-ckpt/verify/v1",
         "ok": False,
-        "error": {"file": str(src), "message": fixed.stderr.split(f"{src}: ", 1)[1].strip()},
+        "error": {
+            "kind": "checkpoint",
+            "file": str(src),
+            "message": fixed.stderr.split(f"{src}: ", 1)[1].strip(),
+        },
     }
 
 

@@ -379,7 +379,7 @@ def test_profile_list_repeated_comma_and_all(tmp_path):
 @pytest.mark.parametrize("bad", ["nope", "vllm,,vllm-legacy", "vllm,nope"])
 def test_unknown_profile_is_a_usage_error(bad):
     r = inspect(FIXTURES / "padded", bad)
-    assert r.exit_code == 2 and r.stdout == ""
+    assert r.exit_code == 2 and r.json["error"]["kind"] == "usage"  # JSON: the error object
     assert r.stderr.startswith("dspark-ckpt: error:") and "Traceback" not in r.stderr
 
 

@@ -194,12 +194,13 @@ def test_online_revision_token_and_errors(tmp_path):
 
 
 @pytest.mark.slow
-def test_unreachable_hub_is_a_one_line_usage_error(tmp_path):
+def test_unreachable_hub_is_a_one_line_network_error(tmp_path):
     r = cli_subprocess(
         "inspect", "hf://org/padded", "--target", TARGET, env=hub_env(tmp_path, closed_port())
     )
     assert r.returncode == 2
-    assert r.stderr.startswith("dspark-ckpt: error: hf://org/padded: cannot reach the Hub at ")
+    said = "dspark-ckpt: error: network: hf://org/padded: cannot reach the Hub at "
+    assert r.stderr.startswith(said)
     assert r.stderr.count("\n") == 1
 
 
