@@ -720,7 +720,7 @@ def _run_repair(source: str, target: Target, req: RepairRequest) -> RepairResult
     plan, draft, before, after = plan_repairs(
         source, ckpt, target, selected, req, _new_shard_name(ckpt)
     )
-    notes = [*recovered, *_gained_and_lost(before, after)]
+    notes = [*recovered, *plan.asked, *_gained_and_lost(before, after)]
     if plan.refusal is not None and not req.diff:
         raise CheckpointError(ckpt.root, f"refused: {plan.refusal}; nothing written")
     if req.diff or not plan.changes:
