@@ -117,16 +117,16 @@ def fix_cmd(
         int | None,
         typer.Option(
             "--prune-vocab",
-            metavar="K",
-            help="Cut the head to the K most frequent target ids (needs --frequencies).",
+            metavar="N",
+            help="Cut the head to the N most frequent target ids (needs --frequencies).",
         ),
     ] = None,
     frequencies: Annotated[
         str | None,
         typer.Option(
             "--frequencies",
-            metavar="FILE",
-            help="Token counts for --prune-vocab: a JSON object id -> count, or a list by id.",
+            metavar="PATH",
+            help="Token counts for --prune-vocab: a JSON object of id: count, or a list by id.",
         ),
     ] = None,
     profile: ProfilesOpt = None,
@@ -200,7 +200,7 @@ def _asked(prune_vocab: int | None, frequencies: str | None):
     if prune_vocab is None and frequencies is None:
         return None
     if prune_vocab is None or frequencies is None:
-        raise UsageError("--prune-vocab K and --frequencies FILE go together")
+        raise UsageError("--prune-vocab N and --frequencies PATH go together")
     from dspark_ckpt.commands.prune import prune_plan
 
     return prune_plan(prune_vocab, Path(frequencies))

@@ -1,4 +1,4 @@
-"""``fix --prune-vocab K --frequencies FILE``: a trained head cut to the K most frequent
+"""``fix --prune-vocab N --frequencies PATH``: a trained head cut to the K most frequent
 target ids (frequency-ranked drafting), with the map each runtime needs.
 
 The K ids are chosen as the producers choose them when they build a draft vocab at
@@ -73,7 +73,7 @@ def top_ids(counts: dict[int, int], candidates: list[int], k: int) -> list[int]:
 
 
 def prune_plan(k: int, frequencies: Path) -> Callable[..., tuple[list[Change], str]]:
-    """The changes ``--prune-vocab K --frequencies FILE`` asks for, planned from the
+    """The changes ``--prune-vocab N --frequencies PATH`` asks for, planned from the
     drafter's facts under the deciding profiles."""
 
     def plan(f, profiles, root: Path) -> tuple[list[Change], str]:
