@@ -115,7 +115,6 @@ def lm_head_missing(f: Facts, p: Profile) -> list[Finding]:
     "padded drafter without lm_head: uninitialised head",
     scope=PROFILE,
     hint="ship lm_head.weight [Vd, H] with the drafter",
-    repair=copy_target_head,
 )
 def padded_lm_head_missing(f: Facts, p: Profile) -> list[Finding]:
     """Vd > Vt and no lm_head: vLLM shares the target head only when Vd == Vt, raises nothing, and

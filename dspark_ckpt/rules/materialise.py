@@ -1,6 +1,8 @@
 """Materialise what the runtime will not share: the target's ``lm_head`` / ``embed_tokens``
 rows copied into the drafter, as the repair of the findings where the runtime refuses the
-load or leaves the head uninitialised for want of them (DSC101, DSC102, DSC104, DSC601).
+load or leaves the head uninitialised for want of them (DSC101, DSC102, DSC601). A padded
+drafter's (DSC104) is not copied: trim-padding, safe, cuts it to Vt rows, and the runtime
+then shares the target's head.
 
 Unsafe (``fix --unsafe-fixes``): the copy is right only when the drafter was trained
 against the target's tensor (its head frozen to the target's, as speculators' DFlash
@@ -49,6 +51,8 @@ def draft_ids(f: Facts) -> Sequence[int]:
 def _copy(f: Facts, name: str, sources: tuple[str, ...], rows: Sequence[int], what: str):
     """The change copying ``rows`` of the first of the target's ``sources`` found, or None
     where the target holds no such tensor, too few rows, or rows of another width."""
+    if f.Vd > f.Vt:
+        return None  # padded: trim-padding (safe) settles Vd and V first, then a round copies
     src = next((t for s in sources if (t := target_tensor(f, s)) is not None), None)
     hidden = f.cfg.hidden_size
     if src is None or not len(rows) or hidden is None or src.shape[1] != hidden:
