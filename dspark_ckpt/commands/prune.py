@@ -97,7 +97,11 @@ def prune_plan(k: int, frequencies: Path) -> Callable[..., tuple[list[Change], s
                 f"refused: --prune-vocab {k} must be in [1, {len(candidates)}) (the head's rows)",
             )
         if max(candidates) >= f.Vt:
-            raise CheckpointError(root, f"refused: the head scores ids at or above Vt {f.Vt}")
+            raise CheckpointError(
+                root,
+                f"refused: the head scores ids at or above Vt {f.Vt} (padded rows: run fix "
+                "without --prune-vocab first, which trims them)",
+            )
         counts = read_frequencies(frequencies, f.Vt)
         kept = top_ids(counts, candidates, k)
         where = {t: i for i, t in enumerate(candidates)}
@@ -105,8 +109,9 @@ def prune_plan(k: int, frequencies: Path) -> Callable[..., tuple[list[Change], s
         ids = np.asarray(kept, dtype=np.int64)
         t2d = np.zeros(f.Vt, dtype=bool)
         t2d[ids] = True
+        markov = f.markov_w2 is not None and f.markov_w2.shape[0] == f.Vd
         changes: list[Change] = [Rows(f.lm_head.name, rows)]
-        if f.markov_w2 is not None and f.markov_w2.shape[0] == f.Vd:
+        if markov:
             changes.append(Rows(f.markov_w2.name, rows))
         changes += [
             Put(f.d2t.name if f.d2t else D2T, ids - np.arange(k), "the pruned map's offsets"),
@@ -116,7 +121,7 @@ def prune_plan(k: int, frequencies: Path) -> Callable[..., tuple[list[Change], s
         seen = sum(1 for t in kept if counts.get(t))
         summary = (
             f"prune the head to the {k} most frequent target ids ({seen} seen in "
-            f"{frequencies.name}); lm_head{' and markov_w2' if len(changes) > 4 else ''} "
+            f"{frequencies.name}); lm_head{' and markov_w2' if markov else ''} "
             f"cut to their rows, d2t/t2d written, draft_vocab_size {k}"
         )
         return changes, summary
