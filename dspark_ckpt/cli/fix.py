@@ -113,6 +113,22 @@ def fix_cmd(
     verify: Annotated[
         bool, typer.Option("--verify", help="Run verify on the repaired checkpoint (needs torch).")
     ] = False,
+    prune_vocab: Annotated[
+        int | None,
+        typer.Option(
+            "--prune-vocab",
+            metavar="N",
+            help="Cut the head to the N most frequent target ids (needs --frequencies).",
+        ),
+    ] = None,
+    frequencies: Annotated[
+        str | None,
+        typer.Option(
+            "--frequencies",
+            metavar="PATH",
+            help="Token counts for --prune-vocab: a JSON object of id: count, or a list by id.",
+        ),
+    ] = None,
     profile: ProfilesOpt = None,
     fmt: PlainFormatOpt = PlainFormat.table,
     quiet: QuietOpt = False,
@@ -129,6 +145,7 @@ def fix_cmd(
         from dspark_ckpt.commands.repair import RepairRequest
 
         req = RepairRequest(
+            asked=_asked(prune_vocab, frequencies),
             profiles=parse_profiles(profile),
             unsafe=unsafe_fixes,
             sets=tuple(parse_set(v) for v in sets or []),
@@ -140,6 +157,7 @@ def fix_cmd(
         )
         _repair(drafter, resolve_target(target, target_vocab_size), req, fmt, quiet)
     for flag, given in (
+        ("--prune-vocab", prune_vocab is not None or frequencies is not None),
         ("--diff", diff),
         ("--unsafe-fixes", unsafe_fixes),
         ("--set", sets),
@@ -175,6 +193,17 @@ def fix_cmd(
     else:
         fix_tables().print_fix(result, stdout())
     raise typer.Exit(EXIT_OK if result.ok else EXIT_FAIL)
+
+
+def _asked(prune_vocab: int | None, frequencies: str | None):
+    """What --prune-vocab asks, besides the repairs (None: nothing)."""
+    if prune_vocab is None and frequencies is None:
+        return None
+    if prune_vocab is None or frequencies is None:
+        raise UsageError("--prune-vocab N and --frequencies PATH go together")
+    from dspark_ckpt.commands.prune import prune_plan
+
+    return prune_plan(prune_vocab, Path(frequencies))
 
 
 def parse_set(value: str) -> tuple[str, object]:

@@ -543,7 +543,7 @@ def _run_repair(
     plan, draft, before, after = plan_repairs(
         source, ckpt, target, selected, req, new_shard_name(ckpt)
     )
-    notes = [*recovered, *_gained_and_lost(before, after)]
+    notes = [*recovered, *plan.asked, *_gained_and_lost(before, after)]
     if plan.refusal is not None and not req.diff:
         raise CheckpointError(ckpt.root, f"refused: {plan.refusal}; nothing written")
     if req.diff or not (plan.changes or convert):  # a conversion is written as it is

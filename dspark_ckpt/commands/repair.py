@@ -16,14 +16,13 @@ inspected before the commit point ends the transaction.
 
 from __future__ import annotations
 
-import copy
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
-import numpy as np
-
+from dspark_ckpt.commands.draft import ST_DTYPES, Draft, Tensor, array_bytes  # noqa: F401
 from dspark_ckpt.commands.fix_checks import refuse_set, refuse_unreadable
 from dspark_ckpt.commands.inspect import Report, inspect_checkpoint
 from dspark_ckpt.errors import CheckpointError
@@ -34,7 +33,6 @@ from dspark_ckpt.rules.findings import ERROR, Finding
 from dspark_ckpt.rules.repairs import (
     UNSAFE,
     Change,
-    Cut,
     DelKey,
     Drop,
     Drops,
@@ -43,6 +41,7 @@ from dspark_ckpt.rules.repairs import (
     Put,
     Rename,
     SetKey,
+    TargetRows,
 )
 from dspark_ckpt.source.checkpoint import Checkpoint, build_checkpoint
 from dspark_ckpt.source.overlay import OverlaySource
@@ -50,128 +49,7 @@ from dspark_ckpt.source.pieces import Pieces, Range, safetensors_pieces
 from dspark_ckpt.source.safetensors import TensorInfo
 
 MAX_ROUNDS = 4  # a repair's change can bring up a finding another repair answers
-ST_DTYPES = {np.dtype(bool): "BOOL", np.dtype(np.float32): "F32", np.dtype(np.int64): "I64"}
 _MISSING = object()
-
-
-def array_bytes(values: np.ndarray) -> bytes:
-    """An array's data as a safetensors file holds it: contiguous, little-endian."""
-    return np.ascontiguousarray(values).astype(values.dtype.newbyteorder("<")).tobytes()
-
-
-# --- the draft: the checkpoint as the repairs leave it --------------------------------
-
-
-class Tensor(NamedTuple):
-    """A tensor of the draft: its bytes are ``part`` (a range of the source's, or new)."""
-
-    dtype: str
-    shape: tuple[int, ...]
-    part: bytes | Range
-    shard: str  # the file it will be stored in
-    origin: str | None = None  # the source tensor whose bytes these are (None: new bytes)
-
-
-def _data_order(row: tuple) -> tuple:
-    """A rewritten shard keeps its source's data order (its copies stay long runs), new
-    tensors after, by name."""
-    name, _, _, part = row
-    if isinstance(part, Range):
-        return (0, str(part.path), part.start)
-    return (1, name, 0)
-
-
-def _source_tensor(info: TensorInfo) -> Tensor:
-    part = Range(info.path, info.start, info.end)
-    return Tensor(info.dtype, tuple(info.shape), part, info.path.name, info.name)
-
-
-@dataclass
-class Draft:
-    """The checkpoint as the repairs leave it: its config, and the tensors they change
-    (``changed``: name -> the tensor now, None where it is gone); every other tensor is
-    the source's as it is. Only what changes is held: a header may list a million."""
-
-    ckpt: Checkpoint
-    config: dict
-    new_shard: str
-    changed: dict[str, Tensor | None] = field(default_factory=dict)
-
-    @classmethod
-    def of(cls, ckpt: Checkpoint, new_shard: str) -> Draft:
-        config = copy.deepcopy(ckpt.config) if isinstance(ckpt.config, dict) else {}
-        return cls(ckpt, config, new_shard)
-
-    def get(self, name: str) -> Tensor | None:
-        if name in self.changed:
-            return self.changed[name]
-        info = self.ckpt.tensors.get(name)
-        return None if info is None else _source_tensor(info)
-
-    def shard_tensors(self, shards: set[str]) -> dict[str, list[tuple]]:
-        """The tensors each of ``shards`` will hold, as (name, dtype, shape, bytes) in the
-        order their data goes: the source's order (long runs to copy), new ones after."""
-        out: dict[str, list[tuple]] = {s: [] for s in shards}
-        changed = self.changed
-        for name, i in self.ckpt.tensors.items():
-            if name not in changed and (rows := out.get(i.path.name)) is not None:
-                rows.append((name, i.dtype, i.shape, Range(i.path, i.start, i.end)))
-        for name, t in changed.items():
-            if t is not None and t.shard in out:
-                out[t.shard].append((name, t.dtype, t.shape, t.part))
-        return {s: sorted(rows, key=_data_order) for s, rows in out.items()}
-
-    @property
-    def touched(self) -> set[str]:
-        """The files whose tensors change: where a changed tensor was, and where it goes."""
-        out = set()
-        for name, t in self.changed.items():
-            if (info := self.ckpt.tensors.get(name)) is not None:
-                out.add(info.path.name)
-            if t is not None:
-                out.add(t.shard)
-        return out
-
-    def apply(self, change: Change) -> None:
-        if isinstance(change, SetKey):
-            *path, last = change.key.split(".")
-            node = self.config
-            for part in path:
-                if not isinstance(node.get(part), dict):
-                    node[part] = {}
-                node = node[part]
-            node[last] = change.value
-        elif isinstance(change, DelKey):
-            *path, last = change.key.split(".")
-            node = self.config
-            for part in path:
-                node = node.get(part) if isinstance(node.get(part), dict) else {}
-            node.pop(last, None)
-        elif isinstance(change, NewConfig):
-            self.config = copy.deepcopy(change.config)
-        elif isinstance(change, Drop):
-            self.changed[change.name] = None
-        elif isinstance(change, Drops):
-            self.changed.update(dict.fromkeys(change.names))
-        elif isinstance(change, Rename):
-            self.changed[change.new] = self.get(change.name)
-            self.changed[change.name] = None
-        elif isinstance(change, Cut):
-            old = self.get(change.name)
-            size = old.part.size if isinstance(old.part, Range) else len(old.part)
-            keep = size * change.rows // old.shape[0]
-            part = (
-                Range(old.part.path, old.part.start, old.part.start + keep)
-                if isinstance(old.part, Range)
-                else old.part[:keep]
-            )
-            self.changed[change.name] = old._replace(shape=(change.rows, *old.shape[1:]), part=part)
-        elif isinstance(change, Put):
-            values = np.asarray(change.values() if callable(change.values) else change.values)
-            data = array_bytes(values)
-            old = self.get(change.name)
-            shard = old.shard if old is not None else self.new_shard
-            self.changed[change.name] = Tensor(ST_DTYPES[values.dtype], values.shape, data, shard)
 
 
 def _targets(change: Change) -> set[tuple[str, str]]:
@@ -221,6 +99,8 @@ def _describe(change: Change) -> str:
         return f"sets {change.key} to {change.value!r}"
     if isinstance(change, DelKey):
         return f"removes {change.key}"
+    if isinstance(change, TargetRows):
+        return f"copies {len(change.rows)} rows of the target's {change.source.name}"
     return type(change).__name__.lower()
 
 
@@ -237,6 +117,9 @@ class RepairRequest:
     force: bool = False
     diff: bool = False  # plan and show, write nothing
     verify: bool = False  # verify the result (torch)
+    # what the user asks besides the repairs (--prune-vocab, --to): (facts, profiles,
+    # root) -> (changes, one line saying what they do), applied first
+    asked: Callable[..., tuple[list[Change], str]] | None = None
 
     @property
     def mode(self) -> str:
@@ -290,6 +173,7 @@ class RepairPlan:
     config: list[KeyChange] = field(default_factory=list)
     tensors: list[TensorChange] = field(default_factory=list)
     sets: list[str] = field(default_factory=list)  # the --set keys
+    asked: list[str] = field(default_factory=list)  # what --prune-vocab / --to do
     regressions: list[str] = field(default_factory=list)  # errors the plan brings
 
     @property
@@ -345,14 +229,21 @@ def plan_repairs(
 ) -> tuple[RepairPlan, Draft, Report, Report]:
     """The plan, the draft it leaves, and the reports before and after."""
     before = inspect_checkpoint(source, target, selected, checkpoint=ckpt)
-    draft = Draft.of(ckpt, new_shard)
+    draft = Draft.of(ckpt, new_shard, target)
     plan = RepairPlan(list(selected), sets=[k for k, _ in req.sets])
     for key, value in req.sets:
         draft.apply(SetKey(key, value))
         refuse_set([(key, value)], ckpt, draft.config)
+    if req.asked is not None:
+        if before.facts is None:
+            raise CheckpointError(ckpt.root, "unreadable: nothing to prune or convert")
+        changes, summary = req.asked(before.facts, [PROFILES[n] for n in selected], ckpt.root)
+        for c in changes:
+            draft.apply(c)
+        plan.asked.append(summary)
     history: list[tuple[Change, str, tuple[str, ...]]] = []
     after = before
-    if req.sets:
+    if req.sets or req.asked is not None:
         try:
             after = _inspect(source, target, selected, ckpt, draft)
         except CheckpointError as err:

@@ -17,6 +17,7 @@ from dspark_ckpt.loader.heads import REFUSED, SHIPPED, TARGET, UNINITIALISED, he
 from dspark_ckpt.loader.view import native_config
 from dspark_ckpt.profiles.registry import EAGLE3, Profile
 from dspark_ckpt.rules.findings import ERROR, WARNING, Finding, new_finding
+from dspark_ckpt.rules.materialise import copy_target_embedding, copy_target_head
 from dspark_ckpt.rules.registry import PROFILE, rule
 from dspark_ckpt.rules.repairs import (
     ASKS,
@@ -36,6 +37,7 @@ from dspark_ckpt.rules.vocab import reduced, reduced_text, write_draft_vocab_siz
     "embed_tokens missing for an expanded input vocab",
     scope=PROFILE,
     hint="ship embed_tokens.weight [V, H] with the drafter",
+    repair=copy_target_embedding,
 )
 def embed_missing(f: Facts, p: Profile) -> list[Finding]:
     """The drafter's vocab_size V is larger than the target's Vt, so the target's embedding cannot
@@ -61,6 +63,7 @@ def embed_missing(f: Facts, p: Profile) -> list[Finding]:
     "lm_head missing for a reduced vocab",
     scope=PROFILE,
     hint="ship lm_head.weight [Vd, H] with the drafter",
+    repair=copy_target_head,
 )
 def lm_head_missing(f: Facts, p: Profile) -> list[Finding]:
     """The runtime treats this drafter's output vocab as reduced (under its rule, < or !=), so the
@@ -326,6 +329,7 @@ def mask_token_outside_vocab(f: Facts, p: Profile) -> list[Finding]:
     "lm_head missing and never loaded: uninitialised head",
     scope=PROFILE,
     hint="ship lm_head.weight [Vd, H], or drop draft_vocab_size so SGLang uses the target's head",
+    repair=copy_target_head,
 )
 def lm_head_never_loaded(f: Facts, p: Profile) -> list[Finding]:
     """SGLang's EAGLE-3 loader creates an lm_head of draft_vocab_size rows whenever the config sets

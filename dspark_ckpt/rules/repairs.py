@@ -2,8 +2,8 @@
 
 A repair is a pure function of the facts (like the rule it belongs to) that returns the
 change it would make, as plain data: config keys set, moved or removed, tensors dropped,
-cut, renamed or given new values. ``commands/fix.py`` turns changes into files; nothing
-here reads or writes one. A repair is *safe* when the runtime serves the repaired
+cut, renamed, given new values or copied from the target's rows. ``commands/fix.py``
+turns changes into files; nothing here reads or writes one. A repair is *safe* when the runtime serves the repaired
 drafter as the producer trained it (the padded rows it trims can never be a token; the
 ``d2t`` it drops is one the runtime has no parameter for), *unsafe* when it rests on a
 guess (``fix --unsafe-fixes`` applies those). A value the tool cannot know (a mask token
@@ -13,7 +13,7 @@ KEY=VALUE`` gives it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -89,7 +89,27 @@ class Put:
     what: str = ""
 
 
-Change = SetKey | DelKey | NewConfig | Drop | Drops | Cut | Rename | Put
+@dataclass(frozen=True)
+class TargetRows:
+    """Store rows ``rows`` (in that order) of the target's tensor ``source`` (its header
+    entry) as tensor ``name``, in the target's dtype: read by offset from the target's
+    file (a Hub target by range requests), only those rows."""
+
+    name: str
+    source: Any = field(hash=False, compare=False)  # a TensorInfo of the target
+    rows: Sequence[int] = field(default=(), hash=False, compare=False, repr=False)
+    what: str = ""
+
+
+@dataclass(frozen=True)
+class Rows:
+    """Keep rows ``rows`` of tensor ``name``, in that order (a head cut to a pruned vocab)."""
+
+    name: str
+    rows: Sequence[int] = field(hash=False, compare=False, repr=False)
+
+
+Change = SetKey | DelKey | NewConfig | Drop | Drops | Cut | Rename | Put | TargetRows | Rows
 
 
 @dataclass(frozen=True)
