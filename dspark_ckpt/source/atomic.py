@@ -88,6 +88,20 @@ def step(name: str, path: Path) -> None:
 _COMMITTED: list[Transaction] = []
 
 
+def _write_new(temp: Path, data: bytes) -> None:
+    """``data`` into the new file ``temp`` (never an existing one), synced to disk."""
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    try:
+        step("write", temp)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        step("fsync", temp)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def committed() -> bool:
     """Whether a ``Transaction`` of this process has passed its commit point: its files
     are in place for good. The CLI's signal handler reads it: a signal after that point
@@ -283,16 +297,7 @@ class Transaction:
         with writing(dest):
             step("temp", temp)
             record = self._record(s)
-            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-            try:
-                step("write", temp)
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(fd, view) :]
-                step("fsync", temp)
-                os.fsync(fd)
-            finally:
-                os.close(fd)
+            _write_new(temp, data)
             self._made(record, s)
 
     def add_copy(self, dest: Path, src: Path, *, link: bool = False) -> None:
@@ -566,16 +571,7 @@ def write_atomic(path: str | Path, data: bytes | str, *, overwrite: bool = True)
     try:
         with writing(path):
             step("temp", temp)
-            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-            try:
-                step("write", temp)
-                view = memoryview(raw)
-                while view:
-                    view = view[os.write(fd, view) :]
-                step("fsync", temp)
-                os.fsync(fd)
-            finally:
-                os.close(fd)
+            _write_new(temp, raw)
             with contextlib.suppress(FileNotFoundError):
                 os.chmod(temp, stat.S_IMODE(os.stat(path).st_mode))
             step("replace", path)
