@@ -69,6 +69,8 @@ from dspark_ckpt.profiles.registry import (
     default_profile,
     detect_family,
     get_profile,
+    resolve_profile,
+    runtime_spec,
 )
 from dspark_ckpt.rules.codes import get_code
 from dspark_ckpt.rules.findings import ERROR, Finding
@@ -619,7 +621,8 @@ def run_fix(source: str, target: Target, req: FixRequest) -> FixResult:
     """Plan, check the planned result, then write it atomically, read it back and
     inspect it again before the transaction ends. Raises ``CheckpointError`` (refused,
     unreadable) or ``UsageError``: in both cases nothing is written."""
-    if req.profile is not None:  # any of its names: the profile's own from here on
+    spec = req.profile if req.profile and runtime_spec(req.profile) else None
+    if req.profile is not None and spec is None:  # any of its names: the profile's own
         req = replace(req, profile=get_profile(req.profile).name)
     if req.mask_style not in MASK_STYLES:
         raise UsageError(f"unknown --mask-style {req.mask_style!r}; choose from bool, additive")
@@ -628,8 +631,10 @@ def run_fix(source: str, target: Target, req: FixRequest) -> FixResult:
     if req.out is not None and req.in_place:
         raise UsageError("give at most one of --out and --in-place")
     ckpt, cfg, family, recovered = _open_drafter(
-        source, req, req.mode, [req.profile] if req.profile else []
+        source, req, req.mode, [req.profile] if req.profile and not spec else []
     )
+    if spec is not None:  # RUNTIME==VERSION (--runtime): that release's, for the family
+        req = replace(req, profile=resolve_profile(spec, family))
     req = replace(req, profile=req.profile or default_profile(family))
     before = inspect_checkpoint(source, target, req.profile, checkpoint=ckpt)
     plan = plan_fix(ckpt, cfg, target, req)
@@ -698,7 +703,8 @@ def run_repair(source: str, target: Target, req: RepairRequest) -> RepairResult:
 
 
 def _run_repair(source: str, target: Target, req: RepairRequest) -> RepairResult:
-    names = [get_profile(n).name for n in req.profiles or []]
+    # RUNTIME==VERSION (--runtime) is resolved once the drafter's family is known
+    names = [get_profile(n).name for n in req.profiles or [] if runtime_spec(n) is None]
     if req.out is not None and req.in_place:
         raise UsageError("give at most one of --out and --in-place")
     if not req.diff and req.out is None and not req.in_place:
@@ -716,6 +722,7 @@ def _run_repair(source: str, target: Target, req: RepairRequest) -> RepairResult
     mode = SIDE if req.diff else OUT if req.out is not None else IN_PLACE
     every = set(names) == set(PROFILES)  # --profile all: the family's, as for inspect
     ckpt, _, family, recovered = _open_drafter(source, req, mode, [] if every else names)
+    names = list(dict.fromkeys(resolve_profile(n, family) for n in req.profiles or []))
     selected = applicable_profiles(family) if every else names or [default_profile(family)]
     plan, draft, before, after = plan_repairs(
         source, ckpt, target, selected, req, _new_shard_name(ckpt)

@@ -10,7 +10,13 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from dspark_ckpt.output.table import SEVERITY_STYLE, boxed_table, findings_table, verdict_text
+from dspark_ckpt.output.table import (
+    SEVERITY_STYLE,
+    boxed_table,
+    findings_table,
+    release_name,
+    verdict_text,
+)
 
 
 def _count(n: int | None) -> Text:
@@ -140,7 +146,7 @@ def fix_summary(r) -> Text:
     """The one-line result of ``fix`` (all that ``--quiet`` prints)."""
     return Text.assemble(
         ("deployable" if r.ok else "NOT deployable", "bold green" if r.ok else "bold red"),
-        f" after fix under profile {r.request.profile}",
+        f" after fix under {release_name(r.request.profile)}",
     )
 
 
@@ -209,6 +215,6 @@ def repair_summary(r) -> Text:
         )
     return Text.assemble(
         ("deployable" if r.ok else "NOT deployable", "bold green" if r.ok else "bold red"),
-        f" after fix under profile{'s' if len(p.profiles) > 1 else ''} {profiles}"
+        f" after fix under {', '.join(map(release_name, p.profiles))}"
         + (f": {n} change(s) written" if r.files else ": nothing written"),
     )
