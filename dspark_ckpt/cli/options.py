@@ -97,7 +97,8 @@ RuntimeOpt = Annotated[
         metavar="RUNTIME==VERSION",
         help="Decide by the profile of that runtime release for the drafter's family, e.g. "
         "vllm==0.32.0, sglang==0.5.23, trtllm==main (`dspark-ckpt profiles` lists the "
-        "releases each covers); repeat it, or combine it with --profile.",
+        "releases each covers); a runtime alone (vllm) is its newest release. Repeat it, or "
+        "combine it with --profile.",
     ),
 ]
 

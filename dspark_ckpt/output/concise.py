@@ -58,9 +58,12 @@ def print_concise(r: Report, console: Console) -> None:
         console.print("no findings", style="green")
     if cut:
         console.print(Text("(… shortened: -v shows every message whole)", "dim"), soft_wrap=True)
-    for line in notes(r):
-        for part in flow(line, width).split("\n"):
-            console.print(part, soft_wrap=True)
+    for parts in notes(r):  # a note too long for its line goes on indented
+        lines = flow(parts, width).split("\n")
+        if len(lines) > 1:
+            lines = flow(parts, width - 2).split("\n")
+        for i, line in enumerate(lines):
+            console.print(Text("  " if i else "") + line, soft_wrap=True)
     console.print(decision(r, width), soft_wrap=True)
 
 
@@ -188,7 +191,8 @@ def fitted(
             if len(" ".join([*kept, w])) + len(ELLIPSIS) > room:
                 break
             kept.append(w)
-        text = " ".join(kept) + ELLIPSIS if kept else ""
+        text = " ".join([*kept, ELLIPSIS]) if kept else ELLIPSIS if room >= 1 else ""
+        text = text.replace(f" {ELLIPSIS}", ELLIPSIS)
     line = head.copy()
     if text:
         line.append(" " + text, style)
@@ -209,12 +213,9 @@ def notes(r: Report) -> list[list[str | Text]]:
         out.append(
             [*f"{them} {verb} ({codes}), not deciding:".split(" "), f"--profile {','.join(names)}"]
         )
-    by_reason: dict[str, list[str]] = {}
-    for n in r.not_checked:
-        by_reason.setdefault(n.reason, []).append(n.code)
-    for reason, codes in by_reason.items():
-        line = f"not checked ({', '.join(dict.fromkeys(codes))}): {reason}"
-        out.append(line.split(" "))
+    if r.not_checked:  # which and why: --format full; the codes: the decision's line
+        n = len(r.not_checked)
+        out.append(f"not checked: {n} check(s), the verdict is partial (-v: why)".split())
     found = [f for f in r.findings if f.severity in (ERROR, WARNING)]
     safe = sum(f.repair == "safe" for f in found)
     unsafe = sum(f.repair == "unsafe" for f in found)

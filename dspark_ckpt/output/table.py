@@ -1,7 +1,9 @@
 """The table format, for people: Rich tables and lines on a console.
 
-With ``check_table.py`` (check's summary) and ``fix_table.py`` (fix, its repairs and
-verify), built on this module's console and tables, the only modules that import Rich,
+With ``concise.py`` (inspect's default: a line per finding; this module draws its
+``--format full``), ``check_table.py`` (check's summary) and ``fix_table.py`` (fix, its
+repairs and verify), built on this module's console and tables, the only modules that
+import Rich,
 and only the commands that show a table import them (the machine formats, ``json.py``
 and the CI formats, start without it). Nothing here decides anything: it only shows a
 result.

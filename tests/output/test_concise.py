@@ -110,3 +110,9 @@ def test_not_deciding_only_where_the_failure_differs(specforge):
         "vllm-legacy fails (DSC103), not deciding: --profile vllm-legacy",
         "sglang-dspark fails (DSC208, DSC683), not deciding: --profile sglang-dspark",
     ]
+
+
+def test_a_partial_verdict_says_how_many_checks_were_not_made_in_one_line():
+    lines = at(60, "inspect", FIXTURES / "padded", "--target-vocab-size", "100")
+    assert "not checked: 13 check(s), the verdict is partial (-v: why)" in lines
+    assert lines[-1] == "deployable under vLLM 0.33.0 (vllm): 1 warning(s); partial"
