@@ -31,7 +31,8 @@ from dspark_ckpt.errors import CheckpointError
     exit_codes=[
         "0  deployable under the deciding profile(s): no error finding",
         "1  not deployable, including an unreadable checkpoint",
-        "2  usage error: bad arguments, a path that does not exist, an output not written",
+        "2  usage error: bad arguments, a profile of another family, a path that does not "
+        "exist, an output not written",
         "3  not judged: no profile covers the drafter's family (DSC108)",
     ],
     example="dspark-ckpt inspect fixtures/padded --target fixtures/targets/small",
