@@ -59,6 +59,13 @@ def summaries():
     return summary
 
 
+def concise():
+    """inspect's concise format (imports Rich: only where it is shown)."""
+    from dspark_ckpt.output import concise
+
+    return concise
+
+
 def check_tables():
     """``check``'s table format (imports Rich: only where a table is shown)."""
     from dspark_ckpt.output import check_table

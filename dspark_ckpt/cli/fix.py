@@ -16,9 +16,11 @@ from dspark_ckpt.cli.options import (
     PlainFormatOpt,
     ProfilesOpt,
     QuietOpt,
+    RuntimeOpt,
     TargetOpt,
     TargetVocabOpt,
     resolve_target,
+    runtime_values,
 )
 from dspark_ckpt.cli.root import command
 from dspark_ckpt.errors import UsageError
@@ -130,6 +132,7 @@ def fix_cmd(
         ),
     ] = None,
     profile: ProfilesOpt = None,
+    runtime: RuntimeOpt = None,
     fmt: PlainFormatOpt = PlainFormat.table,
     quiet: QuietOpt = False,
 ) -> None:
@@ -139,6 +142,7 @@ def fix_cmd(
     from dspark_ckpt.output.json import fix_obj, to_json
     from dspark_ckpt.profiles.registry import parse_profiles
 
+    profile = [*(profile or []), *runtime_values(runtime)] or None
     side = emit_mask or mask_path is not None or emit_d2t or d2t_path is not None
     refuse_fix_over_target(drafter, target, out, in_place)
     if not side:
@@ -166,7 +170,7 @@ def fix_cmd(
         if given:
             raise UsageError(f"{flag} is for repairs: it cannot go with --emit-mask / --emit-d2t")
     if profile and (len(profile) > 1 or "," in profile[0]):
-        raise UsageError("--emit-mask / --emit-d2t take one --profile")
+        raise UsageError("--emit-mask / --emit-d2t take one --profile or --runtime")
     profile = profile[0] if profile else None
 
     if d2t_path is not None and (out is not None or in_place):

@@ -15,8 +15,8 @@ from dspark_ckpt.cli.root import command
     example="dspark-ckpt profiles --format json",
 )
 def profiles_cmd(fmt: PlainFormatOpt = PlainFormat.table, quiet: NamesOpt = False) -> None:
-    """List the runtime profiles: the release each mirrors and the source files (file:line)
-    its rules were read from (-q: their names, on one line)."""
+    """List the runtime profiles: the release each mirrors and the source files its rules
+    were read from (--format json: each rule's file:line; -q: the names, on one line)."""
     from dspark_ckpt.output.json import profiles_obj, to_json
     from dspark_ckpt.profiles.registry import PROFILES
 

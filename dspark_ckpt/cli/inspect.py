@@ -4,20 +4,30 @@ import sys
 
 import typer
 
-from dspark_ckpt.cli.console import emit, header_progress, show_progress, summaries, tables
+from dspark_ckpt.cli.console import (
+    concise,
+    emit,
+    header_progress,
+    show_progress,
+    summaries,
+    tables,
+)
 from dspark_ckpt.cli.destinations import refuse_report_paths
 from dspark_ckpt.cli.errors import EXIT_FAIL, EXIT_OK, EXIT_UNCOVERED
 from dspark_ckpt.cli.options import (
     DrafterArg,
     Format,
-    FormatOpt,
+    InspectFormat,
+    InspectFormatOpt,
     OutputOpt,
     ProfilesOpt,
     QuietOpt,
     RuntimeOpt,
     TargetOpt,
     TargetVocabOpt,
+    VerboseOpt,
     resolve_target,
+    runtime_values,
 )
 from dspark_ckpt.cli.root import command
 from dspark_ckpt.errors import CheckpointError
@@ -28,7 +38,8 @@ from dspark_ckpt.errors import CheckpointError
     exit_codes=[
         "0  deployable under the deciding profile(s): no error finding",
         "1  not deployable, including an unreadable checkpoint",
-        "2  usage error: bad arguments, a path that does not exist, an output not written",
+        "2  usage error: bad arguments, a profile of another family, a path that does not "
+        "exist, an output not written",
         "3  not judged: no profile covers the drafter's family (DSC108)",
     ],
     example="dspark-ckpt inspect fixtures/padded --target fixtures/targets/small",
@@ -39,9 +50,10 @@ def inspect_cmd(
     target_vocab_size: TargetVocabOpt = None,
     profile: ProfilesOpt = None,
     runtime: RuntimeOpt = None,
-    fmt: FormatOpt = Format.table,
+    fmt: InspectFormatOpt = InspectFormat.table,
     output: OutputOpt = None,
     quiet: QuietOpt = False,
+    verbose: VerboseOpt = False,
 ) -> None:
     """Classify a drafter against its target and check every tensor and invariant."""
     from dspark_ckpt.commands.inspect import inspect_checkpoint, unreadable_target
@@ -55,7 +67,9 @@ def inspect_cmd(
         # not covered (no profile): the DSC108 finding alone
         return [run_of_report(report.under(p)) for p in report.profiles] or [run_of_report(report)]
 
-    profile = parse_profiles([*(profile or []), *(runtime or [])])
+    full = verbose or fmt is InspectFormat.full
+    fmt = Format.table if fmt is InspectFormat.full else Format(fmt.value)
+    profile = parse_profiles([*(profile or []), *runtime_values(runtime)])
     refuse_report_paths(
         [(f"the {fmt.value} report (-o)", output)],
         [("the drafter", drafter, True), ("the target", target, True)],
@@ -67,6 +81,7 @@ def inspect_cmd(
             report = unreadable_target(drafter, profile, err)
         else:
             report = inspect_checkpoint(drafter, tgt, profile)
+    refuse_other_family(report)
     for line in error_lines(report):
         print(line, file=sys.stderr)
     emit(
@@ -75,9 +90,32 @@ def inspect_cmd(
         quiet,
         json_obj=lambda: inspect_obj(report),
         runs=runs,
-        full=lambda console: tables().print_inspect(report, console),
+        full=lambda console: (
+            tables().print_inspect(report, console)
+            if full
+            else concise().print_concise(report, console)
+        ),
         summary=lambda console: console.print(summaries().inspect_summary(report), soft_wrap=True),
     )
     if not report.covered:
         raise typer.Exit(EXIT_UNCOVERED)
     raise typer.Exit(EXIT_OK if report.ok else EXIT_FAIL)
+
+
+def refuse_other_family(report) -> None:
+    """A ``--profile`` of another family than the drafter's is a usage error naming the
+    profile of the same runtime that judges this drafter (``--profile all`` is the
+    family's, never this)."""
+    from dspark_ckpt.errors import UsageError
+    from dspark_ckpt.profiles.registry import PROFILES, applicable_profiles
+
+    if not report.not_applicable or not report.covered:  # not judged: exit 3 says it
+        return
+    name = report.not_applicable[0]
+    family, runtime = report.family, PROFILES[name].runtime
+    mine = applicable_profiles(family)
+    same = [n for n in mine if PROFILES[n].runtime == runtime] or mine
+    raise UsageError(
+        f"--profile {name} judges {PROFILES[name].family} drafters, and this drafter's family "
+        f"is {family}: use --profile {same[0]} (its profiles: {', '.join(mine)})"
+    )

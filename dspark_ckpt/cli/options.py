@@ -5,6 +5,7 @@ command's signature at every start, and annotations left as strings are compiled
 evaluated there each time (about 10 ms of a start-up, ``benchmarks/startup_bench.py``).
 """
 
+import sys
 from enum import Enum
 from pathlib import Path
 from typing import Annotated
@@ -23,6 +24,18 @@ class Format(str, Enum):
 
 
 CI_FORMATS = (Format.github, Format.junit, Format.sarif)
+
+
+class InspectFormat(str, Enum):
+    """inspect's: table (concise, one line per finding), full (the boxed tables), and
+    the machine formats."""
+
+    table = "table"
+    full = "full"
+    json = "json"
+    github = "github"
+    junit = "junit"
+    sarif = "sarif"
 
 
 class PlainFormat(str, Enum):
@@ -84,11 +97,50 @@ RuntimeOpt = Annotated[
         metavar="RUNTIME==VERSION",
         help="Decide by the profile of that runtime release for the drafter's family, e.g. "
         "vllm==0.32.0, sglang==0.5.23, trtllm==main (`dspark-ckpt profiles` lists the "
-        "releases each covers); repeat it, or combine it with --profile.",
+        "releases each covers); a runtime alone (vllm) is its newest release. Repeat it, or "
+        "combine it with --profile.",
     ),
 ]
+
+
+def runtime_values(values: list[str] | None) -> list[str]:
+    """``--runtime`` values as ``--profile`` takes them: ``RUNTIME==VERSION`` as given; a
+    bare ``RUNTIME`` (``vllm``) is its newest release, and says so on stderr."""
+    from dspark_ckpt.profiles.registry import RUNTIME_NAMES, newest_release
+
+    out = []
+    for value in (v.strip() for v in values or []):
+        if "==" not in value and value.lower() in RUNTIME_NAMES:
+            version = newest_release(RUNTIME_NAMES[value.lower()])
+            from dspark_ckpt.output.text import one_line
+
+            note = f"dspark-ckpt: --runtime {value}: the newest release, {value}=={version}"
+            print(one_line(note), file=sys.stderr)
+            value = f"{value}=={version}"
+        elif "==" not in value:
+            raise UsageError(
+                f"--runtime {value!r}: give RUNTIME==VERSION (vllm==0.33.0) or a runtime "
+                "alone for its newest release (vllm, sglang, trtllm)"
+            )
+        out.append(value)
+    return out
+
+
 FormatOpt = Annotated[
     Format, typer.Option("--format", metavar="|".join(Format), help="Output format.")
+]
+InspectFormatOpt = Annotated[
+    InspectFormat,
+    typer.Option(
+        "--format",
+        metavar="|".join(InspectFormat),
+        help="Output format: table (one line per finding, the default), full (the boxed "
+        "tables: every message and hint whole, the matrix of checks by profile), json, or a "
+        "CI format.",
+    ),
+]
+VerboseOpt = Annotated[
+    bool, typer.Option("-v", "--verbose", help="The full tables: the same as --format full.")
 ]
 PlainFormatOpt = Annotated[
     PlainFormat, typer.Option("--format", metavar="|".join(PlainFormat), help="Output format.")

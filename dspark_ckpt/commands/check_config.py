@@ -20,7 +20,14 @@ from typing import Any
 from dspark_ckpt.commands.runs import Policy
 from dspark_ckpt.errors import CheckpointError, UsageError
 from dspark_ckpt.facts.config import MAX_VOCAB, torch_install_hint
-from dspark_ckpt.profiles.registry import PROFILES, get_profile
+from dspark_ckpt.profiles.registry import (
+    PROFILES,
+    RUNTIME_NAMES,
+    get_profile,
+    newest_release,
+    resolve_profile,
+    runtime_spec,
+)
 from dspark_ckpt.rules.codes import CODES
 from dspark_ckpt.rules.findings import WARNING
 from dspark_ckpt.source.base import HUB_PREFIX
@@ -68,7 +75,15 @@ class CheckConfig:
     pairs: tuple[Pair, ...]
 
 
-GLOBAL_KEYS = {"pairs", "profiles", "warnings-as-errors", "ignore", "verify", "allow-partial"}
+GLOBAL_KEYS = {
+    "pairs",
+    "profiles",
+    "runtimes",
+    "warnings-as-errors",
+    "ignore",
+    "verify",
+    "allow-partial",
+}
 PAIR_KEYS = {
     "allow-partial",
     "name",
@@ -76,6 +91,7 @@ PAIR_KEYS = {
     "target",
     "target-vocab-size",
     "profiles",
+    "runtimes",
     "warnings-as-errors",
     "ignore",
     "verify",
@@ -254,6 +270,29 @@ class _Keys:
         expanded = [p for name in names for p in (PROFILES if name == "all" else [name])]
         return tuple(dict.fromkeys(expanded))
 
+    def runtimes(self, value: Any, key: str) -> tuple[str, ...]:
+        """``runtimes = ["vllm==0.32.1", "sglang"]``: each as ``RUNTIME==VERSION`` (a runtime
+        alone: its newest release), resolved per drafter to its family's profile."""
+        names = [value] if isinstance(value, str) else value
+        if not isinstance(names, list) or not names:
+            raise self.fail(
+                key, f"must be RUNTIME==VERSION or a non-empty list of them, got {_shown(value)}"
+            )
+        out = []
+        for i, name in enumerate(names):
+            if not isinstance(name, str):
+                raise self.fail(f"{key}[{i}]", f"expected a string, got {_shown(name)}")
+            runtime = RUNTIME_NAMES.get(name.strip().lower())
+            spec = f"{name.strip()}=={newest_release(runtime)}" if runtime else name.strip()
+            try:
+                if runtime_spec(spec) is None:
+                    raise UsageError(f"{_shown(name)} is not RUNTIME==VERSION (vllm==0.33.0)")
+                resolve_profile(spec)  # a release no profile covers: refused now
+            except UsageError as err:
+                raise self.fail(f"{key}[{i}]", str(err)) from None
+            out.append(spec)
+        return tuple(dict.fromkeys(out))
+
     def warnings_as_errors(self, value: Any, key: str) -> bool | frozenset[str]:
         if isinstance(value, bool):
             return value
@@ -311,7 +350,7 @@ def parse_config(table: dict[str, Any], path: Path, prefix: str = "") -> CheckCo
         )
     keys.unknown(table, GLOBAL_KEYS, "")
     # no profiles: each drafter's family default, as for inspect and fix
-    profiles = keys.profiles(table["profiles"], "profiles") if "profiles" in table else (None,)
+    profiles = _profiles(keys, table, "", (None,))
     wae = keys.warnings_as_errors(table.get("warnings-as-errors", False), "warnings-as-errors")
     ignore = keys.ignore(table.get("ignore", {}), "ignore")
     verify = keys.boolean(table.get("verify", False), "verify")
@@ -382,12 +421,22 @@ def parse_config(table: dict[str, Any], path: Path, prefix: str = "") -> CheckCo
                 drafter_at,
                 target,
                 vocab,
-                keys.profiles(raw["profiles"], at + ".profiles") if "profiles" in raw else profiles,
+                _profiles(keys, raw, at + ".", profiles),
                 Policy(pair_wae, pair_ignore, pair_partial),
                 pair_verify,
             )
         )
     return CheckConfig(path, prefix, tuple(pairs))
+
+
+def _profiles(keys: _Keys, table: dict, at: str, default: tuple) -> tuple:
+    """A table's ``profiles`` and ``runtimes`` (RUNTIME==VERSION, resolved per drafter),
+    together; ``default`` where it has neither."""
+    if "profiles" not in table and "runtimes" not in table:
+        return default
+    named = keys.profiles(table["profiles"], at + "profiles") if "profiles" in table else ()
+    runtimes = keys.runtimes(table["runtimes"], at + "runtimes") if "runtimes" in table else ()
+    return (*named, *runtimes)
 
 
 def load_config(config: Path | None = None, cwd: Path | None = None) -> CheckConfig:

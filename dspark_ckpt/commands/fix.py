@@ -76,6 +76,8 @@ from dspark_ckpt.profiles.registry import (
     default_profile,
     detect_family,
     get_profile,
+    resolve_profile,
+    runtime_spec,
 )
 from dspark_ckpt.rules.codes import get_code
 from dspark_ckpt.rules.findings import ERROR, Finding
@@ -458,7 +460,8 @@ def run_fix(source: str, target: Target, req: FixRequest) -> FixResult:
     """Plan, check the planned result, then write it atomically, read it back and
     inspect it again before the transaction ends. Raises ``CheckpointError`` (refused,
     unreadable) or ``UsageError``: in both cases nothing is written."""
-    if req.profile is not None:  # any of its names: the profile's own from here on
+    spec = req.profile if req.profile and runtime_spec(req.profile) else None
+    if req.profile is not None and spec is None:  # any of its names: the profile's own
         req = replace(req, profile=get_profile(req.profile).name)
     if req.mask_style not in MASK_STYLES:
         raise UsageError(f"unknown --mask-style {req.mask_style!r}; choose from bool, additive")
@@ -467,8 +470,10 @@ def run_fix(source: str, target: Target, req: FixRequest) -> FixResult:
     if req.out is not None and req.in_place:
         raise UsageError("give at most one of --out and --in-place")
     ckpt, cfg, family, recovered = open_drafter(
-        source, req, req.mode, [req.profile] if req.profile else []
+        source, req, req.mode, [req.profile] if req.profile and not spec else []
     )
+    if spec is not None:  # RUNTIME==VERSION (--runtime): that release's, for the family
+        req = replace(req, profile=resolve_profile(spec, family))
     req = replace(req, profile=req.profile or default_profile(family))
     before = inspect_checkpoint(source, target, req.profile, checkpoint=ckpt)
     plan = plan_fix(ckpt, cfg, target, req)
@@ -521,7 +526,8 @@ def run_repair(source: str, target: Target, req: RepairRequest) -> RepairResult:
 def _run_repair(
     source: str, target: Target, req: RepairRequest, convert: bool = False
 ) -> RepairResult:
-    names = [get_profile(n).name for n in req.profiles or []]
+    # RUNTIME==VERSION (--runtime) is resolved once the drafter's family is known
+    names = [get_profile(n).name for n in req.profiles or [] if runtime_spec(n) is None]
     if req.out is not None and req.in_place:
         raise UsageError("give at most one of --out and --in-place")
     if not req.diff and req.out is None and not req.in_place:
@@ -539,6 +545,7 @@ def _run_repair(
     mode = SIDE if req.diff else OUT if req.out is not None else IN_PLACE
     every = set(names) == set(PROFILES)  # --profile all: the family's, as for inspect
     ckpt, _, family, recovered = open_drafter(source, req, mode, [] if every else names)
+    names = list(dict.fromkeys(resolve_profile(n, family) for n in req.profiles or []))
     selected = applicable_profiles(family) if every else names or [default_profile(family)]
     plan, draft, before, after = plan_repairs(
         source, ckpt, target, selected, req, new_shard_name(ckpt)

@@ -9,11 +9,18 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 
 from dspark_ckpt.output.console import verdict_text
+from dspark_ckpt.profiles.registry import PROFILES
 from dspark_ckpt.rules.findings import ERROR, INFO, WARNING
 
 if TYPE_CHECKING:
     from dspark_ckpt.commands.inspect import Report
     from dspark_ckpt.commands.runs import CheckResult
+
+
+def release_name(profile: str) -> str:
+    """``vLLM 0.33.0 (vllm-eagle3)``: the release a profile judges by, and its name."""
+    release = PROFILES[profile].release if profile in PROFILES else ""
+    return f"{' '.join(release.split(' ')[:2])} ({profile})" if release else profile
 
 
 def inspect_summary(r: Report) -> Text:
@@ -35,7 +42,7 @@ def inspect_summary(r: Report) -> Text:
         partial = f"; partial: {len(r.not_checked)} check(s) not made ({codes})"
     return Text.assemble(
         ("deployable" if r.ok else "NOT deployable", "bold green" if r.ok else "bold red"),
-        f" under profile{'s' if len(named) > 1 else ''} {', '.join(named)}{also}: {summary}",
+        f" under {', '.join(map(release_name, named))}{also}: {summary}",
         (partial, "yellow"),
     )
 
@@ -75,7 +82,7 @@ def fix_summary(r) -> Text:
     """The one-line result of ``fix`` (all that ``--quiet`` prints)."""
     return Text.assemble(
         ("deployable" if r.ok else "NOT deployable", "bold green" if r.ok else "bold red"),
-        f" after fix under profile {r.request.profile}",
+        f" after fix under {release_name(r.request.profile)}",
     )
 
 
@@ -95,6 +102,6 @@ def repair_summary(r) -> Text:
         )
     return Text.assemble(
         ("deployable" if r.ok else "NOT deployable", "bold green" if r.ok else "bold red"),
-        f" after fix under profile{'s' if len(p.profiles) > 1 else ''} {profiles}"
+        f" after fix under {', '.join(map(release_name, p.profiles))}"
         + (f": {n} change(s) written" if r.files else ": nothing written"),
     )

@@ -1,7 +1,9 @@
 """The table format, for people: Rich tables and lines on a console.
 
-With ``check_table.py`` (check's summary) and ``fix_table.py`` (fix, its repairs and
-verify), built on this module's console and tables, the only modules that import Rich,
+With ``concise.py`` (inspect's default: a line per finding; this module draws its
+``--format full``), ``check_table.py`` (check's summary) and ``fix_table.py`` (fix, its
+repairs and verify), built on this module's console and tables, the only modules that
+import Rich,
 and only the commands that show a table import them (the machine formats, ``json.py``
 and the CI formats, start without it). Nothing here decides anything: it only shows a
 result.
@@ -218,9 +220,13 @@ def repairs_line(r: Report) -> Text | None:
 
 def failing_elsewhere(r: Report) -> dict[str, list[str]]:
     """Why the profiles that fail but do not decide the exit code fail, each reason once
-    with the profiles it fails (an unreadable checkpoint fails them all alike)."""
+    with the profiles it fails; left out where a profile fails on nothing the deciding
+    profiles do not fail on too (an unreadable checkpoint: DSC001 under every one)."""
+    deciding = {(f.code, f.tensor or f.file) for f in r.errors}
     reasons: dict[str, list[str]] = {}
     for name, found in r.failing_elsewhere.items():
+        if {(f.code, f.tensor or f.file) for f in found} <= deciding:
+            continue
         why = "; ".join(dict.fromkeys(f"{f.code} {f.title}" for f in found))
         reasons.setdefault(why, []).append(name)
     return reasons
@@ -294,21 +300,28 @@ def fits(table: Table, console: Console, wrapping: bool = False) -> bool:
 
 
 def print_profiles(console: Console) -> None:
-    table = boxed_table()
-    table.add_column("profile", style="bold")
-    table.add_column("runtime / family")
-    table.add_column("release and the source files its rules mirror", overflow="fold")
+    """Each profile in a few lines (80 columns hold them all in under 80 lines): its
+    names, runtime and family; its release and the ``--runtime`` releases it covers; a
+    line per source file its rules mirror (the file:line of each rule: ``--format json``,
+    ``cites``). Laid out between words, a path broken only after a ``/`` where it is
+    wider than the line."""
+    width = max(console.width, 20)
     for name in PROFILES:
         o = profile_obj(name)
-        text = Text(o["release"], style="bold")
-        text.append(f"\n--runtime {o['runtime'].lower()}: releases {o['releases']}")
+        others = [
+            n + ("," if i < len(o["names"]) - 2 else ")") for i, n in enumerate(o["names"][1:])
+        ]
+        head = [Text(name, "bold"), *(["(also", *others] if others else [])]
+        head += [f"{o['runtime']} / {o['family']}"]
+        console.print(flow(head, width), soft_wrap=True)
+        release = o["release"].split(" ")
+        release[-1] += ";"
+        release += ["--runtime", f"{o['runtime'].lower()}==VERSION", "for", o["releases"]]
+        for line in flow(release, width - 2).split("\n"):
+            console.print(Text("  ") + line, soft_wrap=True)
         for src in o["sources"]:
-            text.append(f"\n- {src}", style="dim")
-        shown = Text(name, style="bold")
-        for other in o["names"][1:]:
-            shown.append(f"\n{other}", style="dim")
-        table.add_row(shown, f"{o['runtime']} / {o['family']}", text)
-    console.print(table)
+            for line in flow(src.split(" "), width - 4).split("\n"):
+                console.print(Text("  - " if src else "    ", "dim") + line, soft_wrap=True)
 
 
 def explain_line(code: Code) -> Text:

@@ -13,6 +13,8 @@ release it covers, and, the newest of its line, the line's name (``vllm-dspark``
 
 from __future__ import annotations
 
+import re
+
 from dspark_ckpt.errors import UsageError
 from dspark_ckpt.profiles import sglang, trtllm, vllm
 from dspark_ckpt.profiles.families import (
@@ -211,6 +213,20 @@ def runtime_spec(name: str) -> tuple[str, str] | None:
                 f"{name!r}: {version!r} is not a release version (like 0.32.1)"
             ) from None
     return runtime, version
+
+
+def newest_release(runtime: str) -> str:
+    """The newest release some profile of ``runtime`` (``vLLM``) covers: the highest version
+    its ``releases`` name, or ``main`` (TensorRT-LLM)."""
+    found = [
+        v
+        for p in PROFILES.values()
+        if p.runtime == runtime and p.releases
+        for v in re.findall(r"main|\d+(?:\.\d+)+", p.releases)
+    ]
+    if "main" in found:
+        return "main"
+    return max(found, key=parse_version)
 
 
 def _ranges(profiles: dict[str, Profile], runtime: str, family: str | None = None) -> str:

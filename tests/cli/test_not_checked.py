@@ -20,7 +20,7 @@ def weightless(tmp_path):
 
 
 def test_table_lists_what_was_not_checked_and_calls_the_verdict_partial(tmp_path):
-    r = cli("inspect", PADDED, "--target", weightless(tmp_path))
+    r = cli("inspect", PADDED, "--target", weightless(tmp_path), "--format", "full")
     assert r.exit_code == 0, r.stdout
     lines = r.stdout.splitlines()
     at = lines.index("not checked: the verdict is partial")
@@ -28,20 +28,20 @@ def test_table_lists_what_was_not_checked_and_calls_the_verdict_partial(tmp_path
     assert "the target folder holds no weights" in block
     assert "DSC207 draft vocab larger than the target's embedding" in block
     assert lines[-1] == (
-        "deployable under profile vllm: 1 warning(s); partial: 2 check(s) not made (DSC207, DSC605)"
+        "deployable under vLLM 0.33.0 (vllm): 1 warning(s); partial: 2 check(s) not made (DSC207, DSC605)"
     )
 
 
 def test_a_target_with_weights_gives_a_whole_verdict():
     r = cli("inspect", PADDED, "--target", FIXTURES / "targets/small")
     assert "not checked" not in r.stdout and "partial" not in r.stdout
-    assert r.stdout.splitlines()[-1] == "deployable under profile vllm: 1 warning(s)"
+    assert r.stdout.splitlines()[-1] == "deployable under vLLM 0.33.0 (vllm): 1 warning(s)"
 
 
 def test_quiet_says_partial_on_its_one_line(tmp_path):
     r = cli("inspect", PADDED, "--target-vocab-size", "100", "--quiet")
     [line] = r.stdout.splitlines()
-    assert line.startswith("deployable under profile vllm: 1 warning(s); partial: ")
+    assert line.startswith("deployable under vLLM 0.33.0 (vllm): 1 warning(s); partial: ")
     assert "DSC207" in line and "DSC710" in line
 
 

@@ -55,7 +55,10 @@ def test_the_tool_has_h_too():
         (["inspect", PADDED, "--target-vocab-size", "abc"], "--target-vocab-size must be an "),
         (["verify", PADDED, "--target", SMALL, "--tokens", "x"], "--tokens must be an integer"),
         (["verify", PADDED, "--target", SMALL, "--seed", "-1"], "--seed must be an integer"),
-        (["inspect", PADDED, "--format", "yaml"], "--format: 'yaml' is not one of table, json"),
+        (
+            ["inspect", PADDED, "--format", "yaml"],
+            "--format: 'yaml' is not one of table, full, json",
+        ),
         (["inspect"], "missing DRAFTER"),
         (["inspect", PADDED, "--targt", SMALL], "--targt: no such option; did you mean --target"),
         (["inspect", PADDED, "--target"], "--target needs a value"),

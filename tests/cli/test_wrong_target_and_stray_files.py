@@ -59,5 +59,5 @@ def test_the_mask_fix_writes_left_in_the_drafter_folder_fails_vllm(tmp_path):
     assert by_profile["DSC621", "sglang-dspark"]["severity"] == "info"
     table = cli("inspect", drafter, "--target", small)
     assert "draft_vocab_mask.safetensors holds no tensor of the drafter" in table.stdout
-    assert table.stdout.splitlines()[-1].startswith("NOT deployable under profile vllm")
+    assert table.stdout.splitlines()[-1].startswith("NOT deployable under vLLM 0.33.0 (vllm)")
     assert r.json["not_checked"] == []  # the target has weights: a whole verdict

@@ -287,7 +287,7 @@ def test_fix_takes_a_profile_by_its_release_qualified_name(cwd):
     r = cli("fix", FIXTURES / "padded", "--target", SMALL, "--emit-d2t", "--profile",
             "vllm-dspark@0.29.0")  # fmt: skip
     assert r.exit_code == 0 and LEGACY_ONLY in r.stdout
-    assert "deployable after fix under profile vllm-legacy" in r.stdout
+    assert "deployable after fix under vLLM 0.29 (vllm-legacy)" in r.stdout
 
 
 def test_d2t_derived_from_t2d(tmp_path, cwd):

@@ -141,7 +141,7 @@ def test_json_schema_fields():
 
 
 def test_table_output_for_people():
-    r = cli("inspect", FIXTURES / "padded", "--target", SMALL)
+    r = cli("inspect", FIXTURES / "padded", "--target", SMALL, "--format", "full")
     assert r.exit_code == 0
     out = r.stdout
     for text in (
@@ -153,7 +153,7 @@ def test_table_output_for_people():
         "vllm-legacy: FAIL",
     ):
         assert text in out, text
-    assert "DSC401" in out and "deployable under profile vllm" in out
+    assert "DSC401" in out and "deployable under vLLM 0.33.0 (vllm)" in out
     assert r.stderr == ""
 
 
@@ -163,7 +163,7 @@ def test_profile_selects_exit_code():
         "inspect", FIXTURES / "padded", "--target-vocab-size", "100", "--profile", "vllm-legacy"
     )
     assert r.exit_code == 1
-    assert "NOT deployable under profile vllm-legacy" in r.stdout
+    assert "NOT deployable under vLLM 0.29 (vllm-legacy)" in r.stdout
 
 
 # --- targets --------------------------------------------------------------------------

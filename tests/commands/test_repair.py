@@ -122,8 +122,10 @@ def test_in_place_needs_force_and_leaves_no_temporary_file(tmp_path):
 
 
 def test_inspect_marks_and_counts_what_fix_repairs():
-    table = cli("inspect", PADDED, "--target", SMALL).stdout
+    table = cli("inspect", PADDED, "--target", SMALL, "--format", "full").stdout
     assert "│ DSC401 * │" in table
+    concise = cli("inspect", PADDED, "--target", SMALL).stdout
+    assert "DSC401 * lm_head.weight:" in concise and "1 of 1 fixable (*)" in concise
     assert "fix repairs 1 of 1 warning(s) under vllm (*)" in table
     obj = cli("inspect", PADDED, "--target", SMALL, "--format", "json").json
     (dsc401,) = [f for f in obj["findings"] if f["code"] == "DSC401"]

@@ -181,7 +181,7 @@ def test_the_values_are_shown_escaped_on_their_line(hostile):
     return escaped as the other control characters are (``\\n``), so the ``::`` after it
     is mid-line; the ``[`` of ``##[`` escaped (``\\x5b``)."""
     root, d, t, _ = hostile
-    out = text(run("inspect", d, "--target", t, *PROFILES, columns=400).stdout)
+    out = text(run("inspect", d, "--target", t, *PROFILES, "--format", "full", columns=400).stdout)
     assert "X\\n::error file=README.md,line=1::forged by a newline" in out
     assert "Y\\r::warning::forged by a carriage return" in out
     assert "Z ##\\x5berror]legacy command ##\\x5bstop-commands]tok" in out

@@ -262,14 +262,14 @@ def test_table_prints_paths_and_names_as_data(tmp_path):
     config = {**drafter_config(VT, VT), "architectures": ["Evil\x1b[2J\aArch"]}
     raw(root / "config.json", jheader(config))
     for env in ({}, {"FORCE_COLOR": "1", "TTY_COMPATIBLE": "1"}):
-        r = cli("inspect", root, "--target-vocab-size", VT, env=env)
+        r = cli("inspect", root, "--target-vocab-size", VT, "--format", "full", env=env)
         assert r.exit_code == 1  # judged: one tensor and an architecture vLLM does not serve
         assert f"{root}  (1 file(s)" in r.stdout
         assert "Evil\\x1b[2J\\x07Arch" in r.stdout and "\x1b[2J" not in r.stdout
     assert "\x1b[" in r.stdout  # the forced colour itself still reaches the terminal
     report = tmp_path / "report.txt"
     assert cli("inspect", root, "--target-vocab-size", VT, "-o", report).exit_code == 1
-    assert f"{root}  (1 file(s)" in report.read_text(encoding="utf-8")
+    assert f"{root} (dspark, 1 file" in report.read_text(encoding="utf-8")
 
 
 # --- d2t: readable but wrong, so a contract finding rather than an unreadable file ---------

@@ -182,7 +182,7 @@ def test_output_file_gets_what_stdout_would(tmp_path, fmt):
     assert r.stdout == ""
     direct = cli("inspect", PADDED, "--target", TIGHT, "--format", fmt)
     if fmt == "table":
-        assert "NOT deployable under profile vllm" in out.read_text(encoding="utf-8")
+        assert "NOT deployable under vLLM 0.33.0 (vllm)" in out.read_text(encoding="utf-8")
         assert "\x1b[" not in out.read_text(encoding="utf-8")
     else:
         assert out.read_text(encoding="utf-8") == direct.stdout
@@ -224,7 +224,9 @@ def test_output_into_a_missing_folder_is_a_usage_error(tmp_path):
 def test_quiet_table_prints_only_the_verdict():
     r = cli("inspect", PADDED, "--target", TIGHT, "--quiet")
     assert r.exit_code == 1
-    assert r.stdout.splitlines() == ["NOT deployable under profile vllm: 1 error(s), 1 warning(s)"]
+    assert r.stdout.splitlines() == [
+        "NOT deployable under vLLM 0.33.0 (vllm): 1 error(s), 1 warning(s)"
+    ]
     assert r.stderr == ""
 
 

@@ -15,7 +15,15 @@ import termios
 import pytest
 from conftest import FIXTURES, ROOT, cli
 
-PADDED = ["inspect", FIXTURES / "padded", "--target", FIXTURES / "targets/small"]
+# the boxed tables (--format full): what these tests are about
+PADDED = [
+    "inspect",
+    "--format",
+    "full",
+    FIXTURES / "padded",
+    "--target",
+    FIXTURES / "targets/small",
+]
 ALL = [*PADDED, "--profile", "all"]
 
 
@@ -161,10 +169,15 @@ def test_the_verdict_marks_the_deciding_profile_and_says_why_the_others_fail():
     assert list(legacy["failing_elsewhere"]) == ["sglang-dspark"] and not legacy["ok"]
 
 
-def test_an_unreadable_checkpoint_says_once_why_every_other_profile_fails():
-    r = cli("inspect", FIXTURES / "lfs-pointer", "--target-vocab-size", "100")
-    why = [line for line in r.stdout.splitlines() if "not deciding" in line]
-    assert len(why) == 1 and "DSC001" in why[0]
+def test_an_unreadable_checkpoint_says_nothing_of_the_profiles_that_fail_alike():
+    """DSC001 fails every profile as it fails the deciding one: no "fails, not deciding"
+    line in either format (issue 27 point 2); the JSON still lists them."""
+    args = ["inspect", FIXTURES / "lfs-pointer", "--target-vocab-size", "100"]
+    for fmt in ("table", "full"):
+        r = cli(*args, "--format", fmt)
+        assert r.exit_code == 1 and "DSC001" in r.stdout
+        assert "not deciding" not in r.stdout
+    assert cli(*args, "--format", "json").json["failing_elsewhere"]
 
 
 def _explained(obj: dict) -> set[tuple[str, str]]:
@@ -198,7 +211,7 @@ def test_a_finding_the_deciding_profile_shows_is_not_repeated_for_the_others():
     assert "[vllm-legacy] no d2t mapping" in others
 
 
-NARROW_INSPECT = ["inspect", FIXTURES / "vllm-table/v100-d101-none", "--target"]
+NARROW_INSPECT = ["inspect", "--format", "full", FIXTURES / "vllm-table/v100-d101-none", "--target"]
 
 
 @pytest.mark.parametrize("columns", [60, 80, 120])

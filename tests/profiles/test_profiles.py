@@ -3,6 +3,7 @@ failing drafter per rule of each profile (real safetensors files, Vt = 100)."""
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import replace
 from typing import get_args
@@ -364,11 +365,16 @@ def test_family_from_config(tmp_path, config, family):
 def test_profile_list_repeated_comma_and_all(tmp_path):
     # an EAGLE-3 drafter every EAGLE-3 profile loads (SGLang: with its decoder layer)
     path = make(tmp_path, "e", draft=40, config=EAGLE3, tensors=(lm_head(40), d2t(40), SG_EAGLE3))
-    r = inspect(path, "sglang-eagle3,vllm-eagle3", "sglang-eagle3", "vllm")
-    # vllm judges DSpark drafters: it never decides for this EAGLE-3 one, and gets no verdict
+    r = inspect(path, "sglang-eagle3,vllm-eagle3", "sglang-eagle3")
     assert r.json["profiles"] == ["sglang-eagle3", "vllm-eagle3"]
-    assert r.json["not_applicable"] == ["vllm"] and "vllm" not in r.json["verdicts"]
+    assert r.json["not_applicable"] == []
     assert r.json["profile"] == "sglang-eagle3" and r.exit_code == 0
+    # vllm judges DSpark drafters: naming it for this EAGLE-3 one is a usage error that
+    # names the profile of the same runtime for its family
+    bad = inspect(path, "sglang-eagle3", "vllm")
+    assert bad.exit_code == 2 and "use --profile vllm-eagle3" in bad.stderr
+    error = json.loads(bad.stdout)  # --format json: the error object on stdout
+    assert error["error"]["kind"] == "usage" and "vllm-eagle3" in error["error"]["message"]
     r = inspect(path, "all")  # every profile of the family, none of another
     eagle3 = applicable_profiles("eagle3")
     assert {"vllm-eagle3", "vllm-eagle3-legacy", "sglang-eagle3", "trtllm-eagle3"} <= set(eagle3)
@@ -391,7 +397,7 @@ def _cells(line: str) -> list[str]:
 
 
 def test_table_shows_the_matrix():
-    r = cli("inspect", FIXTURES / "padded", "--target", FIXTURES / "targets/small")
+    r = cli("inspect", FIXTURES / "padded", "--target", FIXTURES / "targets/small", "-v")
     assert r.exit_code == 0
     lines = r.stdout.splitlines()
     header = next(_cells(line) for line in lines if line.startswith("┃check"))

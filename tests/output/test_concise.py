@@ -1,0 +1,118 @@
+"""``inspect``'s default output (``output/concise.py``), through the CLI at 60, 80 and 120
+columns: one line per distinct finding, the decision as the whole last line, nothing cut
+inside a word, a key or a path (issue 27 points 1 and 2)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from conformance import build_real, build_target
+from conftest import FIXTURES, cli
+
+PADDED = ["inspect", FIXTURES / "padded", "--target", FIXTURES / "targets/small"]
+WIDTHS = [60, 80, 120]
+
+
+@pytest.fixture(scope="module")
+def specforge(tmp_path_factory) -> list:
+    """SpecForge's published Qwen3-8B DSpark config (its tensors, sparse) against Qwen3-8B."""
+    root = tmp_path_factory.mktemp("specforge")
+    drafter = build_real("specforge-qwen3-8b-dspark", root / "drafter")
+    return ["inspect", drafter, "--target", build_target("Qwen3-8B", root)]
+
+
+def at(columns: int, *args) -> list[str]:
+    r = cli(*args, env={"COLUMNS": str(columns)})
+    assert r.exit_code in (0, 1), r.stderr
+    return r.stdout.splitlines()
+
+
+def test_specforge_dspark_fits_15_lines_at_80_columns(specforge):
+    lines = at(80, *specforge)
+    assert len(lines) <= 15, "\n".join(lines)
+    assert len([line for line in lines[:4] if line[:1] != " "]) == 4  # the header's 4 lines
+    assert lines[3].startswith("verdict  FAIL vllm (decides), vllm-legacy")
+    # three distinct problems, each once: DSC107 for markov_rank under every profile
+    found = [line.split(" ", 1)[0] for line in lines if re.match(r"DSC\d{3}", line)]
+    assert found == ["DSC107", "DSC501", "DSC107", "DSC112"]
+    assert any(line.endswith("[all]") and "dflash_config.markov_rank:" in line for line in lines)
+    assert sum(line.startswith("  fix:") for line in lines) == 3  # the hint once per code
+
+
+@pytest.mark.parametrize("columns", WIDTHS)
+def test_the_last_line_is_the_whole_decision(specforge, columns):
+    lines = at(columns, *specforge)
+    assert all(len(line) <= columns for line in lines), lines
+    quiet = cli(*specforge, "-q").stdout.strip()
+    assert quiet == "NOT deployable under vLLM 0.33.0 (vllm): 1 error(s), 1 info(s)"
+    if len(quiet) <= columns:
+        assert lines[-1] == quiet
+    else:  # shortened: the profile names alone
+        assert lines[-1] == "NOT deployable under vllm: 1 error(s), 1 info(s)"
+
+
+def test_a_long_decision_is_shortened_never_wrapped(tmp_path):
+    args = [*PADDED[:2], "--target", FIXTURES / "targets/small", "--profile", "all"]
+    quiet = cli(*args, "-q").stdout.strip()
+    assert len(quiet) > 80  # every DSpark profile named with its release
+    for columns in WIDTHS:
+        last = at(columns, *args)[-1]
+        assert len(last) <= columns and last.startswith("NOT deployable")
+        assert last == quiet or columns < len(quiet)
+
+
+@pytest.mark.parametrize("columns", WIDTHS)
+def test_no_token_is_cut_at_any_width(specforge, columns):
+    """Each subject (a key, a tensor name) whole on its line, each message cut only after a
+    word: every word shown is a word of the finding or of its hint."""
+    obj = cli(*specforge, "--format", "json").json
+    lines = at(columns, *specforge)
+    words = set()
+    for f in [*obj["findings"], *(f for fs in obj["other_findings"].values() for f in fs)]:
+        words |= set(f["message"].split()) | set((f.get("hint") or "").split())
+    for line in lines:
+        line = line.rsplit(" [", 1)[0] if line.endswith("]") else line  # [profiles]
+        if m := re.match(r"(DSC\d{3})( [*!?])? (\S+):(.*)$", line):
+            subject, message = m.group(3), m.group(4)
+            assert subject in {
+                "dflash_config.markov_rank",
+                "dflash_config.target_layer_ids",
+                "confidence_head.proj.bias",
+                "draft_vocab_size",
+            }, line
+            shown = message.removesuffix("…").split()
+            assert set(shown) <= words, line
+        elif line.startswith("  fix: "):
+            assert set(line[7:].removesuffix("…").split()) <= words, line
+    assert "_rank" not in [line.strip() for line in lines]
+
+
+def test_a_finding_shared_by_several_profiles_is_shown_once_with_them():
+    lines = at(120, *PADDED)
+    dsc401 = [line for line in lines if line.startswith("DSC401")]
+    assert len(dsc401) == 1 and dsc401[0].endswith("[all]")
+    (dsc602,) = [line for line in lines if line.startswith("DSC602")]
+    assert dsc602.endswith("[sglang-dspark, trtllm-dspark]")
+    # the full tables still give one row per profile
+    full = cli(*PADDED, "--format", "full", env={"COLUMNS": "120"}).stdout
+    assert full.count("DSC602") >= 2 and full == cli(*PADDED, "-v", env={"COLUMNS": "120"}).stdout
+
+
+def test_not_deciding_only_where_the_failure_differs(specforge):
+    """vllm-legacy and sglang-dspark fail on DSC107 as the deciding vllm does: no line;
+    trtllm-dspark also fails on DSC112: a line naming the --profile that decides by it."""
+    lines = at(80, *specforge)
+    why = [line for line in lines if "not deciding" in line]
+    assert why == ["trtllm-dspark fails (DSC107, DSC112), not deciding: --profile trtllm-dspark"]
+    padded = [line for line in at(80, *PADDED) if "not deciding" in line]
+    assert padded == [
+        "vllm-legacy fails (DSC103), not deciding: --profile vllm-legacy",
+        "sglang-dspark fails (DSC208, DSC683), not deciding: --profile sglang-dspark",
+    ]
+
+
+def test_a_partial_verdict_says_how_many_checks_were_not_made_in_one_line():
+    lines = at(60, "inspect", FIXTURES / "padded", "--target-vocab-size", "100")
+    assert "not checked: 13 check(s), the verdict is partial (-v: why)" in lines
+    assert lines[-1] == "deployable under vLLM 0.33.0 (vllm): 1 warning(s); partial"
