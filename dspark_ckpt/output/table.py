@@ -27,7 +27,7 @@ from dspark_ckpt.rules.findings import ERROR, INFO, WARNING, Code, Finding
 
 SEVERITY_STYLE = {ERROR: "bold red", WARNING: "yellow", INFO: "cyan"}
 # beside a code: what `fix` does about it (safe: by default; unsafe: with --unsafe-fixes)
-REPAIR_MARK = {"safe": " *", "unsafe": " !"}
+REPAIR_MARK = {"safe": " *", "unsafe": " !", "asks": " ?"}
 # width of tables written to a file or a pipe (a CI log), where no terminal says it
 PLAIN_WIDTH = 120
 NARROW = 80  # below it, the findings table gives the finding column the tensor's place
@@ -271,7 +271,8 @@ def repairs_line(r: Report) -> Text | None:
     found = [f for f in r.findings if f.severity in (ERROR, WARNING)]
     safe = [f for f in found if f.repair == "safe"]
     unsafe = [f for f in found if f.repair == "unsafe"]
-    if not safe and not unsafe:
+    asks = [f for f in found if f.repair == "asks"]
+    if not safe and not unsafe and not asks:
         return None
     counts = [
         f"{sum(f.severity == s for f in safe)} of {n} {s}(s)"
@@ -279,6 +280,7 @@ def repairs_line(r: Report) -> Text | None:
         if (n := sum(f.severity == s for f in found))
     ]
     more = f"; {len(unsafe)} more with --unsafe-fixes (!)" if unsafe else ""
+    more += f"; {len(asks)} more with a value you give, --set KEY=VALUE (?)" if asks else ""
     return Text(
         f"fix repairs {' and '.join(counts)} under {', '.join(r.profiles)} (*){more}: "
         "`dspark-ckpt fix DRAFTER --target T --out DIR` (--diff shows the plan)",
