@@ -71,6 +71,17 @@ def _fed(f: Facts, p: Profile, hs: HiddenStates) -> tuple[list[int], str] | None
     return sorted(points), what
 
 
+@repair("pin-aux-layer-ids", ASKS)
+def pin_aux_ids(f: Facts, p: Profile | None, finding: Finding) -> Needs | None:
+    """The aux layer ids the drafter was trained on are written where the runtime reads them
+    and its model counts them for fc: never guessed, ``fix --set KEY=VALUE`` gives them (the
+    plan then checks them against fc and the target)."""
+    hs = hidden_states(p) if p is not None else None
+    if hs is None or not hs.aux_ids:
+        return None
+    return Needs(pin_key(f, p, hs)[0], "the layer ids the drafter was trained with")
+
+
 @rule(
     "DSC650",
     ERROR,
@@ -80,6 +91,7 @@ def _fed(f: Facts, p: Profile, hs: HiddenStates) -> tuple[list[int], str] | None
         "write the aux layer ids the drafter was trained on where the runtime reads them "
         "(vLLM: top-level eagle_aux_hidden_state_layer_ids, or target_layer_ids for DFlash/DSpark)"
     ),
+    repair=pin_aux_ids,
 )
 def aux_states_fed_differ(f: Facts, p: Profile, hs: HiddenStates) -> list[Finding]:
     """vLLM's model runner (Model Runner V2) feeds the target states at the aux layer ids it

@@ -53,7 +53,9 @@ def test_a_value_the_user_gives_is_marked_and_its_hint_repairs(cwd):
     table = cli("inspect", src, "--target", target, "--profile", "vllm-eagle3")
     assert table.exit_code == 1
     assert "DSC651 ?" in table.stdout
-    assert "1 more with a value you give, --set KEY=VALUE (?)" in table.stdout
+    assert "fix repairs 1 of 1 error(s) under vllm-eagle3 with a value you give (?)" in " ".join(
+        table.stdout.split()
+    )
     report = cli("inspect", src, "--target", target, "--profile", "vllm-eagle3", "--format", "json")
     follows("inspect-v2", report.json)
     (finding,) = [f for f in report.json["findings"] if f["code"] == "DSC651"]
@@ -77,3 +79,21 @@ def test_an_unsafe_repair_hint_gives_the_unsafe_fixes_command(cwd):
     (finding,) = [f for f in report["findings"] if f["code"] == "DSC313"]
     assert finding["repair"] == "unsafe"
     assert _run_hint(finding["hint"], src, cwd, "o")[-1] == "--unsafe-fixes"
+
+
+def test_a_count_the_runner_feeds_otherwise_asks_for_the_ids(cwd):
+    """DSC650: fc is built for the 2 ids eagle_config names, which vLLM's runner does not
+    read: it feeds its default 3. The ids are the drafter's training choice: asked (``?``),
+    the hint's command with VALUE given repairs it."""
+    _, target = _unread_ids(cwd)
+    config = {**EAGLE3_ARCH, "target_layer_ids": None,
+              "eagle_config": {"eagle_aux_hidden_state_layer_ids": [0, 1]}}  # fmt: skip
+    fc2 = {"fc.weight": T("F32", (H, 2 * H), np.zeros((H, 2 * H), np.float32))}
+    src = synth.drafter(cwd / "d2", vocab=VT, draft=VT, config=config, tensors=fc2)
+    report = cli("inspect", src, "--target", target, "--profile", "vllm-eagle3", "--format", "json")
+    (finding,) = [f for f in report.json["findings"] if f["code"] == "DSC650"]
+    assert finding["repair"] == "asks"
+    args = _run_hint(finding["hint"], src, target, "o")
+    assert args[-2:] == ["--set", "eagle_aux_hidden_state_layer_ids=VALUE"]
+    fixed = cli(*args[:-1], "eagle_aux_hidden_state_layer_ids=[1,2]", "--profile", "vllm-eagle3")
+    assert fixed.exit_code == 0, fixed.stdout + fixed.stderr
