@@ -34,8 +34,10 @@ class MaskStyle(str, Enum):
 @command(
     "fix",
     exit_codes=[
-        "0  written, and the result is deployable under --profile; --diff: nothing to change",
-        "1  refused, unreadable, or not deployable after the change; --diff: a change to make",
+        "0  written, and the result is deployable under --profile; --diff: nothing to change"
+        " and deployable as it is",
+        "1  refused, unreadable, or not deployable after the change; --diff: a change to make,"
+        " or not deployable (an error no repair fixes)",
         "2  usage error, an existing file without --force, a file that cannot be written",
     ],
     example="dspark-ckpt fix fixtures/padded --target fixtures/targets/small --out fixed",
@@ -94,7 +96,9 @@ def fix_cmd(
     diff: Annotated[
         bool,
         typer.Option(
-            "--diff", help="Show the repair plan and write nothing (exit 1 if it changes anything)."
+            "--diff",
+            help="Show the repair plan and write nothing: exit 0 only if it changes nothing and "
+            "the drafter is deployable under the deciding profiles, else 1.",
         ),
     ] = False,
     unsafe_fixes: Annotated[
@@ -259,7 +263,6 @@ def _repair(drafter: str, target, req, fmt: PlainFormat, quiet: bool) -> None:
         stdout().print(summaries().repair_summary(result), soft_wrap=True)
     else:
         fix_tables().print_repair(result, stdout())
-    if req.diff:
-        changes = result.plan.changes or result.plan.refusal is not None
-        raise typer.Exit(EXIT_FAIL if changes else EXIT_OK)
+    if req.diff:  # 0 only for nothing to change on a deployable drafter: `fix --diff && deploy`
+        raise typer.Exit(EXIT_OK if result.ok and not result.plan.changes else EXIT_FAIL)
     raise typer.Exit(EXIT_OK if result.ok else EXIT_FAIL)

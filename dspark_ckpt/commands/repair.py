@@ -25,6 +25,7 @@ from typing import Any
 from dspark_ckpt.commands.draft import ST_DTYPES, Draft, Tensor, array_bytes  # noqa: F401
 from dspark_ckpt.commands.fix_checks import refuse_set, refuse_unreadable
 from dspark_ckpt.commands.inspect import Report, inspect_checkpoint
+from dspark_ckpt.commands.plan_diff import KeyChange, TensorChange, config_changes, tensor_changes
 from dspark_ckpt.errors import CheckpointError
 from dspark_ckpt.profiles.registry import PROFILES
 from dspark_ckpt.rules.codes import get_code
@@ -49,7 +50,6 @@ from dspark_ckpt.source.pieces import Pieces, Range, safetensors_pieces
 from dspark_ckpt.source.safetensors import TensorInfo
 
 MAX_ROUNDS = 4  # a repair's change can bring up a finding another repair answers
-_MISSING = object()
 
 
 def _targets(change: Change) -> set[tuple[str, str]]:
@@ -146,24 +146,6 @@ class Left:
     key: str | None = None  # the config key ``--set`` would give (a value it cannot know)
 
 
-@dataclass(frozen=True)
-class KeyChange:
-    key: str
-    before: Any
-    after: Any
-    added: bool
-    removed: bool
-
-
-@dataclass(frozen=True)
-class TensorChange:
-    name: str
-    action: str  # drop / cut / rename / new / replace
-    before: tuple[str, tuple[int, ...], str] | None  # dtype, shape, file
-    after: tuple[str, tuple[int, ...], str] | None
-    renamed_from: str | None = None
-
-
 @dataclass
 class RepairPlan:
     profiles: list[str]
@@ -257,10 +239,8 @@ def plan_repairs(
             break
     _new_errors(before, after, selected, plan)
     plan.left = _left(after, req)
-    plan.config = _config_changes(
-        ckpt.config if isinstance(ckpt.config, dict) else {}, draft.config
-    )
-    plan.tensors = _tensor_changes(ckpt, draft)
+    plan.config = config_changes(ckpt.config if isinstance(ckpt.config, dict) else {}, draft.config)
+    plan.tensors = tensor_changes(ckpt, draft)
     return plan, draft, before, after
 
 
@@ -363,47 +343,6 @@ def _inspect(source, target, selected, ckpt: Checkpoint, draft: Draft) -> Report
     report = inspect_checkpoint(source, target, selected, checkpoint=planned)
     refuse_unreadable(report, ckpt.root)
     return report
-
-
-def _config_changes(before: dict, after: dict, prefix: str = "") -> list[KeyChange]:
-    out = []
-    for key in dict.fromkeys([*before, *after]):
-        a, b = before.get(key, _MISSING), after.get(key, _MISSING)
-        name = prefix + key
-        if isinstance(a, dict) and isinstance(b, dict):
-            out += _config_changes(a, b, name + ".")
-        elif a != b or type(a) is not type(b):
-            shown = lambda v: None if v is _MISSING else v  # noqa: E731
-            out.append(KeyChange(name, shown(a), shown(b), a is _MISSING, b is _MISSING))
-    return out
-
-
-def _tensor_changes(ckpt: Checkpoint, draft: Draft) -> list[TensorChange]:
-    """Each tensor the draft stores otherwise than the source: dropped, cut, renamed,
-    new or replaced (with its dtype, shape and file before and after)."""
-
-    def where(info: TensorInfo) -> tuple[str, tuple[int, ...], str]:
-        return (info.dtype, tuple(info.shape), info.path.name)
-
-    moved = {t.origin for n, t in draft.changed.items() if t is not None and t.origin != n}
-    out = []
-    for name, t in draft.changed.items():
-        src = ckpt.tensors.get(name)
-        if t is None:
-            if src is not None and name not in moved:
-                out.append(TensorChange(name, "drop", where(src), None))
-            continue
-        after = (t.dtype, t.shape, t.shard)
-        if t.origin is not None and t.origin != name:
-            origin = ckpt.tensors[t.origin]
-            out.append(TensorChange(name, "rename", where(origin), after, t.origin))
-        elif t.origin is not None:
-            if t.part != Range(src.path, src.start, src.end):
-                out.append(TensorChange(name, "cut", where(src), after))
-        else:
-            action = "replace" if src is not None else "new"
-            out.append(TensorChange(name, action, where(src) if src else None, after))
-    return out
 
 
 # --- files ----------------------------------------------------------------------------

@@ -218,11 +218,14 @@ def notes(r: Report) -> list[list[str | Text]]:
     found = [f for f in r.findings if f.severity in (ERROR, WARNING)]
     safe = sum(f.repair == "safe" for f in found)
     unsafe = sum(f.repair == "unsafe" for f in found)
-    if safe or unsafe:
+    asks = sum(f.repair == "asks" for f in found)
+    if safe or unsafe or asks:
         what = f"{safe} of {len(found)} fixable (*)" if safe else ""
         if unsafe:
             what += ("; " if what else "") + f"{unsafe} with --unsafe-fixes (!)"
-        cmd = "dspark-ckpt fix DRAFTER --target T --out DIR"
+        if asks:  # the hint under each such code gives KEY and VALUE
+            what += ("; " if what else "") + f"{asks} with a value you give (?)"
+        cmd = "dspark-ckpt fix DRAFTER --target T --out DIR" + (" --set KEY=VALUE" if asks else "")
         out.append([*f"{what}:".split(" "), Text(cmd, "dim")])
     return out
 

@@ -146,10 +146,31 @@ def plan_lines(p) -> list[Text]:
         if not c.removed:
             lines.append(Text(f"+ config.json {c.key}: {json.dumps(c.after)}", style="green"))
     for t in p.tensors:
+        if t.values is not None:
+            lines += _value_lines(t)
+            continue
         if t.before is not None:
             lines.append(Text(f"- {t.renamed_from or t.name} {_shape(t.before)}", style="red"))
         if t.after is not None:
             lines.append(Text(f"+ {t.name} {_shape(t.after)}", style="green"))
+    return lines
+
+
+def _value_lines(t) -> list[Text]:
+    """A replaced tensor whose shape stays: one ``~`` line, then its first differences and
+    its range before -> after (its dtype and shape alone would say nothing to review)."""
+    v, (dtype, shape, file) = t.values, t.after
+    was = f"{t.before[0]} -> " if t.before[0] != dtype else ""
+    head = (
+        f"~ {t.name} {was}{dtype} {list(shape)} ({file}): {v.changed} of {v.total} entries changed"
+    )
+    lines = [Text(head, style="yellow")]
+    for index, a, b in v.first:
+        lines.append(Text(f"    {t.name}[{', '.join(map(str, index))}]: {a} -> {b}"))
+    if v.changed > len(v.first):
+        lines.append(Text(f"    ... {v.changed - len(v.first)} more"))
+    (lo, hi), (lo2, hi2) = v.before_range, v.after_range
+    lines.append(Text(f"    range: [{lo}, {hi}] -> [{lo2}, {hi2}]"))
     return lines
 
 

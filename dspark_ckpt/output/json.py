@@ -375,6 +375,17 @@ def plan_obj(p, written: bool) -> dict[str, Any]:
     def tensor(t) -> dict[str, Any] | None:
         return None if t is None else {"dtype": t[0], "shape": list(t[1]), "file": t[2]}
 
+    def values(v) -> dict[str, Any] | None:  # a replaced tensor whose shape stays
+        if v is None:
+            return None
+        return {
+            "changed": v.changed,
+            "total": v.total,
+            "first": [{"index": list(i), "before": a, "after": b} for i, a, b in v.first],
+            "before_range": list(v.before_range),
+            "after_range": list(v.after_range),
+        }
+
     return {
         "profiles": p.profiles,
         "repairs": [
@@ -404,6 +415,7 @@ def plan_obj(p, written: bool) -> dict[str, Any]:
                 "before": tensor(t.before),
                 "after": tensor(t.after),
                 "renamed_from": t.renamed_from,
+                "values": values(t.values),
             }
             for t in p.tensors
         ],

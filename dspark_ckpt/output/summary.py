@@ -94,11 +94,14 @@ def repair_summary(r) -> Text:
         return Text.assemble(("refused", "bold red"), f": {p.refusal}")
     n = len(p.config) + len(p.tensors)
     if req.mode == "diff":
+        left = sum(x.severity == ERROR for x in p.left)
         return Text.assemble(
             ("plan", "bold"),
             f": {n} change(s) from {len(p.applied)} repair(s) under {profiles}; nothing written"
             if n
             else f": nothing to repair under {profiles}",
+            ("" if r.ok else "; NOT deployable", "bold red"),
+            f" ({left} error(s) no repair fixes)" if left and not r.ok else "",
         )
     return Text.assemble(
         ("deployable" if r.ok else "NOT deployable", "bold green" if r.ok else "bold red"),

@@ -33,7 +33,7 @@ from dspark_ckpt.rules.findings import ERROR, INFO, WARNING, Code, Finding
 
 SEVERITY_STYLE = {ERROR: "bold red", WARNING: "yellow", INFO: "cyan"}
 # beside a code: what `fix` does about it (safe: by default; unsafe: with --unsafe-fixes)
-REPAIR_MARK = {"safe": " *", "unsafe": " !"}
+REPAIR_MARK = {"safe": " *", "unsafe": " !", "asks": " ?"}
 NARROW = 80  # below it, the findings table gives the finding column the tensor's place
 
 
@@ -203,18 +203,31 @@ def repairs_line(r: Report) -> Text | None:
     found = [f for f in r.findings if f.severity in (ERROR, WARNING)]
     safe = [f for f in found if f.repair == "safe"]
     unsafe = [f for f in found if f.repair == "unsafe"]
-    if not safe and not unsafe:
+    asks = [f for f in found if f.repair == "asks"]
+    if not safe and not unsafe and not asks:
         return None
-    counts = [
-        f"{sum(f.severity == s for f in safe)} of {n} {s}(s)"
-        for s in (ERROR, WARNING)
-        if (n := sum(f.severity == s for f in found))
-    ]
+    if not safe and not unsafe:  # only values you give: the hints give the commands
+        return Text(
+            f"fix repairs {_counts(asks, found)} under {', '.join(r.profiles)} with a value you "
+            "give (?): `dspark-ckpt fix DRAFTER --target T --out DIR --set KEY=VALUE` (each "
+            "hint gives KEY and VALUE; --diff shows the plan)",
+            style="dim",
+        )
     more = f"; {len(unsafe)} more with --unsafe-fixes (!)" if unsafe else ""
+    more += f"; {len(asks)} more with a value you give, --set KEY=VALUE (?)" if asks else ""
     return Text(
-        f"fix repairs {' and '.join(counts)} under {', '.join(r.profiles)} (*){more}: "
+        f"fix repairs {_counts(safe, found)} under {', '.join(r.profiles)} (*){more}: "
         "`dspark-ckpt fix DRAFTER --target T --out DIR` (--diff shows the plan)",
         style="dim",
+    )
+
+
+def _counts(repaired: list[Finding], found: list[Finding]) -> str:
+    """``1 of 2 error(s) and 0 of 1 warning(s)``: of ``found``, those ``repaired``."""
+    return " and ".join(
+        f"{sum(f.severity == s for f in repaired)} of {n} {s}(s)"
+        for s in (ERROR, WARNING)
+        if (n := sum(f.severity == s for f in found))
     )
 
 

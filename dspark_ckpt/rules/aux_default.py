@@ -20,6 +20,7 @@ from dspark_ckpt.profiles.hidden_states import HiddenStates
 from dspark_ckpt.profiles.registry import Profile
 from dspark_ckpt.rules.findings import WARNING, Finding, new_finding
 from dspark_ckpt.rules.registry import TARGET, rule
+from dspark_ckpt.rules.repairs import fix_command
 from dspark_ckpt.rules.target import aux_ids, default_capture_points, needs_aux_ids, uses_aux
 
 # a public report of this failure: vLLM PR #50170 (nvidia/Llama-3.3-70B-Instruct-Eagle3 names
@@ -84,7 +85,7 @@ def aux_layers_defaulted(f: Facts, p: Profile, hs: HiddenStates) -> list[Finding
     if built is not None and built[0] != len(points):  # DSC650 / DSC687: an error
         return []
     key, shift = pin_key(f, p, hs)
-    written = ",".join(str(c - shift) for c in points)
+    written = "[" + ",".join(str(c - shift) for c in points) + "]"
     keys = [k for k, _ in hs.aux_ids]
     read = ", ".join(keys[:2]) + (f" and {len(keys) - 2} more" if len(keys) > 2 else "")
     return [
@@ -95,8 +96,8 @@ def aux_layers_defaulted(f: Facts, p: Profile, hs: HiddenStates) -> list[Finding
             f"the states entering layers {points}. If the drafter was trained on other layers it "
             f"runs with no error and drafts garbage ({REPORTED})",
             tensor=key,
-            hint=f"pin the layers the drafter was trained on: `dspark-ckpt fix DRAFTER --target T "
-            f"--out DIR --set {key}=[{written}]` writes the ones fed now; put the trained "
-            f"ids in their place{' (each id + 1 is the layer fed)' if shift else ''}",
+            hint=f"pin the layers the drafter was trained on: {fix_command(key=key, value=written)} "
+            f"writes the ones fed now; put the trained ids in their place"
+            f"{' (each id + 1 is the layer fed)' if shift else ''}",
         )
     ]

@@ -33,7 +33,7 @@ from dspark_ckpt.rules import codes  # noqa: F401 (every rule module, registered
 from dspark_ckpt.rules.findings import ERROR, SEVERITY_ORDER, Finding
 from dspark_ckpt.rules.inputs import UNCOVERED, uncovered_finding, unreadable_finding
 from dspark_ckpt.rules.registry import COMMON, PROFILE, RULES, TARGET, Rule
-from dspark_ckpt.rules.repairs import Fix, Needs, Repair
+from dspark_ckpt.rules.repairs import ASKS, UNSAFE, Fix, Needs, Repair, fix_command
 from dspark_ckpt.rules.target import (
     aux_ids,
     aux_width,
@@ -184,13 +184,23 @@ def plan_repair(f: Facts, p: Profile | None, finding: Finding) -> tuple[Repair, 
 
 def _repairable(f: Facts, p: Profile | None, finding: Finding) -> Finding:
     """``finding`` with its repair's answer, and marked with the safety of the repair
-    ``fix`` has for it, if any."""
+    ``fix`` has for it, if any: ``asks`` where it needs a value only the user can give.
+    Where that repair needs a value or ``--unsafe-fixes``, the hint ends with the command
+    that runs it (unless it gives one already)."""
     planned = plan_repair(f, p, finding)
     if planned is None:
         return replace(finding, planned=())
     r, answer = planned
-    safety = (answer.safety or r.safety) if isinstance(answer, Fix) else None
-    return replace(finding, repair=safety, planned=planned)
+    safety = (answer.safety or r.safety) if isinstance(answer, Fix) else ASKS
+    hint = finding.fix_hint
+    if safety in (ASKS, UNSAFE) and "dspark-ckpt fix" not in (hint or ""):
+        run = (
+            fix_command(key=answer.key, value=answer.value)
+            if isinstance(answer, Needs)
+            else fix_command(unsafe=True)
+        )
+        hint = f"{hint}: {run}" if hint else run
+    return replace(finding, repair=safety, planned=planned, hint=hint)
 
 
 def _same(f: Finding) -> tuple:

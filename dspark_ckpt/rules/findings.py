@@ -73,7 +73,9 @@ class Finding:
     hint: str | None = None  # overrides the code's default hint
     severity: str = ""  # the code's severity unless overridden (``check``'s config)
     profile: str | None = None  # the runtime profile whose rule found it (None: every runtime)
-    repair: str | None = None  # "safe" / "unsafe": what ``fix`` can do about it (the engine's)
+    # what ``fix`` can do about it (the engine's): "safe", "unsafe" (--unsafe-fixes), "asks" (a
+    # value only the user can give: --set KEY=VALUE), None (nothing)
+    repair: str | None = None
     # the engine's answer of the code's repair for this finding (``engine.plan_repair``),
     # kept for ``fix``; () where it has none
     planned: Any = field(default=None, compare=False, repr=False)

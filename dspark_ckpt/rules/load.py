@@ -427,23 +427,30 @@ def to_native_config(f: Facts, p: Profile | None, finding: Finding) -> Fix | Nee
     "config format the runtime does not read",
     scope=PROFILE,
     hint=(
-        "export an SGLang config: architectures [LlamaForCausalLMEagle3], the backbone sizes at "
-        "the top level, draft_vocab_size, eagle_config: `dspark-ckpt fix` writes the native "
-        "config vLLM translates it into"
+        "export a native config (the backbone sizes and model_type at the top level, "
+        "draft_vocab_size, the algorithm's keys): `dspark-ckpt fix DRAFTER --target T --out DIR` "
+        "writes it, the weights unchanged"
     ),
     repair=to_native_config,
 )
 def config_format_unread(f: Facts, p: Profile) -> list[Finding]:
-    """SGLang 0.5.23 has no translation for a speculators-format config (speculators_model_type,
-    transformer_layer_config, no model_type): its EAGLE-3 loader reads only the
-    LlamaForCausalLMEagle3 config format, its DFlash and DSpark loaders only configs with the
-    backbone sizes at the top level and dflash_config. The drafter cannot be built from it, for
-    any family."""
-    # SGLang reads no speculators-format config, for any family
+    """SGLang 0.5.23 and TensorRT-LLM have no translation for a speculators-format config
+    (speculators_model_type, transformer_layer_config, no model_type). SGLang's EAGLE-3 loader
+    reads only the LlamaForCausalLMEagle3 config format, its DFlash and DSpark loaders only
+    configs with the backbone sizes at the top level and dflash_config; TensorRT-LLM picks the
+    config class by model_type (else AutoConfig) and reads the top-level attributes, and nothing
+    there reads speculators_model_type or transformer_layer_config. The drafter cannot be built
+    from it, for any family."""
+    # SGLang and TensorRT-LLM read no speculators-format config, for any family
     if p.reads_speculators_format or not f.cfg.speculators_format:
         return []
     if p.family == EAGLE3:
-        reads, hint = "the LlamaForCausalLMEagle3 config format", None
+        reads = (
+            "the LlamaForCausalLMEagle3 config format"
+            if p.runtime == "SGLang"
+            else "configs with a model_type and the backbone sizes at the top level"
+        )
+        hint = None
     else:
         reads = (
             "configs whose top level holds the backbone sizes and a model_type, with "

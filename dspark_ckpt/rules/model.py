@@ -29,11 +29,12 @@ from dspark_ckpt.loader.view import (
     translated,
     truthy,
 )
-from dspark_ckpt.profiles.hidden_states import HiddenStates
+from dspark_ckpt.profiles.hidden_states import HiddenStates, hidden_states
 from dspark_ckpt.profiles.registry import DFLASH, DSPARK, EAGLE3, Profile
+from dspark_ckpt.rules.aux_default import pin_key
 from dspark_ckpt.rules.findings import ERROR, Finding, new_finding
 from dspark_ckpt.rules.registry import PROFILE, TARGET, rule
-from dspark_ckpt.rules.repairs import SAFE, DelKey, Fix, Needs, repair
+from dspark_ckpt.rules.repairs import ASKS, SAFE, DelKey, Fix, Needs, fix_command, repair
 from dspark_ckpt.rules.target import aux_ids, aux_ids_outside_target
 from dspark_ckpt.rules.vocab import reduced
 
@@ -70,6 +71,17 @@ def _fed(f: Facts, p: Profile, hs: HiddenStates) -> tuple[list[int], str] | None
     return sorted(points), what
 
 
+@repair("pin-aux-layer-ids", ASKS)
+def pin_aux_ids(f: Facts, p: Profile | None, finding: Finding) -> Needs | None:
+    """The aux layer ids the drafter was trained on are written where the runtime reads them
+    and its model counts them for fc: never guessed, ``fix --set KEY=VALUE`` gives them (the
+    plan then checks them against fc and the target)."""
+    hs = hidden_states(p) if p is not None else None
+    if hs is None or not hs.aux_ids:
+        return None
+    return Needs(pin_key(f, p, hs)[0], "the layer ids the drafter was trained with")
+
+
 @rule(
     "DSC650",
     ERROR,
@@ -79,6 +91,7 @@ def _fed(f: Facts, p: Profile, hs: HiddenStates) -> tuple[list[int], str] | None
         "write the aux layer ids the drafter was trained on where the runtime reads them "
         "(vLLM: top-level eagle_aux_hidden_state_layer_ids, or target_layer_ids for DFlash/DSpark)"
     ),
+    repair=pin_aux_ids,
 )
 def aux_states_fed_differ(f: Facts, p: Profile, hs: HiddenStates) -> list[Finding]:
     """vLLM's model runner (Model Runner V2) feeds the target states at the aux layer ids it
@@ -109,22 +122,13 @@ def aux_states_fed_differ(f: Facts, p: Profile, hs: HiddenStates) -> list[Findin
     ]
 
 
-@rule(
-    "DSC651",
-    ERROR,
-    "runner feeds other target layers than the drafter was trained on",
-    scope=TARGET,
-    hint="write the layers the drafter was trained on where the runtime reads them",
-)
-def aux_layers_not_trained(f: Facts, p: Profile, hs: HiddenStates) -> list[Finding]:
-    """The config names the target layers the drafter was trained on under a key the runner
-    does not read: vLLM's Model Runner V2 never reads eagle_config.eagle_aux_hidden_state_layer_ids
-    (SpecForge writes it for SGLang, which captures the state entering layer id + 1), so it
-    feeds the layers of its other keys or its default (2, N // 2, N - 3). The drafter then
-    runs on other layers than it was trained on: no error, garbage proposals."""
+def _unread_trained(f: Facts, p: Profile, hs: HiddenStates) -> tuple | None:
+    """DSC651's case: the trained ids the config names under a key the runner does not
+    read, when they are other layers than it feeds (as many: another count is DSC650's):
+    ``(key, ids, trained capture points, what is fed, fed points)``; else None."""
     fed = _fed(f, p, hs)
     if fed is None or aux_ids_outside_target(f, p, hs):
-        return []
+        return None
     points, what = fed
     read = aux_ids(f, hs)
     cfg = model_config(f, p)
@@ -137,19 +141,64 @@ def aux_layers_not_trained(f: Facts, p: Profile, hs: HiddenStates) -> list[Findi
         trained = sorted({i + shift for i in ids})
         if trained == points or len(trained) != len(points):  # another count: DSC650
             continue
-        return [
-            new_finding(
-                "DSC651",
-                f"the config says the drafter was trained on {key} {ids} (the states "
-                f"entering layers {trained}), which {p.runtime}'s runner does not read: it "
-                f"feeds {what}, the states entering layers {points}. Other layers than "
-                "trained, no error: the proposals are garbage",
-                tensor=key,
-                hint=f'set "eagle_aux_hidden_state_layer_ids": {trained} at the top level of '
-                f"config.json ({p.runtime} reads it as is)",
-            )
-        ]
-    return []
+        return key, ids, trained, what, points
+    return None
+
+
+def _pin_trained(f: Facts, p: Profile, hs: HiddenStates, trained: list[int]) -> tuple[str, str]:
+    """Where to write the trained capture points so that the runner feeds them (the key
+    ``pin_key`` chooses), and the value to write there, as ``--set`` takes it."""
+    key, shift = pin_key(f, p, hs)
+    return key, "[" + ",".join(str(c - shift) for c in trained) + "]"
+
+
+@repair("pin-trained-aux-ids", ASKS)
+def pin_trained_aux_ids(f: Facts, p: Profile | None, finding: Finding) -> Needs | None:
+    """The trained aux layer ids are written where the runtime reads them: ``fix --set
+    KEY=VALUE``, with the ids the config names under the key the runner does not read (the
+    hint gives the command). Asked, not done: which of the config's two answers is the
+    trained one is the producer's to say (the plan then checks them against the target)."""
+    hs = hidden_states(p) if p is not None else None
+    found = _unread_trained(f, p, hs) if hs is not None else None
+    if found is None:
+        return None
+    key, value = _pin_trained(f, p, hs, found[2])
+    return Needs(
+        key, f"the layer ids the drafter was trained with ({found[0]} says {found[1]})", value
+    )
+
+
+@rule(
+    "DSC651",
+    ERROR,
+    "runner feeds other target layers than the drafter was trained on",
+    scope=TARGET,
+    hint="write the layers the drafter was trained on where the runtime reads them",
+    repair=pin_trained_aux_ids,
+)
+def aux_layers_not_trained(f: Facts, p: Profile, hs: HiddenStates) -> list[Finding]:
+    """The config names the target layers the drafter was trained on under a key the runner
+    does not read: vLLM's Model Runner V2 never reads eagle_config.eagle_aux_hidden_state_layer_ids
+    (SpecForge writes it for SGLang, which captures the state entering layer id + 1), so it
+    feeds the layers of its other keys or its default (2, N // 2, N - 3). The drafter then
+    runs on other layers than it was trained on: no error, garbage proposals."""
+    found = _unread_trained(f, p, hs)
+    if found is None:
+        return []
+    key, ids, trained, what, points = found
+    pin, value = _pin_trained(f, p, hs, trained)
+    return [
+        new_finding(
+            "DSC651",
+            f"the config says the drafter was trained on {key} {ids} (the states "
+            f"entering layers {trained}), which {p.runtime}'s runner does not read: it "
+            f"feeds {what}, the states entering layers {points}. Other layers than "
+            "trained, no error: the proposals are garbage",
+            tensor=key,
+            hint=f"write the trained ids where {p.runtime} reads them (top-level {pin}): "
+            + fix_command(key=pin, value=value),
+        )
+    ]
 
 
 # --- the tensors the model has (the loader model) -----------------------------------------

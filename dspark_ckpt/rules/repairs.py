@@ -13,12 +13,23 @@ KEY=VALUE`` gives it.
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 SAFE, UNSAFE = "safe", "unsafe"
 ASKS = "asks"  # a repair that only ever asks for a value (``Needs``): ``fix --set`` gives it
+
+# the command a hint gives, with the placeholders the docs use: a finding knows no paths
+FIX_COMMAND = "dspark-ckpt fix DRAFTER --target T --out DIR"
+
+
+def fix_command(*, key: str | None = None, value: str = "VALUE", unsafe: bool = False) -> str:
+    """The runnable ``fix`` command a hint gives, in backquotes: ``--set KEY=VALUE`` (quoted
+    for a shell) where the repair needs a value, ``--unsafe-fixes`` where it rests on a guess."""
+    extra = f" --set {shlex.quote(f'{key}={value}')}" if key else ""
+    return f"`{FIX_COMMAND}{extra}{' --unsafe-fixes' if unsafe else ''}`"
 
 
 # --- changes: what a repair does, as data ----------------------------------------------
@@ -129,6 +140,7 @@ class Needs:
 
     key: str
     why: str
+    value: str = "VALUE"  # what the hint's ``--set`` shows: a placeholder, or what the config says
 
 
 @dataclass(frozen=True)

@@ -115,7 +115,8 @@ def markov_w1_shape(f: Facts) -> list[Finding]:
 )
 def markov_w2_shape(f: Facts, p: Profile) -> list[Finding]:
     """DSpark's markov_head.markov_w2.weight must be [Vd, r] in vLLM (its output is added to the
-    draft logits) and [V, r] in TensorRT-LLM."""
+    draft logits) and [V, r] in SGLang and TensorRT-LLM (both build it as a Linear(markov_rank,
+    vocab_size))."""
     w2 = f.markov_w2
     if w2 is None or p.family != DSPARK:
         return []

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dspark_ckpt.facts.config import SPECULATORS_DEFAULT_DRAFT_VOCAB
 from dspark_ckpt.facts.gather import Facts
-from dspark_ckpt.facts.vocab import LM_HEAD, PADDED
-from dspark_ckpt.profiles.registry import DSPARK, Profile
+from dspark_ckpt.facts.vocab import PADDED
+from dspark_ckpt.profiles.registry import DSPARK, EAGLE3, Profile, detect_family
 from dspark_ckpt.rules.findings import ERROR, INFO, WARNING, Finding, new_finding
 from dspark_ckpt.rules.registry import COMMON, PROFILE, rule
 from dspark_ckpt.rules.repairs import SAFE, Cut, Fix, SetKey, repair
@@ -111,6 +111,15 @@ def draft_vocab_above_embedding(f: Facts) -> list[Finding]:
     ]
 
 
+def _padded_tensor(f: Facts) -> str:
+    """The tensor whose rows [Vt, Vd) are the padding: the drafter's head, else the first
+    other with a row per draft id (a Markov head's output rows, d2t); else the config key."""
+    for t in (f.lm_head, f.markov_w2, f.d2t):
+        if t is not None and t.shape and t.shape[0] == f.Vd:
+            return t.name
+    return "draft_vocab_size"
+
+
 @rule(
     "DSC401",
     WARNING,
@@ -121,9 +130,11 @@ def draft_vocab_above_embedding(f: Facts) -> list[Finding]:
     repair=trim_padding,
 )
 def padded_rows_sampled(f: Facts) -> list[Finding]:
-    """Rows [Vt, Vd) are padding, not tokens, yet no vLLM version masks them: greedy, top-k and
-    Gumbel sampling run over the full Vd width and the Markov bias adds to them. A sampled padded id
-    becomes an illegal target token or an out-of-bounds index."""
+    """Rows [Vt, Vd) are padding, not tokens, yet no runtime masks them: the draft is sampled
+    over the full Vd width of the drafter's head (greedy, top-k or Gumbel alike; a DSpark
+    drafter's Markov bias adds to them too). A sampled padded id becomes an illegal target token
+    or an out-of-bounds index. The finding names the tensor whose rows are padded: lm_head, or
+    for a drafter with no head of its own the Markov head's output rows (markov_w2) or d2t."""
     if f.classification != PADDED:
         return []
     et = f.target.embedding_rows
@@ -134,7 +145,7 @@ def padded_rows_sampled(f: Facts) -> list[Finding]:
             f"{f.padded_rows} padded rows {illegal} can be sampled (no runtime masks them): "
             "each becomes an illegal target token"
             + (f", or an out-of-bounds index at or above Et {et}" if et and et < f.Vd else ""),
-            tensor=LM_HEAD,
+            tensor=_padded_tensor(f),
         )
     ]
 
@@ -164,13 +175,17 @@ def draft_vocab_defaulted(f: Facts) -> list[Finding]:
     it; the speculators library's own configs default to 32000."""
     if not f.cfg.draft_vocab_size_defaulted:
         return []
-    # SGLang's EAGLE-3 loader reads an explicit null as V, and fails on a missing key
-    who = (
-        f"vLLM and TensorRT-LLM use vocab_size {f.V} (SGLang's EAGLE-3 loader fails without "
-        "the key: DSC681)"
-        if "draft_vocab_size" not in f.raw
-        else f"vLLM, SGLang and TensorRT-LLM use vocab_size {f.V}"
-    )
+    # SGLang's EAGLE-3 loader reads an explicit null as V, and fails on a missing key; its
+    # DFlash/DSpark loaders never read the key
+    if detect_family(f.cfg) != EAGLE3:
+        who = f"vLLM and TensorRT-LLM use vocab_size {f.V} (SGLang does not read the key)"
+    elif "draft_vocab_size" not in f.raw:
+        who = (
+            f"vLLM and TensorRT-LLM use vocab_size {f.V} (SGLang's EAGLE-3 loader fails "
+            "without the key: DSC681)"
+        )
+    else:
+        who = f"vLLM, SGLang and TensorRT-LLM use vocab_size {f.V}"
     spec = (
         f" (this is a speculators-format config, whose library defaults to "
         f"{SPECULATORS_DEFAULT_DRAFT_VOCAB})"

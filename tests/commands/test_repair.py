@@ -5,6 +5,7 @@ verdicts after, values the tool cannot know (``--set``), unsafe repairs, conflic
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
 from pathlib import Path
 
@@ -359,9 +360,18 @@ def test_defaulted_aux_ids_are_pinned_with_set(cwd):
     src = synth.drafter(cwd / "d", vocab=VT, draft=VT, config=no_ids, tensors=fc3)
     before = cli("inspect", src, "--target", target, "--profile", "vllm-eagle3", "--format", "json")
     (warned,) = [f for f in before.json["findings"] if f["code"] == "DSC671"]
-    command = warned["hint"].split("`")[1]
-    assert command.startswith("dspark-ckpt fix DRAFTER --target T --out DIR --set ")
-    key, value = command.rsplit("--set ", 1)[1].split("=")
+    command = shlex.split(warned["hint"].split("`")[1])
+    assert command[:8] == [
+        "dspark-ckpt",
+        "fix",
+        "DRAFTER",
+        "--target",
+        "T",
+        "--out",
+        "DIR",
+        "--set",
+    ]
+    key, value = command[8].split("=")
     assert (key, value) == ("eagle_aux_hidden_state_layer_ids", "[2,40,77]")
     asked = cli("fix", src, "--target", target, "--profile", "vllm-eagle3", "--diff",
                 "--format", "json")  # fmt: skip

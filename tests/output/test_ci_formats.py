@@ -70,8 +70,8 @@ def test_github_info_is_a_notice_and_clean_prints_nothing():
     assert r.exit_code == 0
     assert r.stdout.splitlines() == [
         "::notice file=fixtures/equal/config.json,title=DSC501::draft_vocab_size is missing: "
-        "vLLM and TensorRT-LLM use vocab_size 100 (SGLang's EAGLE-3 loader fails without the "
-        "key: DSC681); the speculators library would default to 32000 (fix: write "
+        "vLLM and TensorRT-LLM use vocab_size 100 (SGLang does not read the key); the "
+        "speculators library would default to 32000 (fix: write "
         "draft_vocab_size explicitly in config.json)"
     ]
     clean = inspect(

@@ -90,7 +90,7 @@ CASES: list[Case] = [
     fires("DSC671", "vllm-eagle3-llama-70b", profile="vllm-eagle3", target=N80,
           config={**EAGLE3, **NO_IDS}, tensors=fc(3),
           says="the states entering layers [2, 40, 77]",
-          hint="--set eagle_aux_hidden_state_layer_ids=[2,40,77]`", exactly=("DSC671",)),
+          hint="--set 'eagle_aux_hidden_state_layer_ids=[2,40,77]'`", exactly=("DSC671",)),
     clean("DSC671", "vllm-eagle3-ids-pinned", profile="vllm-eagle3", target=N80,
           config={**EAGLE3, **NO_IDS, "eagle_aux_hidden_state_layer_ids": [2, 40, 77]},
           tensors=fc(3), exactly=()),
@@ -98,7 +98,7 @@ CASES: list[Case] = [
     fires("DSC671", "sglang-eagle3-llama-70b", profile="sglang-eagle3", target=N80,
           config={**EAGLE3, **NO_IDS}, tensors={**FULL, **fc(3)},
           says="the states entering layers [2, 40, 77]",
-          hint="--set eagle_config.eagle_aux_hidden_state_layer_ids=[1,39,76]`"),
+          hint="--set 'eagle_config.eagle_aux_hidden_state_layer_ids=[1,39,76]'`"),
     clean("DSC671", "sglang-eagle3-ids-pinned", profile="sglang-eagle3", target=N80,
           config={**EAGLE3, "eagle_config": {"eagle_aux_hidden_state_layer_ids": [1, 39, 76]}},
           tensors={**FULL, **fc(3)}),
@@ -106,13 +106,13 @@ CASES: list[Case] = [
     fires("DSC671", "sglang-dflash-one-layer", profile="sglang-dflash", target=N8,
           config={**DFLASH, "target_layer_ids": None}, tensors={**SG_BLOCK_LAYERS, **fc(1)},
           says="the states entering layers [5]",
-          hint="--set dflash_config.target_layer_ids=[4]`", exactly=("DSC671",)),
+          hint="--set 'dflash_config.target_layer_ids=[4]'`", exactly=("DSC671",)),
     # https://github.com/sgl-project/sglang/issues/37475: without dflash_config.target_layer_ids
     # SGLang guesses [1, 16, 31, 46, 61] for z-lab/Qwen3.8-27B-DFlash2 (5 layers, 64-layer
     # target), trained on [5, 19, 33, 47, 61]: as many states as fc takes, no error
     fires("DSC671", "sglang-dflash2-five-layers", profile="sglang-dflash", target=N64,
           config=DFLASH5, tensors=fc(5), says="the states entering layers [2, 17, 32, 47, 62]",
-          hint="--set dflash_config.target_layer_ids=[1,16,31,46,61]`"),
+          hint="--set 'dflash_config.target_layer_ids=[1,16,31,46,61]'`"),
     clean("DSC671", "sglang-dflash2-trained-ids", profile="sglang-dflash", target=N64,
           config={**DFLASH5, "dflash_config": {"target_layer_ids": [5, 19, 33, 47, 61]}},
           tensors=fc(5)),

@@ -125,9 +125,14 @@ CASES: list[Case] = [
           says="or an out-of-bounds index at or above Et 112"),
     clean("DSC401", "equal", tensors={"lm_head.weight": head(VT)}),
     # DSC501: draft_vocab_size defaulted to vocab_size
+    # a DSpark drafter: SGLang's DFlash/DSpark loaders never read the key (issue 27: not
+    # the EAGLE-3 loader's failure, which is not this drafter's)
     fires("DSC501", "no-draft-vocab-size", draft=None,
-          says="use vocab_size 100 (SGLang's EAGLE-3 loader fails without the key: DSC681); "
+          says="use vocab_size 100 (SGLang does not read the key); "
           "the speculators library would default to 32000"),
+    fires("DSC501", "eagle3-no-draft-vocab-size", profile="vllm-eagle3", draft=None,
+          config=EAGLE3, says="use vocab_size 100 (SGLang's EAGLE-3 loader fails without the "
+          "key: DSC681)"),
     fires("DSC501", "speculators-config", profile="vllm-eagle3", draft=None,
           config={**EAGLE3, "speculators_model_type": "eagle3"},
           says="(this is a speculators-format config, whose library defaults to 32000)"),

@@ -149,8 +149,8 @@ CASES: list[Case] = [
     fires("DSC651", "eagle3-eagle-config-ids-unread", profile="vllm-eagle3", target=T8,
           config={**EAGLE3, "eagle_config": {"eagle_aux_hidden_state_layer_ids": [1, 3, 5]}},
           tensors=FC3, says="trained on eagle_config.eagle_aux_hidden_state_layer_ids [1, 3, 5] "
-          "(the states entering layers [2, 4, 6])", hint='"eagle_aux_hidden_state_layer_ids": '
-          "[2, 4, 6]", exactly=("DSC651",)),
+          "(the states entering layers [2, 4, 6])", hint="`dspark-ckpt fix DRAFTER --target T --out "
+          "DIR --set 'eagle_aux_hidden_state_layer_ids=[2,4,6]'`", exactly=("DSC651",)),
     clean("DSC651", "eagle3-ids-are-the-default", profile="vllm-eagle3", target=T8,
           config={**EAGLE3, "eagle_config": {"eagle_aux_hidden_state_layer_ids": [1, 3, 4]}},
           tensors=FC3, exactly=()),
