@@ -20,17 +20,6 @@ SHARDS = ["model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"
 INDEX = "model.safetensors.index.json"
 
 
-def padded_drafter(root: Path) -> Path:
-    """A sharded padded drafter without d2t: ``fix --emit-d2t`` writes a new shard and
-    replaces the index and config.json."""
-    head = synth.head(128, 8, 1)
-    tensors = {**synth.backbone(8), "lm_head.weight": head, "embed_tokens.weight": head}
-    tensors.update(synth.markov(128, 128))
-    synth.write_json(root / "config.json", synth.drafter_config(128, None))
-    synth.shard(root, tensors, 2)
-    return root
-
-
 def tree(root: Path) -> dict[str, object]:
     """Every entry under ``root``: a link as its target, a file as its bytes."""
     out: dict[str, object] = {}
@@ -45,7 +34,7 @@ def tree(root: Path) -> dict[str, object]:
 def linked_shards(root: Path) -> Path:
     """The drafter with its shards moved to ``blobs/`` and linked from their names (as a
     Hub cache snapshot or a deduplicating copy lays them out)."""
-    padded_drafter(root)
+    synth.padded_sharded(root)
     (root / "blobs").mkdir()
     for name in SHARDS:
         (root / name).rename(root / "blobs" / name)
@@ -102,7 +91,7 @@ def test_fix_never_writes_a_checkpoint_into_the_target_folder(tmp_path):
     replaced the target's config.json with the drafter's, exit 0; ``--in-place`` on a
     drafter given as its own target changed the target it was checked against. Both are
     usage errors naming both roles; nothing is written."""
-    src = padded_drafter(tmp_path / "src")
+    src = synth.padded_sharded(tmp_path / "src")
     target = tmp_path / "target"
     target.mkdir()
     shutil.copy(SMALL / "config.json", target / "config.json")
@@ -125,7 +114,7 @@ def test_fix_never_writes_a_checkpoint_into_the_target_folder(tmp_path):
 def test_out_inside_the_source_folder_is_refused(tmp_path):
     """A copy inside the checkpoint it copies would be loaded with it: refused, nothing
     written."""
-    src = padded_drafter(tmp_path / "src")
+    src = synth.padded_sharded(tmp_path / "src")
     before = tree(src)
     for out in (src, src / "fixed"):
         r = cli("fix", src, "--target", SMALL, "--emit-d2t", *LEGACY, "--out", out)
@@ -139,7 +128,7 @@ def test_two_fix_out_runs_into_one_destination_do_not_mix(tmp_path):
     transaction writes a checkpoint into is locked until it ends: the second is refused,
     naming the folder, and the first completes alone; a run into another folder of the
     same parent does not wait."""
-    src = padded_drafter(tmp_path / "src")
+    src = synth.padded_sharded(tmp_path / "src")
     out = tmp_path / "out"
     mark = tmp_path / "paused"
     args = ["fix", src, "--target", SMALL, "--emit-d2t", *LEGACY, "--out", out]

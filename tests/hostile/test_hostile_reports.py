@@ -178,17 +178,6 @@ def test_set_errors_name_the_set_and_what_the_key_takes(tmp_path, value):
 # --- 5. append-only and immutable folders ------------------------------------------------
 
 
-def padded_drafter(root: Path) -> Path:
-    """A sharded padded drafter without d2t: ``fix --emit-d2t --in-place`` writes a new
-    shard and replaces the index and config.json."""
-    head = synth.head(128, 8, 1)
-    tensors = {**synth.backbone(8), "lm_head.weight": head, "embed_tokens.weight": head}
-    tensors.update(synth.markov(128, 128))
-    synth.write_json(root / "config.json", synth.drafter_config(128, None))
-    synth.shard(root, tensors, 2)
-    return root
-
-
 def chattr(flag: str, folder: Path) -> bool:
     return subprocess.run(["chattr", flag, folder], capture_output=True).returncode == 0
 
@@ -220,7 +209,7 @@ def sealed_runs(base: Path) -> list[tuple[list, Path, Path]]:
     """(args, the folder that gets the flag, the destination the error names) for each
     kind of write: a checkpoint in place, a copy into an existing or a new folder, a
     report."""
-    src = padded_drafter(base / "src")
+    src = synth.padded_sharded(base / "src")
     shutil.copytree(src, base / "ro")
     (base / "out").mkdir()
     (base / "parent").mkdir()

@@ -41,17 +41,6 @@ def digest(root: Path) -> dict[str, str]:
 SHARDS = ["model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"]
 
 
-def padded_drafter(root: Path) -> Path:
-    """A sharded padded drafter (Vd 128 > Vt 100) without d2t or draft_vocab_size: ``fix
-    --emit-d2t`` writes a new shard and replaces the index and config.json."""
-    head = synth.head(128, 8, 1)
-    tensors = {**synth.backbone(8), "lm_head.weight": head, "embed_tokens.weight": head}
-    tensors.update(synth.markov(128, 128))  # markov_rank 4: vLLM builds the Markov head
-    synth.write_json(root / "config.json", synth.drafter_config(128, None))
-    synth.shard(root, tensors, 2)
-    return root
-
-
 # --- a source file swapped for a FIFO while fix --out copies it ----------------------
 
 SWAP_FOR_FIFO = """
@@ -69,7 +58,7 @@ def test_a_source_file_swapped_for_a_fifo_is_refused_not_waited_on(tmp_path, vic
     """After fix listed the files to copy, one becomes a FIFO: opened without blocking,
     its descriptor checked; one line naming it, nothing written, no hang (config.json
     states draft_vocab_size here: copied as it is, not rewritten)."""
-    src = padded_drafter(tmp_path / "src")
+    src = synth.padded_sharded(tmp_path / "src")
     synth.write_json(src / "config.json", synth.drafter_config(128, 128))
     (src / "tokenizer.json").write_text("{}")
     out = tmp_path / "out"
@@ -197,7 +186,7 @@ def test_a_signal_after_the_commit_point_says_done_and_keeps_the_change(
     SIGTERM then rolls nothing back (a rollback with half its backups dropped left an
     index naming a deleted shard), the report is printed whole, stderr says the change is
     complete, and the exit code is the fix's own (0: deployable under the profile)."""
-    src = padded_drafter(tmp_path / "src")
+    src = synth.padded_sharded(tmp_path / "src")
     dest = src if mode == "in-place" else tmp_path / "out"
     where = ["--in-place", "--force"] if mode == "in-place" else ["--out", dest]
     args = ["fix", src, "--target", SMALL, "--emit-d2t", *where, *LEGACY, "--format", "json"]
@@ -392,7 +381,7 @@ def test_a_signal_while_a_module_is_imported_says_interrupted(tmp_path, where, s
     RuntimeError; before the handlers were set, a SIGINT was a KeyboardInterrupt
     traceback and a SIGTERM a silent death. Each is now exit 128 + the signal number with
     the one line, and the folder as it was."""
-    src = padded_drafter(tmp_path / "src")
+    src = synth.padded_sharded(tmp_path / "src")
     untouched = digest(src)
     args = ["fix", src, "--target", SMALL, "--emit-d2t", "--in-place", "--force", *LEGACY]
     r = subprocess.run(
@@ -426,7 +415,7 @@ runpy.run_module('dspark_ckpt', run_name='__main__')
 def test_a_signal_after_the_report_keeps_the_exit_code(tmp_path):
     """The fix is written and reported; a SIGTERM as the process ends killed it anyway
     (exit 143, as if nothing had happened). Now it is ignored: the fix's own exit code."""
-    src = padded_drafter(tmp_path / "src")
+    src = synth.padded_sharded(tmp_path / "src")
     args = ["fix", src, "--target", SMALL, "--emit-d2t", "--in-place", "--force", *LEGACY, "-q"]
     r = subprocess.run(
         [sys.executable, "-c", SIGNAL_AT_SHUTDOWN, *map(str, args)],
@@ -465,7 +454,7 @@ def test_a_folder_that_acts_append_only_names_the_files_it_could_not_remove(tmp_
     whole new shard among them. They are emptied and named, with the undo record, in
     the one line; the next fix where the folder allows it clears them (its undo record
     names them) and says so."""
-    src = padded_drafter(tmp_path / "src")
+    src = synth.padded_sharded(tmp_path / "src")
     untouched = visible(src)
     args = ["fix", src, "--target", SMALL, "--emit-d2t", "--in-place", "--force", *LEGACY]
     code, _, err = cli_with_fault(APPEND_ONLY, *args)
@@ -504,7 +493,7 @@ def test_kill_9_at_every_step_of_a_fix_is_cleared_by_the_next(tmp_path):
     from dspark_ckpt.source import atomic
 
     def fresh(name: str) -> Path:
-        return padded_drafter(tmp_path / name)
+        return synth.padded_sharded(tmp_path / name)
 
     args = ["--target", SMALL, "--emit-d2t", "--in-place", "--force", *LEGACY]
     log = tmp_path / "steps"
@@ -543,7 +532,7 @@ def test_kill_9_at_every_step_of_a_fix_is_cleared_by_the_next(tmp_path):
 def test_a_fix_that_may_not_change_the_checkpoint_only_names_its_leftovers(tmp_path, monkeypatch):
     """Side files only: the checkpoint is not this run's to change, so what an
     interrupted write left there is named in a note, not removed."""
-    src = padded_drafter(tmp_path / "src")
+    src = synth.padded_sharded(tmp_path / "src")
     stray = src / ".config.json.0123456789ab.bak"
     stray.write_text("old config")
     record = src / ".dspark-ckpt-write.0123456789ab.undo"
