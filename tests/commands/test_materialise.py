@@ -52,13 +52,8 @@ def bf16_target(root: Path, rows: int = 128) -> Path:
 
 
 def pruned(extra: dict | None = None) -> dict[str, T]:
-    d2t, t2d = synth.sorted_mapping(VT, 40)
-    return {
-        **synth.markov(VT, 40),
-        "d2t": T("I64", (40,), d2t),
-        "t2d": T("BOOL", (VT,), t2d),
-        **(extra or {}),
-    }
+    mapped = {k: v for k, v in synth.pruned_tensors(VT).items() if k != "lm_head.weight"}
+    return {**mapped, **(extra or {})}  # no head of its own: the target's rows are copied
 
 
 def test_the_rows_d2t_selects_are_copied_in_the_targets_dtype(cwd):

@@ -13,7 +13,7 @@ import pytest
 import synth
 from conftest import FIXTURES, cli
 from safetensors.numpy import load_file
-from synth import VT, H, T
+from synth import VT, H
 
 SMALL = FIXTURES / "targets/small"
 
@@ -107,19 +107,9 @@ def test_fewer_seen_ids_than_k_are_filled_with_the_lowest_ids(cwd):
 
 
 def test_a_pruned_drafter_is_pruned_again_within_its_ids(cwd):
-    d2t, t2d = synth.sorted_mapping(VT, 40)
-    ids = d2t + np.arange(40)
-    src = synth.drafter(
-        cwd / "d",
-        vocab=VT,
-        draft=40,
-        tensors={
-            "lm_head.weight": synth.head(40, H, 1),
-            **synth.markov(VT, 40),
-            "d2t": T("I64", (40,), d2t),
-            "t2d": T("BOOL", (VT,), t2d),
-        },
-    )
+    pruned = synth.pruned_tensors(VT)
+    ids = pruned["d2t"].values + np.arange(40)
+    src = synth.drafter(cwd / "d", vocab=VT, draft=40, tensors=pruned)
     freq = write(cwd / "freq.json", {str(i): 100 - i for i in range(VT)})  # low ids first
     assert (
         cli(

@@ -198,18 +198,7 @@ def test_names_vllm_has_no_parameter_for_are_dropped_as_one_change(cwd):
 
 
 def test_a_conflict_between_runtimes_is_refused_before_anything_is_written(cwd):
-    d2t, t2d = synth.sorted_mapping(VT, 40)
-    drafter = synth.drafter(
-        cwd / "pruned",
-        vocab=VT,
-        draft=40,
-        tensors={
-            "lm_head.weight": synth.head(40, H, 1),
-            **synth.markov(VT, 40),
-            "d2t": T("I64", (40,), d2t),
-            "t2d": T("BOOL", (VT,), t2d),
-        },
-    )
+    drafter = synth.drafter(cwd / "pruned", vocab=VT, draft=40, tensors=_pruned_map())
     r = cli("fix", drafter, "--target", SMALL, "--profile", "vllm,trtllm-dspark", "--out", "o")
     assert r.exit_code == 1 and not (cwd / "o").exists()
     assert "conflict" in r.stderr and "drop-d2t for trtllm-dspark" in r.stderr
@@ -253,15 +242,7 @@ EAGLE3_ARCH = {"architectures": ["LlamaForCausalLMEagle3"], "model_type": "llama
 
 
 def _pruned_map(absolute: bool = False, dtype: str = "I64") -> dict[str, T]:
-    d2t, t2d = synth.sorted_mapping(VT, 40)
-    values = d2t + np.arange(40) if absolute else d2t
-    np_dtype = np.int32 if dtype == "I32" else np.int64
-    return {
-        "lm_head.weight": synth.head(40, H, 1),
-        **synth.markov(VT, 40),
-        "d2t": T(dtype, (40,), values.astype(np_dtype)),
-        "t2d": T("BOOL", (VT,), t2d),
-    }
+    return synth.pruned_tensors(VT, absolute=absolute, dtype=dtype)
 
 
 def _without(name: str) -> dict[str, T]:
