@@ -32,7 +32,8 @@ from dspark_ckpt.rules.codes import CODES
 from dspark_ckpt.rules.findings import ERROR, INFO, WARNING, Code, Finding
 
 SEVERITY_STYLE = {ERROR: "bold red", WARNING: "yellow", INFO: "cyan"}
-# beside a code: what `fix` does about it (safe: by default; unsafe: with --unsafe-fixes)
+# beside a code: what `fix` does about it (safe: by default; unsafe: with --unsafe-fixes;
+# asks: with a value the user gives, --set)
 REPAIR_MARK = {"safe": " *", "unsafe": " !", "asks": " ?"}
 NARROW = 80  # below it, the findings table gives the finding column the tensor's place
 

@@ -13,6 +13,7 @@ explanation. They read only the gathered ``Facts``.
 
 from __future__ import annotations
 
+from dspark_ckpt.errors import few
 from dspark_ckpt.facts.gather import Facts
 from dspark_ckpt.loader.view import aux_count as _aux_count
 from dspark_ckpt.loader.view import aux_count_keys, dotted, model_config
@@ -87,7 +88,7 @@ def aux_layers_defaulted(f: Facts, p: Profile, hs: HiddenStates) -> list[Finding
     key, shift = pin_key(f, p, hs)
     written = "[" + ",".join(str(c - shift) for c in points) + "]"
     keys = [k for k, _ in hs.aux_ids]
-    read = ", ".join(keys[:2]) + (f" and {len(keys) - 2} more" if len(keys) > 2 else "")
+    read = few(keys, 2)
     return [
         new_finding(
             "DSC671",

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from dspark_ckpt.errors import few
 from dspark_ckpt.facts.gather import Facts
 from dspark_ckpt.loader.model import MARKOV_EXTRA, MARKOV_W, markov_built
 from dspark_ckpt.loader.names import under
@@ -19,7 +20,6 @@ from dspark_ckpt.loader.view import count, dotted, get, model_config, truthy
 from dspark_ckpt.profiles.registry import DSPARK, Profile
 from dspark_ckpt.rules.findings import ERROR, Finding, new_finding
 from dspark_ckpt.rules.load import _raw_at
-from dspark_ckpt.rules.model import _shown
 from dspark_ckpt.rules.registry import PROFILE, rule
 
 # --- DSpark's heads -------------------------------------------------------------------------
@@ -67,7 +67,7 @@ def markov_head_type_unbuilt(f: Facts, p: Profile) -> list[Finding]:
     if kind == "vanilla" and not extra:
         return []
     what = (
-        f"its {len(extra)} extra tensor(s) ({_shown(extra)}) have no parameter: 'There is no "
+        f"its {len(extra)} extra tensor(s) ({few(extra, 3)}) have no parameter: 'There is no "
         "module or parameter named ...' at load"
         if extra
         else "the head runs as vanilla, not as the head it was trained as: garbage biases, no error"

@@ -12,8 +12,7 @@ the runtime says nothing, and this gate is the only place it is caught.
 
 from __future__ import annotations
 
-from typing import Any
-
+from dspark_ckpt.errors import few
 from dspark_ckpt.facts.gather import Facts
 from dspark_ckpt.facts.vocab import LM_HEAD
 from dspark_ckpt.loader.model import loader_model, uses_aux
@@ -37,15 +36,6 @@ from dspark_ckpt.rules.registry import PROFILE, TARGET, rule
 from dspark_ckpt.rules.repairs import ASKS, SAFE, DelKey, Fix, Needs, fix_command, repair
 from dspark_ckpt.rules.target import aux_ids, aux_ids_outside_target
 from dspark_ckpt.rules.vocab import reduced
-
-
-def _shown(names: list[str], n: int = 3) -> str:
-    return ", ".join(names[:n]) + (f" and {len(names) - n} more" if len(names) > n else "")
-
-
-def _int(value: Any) -> int | None:
-    return value if type(value) is int else None
-
 
 # --- the aux hidden states the runner feeds --------------------------------------------
 
@@ -414,7 +404,7 @@ def fc_norm_unbuilt(f: Facts, p: Profile) -> list[Finding]:
     return [
         new_finding(
             "DSC656",
-            f"{len(names)} fc_norm tensor(s) ({_shown(names)}) but the config does not set "
+            f"{len(names)} fc_norm tensor(s) ({few(names, 3)}) but the config does not set "
             f"{p.fc_norm_keys[0]}: {p.name} builds no fc_norm, and its loader raises 'There is "
             "no module or parameter named ...'",
             tensor=names[0],

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from dspark_ckpt.errors import few
 from dspark_ckpt.facts.gather import WRAPPER_PREFIXES, Facts
 from dspark_ckpt.facts.vocab import BIAS_TENSOR, MASK_TENSOR
 from dspark_ckpt.facts.weight_files import WeightFile
@@ -70,11 +71,10 @@ def wrapper_prefix(f: Facts, p: Profile) -> list[Finding]:
         else "prepends 'model.' to every name but lm_head and d2t itself: its weight loader "
         "raises 'There is no module or parameter named ...'"
     )
-    shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
     return [
         new_finding(
             "DSC111",
-            f"{len(names)} tensor name(s) carry a wrapper prefix ({shown}): {p.runtime} {how}",
+            f"{len(names)} tensor name(s) carry a wrapper prefix ({few(names, 3)}): {p.runtime} {how}",
             f.tensors[names[0]],
         )
     ]
@@ -164,7 +164,6 @@ def unexpected_refused(f: Facts, p: Profile) -> list[Finding]:
     others = _names(found)
     if not others:
         return []
-    shown = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
     if p.strict_names:
         how = (
             "load_state_dict(strict=True) raises 'Unexpected key(s)' (a confidence head "
@@ -176,7 +175,7 @@ def unexpected_refused(f: Facts, p: Profile) -> list[Finding]:
     return [
         new_finding(
             "DSC112",
-            f"{len(others)} tensor(s) the {p.runtime} model does not have ({shown}): "
+            f"{len(others)} tensor(s) the {p.runtime} model does not have ({few(others, 3)}): "
             f"{how}{_beyond_note(f, found)}",
             f.tensors[others[0]],
         )
@@ -245,7 +244,7 @@ def trained_layer_skipped(f: Facts, p: Profile) -> list[Finding]:
         new_finding(
             "DSC665",
             f"{len(names)} tensor(s) of decoder layers past num_hidden_layers {layers} "
-            f"({_shown(tuple(names))}): {p.release} builds {layers} layer(s) and skips these "
+            f"({few(names, 3)}): {p.release} builds {layers} layer(s) and skips these "
             "names silently: the drafter runs without layers it was trained with (garbage "
             "proposals, no error)",
             f.tensors[names[0]],
@@ -275,7 +274,7 @@ def unexpected_skipped(f: Facts, p: Profile) -> list[Finding]:
     return [
         new_finding(
             "DSC666",
-            f"{len(names)} tensor(s) the {p.runtime} model does not have ({_shown(tuple(names))}):"
+            f"{len(names)} tensor(s) the {p.runtime} model does not have ({few(names, 3)}):"
             f" {p.release} skips them silently (vLLM refuses the load)",
             f.tensors[names[0]],
         )
@@ -303,10 +302,6 @@ def loaded_strays(f: Facts, p: Profile) -> list[tuple[WeightFile, str]]:
         elif not w.listed and w.drafter_tensors:
             out.append((w, BESIDE))
     return out
-
-
-def _shown(names: tuple[str, ...]) -> str:
-    return ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
 
 
 def _why_loaded(w: WeightFile, p: Profile) -> str:
@@ -371,14 +366,14 @@ def stray_weight_file(f: Facts, p: Profile) -> list[Finding]:
                 else "its weight loader raises 'There is no module or parameter named ...'"
             )
             what = (
-                f"{w.name} holds no tensor of the drafter ({_shown(w.foreign_tensors)})"
+                f"{w.name} holds no tensor of the drafter ({few(w.foreign_tensors, 3)})"
                 f"{_own_output(w)}; {loaded}: it has no parameter for them and {fails}"
             )
         elif why == UNREADABLE:
             what = f"{w.name} cannot be read as safetensors; {loaded}: the load fails"
         else:
             what = (
-                f"{w.name} holds drafter tensors ({_shown(w.drafter_tensors)}); {loaded}: "
+                f"{w.name} holds drafter tensors ({few(w.drafter_tensors, 3)}); {loaded}: "
                 "they are loaded with the index's shards (a name in both: whichever file "
                 "loads last wins)"
             )
@@ -408,7 +403,7 @@ def stray_weight_file_skipped(f: Facts, p: Profile) -> list[Finding]:
     return [
         _stray_finding(
             "DSC621",
-            f"{w.name} holds no tensor of the drafter ({_shown(w.foreign_tensors)})"
+            f"{w.name} holds no tensor of the drafter ({few(w.foreign_tensors, 3)})"
             f"{_own_output(w)}; {_why_loaded(w, p)}, and it skips names it has no parameter "
             "for: read for nothing (vLLM refuses the load)",
             w,
