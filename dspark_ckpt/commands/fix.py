@@ -91,6 +91,7 @@ from dspark_ckpt.source.base import header_cache
 from dspark_ckpt.source.checkpoint import (
     Checkpoint,
 )
+from dspark_ckpt.source.folders import held_in_place
 from dspark_ckpt.source.pieces import safetensors_pieces
 
 MASK_FILE = "draft_vocab_mask.safetensors"
@@ -460,6 +461,11 @@ def run_fix(source: str, target: Target, req: FixRequest) -> FixResult:
     """Plan, check the planned result, then write it atomically, read it back and
     inspect it again before the transaction ends. Raises ``CheckpointError`` (refused,
     unreadable) or ``UsageError``: in both cases nothing is written."""
+    with held_in_place(source, req.in_place):
+        return _run_fix(source, target, req)
+
+
+def _run_fix(source: str, target: Target, req: FixRequest) -> FixResult:
     spec = req.profile if req.profile and runtime_spec(req.profile) else None
     if req.profile is not None and spec is None:  # any of its names: the profile's own
         req = replace(req, profile=get_profile(req.profile).name)
@@ -518,7 +524,8 @@ def run_repair(source: str, target: Target, req: RepairRequest) -> RepairResult:
     try:
         if (folder := pickle_folder(source)) is not None:  # converted first, never run
             return convert_and_repair(folder, target, req, _run_repair)
-        return _run_repair(source, target, req)
+        with held_in_place(source, req.in_place and not req.diff):
+            return _run_repair(source, target, req)
     finally:
         header_cache.reset(token)
 

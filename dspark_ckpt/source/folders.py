@@ -9,8 +9,10 @@ goes ahead, and what it cannot remove is named (``atomic``)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 from dspark_ckpt.errors import UsageError, WriteError
@@ -74,3 +76,19 @@ def lock_folder(folder: Path) -> int:
     except OSError:  # no locks on this filesystem
         pass
     return fd
+
+
+@contextlib.contextmanager
+def held_in_place(source: str, in_place: bool) -> Iterator[None]:
+    """``fix --in-place``: the checkpoint's folder (a file's parent) is this run's alone
+    from before it is read until its write ends (``lock_folder``), so a second in-place
+    run on it is refused rather than planned on files the first one is replacing."""
+    path = Path(source)
+    if not in_place or not path.exists():
+        yield
+        return
+    fd = lock_folder(path if path.is_dir() else path.parent)
+    try:
+        yield
+    finally:
+        os.close(fd)

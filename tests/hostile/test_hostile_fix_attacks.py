@@ -1,7 +1,8 @@
 """Round four's attacks on ``fix`` where the earlier rounds did not reach, through the
 real CLI: symlinked shards, a target folder that is the drafter's or the destination,
-``--out`` inside the source, two ``fix --out`` runs into one destination at once, and a
-head stored under two names that SGLang's loader may take either of."""
+``--out`` inside the source, two ``fix --out`` runs into one destination at once, two
+``--in-place`` runs on one checkpoint, and a head stored under two names that SGLang's
+loader may take either of."""
 
 from __future__ import annotations
 
@@ -11,8 +12,11 @@ import shutil
 import time
 from pathlib import Path
 
+import pytest
 import synth
 from conftest import FIXTURES, PAUSE_AT, cli, start_with_fault
+
+from dspark_ckpt.source.folders import lock_folder
 
 SMALL = FIXTURES / "targets/small"
 LEGACY = ("--profile", "vllm-legacy")
@@ -158,6 +162,32 @@ def test_two_fix_out_runs_into_one_destination_do_not_mix(tmp_path):
     assert first.returncode == 0, err
     r = cli("inspect", out, "--target", SMALL, *LEGACY, "--format", "json")
     assert r.exit_code == 0 and not [n for n in os.listdir(out) if n.startswith(".")]
+
+
+@pytest.mark.parametrize(
+    "how", [["--emit-d2t", *LEGACY], ["--profile", "vllm"]], ids=["emit", "repair"]
+)
+def test_a_second_in_place_fix_is_refused_before_it_reads(tmp_path, how):
+    """Two ``fix --in-place`` runs on one checkpoint: the second read the files the first
+    was replacing and planned on them. The folder is held from before the first read
+    until the write ends: while another run holds it (held here as a running fix
+    holds it), an in-place run is refused, naming the folder, and changes nothing; once
+    it is free the same command runs."""
+    src = synth.padded_sharded(tmp_path / "src")
+    before = tree(src)
+    args = ["fix", src, "--target", SMALL, *how, "--in-place", "--force"]
+    fd = lock_folder(src)
+    try:
+        r = cli(*args)
+    finally:
+        os.close(fd)
+    assert r.exit_code == 2
+    assert r.stderr == (
+        f"dspark-ckpt: error: {src}: another dspark-ckpt run is writing there; nothing written\n"
+    )
+    assert tree(src) == before
+    assert cli(*args).exit_code == 0  # free again: the same command repairs it
+    assert tree(src) != before
 
 
 def test_a_head_stored_under_two_names_is_refused_for_sglang(tmp_path):
