@@ -31,6 +31,13 @@ class MaskStyle(str, Enum):
     additive = "additive"
 
 
+class Format(str, Enum):
+    speculators = "speculators"
+    native = "native"
+    sglang = "sglang"
+    hf = "hf"
+
+
 @command(
     "fix",
     exit_codes=[
@@ -135,6 +142,15 @@ def fix_cmd(
             help="Token counts for --prune-vocab: a JSON object of id: count, or a list by id.",
         ),
     ] = None,
+    to: Annotated[
+        Format | None,
+        typer.Option(
+            "--to",
+            metavar="|".join(Format),
+            help="Convert the drafter: speculators / native (speculators' converter, vLLM's "
+            "translation), sglang / hf (SpecForge's exporter).",
+        ),
+    ] = None,
     profile: ProfilesOpt = None,
     runtime: RuntimeOpt = None,
     fmt: PlainFormatOpt = PlainFormat.table,
@@ -153,7 +169,7 @@ def fix_cmd(
         from dspark_ckpt.commands.repair import RepairRequest
 
         req = RepairRequest(
-            asked=_asked(prune_vocab, frequencies),
+            asked=_asked(prune_vocab, frequencies, to),
             profiles=parse_profiles(profile),
             unsafe=unsafe_fixes,
             sets=tuple(parse_set(v) for v in sets or []),
@@ -166,6 +182,7 @@ def fix_cmd(
         _repair(drafter, resolve_target(target, target_vocab_size), req, fmt, quiet)
     for flag, given in (
         ("--prune-vocab", prune_vocab is not None or frequencies is not None),
+        ("--to", to is not None),
         ("--diff", diff),
         ("--unsafe-fixes", unsafe_fixes),
         ("--set", sets),
@@ -203,8 +220,14 @@ def fix_cmd(
     raise typer.Exit(EXIT_OK if result.ok else EXIT_FAIL)
 
 
-def _asked(prune_vocab: int | None, frequencies: str | None):
-    """What --prune-vocab asks, besides the repairs (None: nothing)."""
+def _asked(prune_vocab: int | None, frequencies: str | None, to: Format | None = None):
+    """What --prune-vocab or --to asks, besides the repairs (None: nothing)."""
+    if to is not None:
+        if prune_vocab is not None or frequencies is not None:
+            raise UsageError("--to and --prune-vocab: give one at a time (convert, then prune)")
+        from dspark_ckpt.commands.formats import format_plan
+
+        return format_plan(to.value)
     if prune_vocab is None and frequencies is None:
         return None
     if prune_vocab is None or frequencies is None:

@@ -1,0 +1,363 @@
+"""``fix --to FORMAT``: a drafter converted between the formats its producers write, as
+changes of the repair ``Draft`` (a new config, tensors renamed, dropped or copied from the
+target), never a tensor loaded or cast: each one is the source's bytes.
+
+- ``speculators``: a native EAGLE-3 drafter as speculators' own converter writes it
+  (``speculators/convert/eagle/eagle3_converter.py``, ``Eagle3Converter``): the config an
+  ``Eagle3SpeculatorConfig`` (its ``transformer_layer_config`` a ``LlamaConfig`` of the
+  native keys the converter reads, with transformers' defaults), ``midlayer.*`` renamed
+  ``layers.0.*``, every tensor the converter's model has no parameter for dropped. Where
+  the converter would save a tensor it was not given (random values) or cast one to
+  another dtype, the conversion is refused.
+- ``native``: a speculators drafter (EAGLE-3, DFlash, DSpark) as the native config vLLM
+  translates it into (``loader/view.py``'s ``native_config``); a one-layer EAGLE-3's
+  ``layers.0.*`` go back to ``midlayer.*``, the name every native EAGLE-3 writes.
+- ``sglang`` / ``hf``: a SpecForge EAGLE-3 drafter between the two layouts SpecForge's
+  exporter writes from one training checkpoint (``specforge/export/to_sglang.py``,
+  ``to_hf.py``): ``sglang`` drops every embedding tensor and needs fc, norm, lm_head, t2d
+  and d2t; ``hf`` ships ``embed_tokens.weight``, copied from the target's
+  ``--embedding-key`` tensor (``model.embed_tokens.weight``) as the exporter's
+  ``--embedding-source`` does.
+
+Where a key depends on transformers' serialisation (``transformers_version``, the
+``auto_map`` naming a ``config.py`` the converter copies beside it) it is not written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from dspark_ckpt.errors import CheckpointError, few
+from dspark_ckpt.facts.gather import Facts
+from dspark_ckpt.loader.view import layer_model_type, native_config
+from dspark_ckpt.profiles.registry import DFLASH, DSPARK, EAGLE3, Profile, detect_family
+from dspark_ckpt.rules.repairs import Change, Drops, NewConfig, Rename, TargetRows
+
+SPECULATORS, NATIVE, SGLANG, HF = "speculators", "native", "sglang", "hf"
+FORMATS = (SPECULATORS, NATIVE, SGLANG, HF)
+SPECULATORS_VERSION = "0.9.0"  # the speculators release whose converter this follows
+
+# Eagle3Speculator's decoder layer (eagle3_legacy_model.py: Eagle3DecoderLayer): Llama's
+# attention and MLP, its three norms
+EAGLE3_LAYER = (
+    "hidden_norm.weight",
+    "input_layernorm.weight",
+    "mlp.down_proj.weight",
+    "mlp.gate_proj.weight",
+    "mlp.up_proj.weight",
+    "post_attention_layernorm.weight",
+    "self_attn.k_proj.weight",
+    "self_attn.o_proj.weight",
+    "self_attn.q_proj.weight",
+    "self_attn.v_proj.weight",
+)
+NATIVE_LAYER, SPECULATORS_LAYER = "midlayer.", "layers.0."
+# torch_dtype names -> safetensors dtypes (what the converter's model.to(dtype) makes)
+FLOAT_DTYPES = {"float32": "F32", "float16": "F16", "bfloat16": "BF16"}
+# SpecForge's exporter: the keys SGLang's EAGLE-3 loader needs (to_sglang.py:40)
+SGLANG_REQUIRED = ("fc.weight", "norm.weight", "lm_head.weight", "t2d", "d2t")
+EMBED = "embed_tokens.weight"
+TARGET_EMBED = "model.embed_tokens.weight"  # the exporter's default --embedding-key
+
+Plan = Callable[..., tuple[list[Change], str]]
+
+
+def format_plan(to: str) -> Plan:
+    """The changes ``fix --to`` asks for: ``(facts, profiles, root) -> (changes, summary)``,
+    or a ``CheckpointError`` saying why the conversion is refused (nothing written)."""
+
+    def plan(f: Facts, profiles: list[Profile], root: Path) -> tuple[list[Change], str]:
+        family = detect_family(f.cfg)
+        refuse = _refuser(root, to)
+        spec = f.cfg.speculators_format
+        if to == SPECULATORS:
+            if spec:
+                refuse("it is in the speculators format already")
+            unread = [p.name for p in profiles if not p.reads_speculators_format]
+            if unread:
+                refuse(
+                    f"{few(unread)} read(s) no speculators-format config (DSC604): choose "
+                    "--profile of a runtime that does (vLLM)"
+                )
+            if family != EAGLE3:
+                refuse(
+                    f"speculators {SPECULATORS_VERSION} converts native EAGLE-3 drafters "
+                    f"(Eagle3Converter); its {family} model is written by its trainer only"
+                )
+            return to_speculators_eagle3(f, refuse)
+        if to == NATIVE:
+            if not spec:
+                refuse("it is in the native format already (no speculators_config)")
+            return to_native(f, family, refuse)
+        if family != EAGLE3 or spec:
+            refuse(
+                "SpecForge's exporter writes the SGLang and HF layouts of native EAGLE-3 "
+                "drafters only (to_sglang.py refuses every other strategy)"
+            )
+        return to_sglang(f, refuse) if to == SGLANG else to_hf(f, refuse)
+
+    return plan
+
+
+def _refuser(root: Path, to: str) -> Callable[[str], Any]:
+    def refuse(why: str):
+        raise CheckpointError(root, f"refused: --to {to}: {why}; nothing written")
+
+    return refuse
+
+
+# --- native EAGLE-3 -> speculators ------------------------------------------------------
+
+
+def _target_config(f: Facts, refuse) -> dict:
+    """The verifier's config.json, read as the converter reads it (top-level keys)."""
+    origin = f.target.origin
+    if origin is None or f.target.model is None:
+        refuse("the verifier's config is needed (speculators writes its architectures): --target")
+    cfg = origin.read_json("config.json", "target config")
+    return cfg if isinstance(cfg, dict) else {}
+
+
+def _dtype(native: dict) -> str | None:
+    """The weights' dtype the native config names (``torch_dtype``, transformers 5's
+    ``dtype``)."""
+    value = native.get("torch_dtype") or native.get("dtype")
+    return value if isinstance(value, str) else None
+
+
+def _rope(native: dict) -> dict:
+    """``rope_parameters`` as transformers 5's LlamaConfig stores what the converter passes
+    (``build_llama_config_rope_kwargs``): the theta (top level, else a transformers 5
+    config's ``rope_parameters``), the scaling's type and keys."""
+    params = (
+        native.get("rope_parameters") if isinstance(native.get("rope_parameters"), dict) else {}
+    )
+    theta = native.get("rope_theta", params.get("rope_theta", 10000.0))
+    scaling = native.get("rope_scaling")
+    if not isinstance(scaling, dict):
+        scaling = {k: v for k, v in params.items() if k != "rope_theta"} or None
+    out: dict[str, Any] = {"rope_theta": theta}
+    if scaling is None:
+        out["rope_type"] = "default"
+        return out
+    out["rope_type"] = scaling.get("rope_type", scaling.get("type", "default"))
+    out.update({k: v for k, v in scaling.items() if k not in ("rope_type", "type")})
+    return dict(sorted(out.items()))
+
+
+def layer_config(native: dict, target: dict, vocab: int) -> dict:
+    """The ``transformer_layer_config`` the converter builds (``_create_transformer_config_
+    from_eagle``: a LlamaConfig of these keys, with transformers 5.19's defaults for the
+    rest), keys sorted as transformers writes them."""
+    heads = native.get("num_attention_heads", 32)
+    hidden = native.get("hidden_size", 4096)
+    out = {
+        "attention_bias": native.get("attention_bias", False),
+        "attention_dropout": 0.0,
+        "bos_token_id": 1,
+        "eos_token_id": 2,
+        "head_dim": native.get("head_dim") or hidden // heads,
+        "hidden_act": native.get("hidden_act", "silu"),
+        "hidden_size": hidden,
+        "initializer_range": native.get("initializer_range", 0.02),
+        "intermediate_size": native.get("intermediate_size", 11008),
+        "max_position_embeddings": max(
+            native.get("max_position_embeddings", 4096),
+            target.get("max_position_embeddings", 4096),
+        ),
+        "mlp_bias": native.get("mlp_bias", False),
+        "model_type": "llama",
+        "num_attention_heads": heads,
+        "num_hidden_layers": native.get("num_hidden_layers", 1),
+        "num_key_value_heads": native.get("num_key_value_heads", 8),
+        "pad_token_id": None,
+        "pretraining_tp": 1,
+        "rms_norm_eps": native.get("rms_norm_eps", 1e-6),
+        "rope_parameters": _rope(native),
+        "tie_word_embeddings": False,
+        "use_cache": True,
+        "vocab_size": vocab,
+    }
+    if (dtype := _dtype(native)) is not None:
+        out["dtype"] = dtype
+    return dict(sorted(out.items()))
+
+
+def _aux_ids(native: dict) -> list[int] | None:
+    """The aux layer ids as vLLM reads them (the speculators format's meaning): the
+    top-level ones, else SGLang's ``eagle_config`` ones, which name the layer before
+    (SGLang captures the state entering id + 1: DSC651)."""
+    ids = native.get("eagle_aux_hidden_state_layer_ids")
+    if isinstance(ids, list) and ids:
+        return ids
+    eagle = native.get("eagle_config") if isinstance(native.get("eagle_config"), dict) else {}
+    ids = eagle.get("eagle_aux_hidden_state_layer_ids")
+    if isinstance(ids, list) and ids and all(type(i) is int for i in ids):
+        return [i + 1 for i in ids]
+    return None
+
+
+def speculators_config(native: dict, target: dict, target_name: str, vocab: int) -> dict:
+    """The ``Eagle3SpeculatorConfig`` the converter saves for ``native`` (its keys sorted,
+    as transformers writes them). Unlike the converter, the native config's own
+    ``norm_before_residual`` and aux layer ids are kept (the converter takes them from its
+    command line only, and writes false / null otherwise)."""
+    archs = target.get("architectures")
+    cfg = {
+        "architectures": ["Eagle3Speculator"],
+        "draft_vocab_size": native.get("draft_vocab_size", 32000),
+        "dtype": _dtype(native) or "float32",
+        "eagle_aux_hidden_state_layer_ids": _aux_ids(native),
+        "embed_requires_grad": False,
+        "fc_norm": bool(native.get("fc_norm", False)),
+        "norm_before_fc": bool(native.get("norm_before_fc", False)),
+        "norm_before_residual": bool(native.get("norm_before_residual", False)),
+        "norm_output": bool(native.get("norm_output", False)),
+        "speculators_config": {
+            "algorithm": "eagle3",
+            "default_proposal_method": "greedy",
+            "proposal_methods": [
+                {
+                    "accept_tolerance": 0.0,
+                    "proposal_type": "greedy",
+                    "speculative_tokens": 3,
+                    "verifier_accept_k": 1,
+                }
+            ],
+            "verifier": {
+                "architectures": archs if isinstance(archs, list) else ["LlamaForCausalLM"],
+                "name_or_path": target_name,
+            },
+        },
+        "speculators_model_type": "eagle3",
+        "speculators_version": SPECULATORS_VERSION,
+        "target_hidden_size": native.get("target_hidden_size"),
+        "tie_word_embeddings": False,
+        "transformer_layer_config": layer_config(native, target, vocab),
+    }
+    return cfg
+
+
+def _eagle3_names(native: dict, prefix: str) -> list[str]:
+    """The parameters of the converter's model (``Eagle3Speculator``) besides the optional
+    embedding and vocab map, its layer under ``prefix``."""
+    layer = list(EAGLE3_LAYER)
+    if native.get("attention_bias"):
+        layer += [f"self_attn.{p}_proj.bias" for p in "qkvo"]
+    if native.get("mlp_bias"):
+        layer += [f"mlp.{p}_proj.bias" for p in ("gate", "up", "down")]
+    return ["fc.weight", "norm.weight", "lm_head.weight", *(prefix + n for n in layer)]
+
+
+def to_speculators_eagle3(f: Facts, refuse) -> tuple[list[Change], str]:
+    native = f.raw
+    target = _target_config(f, refuse)
+    names = set(f.tensors)
+    mapped = "t2d" in names
+    if mapped != ("d2t" in names):
+        refuse("the drafter ships one of d2t and t2d: the converter would save the other as zeros")
+    layer = NATIVE_LAYER if any(n.startswith(NATIVE_LAYER) for n in names) else SPECULATORS_LAYER
+    wanted = _eagle3_names(native, layer)
+    missing = [n for n in wanted if n not in names]
+    if missing:
+        refuse(f"no {few(missing)}: speculators' converter would save it uninitialised")
+    kept = [*wanted, *(n for n in ("d2t", "t2d", EMBED) if n in names)]
+    want = FLOAT_DTYPES.get(str(_dtype(native) or "float32"))
+    cast = [n for n in kept if f.tensors[n].dtype in FLOAT_DTYPES.values()]
+    cast = [n for n in cast if f.tensors[n].dtype != want]
+    if want is None or cast:
+        have = f.tensors[cast[0]].dtype if cast else "?"
+        refuse(
+            f"speculators' converter casts the weights to torch_dtype "
+            f"{_dtype(native) or 'float32 (none set)'}, {few(cast) or 'all'} stored as {have}: "
+            "dspark-ckpt copies tensors as stored, never casts (set torch_dtype to the "
+            "stored dtype)"
+        )
+    vocab = f.t2d.shape[0] if mapped and f.t2d is not None else f.Vt
+    config = speculators_config(native, target, f.target.source, vocab)
+    changes: list[Change] = [NewConfig(config, "speculators' Eagle3SpeculatorConfig")]
+    renamed = sorted(n for n in names if n.startswith(NATIVE_LAYER))
+    changes += [Rename(n, SPECULATORS_LAYER + n.removeprefix(NATIVE_LAYER)) for n in renamed]
+    dropped = tuple(sorted(names - set(kept)))
+    if dropped:
+        changes.append(Drops(dropped))
+    said = f"; drops {few(dropped)} (no parameter of its model)" if dropped else ""
+    return changes, (
+        f"convert to the speculators format as speculators {SPECULATORS_VERSION}'s "
+        f"Eagle3Converter writes it: Eagle3SpeculatorConfig, {len(renamed)} midlayer.* "
+        f"tensors renamed layers.0.*{said}"
+    )
+
+
+# --- speculators -> native ----------------------------------------------------------------
+
+
+def to_native(f: Facts, family: str | None, refuse) -> tuple[list[Change], str]:
+    native = native_config(f.raw)
+    if native is None:
+        refuse(
+            f"no native form of a speculators {f.raw.get('speculators_model_type')!r} config "
+            "(vLLM translates eagle3 with a llama or qwen3 layer, dflash and dspark)"
+        )
+    if isinstance(native, tuple):
+        refuse(f"the config has no {native[0]}: {native[1]}")
+    if family == EAGLE3 and (kind := layer_model_type(f)) != "llama":
+        refuse(
+            f"its transformer_layer_config is {kind}: the native EAGLE-3 model "
+            "(LlamaForCausalLMEagle3) builds Llama layers only, vLLM's translation serves it"
+        )
+    changes: list[Change] = [NewConfig(native, "the native config vLLM translates it into")]
+    layers = {n.split(".")[1] for n in f.tensors if n.startswith("layers.")}
+    renamed = []
+    if family == EAGLE3 and layers == {"0"}:
+        renamed = sorted(n for n in f.tensors if n.startswith(SPECULATORS_LAYER))
+        changes += [Rename(n, NATIVE_LAYER + n.removeprefix(SPECULATORS_LAYER)) for n in renamed]
+    said = f", {len(renamed)} layers.0.* tensors renamed midlayer.*" if renamed else ""
+    kind = {EAGLE3: "EAGLE-3", DFLASH: "DFlash", DSPARK: "DSpark"}.get(family or "", family)
+    return changes, (
+        f"convert to the native {kind} config ({native['architectures'][0]}) vLLM translates "
+        f"the speculators one into{said}"
+    )
+
+
+# --- SpecForge's two export layouts ---------------------------------------------------------
+
+
+def to_sglang(f: Facts, refuse) -> tuple[list[Change], str]:
+    """As ``export_to_sglang``: every tensor whose name holds ``embed`` dropped; fc, norm,
+    lm_head, t2d and d2t required (its ``_serving_state``)."""
+    missing = [n for n in SGLANG_REQUIRED if n not in f.tensors]
+    if missing:
+        refuse(f"no {few(missing)}: SpecForge's SGLang exporter requires it")
+    prefixed = [n for n in f.tensors if n.startswith("draft_model.")]
+    if prefixed:
+        refuse(f"{few(prefixed)} still carry the trainer's prefix")
+    dropped = tuple(sorted(n for n in f.tensors if "embed" in n.lower()))
+    if not dropped:
+        refuse("it is in SpecForge's SGLang layout already (no embedding)")
+    return [Drops(dropped)], (
+        f"convert to SpecForge's SGLang layout (export_to_sglang): drops {few(dropped)}"
+    )
+
+
+def to_hf(f: Facts, refuse) -> tuple[list[Change], str]:
+    """As ``export_to_hf`` with ``--embedding-source`` the target: ``embed_tokens.weight``
+    is the target's ``model.embed_tokens.weight``, every row, its dtype kept."""
+    if EMBED in f.tensors:
+        refuse(f"it is in SpecForge's HF layout already (it ships {EMBED})")
+    ckpt = f.target.checkpoint
+    src = ckpt.tensors.get(TARGET_EMBED) if ckpt is not None else None
+    if src is None:
+        refuse(
+            f"the target's {TARGET_EMBED} is needed (SpecForge's --embedding-source): "
+            "--target a folder or Hub repository with its weights"
+        )
+    files = {i.path.name for i in f.tensors.values()}
+    into = files.pop() if len(files) == 1 else None  # one file: as the exporter writes it
+    change = TargetRows(EMBED, src, tuple(range(src.shape[0])), "the target's embedding", into)
+    return [change], (
+        f"convert to SpecForge's HF layout (export_to_hf): {EMBED} copied from the target's "
+        f"{TARGET_EMBED} ({src.shape[0]} rows, {src.dtype})"
+    )
