@@ -358,14 +358,16 @@ class Conversion:
     tensors: int
 
 
-def plan_conversion(folder: Path, names: list[str]) -> Conversion:
+def plan_conversion(folder: Path, names: list[str], jail: Path | None = None) -> Conversion:
     """The safetensors files of the pickle checkpoint in ``folder`` (its file ``names``):
     the shards its ``pytorch_model.bin.index.json`` names, else ``pytorch_model.bin``,
     else its one pickle file. Every shard is read (its pickle, never run) and checked
-    against the index before anything is written."""
+    against the index before anything is written. ``jail``: where its files may lead (a
+    Hub cache snapshot's links lead into its repository's blobs), else ``folder``."""
+    jail = jail or folder
     wmap = None
     if PICKLE_INDEX in names:
-        index = inside(folder / PICKLE_INDEX, folder)
+        index = inside(folder / PICKLE_INDEX, jail)
         data = read_json_file(index, "index")
         wmap = data.get("weight_map") if isinstance(data, dict) else None
         if not isinstance(wmap, dict) or not all(isinstance(v, str) for v in wmap.values()):
@@ -384,7 +386,7 @@ def plan_conversion(folder: Path, names: list[str]) -> Conversion:
                 f"holds several pickle files ({few(shards)}) and no {PICKLE_INDEX}: which "
                 "are the weights?",
             )
-    read = [read_torch_zip(inside(folder / n, folder)) for n in shards]
+    read = [read_torch_zip(inside(folder / n, jail)) for n in shards]
     if wmap is not None:
         stored = {t: tf.path.name for tf in read for t in tf.tensors}
         if stored != wmap:
