@@ -252,6 +252,14 @@ def _eagle3_names(native: dict, prefix: str) -> list[str]:
 
 
 def to_speculators_eagle3(f: Facts, refuse) -> tuple[list[Change], str]:
+    """A native EAGLE-3 drafter as speculators' Eagle3Converter writes it: an
+    Eagle3SpeculatorConfig (its transformer_layer_config the LlamaConfig of the native
+    keys, max_position_embeddings the larger of the drafter's and the target's, the
+    target as verifier), midlayer.* renamed layers.0.*, tensors its model has no parameter
+    for dropped, every other tensor's bytes as they are. Refused where the converter would
+    save a tensor it was not given (uninitialised) or cast one (a dtype other than
+    torch_dtype). Unlike the converter, the drafter's norm_before_residual and aux layer
+    ids are kept. Needs --target (the verifier's config)."""
     native = f.raw
     target = _target_config(f, refuse)
     names = set(f.tensors)
@@ -295,6 +303,11 @@ def to_speculators_eagle3(f: Facts, refuse) -> tuple[list[Change], str]:
 
 
 def to_native(f: Facts, family: str | None, refuse) -> tuple[list[Change], str]:
+    """A speculators drafter (EAGLE-3 with a Llama layer, DFlash, DSpark) with the native
+    config vLLM translates its config into (as the native-config repair writes it); a
+    one-layer EAGLE-3's layers.0.* renamed midlayer.*, the name native EAGLE-3 drafters
+    use; every tensor's bytes as they are. native -> speculators -> native gives back the
+    same files, byte for byte."""
     native = native_config(f.raw)
     if native is None:
         refuse(
@@ -326,8 +339,9 @@ def to_native(f: Facts, family: str | None, refuse) -> tuple[list[Change], str]:
 
 
 def to_sglang(f: Facts, refuse) -> tuple[list[Change], str]:
-    """As ``export_to_sglang``: every tensor whose name holds ``embed`` dropped; fc, norm,
-    lm_head, t2d and d2t required (its ``_serving_state``)."""
+    """A native EAGLE-3 drafter in the layout SpecForge's export_to_sglang writes: every
+    tensor whose name holds "embed" dropped (SGLang takes the target's embedding); refused
+    without fc, norm, lm_head, t2d and d2t, as the exporter refuses."""
     missing = [n for n in SGLANG_REQUIRED if n not in f.tensors]
     if missing:
         refuse(f"no {few(missing)}: SpecForge's SGLang exporter requires it")
@@ -343,8 +357,10 @@ def to_sglang(f: Facts, refuse) -> tuple[list[Change], str]:
 
 
 def to_hf(f: Facts, refuse) -> tuple[list[Change], str]:
-    """As ``export_to_hf`` with ``--embedding-source`` the target: ``embed_tokens.weight``
-    is the target's ``model.embed_tokens.weight``, every row, its dtype kept."""
+    """A native EAGLE-3 drafter in the layout SpecForge's export_to_hf writes with the
+    target as its embedding source: embed_tokens.weight is the target's
+    model.embed_tokens.weight, every row, read by offset (a Hub target by range requests),
+    its dtype kept. Needs --target with weights."""
     if EMBED in f.tensors:
         refuse(f"it is in SpecForge's HF layout already (it ships {EMBED})")
     ckpt = f.target.checkpoint
@@ -361,3 +377,12 @@ def to_hf(f: Facts, refuse) -> tuple[list[Change], str]:
         f"convert to SpecForge's HF layout (export_to_hf): {EMBED} copied from the target's "
         f"{TARGET_EMBED} ({src.shape[0]} rows, {src.dtype})"
     )
+
+
+# --to NAME -> its conversion (docs/fix.md's repairs table lists them, with their docstrings)
+CONVERSIONS: dict[str, Callable[..., tuple[list[Change], str]]] = {
+    SPECULATORS: to_speculators_eagle3,
+    NATIVE: to_native,
+    SGLANG: to_sglang,
+    HF: to_hf,
+}

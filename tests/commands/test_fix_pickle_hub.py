@@ -93,5 +93,5 @@ def test_inspect_of_a_hub_pickle_drafter_names_the_fix_that_converts_it(tmp_path
     assert same(tensors(tmp_path / "o"), reference(tmp_path))
 
 
-def commit_of(src) -> str:  # noqa: N802 - the commit build_cache names the snapshot by
+def commit_of(src) -> str:  # the commit build_cache names the snapshot by
     return repo_from_dir(src).commit
