@@ -81,10 +81,13 @@ def format_plan(to: str) -> Plan:
                     f"{few(unread)} read(s) no speculators-format config (DSC604): choose "
                     "--profile of a runtime that does (vLLM)"
                 )
+            if family == DFLASH:
+                return to_speculators_dflash(f, refuse)
             if family != EAGLE3:
                 refuse(
-                    f"speculators {SPECULATORS_VERSION} converts native EAGLE-3 drafters "
-                    f"(Eagle3Converter); its {family} model is written by its trainer only"
+                    f"speculators {SPECULATORS_VERSION} converts native EAGLE-3 and DFlash "
+                    f"drafters (Eagle3Converter, DFlashConverter); its {family} model is "
+                    "written by its trainer only"
                 )
             return to_speculators_eagle3(f, refuse)
         if to == NATIVE:
@@ -204,7 +207,6 @@ def speculators_config(native: dict, target: dict, target_name: str, vocab: int)
     as transformers writes them). Unlike the converter, the native config's own
     ``norm_before_residual`` and aux layer ids are kept (the converter takes them from its
     command line only, and writes false / null otherwise)."""
-    archs = target.get("architectures")
     cfg = {
         "architectures": ["Eagle3Speculator"],
         "draft_vocab_size": native.get("draft_vocab_size", 32000),
@@ -215,22 +217,7 @@ def speculators_config(native: dict, target: dict, target_name: str, vocab: int)
         "norm_before_fc": bool(native.get("norm_before_fc", False)),
         "norm_before_residual": bool(native.get("norm_before_residual", False)),
         "norm_output": bool(native.get("norm_output", False)),
-        "speculators_config": {
-            "algorithm": "eagle3",
-            "default_proposal_method": "greedy",
-            "proposal_methods": [
-                {
-                    "accept_tolerance": 0.0,
-                    "proposal_type": "greedy",
-                    "speculative_tokens": 3,
-                    "verifier_accept_k": 1,
-                }
-            ],
-            "verifier": {
-                "architectures": archs if isinstance(archs, list) else ["LlamaForCausalLM"],
-                "name_or_path": target_name,
-            },
-        },
+        "speculators_config": _speculators_block("eagle3", 3, target, target_name),
         "speculators_model_type": "eagle3",
         "speculators_version": SPECULATORS_VERSION,
         "target_hidden_size": native.get("target_hidden_size"),
@@ -238,6 +225,29 @@ def speculators_config(native: dict, target: dict, target_name: str, vocab: int)
         "transformer_layer_config": layer_config(native, target, vocab),
     }
     return cfg
+
+
+def _speculators_block(algorithm: str, tokens: int, target: dict, target_name: str) -> dict:
+    """The ``speculators_config`` a converter writes: one greedy proposal method of
+    ``tokens`` speculative tokens, the verifier's name and architectures."""
+    archs = target.get("architectures")
+    default = ["LlamaForCausalLM"] if algorithm == "eagle3" else []
+    return {
+        "algorithm": algorithm,
+        "default_proposal_method": "greedy",
+        "proposal_methods": [
+            {
+                "accept_tolerance": 0.0,
+                "proposal_type": "greedy",
+                "speculative_tokens": tokens,
+                "verifier_accept_k": 1,
+            }
+        ],
+        "verifier": {
+            "architectures": archs if isinstance(archs, list) else default,
+            "name_or_path": target_name,
+        },
+    }
 
 
 def _eagle3_names(native: dict, prefix: str) -> list[str]:
@@ -299,6 +309,147 @@ def to_speculators_eagle3(f: Facts, refuse) -> tuple[list[Change], str]:
     )
 
 
+# --- native DFlash -> speculators ---------------------------------------------------------
+
+# the keys of a native DFlash config that are no part of its layer config
+# (speculators/convert/dflash/converter.py: _NON_TRANSFORMER_KEYS)
+DFLASH_OWN = ("architectures", "auto_map", "block_size", "dflash_config", "num_target_layers")
+# transformers 5.19's Qwen3Config: what it writes for a key it is not given
+QWEN3_DEFAULTS = {
+    "attention_bias": False,
+    "attention_dropout": 0.0,
+    "bos_token_id": None,
+    "eos_token_id": None,
+    "head_dim": 128,
+    "hidden_act": "silu",
+    "hidden_size": 4096,
+    "initializer_range": 0.02,
+    "intermediate_size": 22016,
+    "max_position_embeddings": 32768,
+    "max_window_layers": 28,
+    "model_type": "qwen3",
+    "num_attention_heads": 32,
+    "num_hidden_layers": 32,
+    "pad_token_id": None,
+    "rms_norm_eps": 1e-6,
+    "tie_word_embeddings": False,
+    "use_cache": True,
+    "use_sliding_window": False,
+    "vocab_size": 151936,
+}
+QWEN3_LAYER = (
+    "input_layernorm.weight",
+    "mlp.down_proj.weight",
+    "mlp.gate_proj.weight",
+    "mlp.up_proj.weight",
+    "post_attention_layernorm.weight",
+    "self_attn.k_norm.weight",
+    "self_attn.k_proj.weight",
+    "self_attn.o_proj.weight",
+    "self_attn.q_norm.weight",
+    "self_attn.q_proj.weight",
+    "self_attn.v_proj.weight",
+)
+
+
+def qwen3_layer_config(source: dict) -> dict:
+    """The ``transformer_layer_config`` DFlashConverter writes: the native config but its
+    DFlash keys, as transformers 5.19's Qwen3Config stores it (its defaults for what is
+    not given, ``dtype`` for ``torch_dtype``, ``rope_parameters`` for the RoPE keys, the
+    layer types), keys sorted; the keys vLLM's translation adds beside the layer's
+    (``draft_vocab_size``, the aux ids) left out, so that --to native comes back."""
+    skip = (*DFLASH_OWN, "torch_dtype", "rope_theta", "rope_scaling", "transformers_version")
+    # what vLLM's translation writes beside the layer keys (the native form --to native
+    # writes): the speculators config's own keys, not the layer's
+    skip += ("draft_vocab_size", "eagle_aux_hidden_state_layer_ids")
+    cfg = {**QWEN3_DEFAULTS, **{k: v for k, v in source.items() if k not in skip}}
+    if (dtype := _dtype(source)) is not None:
+        cfg["dtype"] = dtype
+    cfg["rope_parameters"] = _rope(source)
+    cfg.setdefault("num_key_value_heads", cfg["num_attention_heads"])
+    if cfg.get("num_key_value_heads") is None:
+        cfg["num_key_value_heads"] = cfg["num_attention_heads"]
+    sliding = bool(cfg["use_sliding_window"])
+    cfg["sliding_window"] = source.get("sliding_window") if sliding else None
+    if not isinstance(cfg.get("layer_types"), list):
+        cfg["layer_types"] = [
+            "sliding_attention" if sliding and i >= cfg["max_window_layers"] else "full_attention"
+            for i in range(cfg["num_hidden_layers"])
+        ]
+    return dict(sorted(cfg.items()))
+
+
+def to_speculators_dflash(f: Facts, refuse) -> tuple[list[Change], str]:
+    """A native DFlash drafter (DFlashDraftModel, dflash_config) as speculators'
+    DFlashConverter writes it: a DFlashSpeculatorConfig (its transformer_layer_config the
+    native config as a Qwen3Config, the aux layer ids target_layer_ids + 1 without the
+    verifier's last layer, its block_size - 1 speculative tokens), the draft body's tensors
+    as they are, d2t, t2d and the head and embedding it takes from the verifier dropped
+    (the converter saves none of them for a full-vocab drafter). Refused where it would
+    split a fused qkv_proj, cast a tensor or fail (no block_size, no target_layer_ids, fc
+    not of their count). Needs --target (the verifier's config)."""
+    source = f.raw
+    target = _target_config(f, refuse)
+    dflash = source.get("dflash_config") if isinstance(source.get("dflash_config"), dict) else {}
+    block = source.get("block_size") or dflash.get("block_size")
+    ids = dflash.get("target_layer_ids")
+    n_target = target.get("num_hidden_layers")
+    if source.get("model_type", "qwen3") != "qwen3":
+        refuse(f"a {source.get('model_type')} layer: speculators' DFlash model builds Qwen3 layers")
+    if type(block) is not int or not isinstance(ids, list) or type(n_target) is not int:
+        refuse(
+            "the converter needs block_size, dflash_config.target_layer_ids and the "
+            "verifier's num_hidden_layers"
+        )
+    if any("qkv_proj" in n for n in f.tensors):
+        refuse("a fused qkv_proj: the converter splits it; dspark-ckpt never rewrites a tensor")
+    aux = [i + 1 for i in ids if type(i) is int and i + 1 != n_target]
+    layer = qwen3_layer_config(source)
+    hidden = layer["hidden_size"]
+    body = ["fc.weight", "hidden_norm.weight", "norm.weight"]
+    body += [f"layers.{i}.{n}" for i in range(layer["num_hidden_layers"]) for n in QWEN3_LAYER]
+    missing = [n for n in body if n not in f.tensors]
+    if missing:
+        refuse(f"no {few(missing)}: the converter refuses a drafter without it")
+    if f.tensors["fc.weight"].shape != (hidden, len(aux) * hidden):
+        refuse(f"fc.weight is not [{hidden}, {len(aux) * hidden}] ({len(aux)} aux layers)")
+    verifier_filled = {"embed_tokens.weight", "lm_head.weight", "t2d", "d2t"}
+    verifier_filled |= {"verifier_lm_head.weight", "verifier_norm.weight"}
+    extra = sorted(set(f.tensors) - set(body) - verifier_filled)
+    if extra:
+        refuse(f"{few(extra)}: no parameter of speculators' DFlash model (the converter refuses)")
+    dtypes = {f.tensors[n].dtype for n in body}
+    if len(dtypes) != 1:
+        refuse(f"the body holds {few(sorted(dtypes))}: the converter casts it to one dtype")
+    (dtype,) = dtypes
+    names = {v: k for k, v in FLOAT_DTYPES.items()}
+    cfg = {
+        "architectures": ["DFlashDraftModel"],
+        "aux_hidden_state_layer_ids": aux,
+        "block_size": block,
+        "draft_vocab_size": layer["vocab_size"],
+        "dtype": names.get(dtype, dtype.lower()),
+        "mask_token_id": dflash.get("mask_token_id"),
+        "sample_from_anchor": False,
+        "sliding_window_non_causal": False,
+        "speculators_config": _speculators_block("dflash", block - 1, target, f.target.source),
+        "speculators_model_type": "dflash",
+        "speculators_version": SPECULATORS_VERSION,
+        "target_hidden_size": None,
+        "tie_word_embeddings": False,
+        "transformer_layer_config": layer,
+    }
+    dropped = tuple(sorted(set(f.tensors) & verifier_filled))
+    changes: list[Change] = [NewConfig(cfg, "speculators' DFlashSpeculatorConfig")]
+    if dropped:
+        changes.append(Drops(dropped))
+    said = f"; drops {few(dropped)} (taken from the verifier)" if dropped else ""
+    return changes, (
+        f"convert to the speculators format as speculators {SPECULATORS_VERSION}'s "
+        f"DFlashConverter writes it: DFlashSpeculatorConfig, aux layers {aux}{said}"
+    )
+
+
 # --- speculators -> native ----------------------------------------------------------------
 
 
@@ -321,6 +472,8 @@ def to_native(f: Facts, family: str | None, refuse) -> tuple[list[Change], str]:
             f"its transformer_layer_config is {kind}: the native EAGLE-3 model "
             "(LlamaForCausalLMEagle3) builds Llama layers only, vLLM's translation serves it"
         )
+    if family in (DFLASH, DSPARK) and "block_size" in f.raw:  # native drafters carry it
+        native = {**native, "block_size": f.raw["block_size"]}
     changes: list[Change] = [NewConfig(native, "the native config vLLM translates it into")]
     layers = {n.split(".")[1] for n in f.tensors if n.startswith("layers.")}
     renamed = []
@@ -382,6 +535,7 @@ def to_hf(f: Facts, refuse) -> tuple[list[Change], str]:
 # --to NAME -> its conversion (docs/fix.md's repairs table lists them, with their docstrings)
 CONVERSIONS: dict[str, Callable[..., tuple[list[Change], str]]] = {
     SPECULATORS: to_speculators_eagle3,
+    f"{SPECULATORS} (DFlash)": to_speculators_dflash,
     NATIVE: to_native,
     SGLANG: to_sglang,
     HF: to_hf,

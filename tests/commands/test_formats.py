@@ -98,6 +98,45 @@ def native(root: Path, config: dict | None = None, *, embed=False, dtype="BF16",
     return root
 
 
+QWEN3_LAYER = {
+    "self_attn.q_proj.weight": (64, H),
+    "self_attn.k_proj.weight": (32, H),
+    "self_attn.v_proj.weight": (32, H),
+    "self_attn.o_proj.weight": (H, 64),
+    "self_attn.q_norm.weight": (16,),
+    "self_attn.k_norm.weight": (16,),
+    "mlp.gate_proj.weight": (128, H),
+    "mlp.up_proj.weight": (128, H),
+    "mlp.down_proj.weight": (H, 128),
+    "input_layernorm.weight": (H,),
+    "post_attention_layernorm.weight": (H,),
+}
+DFLASH = {
+    "architectures": ["DFlashDraftModel"],
+    "model_type": "qwen3",
+    **{k: NATIVE[k] for k in ("hidden_size", "intermediate_size", "num_attention_heads")},
+    **{k: NATIVE[k] for k in ("num_key_value_heads", "head_dim", "vocab_size", "torch_dtype")},
+    "num_hidden_layers": 2,
+    "rms_norm_eps": 1e-6,
+    "rope_theta": 1000000.0,
+    "block_size": 4,
+    "num_target_layers": 8,
+    "dflash_config": {"mask_token_id": 999, "target_layer_ids": [1, 3, 5]},
+}
+
+
+def dflash(root: Path) -> Path:
+    """A native DFlash drafter as z-lab releases it: the draft body only (fc over 3 target
+    states, two Qwen3 layers), its head and embedding the target's at run time."""
+    rng = np.random.default_rng(1)
+    shapes = {"fc.weight": (H, 3 * H), "hidden_norm.weight": (H,), "norm.weight": (H,)}
+    shapes |= {f"layers.{i}.{k}": v for i in range(2) for k, v in QWEN3_LAYER.items()}
+    tensors = {k: T("BF16", s, rng.standard_normal(s, dtype=np.float32)) for k, s in shapes.items()}
+    synth.write_json(root / "config.json", DFLASH)
+    synth.write_safetensors(root / "model.safetensors", tensors, {"format": "pt"})
+    return root
+
+
 def convert(src: Path, to: str, out: Path, target: Path, *more) -> Path:
     r = cli("fix", src, "--target", target, "--to", to, "--out", out, *more)
     assert r.exit_code == 0, r.stdout + r.stderr
@@ -138,6 +177,26 @@ def test_native_speculators_native_round_trip_is_byte_identical(tmp_path, target
     assert cfg["eagle_config"]["eagle_aux_hidden_state_layer_ids"] == [1, 3, 5]
 
 
+def test_dflash_native_speculators_native_round_trip_is_byte_identical(tmp_path, target):
+    src = dflash(tmp_path / "native")
+    s1 = convert(src, "speculators", tmp_path / "s1", target)
+    cfg = json.loads((s1 / "config.json").read_text())
+    assert cfg["speculators_model_type"] == "dflash"
+    assert cfg["aux_hidden_state_layer_ids"] == [2, 4, 6]  # target_layer_ids + 1
+    assert cfg["speculators_config"]["proposal_methods"][0]["speculative_tokens"] == 3
+    assert raw(s1) == raw(src)
+    n1 = convert(s1, "native", tmp_path / "n1", target)
+    assert (n1 / "model.safetensors").read_bytes() == (src / "model.safetensors").read_bytes()
+    n2 = convert(
+        convert(n1, "speculators", tmp_path / "s2", target), "native", tmp_path / "n2", target
+    )
+    assert files(tmp_path / "s2") == files(s1)
+    assert files(n2) == files(n1)
+    for p in ("vllm-dflash", "sglang-dflash"):
+        r = cli("inspect", n1, "--target", target, "--profile", p, "--format", "json")
+        assert r.exit_code == 0 and r.json["verdicts"][p], (p, r.stdout)
+
+
 def test_each_form_passes_inspect_under_the_profiles_of_its_format(tmp_path, target):
     spec = convert(native(tmp_path / "native"), "speculators", tmp_path / "s", target)
     back = convert(spec, "native", tmp_path / "n", target)
@@ -161,7 +220,7 @@ def test_specforge_sglang_layout_drops_the_embedding_and_hf_copies_the_targets(t
 @pytest.mark.parametrize(
     ("case", "args", "says"),
     [
-        ("dspark", ("--to", "speculators"), "converts native EAGLE-3 drafters"),
+        ("dspark", ("--to", "speculators"), "converts native EAGLE-3 and DFlash drafters"),
         ("native", ("--to", "native"), "in the native format already"),
         ("spec", ("--to", "speculators"), "in the speculators format already"),
         ("spec", ("--to", "sglang"), "native EAGLE-3 drafters only"),

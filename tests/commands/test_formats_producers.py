@@ -1,6 +1,6 @@
 """``fix --to`` against the producers' own conversions on the same input
 (fixtures/producer_conversions.py, run once in its own process): speculators 0.9.0's
-``Eagle3Converter`` and SpecForge 0.2.0's ``export_to_sglang`` / ``export_to_hf``. Every
+``Eagle3Converter`` and ``DFlashConverter``, and SpecForge 0.2.0's ``export_to_sglang`` / ``export_to_hf``. Every
 tensor's name, dtype, shape and bytes must be the producer's; the config's parsed JSON too,
 but for the keys transformers' serialisation writes (``transformers_version``) and
 ``auto_map``, which names the ``config.py`` speculators copies beside it (not written)."""
@@ -50,6 +50,16 @@ def test_to_speculators_writes_what_speculators_converter_writes(made, tmp_path)
     theirs = made / "speculators"
     assert raw(ours) == raw(theirs)
     assert config(ours) == config(theirs, SERIALISATION)
+
+
+def test_dflash_to_speculators_writes_what_speculators_converter_writes(made, tmp_path):
+    ours = fix_to(made / "dflash-native", "speculators", tmp_path / "ours", made / "target")
+    theirs = made / "dflash-speculators"
+    assert raw(ours) == raw(theirs)
+    assert config(ours) == config(theirs, SERIALISATION)
+    back = fix_to(ours, "native", tmp_path / "back", made / "target")
+    src = (made / "dflash-native" / "model.safetensors").read_bytes()
+    assert (back / "model.safetensors").read_bytes() == src
 
 
 def test_the_producers_native_file_comes_back_byte_for_byte(made, tmp_path):
