@@ -41,7 +41,8 @@ MAX_STACK = 100_000  # objects on the unpickler's stack at once
 MAX_MARKS = 64  # marks open at once (nesting)
 MAX_MEMO = 10_000_000  # memo entries
 MAX_NESTING = 4  # {"model": {"state_dict": ...}}: dicts around the state dict
-WRAPPERS = ("state_dict", "model", "module", "model_state_dict")
+# the keys a state dict is found under (SpecForge's training_state.pt: draft_state_dict)
+WRAPPERS = ("state_dict", "model", "module", "model_state_dict", "draft_state_dict")
 
 # torch's typed storages: safetensors dtype, bytes per element, numpy dtype of the raw bits
 STORAGES = {
@@ -335,6 +336,8 @@ def safetensors_of(files: list[TorchFile]) -> list[Pieces]:
 
 PICKLE_INDEX = "pytorch_model.bin.index.json"
 PICKLE_SINGLE = "pytorch_model.bin"
+# SpecForge's training checkpoint: the shared payload, beside each rank's RNG state
+TRAINING_STATE = "training_state.pt"
 
 
 def safetensors_name(name: str) -> str:
@@ -361,7 +364,7 @@ class Conversion:
 def plan_conversion(folder: Path, names: list[str], jail: Path | None = None) -> Conversion:
     """The safetensors files of the pickle checkpoint in ``folder`` (its file ``names``):
     the shards its ``pytorch_model.bin.index.json`` names, else ``pytorch_model.bin``,
-    else its one pickle file. Every shard is read (its pickle, never run) and checked
+    else SpecForge's ``training_state.pt``, else its one pickle file. Every shard is read (its pickle, never run) and checked
     against the index before anything is written. ``jail``: where its files may lead (a
     Hub cache snapshot's links lead into its repository's blobs), else ``folder``."""
     jail = jail or folder
@@ -378,6 +381,8 @@ def plan_conversion(folder: Path, names: list[str], jail: Path | None = None) ->
                 raise CheckpointError(index, f"shard name {n!r} is not a plain pickle file name")
     elif PICKLE_SINGLE in names:
         shards = [PICKLE_SINGLE]
+    elif TRAINING_STATE in names:
+        shards = [TRAINING_STATE]
     else:
         shards = sorted(n for n in names if n.endswith(PICKLE_SUFFIXES))
         if len(shards) != 1:

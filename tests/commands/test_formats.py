@@ -214,7 +214,9 @@ def test_specforge_sglang_layout_drops_the_embedding_and_hf_copies_the_targets(t
     assert [p.name for p in back.glob("*.safetensors")] == ["model.safetensors"]
     embed = raw(back)["embed_tokens.weight"]
     assert embed == raw(target)["model.embed_tokens.weight"]
-    assert (back / "config.json").read_bytes() == (hf / "config.json").read_bytes()
+    # the model's dtype, as SpecForge's exporter writes it
+    assert json.loads((sg / "config.json").read_text()) == {**NATIVE, "dtype": "bfloat16"}
+    assert (back / "config.json").read_bytes() == (sg / "config.json").read_bytes()
 
 
 @pytest.mark.parametrize(
@@ -231,6 +233,7 @@ def test_specforge_sglang_layout_drops_the_embedding_and_hf_copies_the_targets(t
         ("native", ("--to", "hf"), "the target's model.embed_tokens.weight is needed"),
         ("hf", ("--to", "hf"), "in SpecForge's HF layout already"),
         ("no-t2d-sglang", ("--to", "sglang"), "no t2d: SpecForge's SGLang exporter requires it"),
+        ("f32", ("--to", "sglang"), "casts the weights to bfloat16"),
     ],
 )
 def test_a_conversion_no_producer_offers_is_refused_in_one_line(tmp_path, target, case, args, says):

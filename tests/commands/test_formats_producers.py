@@ -85,3 +85,17 @@ def test_to_sglang_and_to_hf_write_what_specforge_exports(made, tmp_path):
     ours = fix_to(sglang, "hf", tmp_path / "hf", target, "--profile", "sglang-eagle3")
     assert raw(ours) == raw(hf)
     assert config(ours) == config(hf)
+
+
+def test_a_specforge_training_checkpoint_exports_as_specforge_exports_it(made, tmp_path):
+    """SpecForge's training layout (training_state.pt, its draft config beside it as
+    config.json): read without running the pickle, written as each exporter writes it."""
+    train = tmp_path / "run-step1"
+    train.mkdir()
+    (train / "training_state.pt").write_bytes((made / "run-step1/training_state.pt").read_bytes())
+    (train / "config.json").write_bytes((made / "draft_config.json").read_bytes())
+    for to in ("sglang", "hf"):
+        ours = fix_to(train, to, tmp_path / to, made / "target", "--profile", "sglang-eagle3")
+        theirs = made / f"specforge-{to}"
+        assert raw(ours) == raw(theirs)
+        assert config(ours) == config(theirs)
