@@ -1,5 +1,5 @@
-"""``dspark-ckpt fix``: write the padded-row mask and the d2t a drafter needs, as side
-files, into a patched copy or in place."""
+"""``dspark-ckpt fix``: repair a drafter, convert its format (``--to``), or write the
+padded-row mask and the d2t it needs, as side files, into a patched copy or in place."""
 
 from enum import Enum
 from pathlib import Path
@@ -156,8 +156,8 @@ def fix_cmd(
     fmt: PlainFormatOpt = PlainFormat.table,
     quiet: QuietOpt = False,
 ) -> None:
-    """Repair what inspect finds (a reviewed plan, to a copy or in place), or emit the padded-row
-    mask and the d2t as side files."""
+    """Repair what inspect finds (a reviewed plan, to a copy or in place), convert the drafter's
+    format (--to), or emit the padded-row mask and the d2t as side files."""
     from dspark_ckpt.commands.fix import D2T_FILE, MASK_FILE, FixRequest, run_fix
     from dspark_ckpt.output.json import fix_obj, to_json
     from dspark_ckpt.profiles.registry import parse_profiles

@@ -197,6 +197,14 @@ def test_dflash_native_speculators_native_round_trip_is_byte_identical(tmp_path,
         assert r.exit_code == 0 and r.json["verdicts"][p], (p, r.stdout)
 
 
+def test_in_place_converts_the_folder_itself_as_out_writes_the_copy(tmp_path, target):
+    out = convert(native(tmp_path / "a"), "speculators", tmp_path / "copy", target)
+    src = native(tmp_path / "b")
+    r = cli("fix", src, "--target", target, "--to", "speculators", "--in-place", "--force")
+    assert r.exit_code == 0, r.stdout + r.stderr
+    assert files(src) == files(out)
+
+
 def test_each_form_passes_inspect_under_the_profiles_of_its_format(tmp_path, target):
     spec = convert(native(tmp_path / "native"), "speculators", tmp_path / "s", target)
     back = convert(spec, "native", tmp_path / "n", target)
@@ -217,6 +225,24 @@ def test_specforge_sglang_layout_drops_the_embedding_and_hf_copies_the_targets(t
     # the model's dtype, as SpecForge's exporter writes it
     assert json.loads((sg / "config.json").read_text()) == {**NATIVE, "dtype": "bfloat16"}
     assert (back / "config.json").read_bytes() == (sg / "config.json").read_bytes()
+
+
+def test_a_specforge_training_checkpoint_converts_to_the_sglang_layout(tmp_path, target):
+    """training_state.pt (the state under draft_state_dict, beside the trainer's other
+    keys and a rank's RNG file) and the draft config: the state's tensors, as stored."""
+    torch = pytest.importorskip("torch")
+    from safetensors.torch import load_file
+
+    src = native(tmp_path / "native")
+    train = tmp_path / "run-step7"
+    train.mkdir()
+    state = {"draft_state_dict": load_file(src / "model.safetensors"), "strategy": "eagle3"}
+    torch.save({**state, "global_step": 7, "epoch": 0}, train / "training_state.pt")
+    torch.save({"rng": [1, 2]}, train / "training_state_rank0.pt")
+    (train / "config.json").write_bytes((src / "config.json").read_bytes())
+    out = convert(train, "sglang", tmp_path / "o", target, "--profile", "sglang-eagle3")
+    assert raw(out) == raw(src)
+    assert json.loads((out / "config.json").read_text()) == {**NATIVE, "dtype": "bfloat16"}
 
 
 @pytest.mark.parametrize(
