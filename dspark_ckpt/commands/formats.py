@@ -118,6 +118,15 @@ def _target_config(f: Facts, refuse) -> dict:
     return cfg if isinstance(cfg, dict) else {}
 
 
+def _verifier_name(f: Facts) -> str:
+    """The target as the converter names its verifier: the path given, or a Hub
+    repository's id (``hf://org/name@rev`` is ``org/name``, what transformers resolves)."""
+    name = f.target.source
+    if name.startswith("hf://"):
+        name = name.removeprefix("hf://").split("@")[0]
+    return name
+
+
 def _dtype(native: dict) -> str | None:
     """The weights' dtype the native config names (``torch_dtype``, transformers 5's
     ``dtype``)."""
@@ -289,7 +298,7 @@ def to_speculators_eagle3(f: Facts, refuse) -> tuple[list[Change], str]:
             "stored dtype)"
         )
     vocab = f.t2d.shape[0] if mapped and f.t2d is not None else f.Vt
-    config = speculators_config(native, target, f.target.source, vocab)
+    config = speculators_config(native, target, _verifier_name(f), vocab)
     changes: list[Change] = [NewConfig(config, "speculators' Eagle3SpeculatorConfig")]
     renamed = sorted(n for n in names if n.startswith(NATIVE_LAYER))
     changes += [Rename(n, SPECULATORS_LAYER + n.removeprefix(NATIVE_LAYER)) for n in renamed]
@@ -427,7 +436,7 @@ def to_speculators_dflash(f: Facts, refuse) -> tuple[list[Change], str]:
         "mask_token_id": dflash.get("mask_token_id"),
         "sample_from_anchor": False,
         "sliding_window_non_causal": False,
-        "speculators_config": _speculators_block("dflash", block - 1, target, f.target.source),
+        "speculators_config": _speculators_block("dflash", block - 1, target, _verifier_name(f)),
         "speculators_model_type": "dflash",
         "speculators_version": SPECULATORS_VERSION,
         "target_hidden_size": None,
