@@ -252,7 +252,8 @@ def native_config(raw: dict) -> dict | tuple[str, str] | None:
         if aux:
             out["eagle_aux_hidden_state_layer_ids"] = aux
             # where SGLang reads them, as it counts them: it captures the state entering
-            # layer id + 1 (rules/model.py, DSC651), so the same layers are one lower there
+            # layer id + 1 (python/sglang/srt/models/llama.py:939-941
+            # `[val + 1 for val in layer_ids]`; DSC651), so the same layers are one lower
             eagle["eagle_aux_hidden_state_layer_ids"] = [
                 i - 1 if type(i) is int else i for i in aux
             ]
