@@ -7,8 +7,9 @@ rule registry.
 The parts between the markers are generated: in findings.md the table of codes (code,
 severity, title) and, for each code, its explanation, severity, default hint and repair,
 as ``dspark-ckpt explain`` prints them; in fix.md the table of repairs (each with its
-safety, the codes it repairs and what it does). Edit a code or a repair where it is
-registered (dspark_ckpt/rules/), then run this.
+safety, the codes it repairs and what it does), then the format conversions of
+``fix --to`` (dspark_ckpt/commands/formats.py). Edit a code or a repair where it is
+registered (dspark_ckpt/rules/), or a conversion's docstring, then run this.
 """
 
 from __future__ import annotations
@@ -38,10 +39,16 @@ def repairs() -> dict[str, tuple]:
 
 
 def generated_repairs() -> str:
+    """The repairs, then the conversions ``fix --to`` asks for (commands/formats.py)."""
+    from dspark_ckpt.commands.formats import CONVERSIONS
+
     lines = [FIX_BEGIN, "", "| repair | safety | codes | what it does |", "|---|---|---|---|"]
     for name, (r, codes) in repairs().items():
         shown = ", ".join(f"`{c}`" for c in codes)
         lines.append(f"| `{name}` | {r.safety} | {shown} | {r.doc} |")
+    for name, convert in CONVERSIONS.items():
+        doc = " ".join((convert.__doc__ or "").split())
+        lines.append(f"| `--to {name}` | conversion | (asked) | {doc} |")
     return "\n".join([*lines, "", FIX_END])
 
 

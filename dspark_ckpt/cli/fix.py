@@ -1,5 +1,5 @@
-"""``dspark-ckpt fix``: write the padded-row mask and the d2t a drafter needs, as side
-files, into a patched copy or in place."""
+"""``dspark-ckpt fix``: repair a drafter, convert its format (``--to``), or write the
+padded-row mask and the d2t it needs, as side files, into a patched copy or in place."""
 
 from enum import Enum
 from pathlib import Path
@@ -29,6 +29,13 @@ from dspark_ckpt.errors import UsageError
 class MaskStyle(str, Enum):
     bool = "bool"
     additive = "additive"
+
+
+class Format(str, Enum):
+    speculators = "speculators"
+    native = "native"
+    sglang = "sglang"
+    hf = "hf"
 
 
 @command(
@@ -135,13 +142,22 @@ def fix_cmd(
             help="Token counts for --prune-vocab: a JSON object of id: count, or a list by id.",
         ),
     ] = None,
+    to: Annotated[
+        Format | None,
+        typer.Option(
+            "--to",
+            metavar="|".join(Format),
+            help="Convert the drafter: speculators / native (speculators' converter, vLLM's "
+            "translation), sglang / hf (SpecForge's exporter).",
+        ),
+    ] = None,
     profile: ProfilesOpt = None,
     runtime: RuntimeOpt = None,
     fmt: PlainFormatOpt = PlainFormat.table,
     quiet: QuietOpt = False,
 ) -> None:
-    """Repair what inspect finds (a reviewed plan, to a copy or in place), or emit the padded-row
-    mask and the d2t as side files."""
+    """Repair what inspect finds (a reviewed plan, to a copy or in place), convert the drafter's
+    format (--to), or emit the padded-row mask and the d2t as side files."""
     from dspark_ckpt.commands.fix import D2T_FILE, MASK_FILE, FixRequest, run_fix
     from dspark_ckpt.output.json import fix_obj, to_json
     from dspark_ckpt.profiles.registry import parse_profiles
@@ -153,7 +169,7 @@ def fix_cmd(
         from dspark_ckpt.commands.repair import RepairRequest
 
         req = RepairRequest(
-            asked=_asked(prune_vocab, frequencies),
+            asked=_asked(prune_vocab, frequencies, to),
             profiles=parse_profiles(profile),
             unsafe=unsafe_fixes,
             sets=tuple(parse_set(v) for v in sets or []),
@@ -166,6 +182,7 @@ def fix_cmd(
         _repair(drafter, resolve_target(target, target_vocab_size), req, fmt, quiet)
     for flag, given in (
         ("--prune-vocab", prune_vocab is not None or frequencies is not None),
+        ("--to", to is not None),
         ("--diff", diff),
         ("--unsafe-fixes", unsafe_fixes),
         ("--set", sets),
@@ -203,8 +220,14 @@ def fix_cmd(
     raise typer.Exit(EXIT_OK if result.ok else EXIT_FAIL)
 
 
-def _asked(prune_vocab: int | None, frequencies: str | None):
-    """What --prune-vocab asks, besides the repairs (None: nothing)."""
+def _asked(prune_vocab: int | None, frequencies: str | None, to: Format | None = None):
+    """What --prune-vocab or --to asks, besides the repairs (None: nothing)."""
+    if to is not None:
+        if prune_vocab is not None or frequencies is not None:
+            raise UsageError("--to and --prune-vocab: give one at a time (convert, then prune)")
+        from dspark_ckpt.commands.formats import format_plan
+
+        return format_plan(to.value)
     if prune_vocab is None and frequencies is None:
         return None
     if prune_vocab is None or frequencies is None:

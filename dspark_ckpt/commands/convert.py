@@ -20,6 +20,7 @@ from dspark_ckpt.commands.repair import RepairRequest, RepairResult
 from dspark_ckpt.errors import CheckpointError, UsageError, few
 from dspark_ckpt.source.atomic import Transaction, writing
 from dspark_ckpt.source.base import is_local
+from dspark_ckpt.source.checkpoint import open_source
 from dspark_ckpt.source.layout import INDEX, PICKLE_SUFFIXES, holds_weights
 from dspark_ckpt.source.local import inside
 from dspark_ckpt.source.torch_zip import PICKLE_INDEX, plan_conversion
@@ -35,16 +36,30 @@ def pickle_folder(source: str) -> Path | None:
     return Path(source)
 
 
-def _others(folder: Path, names: list[str]) -> list[Path]:
+def hub_pickle_folder(source: str) -> tuple[Path, Path]:
+    """A Hub repository whose weights are pickles only, as a local folder: its top-level
+    files downloaded into the Hub cache by the bounded downloader (offline: the cache
+    snapshot as it is), and where that snapshot's links may lead (its repository's
+    folder in the cache)."""
+    origin = open_source(source)
+    origin.prepare(weights=False)
+    if origin.folder is not None:  # offline: read from the cache snapshot
+        return origin.folder, origin.jail or origin.folder
+    names = sorted(n for n in origin.file_names() if not n.startswith("."))
+    snap = origin.local_copy(names)[0].parent
+    return snap, snap.parent.parent
+
+
+def _others(folder: Path, names: list[str], jail: Path | None = None) -> list[Path]:
     """The folder's other files, copied with the weights: regular, not hidden, no pickle,
-    no link out of the folder."""
+    no link out of the folder (``jail``: out of there)."""
     out = []
     for name in sorted(names):
         p = folder / name
         if name.startswith(".") or name.endswith(PICKLE_SUFFIXES) or name == PICKLE_INDEX:
             continue
         try:
-            inside(p, folder)
+            inside(p, jail or folder)
         except CheckpointError:
             continue
         if p.is_file():
@@ -53,11 +68,17 @@ def _others(folder: Path, names: list[str]) -> list[Path]:
 
 
 def convert_and_repair(
-    folder: Path, target, req: RepairRequest, repair: Callable[..., RepairResult]
+    folder: Path,
+    target,
+    req: RepairRequest,
+    repair: Callable[..., RepairResult],
+    jail: Path | None = None,
+    named: str | None = None,
 ) -> RepairResult:
     """Convert the pickle checkpoint in ``folder``, then ``repair`` the staged result into
     ``req.out`` (or ``folder`` itself, in place). Raises as ``repair`` does; nothing of the
-    stage is left."""
+    stage is left. ``jail``: where the folder's links may lead (a Hub cache snapshot);
+    ``named``: what the user named (a Hub repository), else the folder."""
     if req.out is not None and req.in_place:
         raise UsageError("give at most one of --out and --in-place")
     if req.in_place and not req.force:
@@ -69,7 +90,7 @@ def convert_and_repair(
         )
     with writing(folder):
         names = os.listdir(folder)
-    conversion = plan_conversion(folder, names)  # every read and check: nothing written
+    conversion = plan_conversion(folder, names, jail)  # every read and check: nothing written
     near = None if req.diff else folder.parent if req.in_place else Path(req.out).parent
     if near is not None and not near.is_dir():
         raise UsageError(f"{near}: no such directory")
@@ -79,7 +100,7 @@ def convert_and_repair(
         with Transaction() as tx:
             for name, pieces in conversion.files.items():
                 tx.add_pieces(stage / name, pieces)
-            for p in _others(folder, names):
+            for p in _others(folder, names, jail):
                 tx.add_copy(stage / p.name, p)
             if conversion.index is not None:
                 tx.add_bytes(stage / INDEX, conversion.index)
@@ -98,7 +119,7 @@ def convert_and_repair(
             f"{few(pickles)} kept beside the safetensors files, which runtimes load "
             "instead: delete them once the result is checked"
         )
-    named = {"drafter_source": str(folder)}  # the folder the user named, not the stage
+    named = {"drafter_source": named or str(folder)}  # what the user named, not the stage
     return replace(
         result,
         request=req,

@@ -161,7 +161,7 @@ class Draft:
             self.changed[change.name] = old._replace(shape=shape, part=data)
         elif isinstance(change, TargetRows):
             old = self.get(change.name)
-            shard = old.shard if old is not None else self.new_shard
+            shard = old.shard if old is not None else change.shard or self.new_shard
             src = change.source
             shape = (len(change.rows), *src.shape[1:])
             data = target_rows(self.target, src, change.rows)

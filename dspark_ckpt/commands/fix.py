@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from dspark_ckpt.commands.convert import convert_and_repair, pickle_folder
+from dspark_ckpt.commands.convert import convert_and_repair, hub_pickle_folder, pickle_folder
 from dspark_ckpt.commands.draft_map import draft_map
 from dspark_ckpt.commands.fix_checks import (
     File,
@@ -87,11 +87,12 @@ from dspark_ckpt.source.atomic import (
     check_destination,
     writing,
 )
-from dspark_ckpt.source.base import header_cache
+from dspark_ckpt.source.base import header_cache, is_local
 from dspark_ckpt.source.checkpoint import (
     Checkpoint,
 )
 from dspark_ckpt.source.folders import held_in_place
+from dspark_ckpt.source.layout import PickleOnly
 from dspark_ckpt.source.pieces import safetensors_pieces
 
 MASK_FILE = "draft_vocab_mask.safetensors"
@@ -524,8 +525,14 @@ def run_repair(source: str, target: Target, req: RepairRequest) -> RepairResult:
     try:
         if (folder := pickle_folder(source)) is not None:  # converted first, never run
             return convert_and_repair(folder, target, req, _run_repair)
-        with held_in_place(source, req.in_place and not req.diff):
-            return _run_repair(source, target, req)
+        try:
+            with held_in_place(source, req.in_place and not req.diff):
+                return _run_repair(source, target, req)
+        except PickleOnly:
+            if is_local(source):
+                raise
+        folder, jail = hub_pickle_folder(source)  # a Hub repository of pickles: downloaded
+        return convert_and_repair(folder, target, req, _run_repair, jail, source)
     finally:
         header_cache.reset(token)
 

@@ -213,16 +213,16 @@ def plan_repairs(
     before = inspect_checkpoint(source, target, selected, checkpoint=ckpt)
     draft = Draft.of(ckpt, new_shard, target)
     plan = RepairPlan(list(selected), sets=[k for k, _ in req.sets])
-    for key, value in req.sets:
-        draft.apply(SetKey(key, value))
-        refuse_set([(key, value)], ckpt, draft.config)
-    if req.asked is not None:
+    if req.asked is not None:  # before --set: a conversion may write a new config
         if before.facts is None:
             raise CheckpointError(ckpt.root, "unreadable: nothing to prune or convert")
         changes, summary = req.asked(before.facts, [PROFILES[n] for n in selected], ckpt.root)
         for c in changes:
             draft.apply(c)
         plan.asked.append(summary)
+    for key, value in req.sets:
+        draft.apply(SetKey(key, value))
+        refuse_set([(key, value)], ckpt, draft.config)
     history: list[tuple[Change, str, tuple[str, ...]]] = []
     after = before
     if req.sets or req.asked is not None:

@@ -251,7 +251,12 @@ def native_config(raw: dict) -> dict | tuple[str, str] | None:
         eagle = {"norm_before_fc": out["norm_before_fc"]}
         if aux:
             out["eagle_aux_hidden_state_layer_ids"] = aux
-            eagle["eagle_aux_hidden_state_layer_ids"] = aux  # where SGLang reads them
+            # where SGLang reads them, as it counts them: it captures the state entering
+            # layer id + 1 (python/sglang/srt/models/llama.py:939-941
+            # `[val + 1 for val in layer_ids]`; DSC651), so the same layers are one lower
+            eagle["eagle_aux_hidden_state_layer_ids"] = [
+                i - 1 if type(i) is int else i for i in aux
+            ]
         out["eagle_config"] = eagle
     elif kind == "dspark":
         archs = [a for a in raw.get("architectures") or [] if a in DSPARK_ARCHITECTURES]

@@ -110,6 +110,7 @@ class TargetRows:
     source: Any = field(hash=False, compare=False)  # a TensorInfo of the target
     rows: Sequence[int] = field(default=(), hash=False, compare=False, repr=False)
     what: str = ""
+    shard: str | None = None  # the drafter's file to store a new tensor in (None: fix's own)
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from typing import Any
 from dspark_ckpt.errors import CheckpointError, NetworkError, UsageError, few, redact
 from dspark_ckpt.source import hub_cache
 from dspark_ckpt.source.hub_ref import PREFIX, HubPath, HubRef
-from dspark_ckpt.source.layout import INDEX, parse_index
+from dspark_ckpt.source.layout import INDEX, PICKLE_SUFFIXES, parse_index
 from dspark_ckpt.source.safetensors import (
     MAX_HEADER_BYTES,
     MAX_JSON_BYTES,
@@ -546,7 +546,11 @@ def _uncached_weights(snap: Path) -> list[str]:
         except CheckpointError:
             return []  # a broken index: the checkpoint reader reports it
         return sorted(n for n in wanted if not (snap / n).exists())
-    return [] if any(snap.glob("*.safetensors")) else ["*.safetensors"]
+    if any(snap.glob("*.safetensors")) or any(
+        p.name.endswith(PICKLE_SUFFIXES) for p in snap.iterdir()
+    ):
+        return []  # pickles only: the checkpoint reader says so (fix converts them)
+    return ["*.safetensors"]
 
 
 def _offline() -> bool:

@@ -62,14 +62,30 @@ def holds_weights(names: Iterable[str]) -> bool:
     return INDEX in names or any(n.endswith(".safetensors") for n in names)
 
 
+def hub_cache_repo(root: str | Path) -> str | None:
+    """``org/name`` when ``root`` is a snapshot of a Hugging Face cache
+    (``models--org--name/snapshots/REV``), whose files link into ``../../blobs``."""
+    parts = Path(root).parts
+    if len(parts) >= 3 and parts[-2] == "snapshots" and parts[-3].startswith("models--"):
+        return "/".join(parts[-3].split("--")[1:])
+    return None
+
+
 def convert_command(where: str | Path) -> str:
     """The command that converts the pickle checkpoint in folder ``where`` (a Hub
-    repository: once downloaded; ``fix`` converts local folders)."""
+    repository, or its snapshot in the Hub cache: by its repository id)."""
     folder = str(where).rstrip("/") or "/"
-    if folder.startswith("hf://"):
-        return "download the repository, then: dspark-ckpt fix DIR --target TARGET --out OUT"
+    if (repo := hub_cache_repo(folder)) is not None:
+        folder = f"hf://{repo}@{Path(folder).name}"
+    if folder.startswith("hf://"):  # converted from the Hub cache, as a local folder
+        out = shlex.quote(folder.removeprefix("hf://").split("@")[0].replace("/", "-"))
+        return f"dspark-ckpt fix {shlex.quote(folder)} --target TARGET --out {out}-safetensors"
     out = shlex.quote(folder + "-safetensors")
     return f"dspark-ckpt fix {shlex.quote(folder)} --target TARGET --out {out}"
+
+
+class PickleOnly(CheckpointError):
+    """A checkpoint whose weights are PyTorch pickles only (``fix`` converts them)."""
 
 
 def pick_weights(names: Iterable[str], where: str | Path) -> tuple[str | None, list[str]]:
@@ -87,7 +103,7 @@ def pick_weights(names: Iterable[str], where: str | Path) -> tuple[str | None, l
         return None, found
     pickles = sorted(n for n in names if n.endswith(PICKLE_SUFFIXES))
     if pickles:
-        raise CheckpointError(
+        raise PickleOnly(
             where,
             f"holds only pickle weights ({few(pickles)}), never unpickled to be read",
             hint="convert them to safetensors, without running the pickle: "

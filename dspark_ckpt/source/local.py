@@ -13,6 +13,7 @@ from typing import Any
 from dspark_ckpt.errors import CheckpointError, UsageError
 from dspark_ckpt.source.base import Source, header_cache, read_whole, told
 from dspark_ckpt.source.layout import INDEX, PICKLE_SUFFIXES, convert_command
+from dspark_ckpt.source.layout import hub_cache_repo as _hub_cache_repo
 from dspark_ckpt.source.safetensors import (
     MAX_JSON_BYTES,
     SafetensorsHeader,
@@ -21,15 +22,6 @@ from dspark_ckpt.source.safetensors import (
     read_json_file,
     read_tensor_bytes,
 )
-
-
-def _hub_cache_repo(root: Path) -> str | None:
-    """``org/name`` when ``root`` is a snapshot of a Hugging Face cache
-    (``models--org--name/snapshots/REV``), whose files link into ``../../blobs``."""
-    parts = Path(root).parts
-    if len(parts) >= 3 and parts[-2] == "snapshots" and parts[-3].startswith("models--"):
-        return "/".join(parts[-3].split("--")[1:])
-    return None
 
 
 def inside(path: Path, root: Path) -> Path:

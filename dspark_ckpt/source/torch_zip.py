@@ -41,7 +41,8 @@ MAX_STACK = 100_000  # objects on the unpickler's stack at once
 MAX_MARKS = 64  # marks open at once (nesting)
 MAX_MEMO = 10_000_000  # memo entries
 MAX_NESTING = 4  # {"model": {"state_dict": ...}}: dicts around the state dict
-WRAPPERS = ("state_dict", "model", "module", "model_state_dict")
+# the keys a state dict is found under (SpecForge's training_state.pt: draft_state_dict)
+WRAPPERS = ("state_dict", "model", "module", "model_state_dict", "draft_state_dict")
 
 # torch's typed storages: safetensors dtype, bytes per element, numpy dtype of the raw bits
 STORAGES = {
@@ -335,6 +336,8 @@ def safetensors_of(files: list[TorchFile]) -> list[Pieces]:
 
 PICKLE_INDEX = "pytorch_model.bin.index.json"
 PICKLE_SINGLE = "pytorch_model.bin"
+# SpecForge's training checkpoint: the shared payload, beside each rank's RNG state
+TRAINING_STATE = "training_state.pt"
 
 
 def safetensors_name(name: str) -> str:
@@ -358,14 +361,16 @@ class Conversion:
     tensors: int
 
 
-def plan_conversion(folder: Path, names: list[str]) -> Conversion:
+def plan_conversion(folder: Path, names: list[str], jail: Path | None = None) -> Conversion:
     """The safetensors files of the pickle checkpoint in ``folder`` (its file ``names``):
     the shards its ``pytorch_model.bin.index.json`` names, else ``pytorch_model.bin``,
-    else its one pickle file. Every shard is read (its pickle, never run) and checked
-    against the index before anything is written."""
+    else SpecForge's ``training_state.pt``, else its one pickle file. Every shard is read (its pickle, never run) and checked
+    against the index before anything is written. ``jail``: where its files may lead (a
+    Hub cache snapshot's links lead into its repository's blobs), else ``folder``."""
+    jail = jail or folder
     wmap = None
     if PICKLE_INDEX in names:
-        index = inside(folder / PICKLE_INDEX, folder)
+        index = inside(folder / PICKLE_INDEX, jail)
         data = read_json_file(index, "index")
         wmap = data.get("weight_map") if isinstance(data, dict) else None
         if not isinstance(wmap, dict) or not all(isinstance(v, str) for v in wmap.values()):
@@ -376,6 +381,8 @@ def plan_conversion(folder: Path, names: list[str]) -> Conversion:
                 raise CheckpointError(index, f"shard name {n!r} is not a plain pickle file name")
     elif PICKLE_SINGLE in names:
         shards = [PICKLE_SINGLE]
+    elif TRAINING_STATE in names:
+        shards = [TRAINING_STATE]
     else:
         shards = sorted(n for n in names if n.endswith(PICKLE_SUFFIXES))
         if len(shards) != 1:
@@ -384,7 +391,7 @@ def plan_conversion(folder: Path, names: list[str]) -> Conversion:
                 f"holds several pickle files ({few(shards)}) and no {PICKLE_INDEX}: which "
                 "are the weights?",
             )
-    read = [read_torch_zip(inside(folder / n, folder)) for n in shards]
+    read = [read_torch_zip(inside(folder / n, jail)) for n in shards]
     if wmap is not None:
         stored = {t: tf.path.name for tf in read for t in tf.tensors}
         if stored != wmap:
