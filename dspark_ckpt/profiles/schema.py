@@ -75,6 +75,9 @@ MissingD2t = Literal[
     "error",  # refused at load
     "zeros",  # silently all zero: draft id i becomes target id i
     "uninitialised",  # an int32 parameter that nothing loads
+    # an int32 parameter made with torch.empty that the weight loader requires, as every
+    # parameter of a module it loads ('assert n in module_weights'): refused at load
+    "load_assert",
     "unused",  # the runtime has no d2t path
 ]
 """What a reduced drafter without d2t gets."""
@@ -209,6 +212,10 @@ DefaultAuxIds = Literal[
 
 AuxDefaultLayers = Literal[
     "2,N//2,N-3",  # (2, N // 2, N - 3) of an N-layer target, deduplicated
+    # the outputs of layers (1, N // 2 - 1, N - 4), the states entering (2, N // 2, N - 3),
+    # not deduplicated; a ValueError at start-up for 2 <= N <= 5; the runtime reads no drafter
+    # key for them (only its serving config)
+    "1,N//2-1,N-4",
     "",  # no default judged
 ]
 """The aux layer ids the model runner feeds when the drafter's config names none (or only
@@ -218,6 +225,9 @@ MaskHidden = Literal[
     "parallel_drafting",  # required when parallel drafting is on, skipped (warned) otherwise
     "refused",  # an assertion in load_weights
     "no_parameter",  # no parameter of that name: the weight loader raises
+    # P-EAGLE is built as the plain EAGLE-3 model whatever architectures says: nothing creates
+    # mask_hidden (a shipped one is never read) and the worker drafts one token per step
+    "as_eagle3",
     "",  # not judged here
 ]
 """What the loader does with a ``mask_hidden`` tensor (P-EAGLE's parallel-drafting input)."""

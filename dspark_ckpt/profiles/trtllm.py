@@ -1,9 +1,23 @@
 """TensorRT-LLM's profiles: one ``Profile`` entry per release and drafter family.
 
 No release wheel was read: the entries mirror stored commits of TensorRT-LLM main,
-found through source search. A new release (or commit) is ``Profile.derive`` of the
-entry before it in ``PROFILES`` below: the fields that changed, each citing the
-``file:line`` (or function) it was read from.
+found through source search. No release on the package index carries these files in a form
+that can be read here: PyPI's ``tensorrt-llm`` (newest 1.2.1) is a stub source archive whose
+build downloads the wheel from NVIDIA's own index, so the citation test cannot check these
+cites as it does vLLM's and SGLang's (issue 30 item 5). A new release (or commit) is
+``Profile.derive`` of the entry before it in ``PROFILES`` below: the fields that changed,
+each citing the ``file:line`` (or function) it was read from.
+
+What each entry read, by commit:
+
+- trtllm-dspark: modeling_dspark_qwen3.py @40289c86 (Qwen3DSparkForCausalLM, the standalone
+  Qwen3 DSpark drafter). A later main (modeling_dspark.py @008b54fe) routes standalone DSpark
+  drafters through ``_build_dspark_draft`` to GQADSparkForCausalLM, a DFlashForCausalLM
+  subclass that reads dflash_config: that route is not modelled here.
+- trtllm-eagle3: modeling_speculative.py @00679c66 (Eagle3DraftModel, Eagle3ForCausalLM,
+  _build_eagle3_one_model_draft), speculative/eagle3.py @001e6700 (the default capture
+  layers), llmapi/llm_args.py (EagleDecodingConfig.eagle3_layers_to_capture and
+  num_capture_layers), models/modeling_utils.py (the weight loader, the tie).
 """
 
 from __future__ import annotations
@@ -81,13 +95,50 @@ DSPARK_HIDDEN = HiddenStates(
 )
 
 # --- issue 25, task B: what a true tie_word_embeddings does ----------------------------------
+# the tie was read in modeling_utils.py at cb4c622c (no copy at 00679c66 is stored) and re-read
+# in the newest stored main copy (issue 30): the same code, the key read with getattr(..., False)
 TRT_UTILS = "tensorrt_llm/_torch/models/modeling_utils.py@cb4c622c"
 TRT_TIED_EAGLE3 = (
     f"{TRT_UTILS}:DecoderModelForCausalLM.__init__() (a true tie_word_embeddings asserts "
     "lm_head.tp_size == model.embed_tokens.tp_size, then lm_head.weight = "
-    f"model.embed_tokens.weight); {EAGLE3_INIT} (embed_tokens is None, shared with the target, "
-    f"unless hidden_size_in != hidden_size); {TRT_UTILS}:DecoderModelForCausalLM.load_weights() "
-    "(a tied lm_head is skipped at load)"
+    f"model.embed_tokens.weight; unchanged on the newest stored main); {EAGLE3_INIT} "
+    "(embed_tokens is None, shared with the target, unless hidden_size_in != hidden_size: "
+    "the tie reads None.tp_size); "
+    f"{TRT_UTILS}:DecoderModelForCausalLM.load_weights() (a tied lm_head is skipped at load)"
+)
+
+# --- issue 30: TensorRT-LLM's capture layers, its d2t load, what it builds for P-EAGLE -------
+TRT_EAGLE3_META = "tensorrt_llm/_torch/speculative/eagle3.py@001e6700"
+TRT_LLM_ARGS = "tensorrt_llm/llmapi/llm_args.py@00043967"
+TRT_DEFAULT_CAPTURE = (
+    f"{TRT_EAGLE3_META}:Eagle3OneModelSpecMetadata.__post_init__() (layers_to_capture None: "
+    "(1, num_layers // 2 - 1, num_layers - 4), not deduplicated; num_layers <= 5 raises "
+    "'Not enough hidden layers for default EAGLE3 capture'; maybe_capture_hidden_states saves "
+    "a layer's output, hidden_states + residual, into the first slot naming it); "
+    f"{TRT_LLM_ARGS}:EagleDecodingConfig (eagle3_layers_to_capture, default None: the serving "
+    "config only, nothing reads the drafter's ids)"
+)
+TRT_CAPTURE_COUNT = (
+    f"{TRT_LLM_ARGS}:EagleDecodingConfig.num_capture_layers() (len(eagle3_layers_to_capture), "
+    f"else 3); {EAGLE3_INIT} (fc = Linear(hidden_size_in * spec_config.num_capture_layers))"
+)
+TRT_LOADER_ASSERT = (
+    "the weight loader of models/modeling_utils.py, read in the newest stored main copy (autumn "
+    "2026; the index names no commit): _load_weights_impl asserts `n in module_weights` for each "
+    "parameter of a module it loads, _load_weights_impl_v2's handle_manual_copy likewise"
+)
+TRT_EAGLE3_HIDDEN = HiddenStates(
+    "target_hidden_size",
+    (),
+    "0..N",
+    None,
+    "unless_target_hidden_size",
+    (
+        f"{EAGLE3_INIT} (fc input = hidden_size_in (target_hidden_size if present, else "
+        "hidden_size) x spec_config.num_capture_layers)",
+        TRT_DEFAULT_CAPTURE,
+        f"{EAGLE3_SHARE} (embed_tokens the target's unless the drafter built its own)",
+    ),
 )
 TRT_TIED_DSPARK = f"{DSPARK_LOAD} (embed_tokens. and lm_head. skipped: the target's are shared)"
 
@@ -190,8 +241,9 @@ PROFILES = (
             f"config.draft_vocab_size: Vd > V too); {TRT_SPEC}:_ensure_draft_vocab_size() "
             "(a missing draft_vocab_size defaults to vocab_size, with a warning)",
             "reduced_against": f"{EAGLE3_INIT} (compares with the drafter's vocab_size)",
-            "missing_d2t": f"{EAGLE3_INIT} (torch.empty((draft_vocab_size,), dtype=torch.int32)); "
-            f"{EAGLE3_LOAD} (super().load_weights); {WEIGHTS_PER_MODULE}",
+            "missing_d2t": f"{EAGLE3_INIT} (torch.empty((draft_vocab_size,), dtype=torch.int32), "
+            f"a parameter of the draft model, which always gets other weights); {EAGLE3_LOAD} "
+            f"(super().load_weights, no partial loading); {TRT_LOADER_ASSERT}",
             "d2t_param": f"{EAGLE3_INIT} (a d2t parameter when V != Vd); {EAGLE3_LOAD} ('model.' + "
             "name: a shipped d2t without that parameter matches no module)",
             "missing_lm_head": f"{EAGLE3_LOAD} (load_lm_head_from_target unless a name holds "
@@ -211,7 +263,7 @@ PROFILES = (
             "top_level_keys": f"{TRT_SPEC} (none)",
             "aux_layer_keys": f"{EAGLE3_INIT} (fc from the serving config's "
             "spec_config.num_capture_layers: no drafter key)",
-            "aux_default": f"{EAGLE3_INIT} (spec_config.num_capture_layers)",
+            "aux_default": TRT_CAPTURE_COUNT,
             "fc_input_hidden": f"{EAGLE3_INIT} (hidden_size_in = target_hidden_size if "
             "present, else hidden_size; fc = Linear(hidden_size_in * num_capture_layers))",
             "norm_before_fc_keys": f"{EAGLE3_INIT} (eagle_config.get('norm_before_fc', False): "
@@ -225,17 +277,33 @@ PROFILES = (
             "names each asks for, any other name is never read)",
             **_trt_18_cites(
                 TRT_SPEC,
+                aux_default_layers=TRT_DEFAULT_CAPTURE,
+                trained_aux_ids=f"{TRT_DEFAULT_CAPTURE}: neither the speculators top-level "
+                "eagle_aux_hidden_state_layer_ids (capture points) nor SpecForge's "
+                "eagle_config.eagle_aux_hidden_state_layer_ids (SGLang captures id + 1) is read",
+                mask_hidden=f"{TRT_SPEC}:_build_eagle3_one_model_draft() (Eagle3ForCausalLM "
+                "whatever architectures says, for eagle3_model_arch llama3); "
+                f"{EAGLE3_INIT} (no mask_hidden parameter); "
+                f"{TRT_EAGLE3_META}:Eagle3OneModelWorker.forward() (one draft token per step, "
+                "max_draft_len steps)",
                 target_hidden_size_null=f"{TRT_SPEC} Eagle3DraftModel.__init__ "
                 "`self.hidden_size_in = config.target_hidden_size` (hasattr: a present null "
                 "is None * num_capture_layers, a TypeError)",
             ),
             "tied_head": TRT_TIED_EAGLE3,
         },
-        # hidden-state feeding not read at this commit: no hidden-state checks
+        hidden_states=TRT_EAGLE3_HIDDEN,
         releases="main",
         reduced_when=NE,
         reduced_against="vocab_size",
-        missing_d2t="uninitialised",
+        missing_d2t="load_assert",
+        aux_default="3",
+        aux_default_layers="1,N//2-1,N-4",
+        trained_aux_ids=(
+            ("eagle_aux_hidden_state_layer_ids", 0),
+            ("eagle_config.eagle_aux_hidden_state_layer_ids", 1),
+        ),
+        mask_hidden="as_eagle3",
         d2t_param="ignored",
         missing_lm_head="target",
         own_embed_kept=False,

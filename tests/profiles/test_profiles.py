@@ -37,6 +37,7 @@ SG_DFLASH = {"architectures": ["DFlashDraftModel"], "model_type": "qwen3"}
 SG_EAGLE3_NULL_VD = {**EAGLE3, "draft_vocab_size": synth.NULL}  # null: the target's head
 SG_BLOCK = synth.layer_weights(H)
 SG_EAGLE3 = synth.layer_weights(H, eagle3=True)
+FC3 = {"fc.weight": T("F32", (H, 3 * H), np.zeros((H, 3 * H), np.float32))}
 
 
 def d2t(vd: int) -> dict[str, T]:
@@ -131,14 +132,19 @@ CASES = [
         ["DSC105", "DSC105"],
     ),
     ("trtllm-dspark", "nested-rank", VT, None, NESTED_RANK, (markov(VT, VT),), TRT_NESTED),
-    # trtllm-eagle3: an uninitialised int32 d2t when V != Vd and none shipped
-    ("trtllm-eagle3", "pruned", VT, 40, EAGLE3, (lm_head(40), d2t(40)), []),
-    ("trtllm-eagle3", "pruned-no-d2t", VT, 40, EAGLE3, (lm_head(40),), ["DSC103"]),
+    # trtllm-eagle3: d2t [Vd] made with torch.empty when V != Vd, required by the weight loader;
+    # fc built for the serving config's 3 states (no eagle3_layers_to_capture), so these
+    # drafters ship fc [H, 3H] (FC3)
+    ("trtllm-eagle3", "pruned", VT, 40, EAGLE3, (lm_head(40), d2t(40), FC3), []),
+    ("trtllm-eagle3", "pruned-no-d2t", VT, 40, EAGLE3, (lm_head(40), FC3), ["DSC103"]),
     # d2t exists whenever V != Vd (Eagle3DraftModel.__init__): Vd > V needs one too
-    ("trtllm-eagle3", "padded-no-d2t", VT, 101, EAGLE3, (lm_head(101),), ["DSC103"]),
-    ("trtllm-eagle3", "padded", VT, 101, EAGLE3, (lm_head(101), d2t(101)), []),
+    ("trtllm-eagle3", "padded-no-d2t", VT, 101, EAGLE3, (lm_head(101), FC3), ["DSC103"]),
+    ("trtllm-eagle3", "padded", VT, 101, EAGLE3, (lm_head(101), d2t(101), FC3), []),
     # no lm_head: Eagle3ForCausalLM takes the target's head, whatever Vd
-    ("trtllm-eagle3", "pruned-no-lm_head", VT, 40, EAGLE3, (d2t(40),), ["DSC102"]),
+    ("trtllm-eagle3", "pruned-no-lm_head", VT, 40, EAGLE3, (d2t(40), FC3), ["DSC102"]),
+    # an fc trained on 2 states: TensorRT-LLM reads no drafter key for the count and builds
+    # fc for 3 (EagleDecodingConfig.num_capture_layers): the load fails on the shape
+    ("trtllm-eagle3", "fc-of-two", VT, 40, EAGLE3, (lm_head(40), d2t(40)), ["DSC210"]),
     # sglang-dspark / sglang-dflash: head and embedding from the target, Markov [V, r]
     ("sglang-dspark", "pruned-no-d2t", VT, 40, SG_DSPARK, (markov(VT, VT), SG_BLOCK), []),
     ("sglang-dspark", "w2-draft-rows", VT, 40, SG_DSPARK, (markov(VT, 40), SG_BLOCK), ["DSC205"]),
@@ -363,8 +369,12 @@ def test_family_from_config(tmp_path, config, family):
 
 
 def test_profile_list_repeated_comma_and_all(tmp_path):
-    # an EAGLE-3 drafter every EAGLE-3 profile loads (SGLang: with its decoder layer)
-    path = make(tmp_path, "e", draft=40, config=EAGLE3, tensors=(lm_head(40), d2t(40), SG_EAGLE3))
+    # an EAGLE-3 drafter every EAGLE-3 profile loads (SGLang: with its decoder layer; fc for
+    # 3 states, as TensorRT-LLM builds it without eagle3_layers_to_capture)
+    three = {**EAGLE3, "eagle_config": {"eagle_aux_hidden_state_layer_ids": [0, 1, 2]}}
+    path = make(
+        tmp_path, "e", draft=40, config=three, tensors=(lm_head(40), d2t(40), SG_EAGLE3, FC3)
+    )
     r = inspect(path, "sglang-eagle3,vllm-eagle3", "sglang-eagle3")
     assert r.json["profiles"] == ["sglang-eagle3", "vllm-eagle3"]
     assert r.json["not_applicable"] == []

@@ -33,6 +33,7 @@ from rules_harness import (
 from synth import VT, H, T, markov
 
 PRUNED_HEAD = {"lm_head.weight": head(40)}  # Vd 40 < Vt: a pruned drafter's own head
+FC3 = {"fc.weight": zeros("F32", (H, 3 * H))}  # fc for 3 target states
 PADDED = {"embed_tokens.weight": head(128), "lm_head.weight": head(128), **markov(128, 128)}
 # SpecForge's full-vocab EAGLE-3: d2t all zeros and t2d all True, V = Vd = Vt
 FULL_MAP = {
@@ -151,8 +152,12 @@ CASES: list[Case] = [
     fires("DSC103", "t2d-derivable-hint", draft=32,
           tensors={"lm_head.weight": head(32), "t2d": mapping(32)["t2d"]},
           hint="derives d2t from the t2d this checkpoint has"),
-    fires("DSC103", "trtllm-eagle3-uninitialised", profile="trtllm-eagle3", draft=40, config=EAGLE3,
-          tensors=PRUNED_HEAD, says="uninitialised int32 d2t", exactly=("DSC103",)),
+    # TensorRT-LLM makes d2t with torch.empty and its weight loader requires every parameter of
+    # the module it loads (modeling_utils.py `assert n in module_weights`): refused at load; the
+    # fc of 3 states is what it builds without eagle3_layers_to_capture
+    fires("DSC103", "trtllm-eagle3-refused", profile="trtllm-eagle3", draft=40, config=EAGLE3,
+          tensors={**PRUNED_HEAD, **FC3}, says="'assert n in module_weights'): the load fails",
+          exactly=("DSC103",)),
     clean("DSC103", "trtllm-eagle3-d2t", profile="trtllm-eagle3", draft=40, config=EAGLE3,
           tensors={**PRUNED_HEAD, **mapping(40)}),
     clean("DSC103", "sglang-dspark-d2t-unused", profile="sglang-dspark", draft=40,
