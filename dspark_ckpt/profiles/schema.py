@@ -22,12 +22,18 @@ def runtime_key(runtime: str) -> str:
     return RUNTIME_KEYS[runtime]
 
 
+def _main(clause: str) -> bool:
+    """``main`` (the branch's newest commit read) or ``main@COMMIT`` (an earlier one)."""
+    return clause == "main" or clause.startswith("main@")
+
+
 def first_release(releases: str) -> str:
     """The first release a ``Profile.releases`` range covers: its ``>=`` or ``==`` bound
-    (``main`` for the branch); a ``ValueError`` for a range with no lower bound."""
+    (``main`` for the branch, ``main@COMMIT`` for an earlier commit of it); a ``ValueError``
+    for a range with no lower bound."""
     for clause in releases.split(","):
         clause = clause.strip()
-        if clause == "main":
+        if _main(clause):
             return clause
         if clause.startswith((">=", "==")):
             return clause[2:].strip()
@@ -40,7 +46,7 @@ def last_release(releases: str) -> str:
     release it covers)."""
     for clause in reversed(releases.split(",")):
         clause = clause.strip()
-        if clause == "main":
+        if _main(clause):
             return clause
         if clause.startswith(("<=", "==")):
             return clause[2:].strip()
@@ -241,6 +247,11 @@ NullTargetHidden = Literal[
 MarkovHeadType = Literal[
     "ignored",  # the vanilla w1/w2 head is built whatever markov_head_type says
     "built",  # vanilla, gated or rnn is built as named; another name raises at build
+    # the DFlash-lineage DSpark head set: markov_rank and markov_head_type resolved from
+    # dspark_config, dflash_config, dspark_<key>, then the top level; only vanilla is built
+    # (another type raises at build), its two tensors required, [V, r], when markov_rank > 0
+    # and refused when it is 0 (a ValueError at load)
+    "vanilla_checked",
     "",  # not judged here
 ]
 """How ``markov_head_type`` is read."""
@@ -555,11 +566,20 @@ def parse_version(text: str) -> tuple[int, ...]:
     return tuple(int(p) for p in parts)
 
 
+def history(releases: str) -> tuple:
+    """Sorts the entries of a line oldest first: release versions, then earlier commits of
+    a branch (``main@COMMIT``), then the newest one read (``main``)."""
+    first = first_release(releases)
+    if _main(first):
+        return (2 if first == "main" else 1, ())
+    return (0, parse_version(first))
+
+
 def covers(releases: str, version: str) -> bool:
     """Whether ``releases`` (``Profile.releases``) covers ``version``: ``main`` matches
-    ``main`` only; a release version must meet every clause (missing trailing parts are
-    zeros: 0.30 is 0.30.0)."""
-    if releases == "main" or version == "main":
+    ``main`` only (an earlier ``main@COMMIT`` only itself); a release version must meet
+    every clause (missing trailing parts are zeros: 0.30 is 0.30.0)."""
+    if _main(releases) or _main(version):
         return releases == version
     if not releases:
         return False

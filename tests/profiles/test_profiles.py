@@ -119,11 +119,25 @@ CASES = [
         (SG_EAGLE3,),
         [],
     ),
-    # trtllm-dspark: markov_w1 and markov_w2 both [V, r], head from the target, no Vd > V
-    ("trtllm-dspark", "equal", VT, None, DSPARK, (markov(VT, VT),), []),
+    # trtllm-dspark (GQADSparkForCausalLM, the later main's standalone route): markov_rank
+    # read nested too, d2t skipped, the Markov head [V, r] and vanilla only
+    ("trtllm-dspark", "nested-rank", VT, None, NESTED_RANK, (markov(VT, VT),), []),
+    ("trtllm-dspark", "with-d2t", VT, 40, DSPARK, (lm_head(40), d2t(40), markov(VT, VT)), []),
     ("trtllm-dspark", "w2-draft-rows", VT, 40, DSPARK, (lm_head(40), markov(VT, 40)), ["DSC205"]),
+    # trtllm-dspark@main@40289c86 (Qwen3DSparkForCausalLM): markov_w1 and markov_w2 both
+    # [V, r], head from the target, no Vd > V
+    ("trtllm-dspark@main@40289c86", "equal", VT, None, DSPARK, (markov(VT, VT),), []),
     (
-        "trtllm-dspark",
+        "trtllm-dspark@main@40289c86",
+        "w2-draft-rows",
+        VT,
+        40,
+        DSPARK,
+        (lm_head(40), markov(VT, 40)),
+        ["DSC205"],
+    ),
+    (
+        "trtllm-dspark@main@40289c86",
         "with-d2t",
         VT,
         40,
@@ -131,7 +145,15 @@ CASES = [
         (lm_head(40), d2t(40), markov(VT, VT)),
         ["DSC105", "DSC105"],
     ),
-    ("trtllm-dspark", "nested-rank", VT, None, NESTED_RANK, (markov(VT, VT),), TRT_NESTED),
+    (
+        "trtllm-dspark@main@40289c86",
+        "nested-rank",
+        VT,
+        None,
+        NESTED_RANK,
+        (markov(VT, VT),),
+        TRT_NESTED,
+    ),
     # trtllm-eagle3: d2t [Vd] made with torch.empty when V != Vd, required by the weight loader;
     # fc built for the serving config's 3 states (no eagle3_layers_to_capture), so these
     # drafters ship fc [H, 3H] (FC3)
@@ -184,6 +206,18 @@ CASES = [
         {**SG_DSPARK, "mask_token_id": None},
         (markov(VT, VT), SG_BLOCK),
         ["DSC109"],
+    ),
+    # trtllm-dflash: draft_vocab_size never read, head and embedding the target's; the mask
+    # id from dflash_config first (DFlashForCausalLM.__init__)
+    ("trtllm-dflash", "pruned-no-head", VT, 40, SG_DFLASH, (), []),
+    (
+        "trtllm-dflash",
+        "nested-mask-outside",
+        VT,
+        VT,
+        {**SG_DFLASH, "mask_token_id": 0, "dflash_config": {"mask_token_id": 500}},
+        (),
+        ["DSC208"],
     ),
     ("sglang-dflash", "pruned-no-head", VT, 40, SG_DFLASH, (SG_BLOCK,), []),
     (
@@ -291,8 +325,8 @@ def test_head_replaced_is_a_warning(tmp_path):
     r = inspect(sg, "sglang-eagle3")
     assert r.exit_code == 0 and codes(r, "sglang-eagle3", "warning") == ["DSC602"]
     trt = make(tmp_path, "trt", draft=40, config=DSPARK, tensors=(lm_head(40), markov(VT, VT)))
-    r = inspect(trt, "trtllm-dspark")
-    assert r.exit_code == 0 and codes(r, "trtllm-dspark", "warning") == ["DSC602"]
+    r = inspect(trt, "trtllm-dspark@main@40289c86")
+    assert r.exit_code == 0 and codes(r, "trtllm-dspark@main@40289c86", "warning") == ["DSC602"]
 
 
 # the cases of vLLM's own tests of the Qwen3 DSpark loader (Qwen3DSparkForCausalLM.load_weights),
@@ -323,7 +357,12 @@ def test_vllm_table_unchanged(name):
 @pytest.mark.parametrize(
     "fixture,family,primary,verdict_keys",
     [
-        ("padded", "dspark", "vllm", ["vllm", "vllm-legacy", "sglang-dspark", "trtllm-dspark"]),
+        (
+            "padded",
+            "dspark",
+            "vllm",
+            ["vllm", "vllm-legacy", "sglang-dspark", "trtllm-dspark@main@40289c86"],
+        ),
         (
             "pruned-eagle3",
             "eagle3",
@@ -399,7 +438,12 @@ def test_unknown_profile_is_a_usage_error(bad):
     assert r.stderr.startswith("dspark-ckpt: error:") and "Traceback" not in r.stderr
 
 
-PADDED = ["vllm", "vllm-legacy", "sglang-dspark", "trtllm-dspark"]  # today's dspark profiles
+PADDED = [
+    "vllm",
+    "vllm-legacy",
+    "sglang-dspark",
+    "trtllm-dspark@main@40289c86",
+]  # today's dspark profiles
 
 
 def _cells(line: str) -> list[str]:
@@ -435,7 +479,7 @@ def test_profiles_command_lists_versions_and_sources():
     for p in got.values():
         assert p["versions"] and p["sources"]
         assert all(".py" in s or "PR #" in s for s in p["sources"])
-    assert got["trtllm-dspark"]["rules"]["markov_w2_rows"] == "vocab_size"
+    assert got["trtllm-dspark@main@40289c86"]["rules"]["markov_w2_rows"] == "vocab_size"
     table = cli("profiles")
     assert table.exit_code == 0 and "modeling_dspark_qwen3.py" in table.stdout
 

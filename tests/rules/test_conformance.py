@@ -207,6 +207,15 @@ EXPECTED = [
     ),
     (
         DFLASH,
+        "trtllm-dflash",
+        True,
+        (),
+        "TensorRT-LLM DFlash (modeling_dflash.py): mask id and target_layer_ids from "
+        "dflash_config, fc built from the shipped fc.weight, embed_tokens and lm_head the "
+        "target's",
+    ),
+    (
+        DFLASH,
         "sglang-dflash",
         True,
         (),
@@ -223,8 +232,27 @@ EXPECTED = [
             "nested fails to build in vLLM' (config.markov_rank, qwen3_dspark.py:212,224; "
             "'SGLang and TensorRT-LLM alike')",
         )
-        for profile in ("vllm", "vllm-legacy", "sglang-dspark", "trtllm-dspark")
+        for profile in ("vllm", "vllm-legacy", "sglang-dspark", "trtllm-dspark@main@40289c86")
     ],
+    # the same SpecForge drafter under the later main's standalone route: which route a drafter
+    # takes decides what it needs
+    (
+        QWEN_DSPARK,
+        "trtllm-dspark",
+        True,
+        (),
+        "TensorRT-LLM's later main sends a standalone DSpark drafter to GQADSparkForCausalLM "
+        "(modeling_dspark.py @008b54fe), which resolves markov_rank and markov_head_type in "
+        "dflash_config too (resolve_dspark_head_config), takes the Markov head [V, r] and loads "
+        "the confidence head as given",
+    ),
+    (
+        "qwen3-8b-dspark-serving",
+        "trtllm-dspark",
+        True,
+        (),
+        "GQADSparkForCausalLM: top-level keys read as well; a vanilla head [V, r]",
+    ),
     (
         "qwen3-8b-dspark-serving",
         "vllm",
@@ -251,7 +279,7 @@ EXPECTED = [
     ),
     (
         "qwen3-8b-dspark-serving",
-        "trtllm-dspark",
+        "trtllm-dspark@main@40289c86",
         True,
         (),
         "TensorRT-LLM: top-level "
@@ -283,7 +311,7 @@ EXPECTED = [
     ),
     (
         INKLING,
-        "trtllm-dspark",
+        "trtllm-dspark@main@40289c86",
         False,
         ("DSC107",),
         "TensorRT-LLM needs top-level target_layer_ids and markov_rank",
@@ -305,7 +333,7 @@ EXPECTED = [
     ),
     (
         "inkling-dspark-serving",
-        "trtllm-dspark",
+        "trtllm-dspark@main@40289c86",
         True,
         (),
         "TensorRT-LLM: V 201024 equals the "
@@ -335,7 +363,7 @@ EXPECTED = [
     ),
     (
         "qwen3-8b-dspark-serving-prefixed-embed",
-        "trtllm-dspark",
+        "trtllm-dspark@main@40289c86",
         False,
         ("DSC111",),
         "'TensorRT-LLM's load_state_dict(strict=True) rejects them too' (it skips only names "
