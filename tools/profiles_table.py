@@ -20,8 +20,7 @@ from dspark_ckpt.profiles.registry import PROFILES, names, newest
 from dspark_ckpt.profiles.schema import (
     RULE_FIELDS,
     Profile,
-    first_release,
-    parse_version,
+    history,
     runtime_key,
 )
 
@@ -51,8 +50,7 @@ def value(v: object) -> str:
 
 def _history(p: Profile) -> tuple:
     """Sorts a line's entries oldest first (``main`` after every release)."""
-    first = first_release(p.releases)
-    return (first == "main", () if first == "main" else parse_version(first))
+    return history(p.releases)
 
 
 def lines(profiles: dict[str, Profile]) -> dict[str, list[Profile]]:
@@ -76,7 +74,12 @@ def generated(profiles: dict[str, Profile] | None = None) -> str:
     for p in profiles.values():
         others = ", ".join(f"`{n}`" for n in names(p, profiles)[1:])
         key = runtime_key(p.runtime)
-        covered = f"`{key}=={p.releases}`" if p.releases == "main" else f"`{key}{p.releases}`"
+        if p.releases.startswith("main@"):  # an earlier commit: no --runtime takes it
+            covered = "-"
+        elif p.releases == "main":
+            covered = f"`{key}=={p.releases}`"
+        else:
+            covered = f"`{key}{p.releases}`"
         sources = ", ".join(f"`{_cell(s)}`" for s in p.sources)
         rows.append(
             f"| `{p.name}` | {others} | {p.family} | {_cell(p.release)} | {covered} | {sources} |"

@@ -155,7 +155,11 @@ def fc_input(f: Facts, p: Profile) -> tuple[int, str, int, int] | None:
     """fc's input as the runtime builds it: n_aux target hidden states (and where n_aux
     came from), each ``Ht`` wide, ``n_aux * Ht`` in all; None where it is not checked."""
     h = f.cfg.hidden_size
-    if not p.aux_layer_keys or h is None or (resolved := aux_count(f, p)) is None:
+    if (
+        not (p.aux_layer_keys or p.aux_default)
+        or h is None
+        or (resolved := aux_count(f, p)) is None
+    ):
         return None
     n, source = resolved
     ht = h

@@ -163,15 +163,27 @@ def distinct(r: Report) -> list[tuple[Finding, list[str]]]:
 
 def finding_line(f: Finding, names: list[str], r: Report, width: int) -> Text:
     """``DSC107 * dflash_config.markov_rank: message [profiles]`` in ``width``."""
-    every = list(r.verdicts) or list(r.profiles)
-    shown = "all" if len(every) > 1 and set(names) >= set(every) else ", ".join(names)
     head = Text(f.code, style=SEVERITY_STYLE[f.severity] if f.severity != INFO else "cyan")
     head.append(REPAIR_MARK.get(f.repair, ""))
     subject = f.tensor or f.file
     if subject:
         head.append(f" {one_line(subject)}:", "bold")
+    shown = profile_list(names, list(r.verdicts) or list(r.profiles))
     tail = Text(f" [{shown}]" if shown else "", "dim")
     return fitted(head, width, one_line(f.message), tail)
+
+
+def profile_list(names: list[str], every: list[str]) -> str:
+    """The profiles a finding line names: ``all`` (every profile judged), ``all but X`` where
+    that is shorter than the list, else the list."""
+    listed = ", ".join(names)
+    if len(every) < 2 or not names:
+        return listed
+    left = [n for n in every if n not in names]
+    if not left:
+        return "all"
+    but = f"all but {', '.join(left)}"
+    return but if len(left) < len(names) and len(but) < len(listed) else listed
 
 
 def fitted(

@@ -38,7 +38,7 @@ from dspark_ckpt.profiles.schema import (
     HiddenStates,
     Profile,
     covers,
-    first_release,
+    history,
     parse_version,
 )
 
@@ -78,12 +78,7 @@ def newest(profiles: dict[str, Profile], line: str) -> Profile | None:
     """The newest release's entry of ``line`` (``vllm-dspark``): the one its short name,
     and the bare line name, stand for (None: no such line)."""
     found = [p for p in profiles.values() if p.line == line]
-
-    def first(p: Profile) -> tuple:
-        version = first_release(p.releases)
-        return (version == "main", () if version == "main" else parse_version(version))
-
-    return max(found, key=first, default=None)
+    return max(found, key=lambda p: history(p.releases), default=None)
 
 
 def names(p: Profile, profiles: dict[str, Profile] | None = None) -> list[str]:

@@ -22,12 +22,18 @@ def runtime_key(runtime: str) -> str:
     return RUNTIME_KEYS[runtime]
 
 
+def _main(clause: str) -> bool:
+    """``main`` (the branch's newest commit read) or ``main@COMMIT`` (an earlier one)."""
+    return clause == "main" or clause.startswith("main@")
+
+
 def first_release(releases: str) -> str:
     """The first release a ``Profile.releases`` range covers: its ``>=`` or ``==`` bound
-    (``main`` for the branch); a ``ValueError`` for a range with no lower bound."""
+    (``main`` for the branch, ``main@COMMIT`` for an earlier commit of it); a ``ValueError``
+    for a range with no lower bound."""
     for clause in releases.split(","):
         clause = clause.strip()
-        if clause == "main":
+        if _main(clause):
             return clause
         if clause.startswith((">=", "==")):
             return clause[2:].strip()
@@ -40,7 +46,7 @@ def last_release(releases: str) -> str:
     release it covers)."""
     for clause in reversed(releases.split(",")):
         clause = clause.strip()
-        if clause == "main":
+        if _main(clause):
             return clause
         if clause.startswith(("<=", "==")):
             return clause[2:].strip()
@@ -75,6 +81,9 @@ MissingD2t = Literal[
     "error",  # refused at load
     "zeros",  # silently all zero: draft id i becomes target id i
     "uninitialised",  # an int32 parameter that nothing loads
+    # an int32 parameter made with torch.empty that the weight loader requires, as every
+    # parameter of a module it loads ('assert n in module_weights'): refused at load
+    "load_assert",
     "unused",  # the runtime has no d2t path
 ]
 """What a reduced drafter without d2t gets."""
@@ -209,6 +218,10 @@ DefaultAuxIds = Literal[
 
 AuxDefaultLayers = Literal[
     "2,N//2,N-3",  # (2, N // 2, N - 3) of an N-layer target, deduplicated
+    # the outputs of layers (1, N // 2 - 1, N - 4), the states entering (2, N // 2, N - 3),
+    # not deduplicated; a ValueError at start-up for 2 <= N <= 5; the runtime reads no drafter
+    # key for them (only its serving config)
+    "1,N//2-1,N-4",
     "",  # no default judged
 ]
 """The aux layer ids the model runner feeds when the drafter's config names none (or only
@@ -218,6 +231,9 @@ MaskHidden = Literal[
     "parallel_drafting",  # required when parallel drafting is on, skipped (warned) otherwise
     "refused",  # an assertion in load_weights
     "no_parameter",  # no parameter of that name: the weight loader raises
+    # P-EAGLE is built as the plain EAGLE-3 model whatever architectures says: nothing creates
+    # mask_hidden (a shipped one is never read) and the worker drafts one token per step
+    "as_eagle3",
     "",  # not judged here
 ]
 """What the loader does with a ``mask_hidden`` tensor (P-EAGLE's parallel-drafting input)."""
@@ -231,6 +247,11 @@ NullTargetHidden = Literal[
 MarkovHeadType = Literal[
     "ignored",  # the vanilla w1/w2 head is built whatever markov_head_type says
     "built",  # vanilla, gated or rnn is built as named; another name raises at build
+    # the DFlash-lineage DSpark head set: markov_rank and markov_head_type resolved from
+    # dspark_config, dflash_config, dspark_<key>, then the top level; only vanilla is built
+    # (another type raises at build), its two tensors required, [V, r], when markov_rank > 0
+    # and refused when it is 0 (a ValueError at load)
+    "vanilla_checked",
     "",  # not judged here
 ]
 """How ``markov_head_type`` is read."""
@@ -545,11 +566,20 @@ def parse_version(text: str) -> tuple[int, ...]:
     return tuple(int(p) for p in parts)
 
 
+def history(releases: str) -> tuple:
+    """Sorts the entries of a line oldest first: release versions, then earlier commits of
+    a branch (``main@COMMIT``), then the newest one read (``main``)."""
+    first = first_release(releases)
+    if _main(first):
+        return (2 if first == "main" else 1, ())
+    return (0, parse_version(first))
+
+
 def covers(releases: str, version: str) -> bool:
     """Whether ``releases`` (``Profile.releases``) covers ``version``: ``main`` matches
-    ``main`` only; a release version must meet every clause (missing trailing parts are
-    zeros: 0.30 is 0.30.0)."""
-    if releases == "main" or version == "main":
+    ``main`` only (an earlier ``main@COMMIT`` only itself); a release version must meet
+    every clause (missing trailing parts are zeros: 0.30 is 0.30.0)."""
+    if _main(releases) or _main(version):
         return releases == version
     if not releases:
         return False

@@ -18,6 +18,7 @@ from dspark_ckpt.rules import (  # noqa: F401
     load,
     model,
     names,
+    served,
     shapes,
     target,
     tied,

@@ -91,8 +91,10 @@ def d2t_as_int64(f: Facts, p: Profile | None, finding: Finding) -> Fix | None:
 )
 def d2t_missing(f: Facts, p: Profile) -> list[Finding]:
     """Sampled draft ids must be converted to target ids through d2t (target_id = draft_id +
-    d2t[draft_id]). Depending on the runtime, a missing d2t is a load error or is silently all
-    zeros, which maps draft id i to target id i and collapses acceptance for a pruned drafter."""
+    d2t[draft_id]). Depending on the runtime, a missing d2t is a load error (vLLM DSpark's check;
+    TensorRT-LLM EAGLE-3's weight loader, which requires the d2t parameter it creates) or is
+    silently all zeros, which maps draft id i to target id i and collapses acceptance for a
+    pruned drafter."""
     if f.d2t is not None or p.missing_d2t == "unused":
         return []
     how = {
@@ -101,6 +103,9 @@ def d2t_missing(f: Facts, p: Profile) -> list[Finding]:
         "zeros": f"{p.runtime} silently maps draft id i to target id i (an all-zero d2t)",
         "uninitialised": f"{p.runtime} creates an uninitialised int32 d2t [{f.Vd}] "
         "(torch.empty) that nothing loads: sampled ids map through garbage",
+        "load_assert": f"{p.runtime} creates an int32 d2t [{f.Vd}] (torch.empty) and its weight "
+        "loader requires every parameter of the module it loads ('assert n in module_weights'): "
+        "the load fails",
     }[p.missing_d2t]
     fires = reduced(f, p) if p.missing_d2t != "zeros" else f.classification == PRUNED
     if not fires:

@@ -25,6 +25,24 @@ from dspark_ckpt.rules.registry import PROFILE, rule
 # --- DSpark's heads -------------------------------------------------------------------------
 
 
+def head_config(raw: dict, key: str) -> tuple[Any, str] | None:
+    """A DSpark head switch as TensorRT-LLM's DFlash-lineage drafter resolves it: the first
+    non-null of dspark_config.KEY, dflash_config.KEY, dspark_KEY, KEY, and where it was."""
+    for where in (f"dspark_config.{key}", f"dflash_config.{key}", f"dspark_{key}", key):
+        value = dotted(raw, where)
+        if value is not None:
+            return value, where
+    return None
+
+
+def _checked_head(f: Facts) -> tuple[int, str, str | None]:
+    """(markov_rank, markov_head_type, the rank's key) as ``head_config`` resolves them."""
+    rank = head_config(f.raw, "markov_rank")
+    kind = head_config(f.raw, "markov_head_type")
+    value = count(rank[0]) if rank else None
+    return value or 0, str(kind[0] if kind else "vanilla").lower(), rank[1] if rank else None
+
+
 def _markov_type(cfg: dict, raw: dict) -> tuple[str, str] | None:
     """The Markov head type the config names (top level, else nested) and its key."""
     for key in (
@@ -49,9 +67,21 @@ def markov_head_type_unbuilt(f: Facts, p: Profile) -> list[Finding]:
     """vLLM's Qwen3 DSpark builds the vanilla markov_w1 / markov_w2 head whatever markov_head_type
     says: a gated or RNN head's extra tensors (markov_head.gate_proj.*, joint_proj.*) have no
     parameter and fail the load, and without them the head runs as vanilla, not as trained.
-    TensorRT-LLM builds vanilla, gated or rnn as named and raises for any other name."""
+    TensorRT-LLM's Qwen3 DSpark model builds vanilla, gated or rnn as named and raises for any
+    other name; its later standalone DSpark drafter (GQADSparkForCausalLM) builds vanilla only
+    and raises for another type."""
     if p.family != DSPARK or not p.markov_head_type:
         return []
+    if p.markov_head_type == "vanilla_checked":
+        rank, kind, _ = _checked_head(f)
+        if rank <= 0 or kind == "vanilla":
+            return []
+        key = head_config(f.raw, "markov_head_type")[1]
+        msg = (
+            f"markov_head_type {kind!r} ({key}): {p.name} builds only the vanilla Markov head "
+            "and raises ('only 'vanilla' is supported') when the drafter is built"
+        )
+        return [new_finding("DSC658", msg, tensor=key)]
     cfg = model_config(f, p)
     named = _markov_type(cfg, f.raw)
     kind = named[0].lower() if named else "vanilla"
@@ -255,5 +285,59 @@ def markov_head_of_another_type(f: Facts, p: Profile) -> list[Finding]:
             "weight it lacks ('DSpark unexpected markov weight ... not found in model "
             "parameters')",
             f.tensors[other[0]],
+        )
+    ]
+
+
+# the two Markov tensors, as TensorRT-LLM's DFlash-lineage DSpark drafter takes them
+CHECKED_MARKOV = {
+    "markov_w1.weight": ("markov_head.markov_w1.weight", "markov_w1.weight"),
+    "markov_w2.weight": ("markov_head.markov_w2.weight", "markov_w2.weight"),
+}
+
+
+@rule(
+    "DSC695",
+    ERROR,
+    "Markov head tensors and markov_rank disagree",
+    scope=PROFILE,
+    hint="ship markov_head.markov_w1 / markov_w2 [V, markov_rank] with a markov_rank > 0 the "
+    "runtime reads, or neither",
+)
+def markov_rank_disagrees(f: Facts, p: Profile) -> list[Finding]:
+    """TensorRT-LLM's standalone DSpark drafter (GQADSparkForCausalLM, a DFlash subclass) takes
+    markov_rank from dspark_config, dflash_config, dspark_markov_rank or the top level. With a
+    rank above 0 it requires both markov_w1 and markov_w2 (under markov_head. or bare) and raises
+    at load without one; with none (or 0) it raises at load for a shipped head rather than drop
+    it ('loading it would drop the Markov head silently')."""
+    if p.markov_head_type != "vanilla_checked":
+        return []
+    rank, _, key = _checked_head(f)
+    found = {
+        k: next((n for n in names if n in f.tensors), None) for k, names in CHECKED_MARKOV.items()
+    }
+    if rank > 0:
+        missing = [k for k, n in found.items() if n is None]
+        if not missing:
+            return []
+        return [
+            new_finding(
+                "DSC695",
+                f"markov_rank is {rank} ({key}) but the checkpoint has no {missing[0]} (as "
+                f"markov_head.{missing[0]} or bare): {p.name} raises at load ('declares "
+                f"markov_rank={rank} but the checkpoint is missing {missing[0]}')",
+                tensor=f"markov_head.{missing[0]}",
+            )
+        ]
+    shipped = next((n for n in found.values() if n is not None), None)
+    if shipped is None:
+        return []
+    return [
+        new_finding(
+            "DSC695",
+            f"the checkpoint ships {shipped} but markov_rank resolves to 0 (none above 0 in "
+            f"dspark_config, dflash_config, dspark_markov_rank or the top level): {p.name} "
+            "raises at load ('loading it would drop the Markov head silently')",
+            tensor=shipped,
         )
     ]

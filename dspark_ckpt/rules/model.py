@@ -30,7 +30,7 @@ from dspark_ckpt.loader.view import (
 )
 from dspark_ckpt.profiles.hidden_states import HiddenStates, hidden_states
 from dspark_ckpt.profiles.registry import DFLASH, DSPARK, EAGLE3, Profile
-from dspark_ckpt.rules.aux_default import pin_key
+from dspark_ckpt.rules.aux_default import pin_key, serving_default, serving_pin
 from dspark_ckpt.rules.findings import ERROR, Finding, new_finding
 from dspark_ckpt.rules.registry import PROFILE, TARGET, rule
 from dspark_ckpt.rules.repairs import ASKS, SAFE, DelKey, Fix, Needs, fix_command, repair
@@ -54,6 +54,12 @@ def _fed(f: Facts, p: Profile, hs: HiddenStates) -> tuple[list[int], str] | None
     elif p.aux_default_layers == "2,N//2,N-3" and n is not None:
         points = {2, n // 2, n - 3}
         what = f"the runner's default (2, N // 2, N - 3) for this {n}-layer target"
+    elif p.aux_default_layers == "1,N//2-1,N-4" and n is not None and serving_default(n):
+        points = {i + 1 for i in serving_default(n)}  # the outputs of those layers
+        what = (
+            f"its default, the outputs of layers (1, N // 2 - 1, N - 4), for this {n}-layer "
+            "target (it reads no aux layer ids from the drafter)"
+        )
     else:
         return None
     if top is not None:
@@ -135,10 +141,16 @@ def _unread_trained(f: Facts, p: Profile, hs: HiddenStates) -> tuple | None:
     return None
 
 
-def _pin_trained(f: Facts, p: Profile, hs: HiddenStates, trained: list[int]) -> tuple[str, str]:
+def _pin_trained(
+    f: Facts, p: Profile, hs: HiddenStates, trained: list[int]
+) -> tuple[str, str] | None:
     """Where to write the trained capture points so that the runner feeds them (the key
-    ``pin_key`` chooses), and the value to write there, as ``--set`` takes it."""
-    key, shift = pin_key(f, p, hs)
+    ``pin_key`` chooses), and the value to write there, as ``--set`` takes it; None where the
+    runner reads no drafter key."""
+    pin = pin_key(f, p, hs)
+    if pin is None:
+        return None
+    key, shift = pin
     return key, "[" + ",".join(str(c - shift) for c in trained) + "]"
 
 
@@ -150,9 +162,10 @@ def pin_trained_aux_ids(f: Facts, p: Profile | None, finding: Finding) -> Needs 
     trained one is the producer's to say (the plan then checks them against the target)."""
     hs = hidden_states(p) if p is not None else None
     found = _unread_trained(f, p, hs) if hs is not None else None
-    if found is None:
+    pin = _pin_trained(f, p, hs, found[2]) if found is not None else None
+    if pin is None:
         return None
-    key, value = _pin_trained(f, p, hs, found[2])
+    key, value = pin
     return Needs(
         key, f"the layer ids the drafter was trained with ({found[0]} says {found[1]})", value
     )
@@ -176,7 +189,12 @@ def aux_layers_not_trained(f: Facts, p: Profile, hs: HiddenStates) -> list[Findi
     if found is None:
         return []
     key, ids, trained, what, points = found
-    pin, value = _pin_trained(f, p, hs, trained)
+    pin = _pin_trained(f, p, hs, trained)
+    if pin is None:  # no drafter key is read: the serving config pins them
+        hint = f"{p.runtime} reads no drafter key for them: serve with {serving_pin(trained)}"
+    else:
+        hint = f"write the trained ids where {p.runtime} reads them (top-level {pin[0]}): "
+        hint += fix_command(key=pin[0], value=pin[1])
     return [
         new_finding(
             "DSC651",
@@ -185,8 +203,7 @@ def aux_layers_not_trained(f: Facts, p: Profile, hs: HiddenStates) -> list[Findi
             f"feeds {what}, the states entering layers {points}. Other layers than "
             "trained, no error: the proposals are garbage",
             tensor=key,
-            hint=f"write the trained ids where {p.runtime} reads them (top-level {pin}): "
-            + fix_command(key=pin, value=value),
+            hint=hint,
         )
     ]
 

@@ -202,6 +202,12 @@ def fc_width(f: Facts, p: Profile) -> list[Finding]:
             f"set num_aux_hidden_states: {len(top)} in {where}, so the model "
             "builds fc for the hidden states the runner feeds"
         )
+    if not p.aux_layer_keys:  # no drafter key counts them: the serving config does
+        hint = (
+            f"{p.runtime} reads no drafter key for the count: serve with "
+            "speculative_config.eagle3_layers_to_capture naming the layers the drafter was "
+            f"trained on ({fc.shape[1] // ht if len(fc.shape) == 2 and ht else '?'} for this fc)"
+        )
     return [
         new_finding(
             "DSC210",

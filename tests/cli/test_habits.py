@@ -129,13 +129,17 @@ def test_emit_mask_and_d2t_print_the_full_path_of_each_file_written(tmp_path, mo
 
 
 def test_github_annotations_name_a_finding_once_with_its_profiles():
-    """DSC602 (the drafter's head is ignored) is found alike under sglang-dspark and
-    trtllm-dspark: one annotation lists both; a finding of one profile keeps its own."""
+    """DSC602 (the drafter's head is ignored) is found alike under sglang-dspark and both
+    TensorRT-LLM DSpark routes: one annotation lists them; a finding of one profile keeps its
+    own."""
     r = cli("inspect", PADDED, "--target", SMALL, "--profile", "all", "--format", "github")
     lines = r.stdout.splitlines()
     assert len(lines) == len(set(lines))
     [dsc602] = [line for line in lines if "title=DSC602" in line]
-    assert "::[sglang-dspark, trtllm-dspark] the drafter ships lm_head" in dsc602
+    assert (
+        "::[sglang-dspark, trtllm-dspark, trtllm-dspark@main@40289c86] the drafter ships lm_head"
+        in dsc602
+    )
     [dsc103] = [line for line in lines if "title=DSC103" in line]
     assert "::[vllm-legacy] no d2t mapping" in dsc103
 

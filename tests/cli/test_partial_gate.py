@@ -15,7 +15,7 @@ from conftest import FIXTURES, ROOT, cli, cli_subprocess
 
 SARIF_SCHEMA = json.loads((ROOT / "tests/data/sarif-schema-2.1.0.json").read_text())
 EAGLE, PADDED, SMALL = FIXTURES / "pruned-eagle3", FIXTURES / "padded", FIXTURES / "targets/small"
-CODES = "DSC650, DSC651, DSC671, DSC687, DSC701, DSC702, DSC703, DSC705, DSC710, DSC711"
+CODES = "DSC650, DSC651, DSC671, DSC687, DSC693, DSC701, DSC702, DSC703, DSC705, DSC710, DSC711"
 REASON = "the target's weights live on the serving cluster only"
 
 
@@ -116,13 +116,13 @@ def test_junit(project):
     assert cases["dspark-ckpt.whole"].find("failure") is None
     failure = cases["dspark-ckpt.vocab"].find("failure")
     assert failure.get("type") == "partial"
-    assert failure.get("message") == f"partial: 10 check(s) not made ({CODES})"
+    assert failure.get("message") == f"partial: 11 check(s) not made ({CODES})"
     assert "no tokenizer files to compare (DSC710, DSC711)" in failure.text
     allowed = cases["dspark-ckpt.allowed"]
     assert allowed.find("failure") is None
     out = allowed.find("system-out").text
-    assert out.startswith(f"partial: 10 check(s) not made (allowed: {REASON}): ")
-    assert "(DSC650, DSC651, DSC671, DSC687, DSC701, DSC702, DSC703, DSC705)" in out
+    assert out.startswith(f"partial: 11 check(s) not made (allowed: {REASON}): ")
+    assert "(DSC650, DSC651, DSC671, DSC687, DSC693, DSC701, DSC702, DSC703, DSC705)" in out
 
 
 def test_sarif(project):
@@ -155,12 +155,12 @@ def test_github(project):
         lines[0]
         .split("::")[2]
         .startswith(
-            "vocab [vllm-eagle3]: partial: 10 check(s) not made (fails the gate: allow it with "
+            "vocab [vllm-eagle3]: partial: 11 check(s) not made (fails the gate: allow it with "
             'allow-partial = "why", or --allow-partial): --target-vocab-size gives Vt alone: '
         )
     )
-    assert "(DSC650, DSC651, DSC671, DSC687, DSC701, DSC702, DSC703, DSC705)" in lines[0]
-    assert f"allowed [vllm-eagle3]: partial: 10 check(s) not made (allowed: {REASON}): " in lines[1]
+    assert "(DSC650, DSC651, DSC671, DSC687, DSC693, DSC701, DSC702, DSC703, DSC705)" in lines[0]
+    assert f"allowed [vllm-eagle3]: partial: 11 check(s) not made (allowed: {REASON}): " in lines[1]
     assert "(DSC710, DSC711)" in lines[1]
 
 
@@ -171,7 +171,7 @@ def test_allow_partial_flag_shows_in_every_format(project):
     # a pair's own reason wins; the flag gives the others theirs
     assert reasons == {"whole": "--allow-partial", "vocab": "--allow-partial", "allowed": REASON}
     gh = cli("check", "--allow-partial", "--format", "github").stdout
-    assert "vocab [vllm-eagle3]: partial: 10 check(s) not made (allowed: --allow-partial)" in gh
+    assert "vocab [vllm-eagle3]: partial: 11 check(s) not made (allowed: --allow-partial)" in gh
     assert "::error" not in gh
 
 
@@ -182,11 +182,11 @@ def test_inspect_says_partial_in_its_ci_formats_and_keeps_its_exit_code():
     assert gh.exit_code == 0
     [line] = gh.stdout.splitlines()
     assert line.startswith(f"::notice file={EAGLE / 'config.json'},title=partial::")
-    assert "partial: 10 check(s) not made: " in line and "(DSC710, DSC711)" in line
+    assert "partial: 11 check(s) not made: " in line and "(DSC710, DSC711)" in line
     junit = ET.fromstring(cli(*args, "junit").stdout)
     [case] = junit.iter("testcase")
     assert case.find("failure") is None
-    assert case.find("system-out").text.startswith("partial: 10 check(s) not made: ")
+    assert case.find("system-out").text.startswith("partial: 11 check(s) not made: ")
     sarif = json.loads(cli(*args, "sarif").stdout)
     [result] = sarif["runs"][0]["results"]
     assert (result["ruleId"], result["level"]) == ("not-checked", "note")

@@ -93,12 +93,18 @@ def test_9_families_p_eagle_is_eagle3_mtp_is_not_judged_and_all_is_the_familys(t
     assert table.exit_code == 3 and "NOT JUDGED" in table.stdout and "PASS" not in table.stdout
     # a good EAGLE-3 drafter (with its decoder layer, which SGLang would leave at its
     # initial values): --profile all is every EAGLE-3 profile, and none of DSpark's
+    # (trained on three target layers: TensorRT-LLM builds fc for 3 without its serving
+    # config's eagle3_layers_to_capture)
     good = synth.drafter(
         tmp_path / "good",
         vocab=VT,
         draft=VT,
-        config=EAGLE3,
-        tensors={"lm_head.weight": head(VT, H, 1), **synth.layer_weights(H, eagle3=True)},
+        config={**EAGLE3, "eagle_config": {"eagle_aux_hidden_state_layer_ids": [0, 1, 2]}},
+        tensors={
+            "lm_head.weight": head(VT, H, 1),
+            "fc.weight": T("F32", (H, 3 * H)),
+            **synth.layer_weights(H, eagle3=True),
+        },
     )
     r = inspect(good, "all")
     assert r.exit_code == 0 and set(r.json["verdicts"]) == {

@@ -238,10 +238,13 @@ def test_pruned_mask_is_checked_through_d2t(tmp_path, cwd):
 # --- d2t -----------------------------------------------------------------------------
 
 
-# an identity d2t for a padded drafter: only the Vd != Vt loader (0.29) takes it; every other
-# profile of the family (read from the registry: a new release is one more) refuses it
-LEGACY_ONLY = "passes vllm-legacy and fails " + ", ".join(
-    n for n in applicable_profiles("dspark") if n != "vllm-legacy"
+# an identity d2t for a padded drafter: the Vd != Vt loader (0.29) takes it, and so does
+# TensorRT-LLM's standalone DSpark route, which skips a d2t as any name it has no module for
+# (d2t_param "ignored"); every other profile of the family (read from the registry: a new
+# release is one more) refuses it
+TAKES_IT = ["trtllm-dspark"]  # (sglang-dspark skips it too, and fails this drafter otherwise)
+LEGACY_ONLY = f"passes {', '.join(['vllm-legacy', *TAKES_IT])} and fails " + ", ".join(
+    n for n in applicable_profiles("dspark") if n not in ("vllm-legacy", *TAKES_IT)
 )
 
 

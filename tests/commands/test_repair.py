@@ -19,6 +19,9 @@ from synth import VT, H, T
 
 PADDED, SMALL = FIXTURES / "padded", FIXTURES / "targets/small"
 
+# TensorRT-LLM's Qwen3 DSpark route (an earlier main): its load is strict
+TRT_QWEN3 = "trtllm-dspark@main@40289c86"
+
 
 def tensors(folder: Path) -> dict[str, np.ndarray]:
     out = {}
@@ -172,7 +175,8 @@ def test_an_unsafe_repair_needs_the_flag(cwd):
         config={"markov_head_type": "vanilla"},
         tensors={"mask_embedding": T("F32", (H,))},
     )
-    args = ["fix", drafter, "--target", SMALL, "--profile", "trtllm-dspark", "--diff"]
+    # the strict load of the Qwen3 DSpark route (DSC112 for mask_embedding)
+    args = ["fix", drafter, "--target", SMALL, "--profile", TRT_QWEN3, "--diff"]
     safe = cli(*args, "--format", "json").json["plan"]
     assert not any(t["name"] == "mask_embedding" for t in safe["tensors"])
     assert any(x["code"] == "DSC112" and "--unsafe-fixes" in x["why"] for x in safe["left"])
@@ -199,12 +203,12 @@ def test_names_vllm_has_no_parameter_for_are_dropped_as_one_change(cwd):
 
 def test_a_conflict_between_runtimes_is_refused_before_anything_is_written(cwd):
     drafter = synth.drafter(cwd / "pruned", vocab=VT, draft=40, tensors=_pruned_map())
-    r = cli("fix", drafter, "--target", SMALL, "--profile", "vllm,trtllm-dspark", "--out", "o")
+    r = cli("fix", drafter, "--target", SMALL, "--profile", f"vllm,{TRT_QWEN3}", "--out", "o")
     assert r.exit_code == 1 and not (cwd / "o").exists()
-    assert "conflict" in r.stderr and "drop-d2t for trtllm-dspark" in r.stderr
+    assert "conflict" in r.stderr and f"drop-d2t for {TRT_QWEN3}" in r.stderr
     assert "make vllm fail (DSC103 d2t missing)" in r.stderr
     # for TensorRT-LLM alone, the same repair is written
-    ok = cli("fix", drafter, "--target", SMALL, "--profile", "trtllm-dspark", "--out", "t")
+    ok = cli("fix", drafter, "--target", SMALL, "--profile", TRT_QWEN3, "--out", "t")
     assert "d2t" not in tensors(cwd / "t"), ok.stdout + ok.stderr
 
 

@@ -37,6 +37,7 @@ SG_DFLASH = {"architectures": ["DFlashDraftModel"], "model_type": "qwen3"}
 SG_EAGLE3_NULL_VD = {**EAGLE3, "draft_vocab_size": synth.NULL}  # null: the target's head
 SG_BLOCK = synth.layer_weights(H)
 SG_EAGLE3 = synth.layer_weights(H, eagle3=True)
+FC3 = {"fc.weight": T("F32", (H, 3 * H), np.zeros((H, 3 * H), np.float32))}
 
 
 def d2t(vd: int) -> dict[str, T]:
@@ -118,11 +119,25 @@ CASES = [
         (SG_EAGLE3,),
         [],
     ),
-    # trtllm-dspark: markov_w1 and markov_w2 both [V, r], head from the target, no Vd > V
-    ("trtllm-dspark", "equal", VT, None, DSPARK, (markov(VT, VT),), []),
+    # trtllm-dspark (GQADSparkForCausalLM, the later main's standalone route): markov_rank
+    # read nested too, d2t skipped, the Markov head [V, r] and vanilla only
+    ("trtllm-dspark", "nested-rank", VT, None, NESTED_RANK, (markov(VT, VT),), []),
+    ("trtllm-dspark", "with-d2t", VT, 40, DSPARK, (lm_head(40), d2t(40), markov(VT, VT)), []),
     ("trtllm-dspark", "w2-draft-rows", VT, 40, DSPARK, (lm_head(40), markov(VT, 40)), ["DSC205"]),
+    # trtllm-dspark@main@40289c86 (Qwen3DSparkForCausalLM): markov_w1 and markov_w2 both
+    # [V, r], head from the target, no Vd > V
+    ("trtllm-dspark@main@40289c86", "equal", VT, None, DSPARK, (markov(VT, VT),), []),
     (
-        "trtllm-dspark",
+        "trtllm-dspark@main@40289c86",
+        "w2-draft-rows",
+        VT,
+        40,
+        DSPARK,
+        (lm_head(40), markov(VT, 40)),
+        ["DSC205"],
+    ),
+    (
+        "trtllm-dspark@main@40289c86",
         "with-d2t",
         VT,
         40,
@@ -130,15 +145,28 @@ CASES = [
         (lm_head(40), d2t(40), markov(VT, VT)),
         ["DSC105", "DSC105"],
     ),
-    ("trtllm-dspark", "nested-rank", VT, None, NESTED_RANK, (markov(VT, VT),), TRT_NESTED),
-    # trtllm-eagle3: an uninitialised int32 d2t when V != Vd and none shipped
-    ("trtllm-eagle3", "pruned", VT, 40, EAGLE3, (lm_head(40), d2t(40)), []),
-    ("trtllm-eagle3", "pruned-no-d2t", VT, 40, EAGLE3, (lm_head(40),), ["DSC103"]),
+    (
+        "trtllm-dspark@main@40289c86",
+        "nested-rank",
+        VT,
+        None,
+        NESTED_RANK,
+        (markov(VT, VT),),
+        TRT_NESTED,
+    ),
+    # trtllm-eagle3: d2t [Vd] made with torch.empty when V != Vd, required by the weight loader;
+    # fc built for the serving config's 3 states (no eagle3_layers_to_capture), so these
+    # drafters ship fc [H, 3H] (FC3)
+    ("trtllm-eagle3", "pruned", VT, 40, EAGLE3, (lm_head(40), d2t(40), FC3), []),
+    ("trtllm-eagle3", "pruned-no-d2t", VT, 40, EAGLE3, (lm_head(40), FC3), ["DSC103"]),
     # d2t exists whenever V != Vd (Eagle3DraftModel.__init__): Vd > V needs one too
-    ("trtllm-eagle3", "padded-no-d2t", VT, 101, EAGLE3, (lm_head(101),), ["DSC103"]),
-    ("trtllm-eagle3", "padded", VT, 101, EAGLE3, (lm_head(101), d2t(101)), []),
+    ("trtllm-eagle3", "padded-no-d2t", VT, 101, EAGLE3, (lm_head(101), FC3), ["DSC103"]),
+    ("trtllm-eagle3", "padded", VT, 101, EAGLE3, (lm_head(101), d2t(101), FC3), []),
     # no lm_head: Eagle3ForCausalLM takes the target's head, whatever Vd
-    ("trtllm-eagle3", "pruned-no-lm_head", VT, 40, EAGLE3, (d2t(40),), ["DSC102"]),
+    ("trtllm-eagle3", "pruned-no-lm_head", VT, 40, EAGLE3, (d2t(40), FC3), ["DSC102"]),
+    # an fc trained on 2 states: TensorRT-LLM reads no drafter key for the count and builds
+    # fc for 3 (EagleDecodingConfig.num_capture_layers): the load fails on the shape
+    ("trtllm-eagle3", "fc-of-two", VT, 40, EAGLE3, (lm_head(40), d2t(40)), ["DSC210"]),
     # sglang-dspark / sglang-dflash: head and embedding from the target, Markov [V, r]
     ("sglang-dspark", "pruned-no-d2t", VT, 40, SG_DSPARK, (markov(VT, VT), SG_BLOCK), []),
     ("sglang-dspark", "w2-draft-rows", VT, 40, SG_DSPARK, (markov(VT, 40), SG_BLOCK), ["DSC205"]),
@@ -178,6 +206,18 @@ CASES = [
         {**SG_DSPARK, "mask_token_id": None},
         (markov(VT, VT), SG_BLOCK),
         ["DSC109"],
+    ),
+    # trtllm-dflash: draft_vocab_size never read, head and embedding the target's; the mask
+    # id from dflash_config first (DFlashForCausalLM.__init__)
+    ("trtllm-dflash", "pruned-no-head", VT, 40, SG_DFLASH, (), []),
+    (
+        "trtllm-dflash",
+        "nested-mask-outside",
+        VT,
+        VT,
+        {**SG_DFLASH, "mask_token_id": 0, "dflash_config": {"mask_token_id": 500}},
+        (),
+        ["DSC208"],
     ),
     ("sglang-dflash", "pruned-no-head", VT, 40, SG_DFLASH, (SG_BLOCK,), []),
     (
@@ -285,8 +325,8 @@ def test_head_replaced_is_a_warning(tmp_path):
     r = inspect(sg, "sglang-eagle3")
     assert r.exit_code == 0 and codes(r, "sglang-eagle3", "warning") == ["DSC602"]
     trt = make(tmp_path, "trt", draft=40, config=DSPARK, tensors=(lm_head(40), markov(VT, VT)))
-    r = inspect(trt, "trtllm-dspark")
-    assert r.exit_code == 0 and codes(r, "trtllm-dspark", "warning") == ["DSC602"]
+    r = inspect(trt, "trtllm-dspark@main@40289c86")
+    assert r.exit_code == 0 and codes(r, "trtllm-dspark@main@40289c86", "warning") == ["DSC602"]
 
 
 # the cases of vLLM's own tests of the Qwen3 DSpark loader (Qwen3DSparkForCausalLM.load_weights),
@@ -317,7 +357,12 @@ def test_vllm_table_unchanged(name):
 @pytest.mark.parametrize(
     "fixture,family,primary,verdict_keys",
     [
-        ("padded", "dspark", "vllm", ["vllm", "vllm-legacy", "sglang-dspark", "trtllm-dspark"]),
+        (
+            "padded",
+            "dspark",
+            "vllm",
+            ["vllm", "vllm-legacy", "sglang-dspark", "trtllm-dspark@main@40289c86"],
+        ),
         (
             "pruned-eagle3",
             "eagle3",
@@ -363,8 +408,12 @@ def test_family_from_config(tmp_path, config, family):
 
 
 def test_profile_list_repeated_comma_and_all(tmp_path):
-    # an EAGLE-3 drafter every EAGLE-3 profile loads (SGLang: with its decoder layer)
-    path = make(tmp_path, "e", draft=40, config=EAGLE3, tensors=(lm_head(40), d2t(40), SG_EAGLE3))
+    # an EAGLE-3 drafter every EAGLE-3 profile loads (SGLang: with its decoder layer; fc for
+    # 3 states, as TensorRT-LLM builds it without eagle3_layers_to_capture)
+    three = {**EAGLE3, "eagle_config": {"eagle_aux_hidden_state_layer_ids": [0, 1, 2]}}
+    path = make(
+        tmp_path, "e", draft=40, config=three, tensors=(lm_head(40), d2t(40), SG_EAGLE3, FC3)
+    )
     r = inspect(path, "sglang-eagle3,vllm-eagle3", "sglang-eagle3")
     assert r.json["profiles"] == ["sglang-eagle3", "vllm-eagle3"]
     assert r.json["not_applicable"] == []
@@ -389,7 +438,12 @@ def test_unknown_profile_is_a_usage_error(bad):
     assert r.stderr.startswith("dspark-ckpt: error:") and "Traceback" not in r.stderr
 
 
-PADDED = ["vllm", "vllm-legacy", "sglang-dspark", "trtllm-dspark"]  # today's dspark profiles
+PADDED = [
+    "vllm",
+    "vllm-legacy",
+    "sglang-dspark",
+    "trtllm-dspark@main@40289c86",
+]  # today's dspark profiles
 
 
 def _cells(line: str) -> list[str]:
@@ -425,7 +479,7 @@ def test_profiles_command_lists_versions_and_sources():
     for p in got.values():
         assert p["versions"] and p["sources"]
         assert all(".py" in s or "PR #" in s for s in p["sources"])
-    assert got["trtllm-dspark"]["rules"]["markov_w2_rows"] == "vocab_size"
+    assert got["trtllm-dspark@main@40289c86"]["rules"]["markov_w2_rows"] == "vocab_size"
     table = cli("profiles")
     assert table.exit_code == 0 and "modeling_dspark_qwen3.py" in table.stdout
 

@@ -44,6 +44,7 @@ SGLANG = last_release(newest(PROFILES, "sglang-dflash").releases)
         ("vllm==0.31.0", "dflash", "vllm-dflash@0.31.0"),
         ("trtllm==main", "dspark", "trtllm-dspark@main"),
         ("TensorRT-LLM==main", "eagle3", "trtllm-eagle3@main"),
+        ("trtllm==main", "dflash", "trtllm-dflash@main"),  # modeling_dflash.py (issue 30)
     ],
 )
 def test_a_release_resolves_to_its_profile_for_the_family(spec, family, profile):
@@ -69,7 +70,6 @@ def test_the_newest_release_resolves_to_the_short_name(spec, family, profile):
         ("vllm==0.28.0", None, "vllm-legacy >=0.29.0,<0.30.0"),  # before the first read
         ("sglang==0.5.22", None, f"sglang-dspark =={SGLANG}"),  # before the one read
         ("trtllm==1.2.1", None, "trtllm-dspark main"),
-        ("trtllm==main", "dflash", "no TensorRT-LLM profile covers main for dflash drafters"),
         ("mlc==1.0", None, "unknown runtime 'mlc'"),
         ("vllm==v0.32", None, "is not a release version"),
     ],

@@ -37,7 +37,15 @@ NO_HEAD = {k: v for k, v in PRUNED.items() if k != "lm_head.weight"}
 # targets with depth: 80 layers is Llama 3.3 70B's (vLLM PR #50170), 8 a small one
 N80 = Tgt.of(num_hidden_layers=80, hidden_size=H)
 N8 = Tgt.of(num_hidden_layers=8, hidden_size=H)
-N64 = Tgt.of(num_hidden_layers=64, hidden_size=H)  # the depth sglang #37475 implies (span 60)
+N64 = Tgt.of(num_hidden_layers=64, hidden_size=H)
+N24 = Tgt.of(num_hidden_layers=24, hidden_size=H)  # gpt-oss-20b's depth
+N5, N6, N7 = (Tgt.of(num_hidden_layers=n, hidden_size=H) for n in (5, 6, 7))
+# a P-EAGLE drafter named as speculators names one, in the config format TensorRT-LLM reads
+PEAGLE = {
+    **EAGLE3,
+    "architectures": ["PEagleDraftModel"],
+    "eagle_config": None,
+}  # the depth sglang #37475 implies (span 60)
 DFLASH5 = {**DFLASH, "num_hidden_layers": 5, "target_layer_ids": None}
 NO_IDS = {"target_layer_ids": None, "eagle_config": None}
 
@@ -83,7 +91,7 @@ CASES: list[Case] = [
     # SGLang's and TensorRT-LLM's block drafters always take the target's head
     clean("DSC670", "sglang-dflash-never-reads-it", profile="sglang-dflash",
           config={**DFLASH, **TIED}, tensors=SG_BLOCK_LAYERS),
-    clean("DSC670", "trtllm-dspark-never-reads-it", profile="trtllm-dspark", config=TIED),
+    clean("DSC670", "trtllm-dspark-never-reads-it", profile="trtllm-dspark@main@40289c86", config=TIED),
     # DSC671: no aux layer ids, the runtime's default fed. https://github.com/vllm-project/vllm/
     # pull/50170: nvidia/Llama-3.3-70B-Instruct-Eagle3 names none, vLLM fed (2, 40, 77) of
     # Llama 3.3 70B and measured 1.21% acceptance against 58.9% with the trained layers
@@ -130,9 +138,51 @@ CASES: list[Case] = [
     clean("DSC671", "vllm-eagle3-no-aux", profile="vllm-eagle3", target=N80,
           config={**EAGLE3, "target_layer_ids": None,
                   "eagle_config": {"use_aux_hidden_state": False}}),
-    # TensorRT-LLM's capture defaults are not modelled: its profiles judge none
-    clean("DSC671", "trtllm-eagle3-not-modelled", profile="trtllm-eagle3", target=N80,
-          config={**EAGLE3, **NO_IDS}, tensors={**PRUNED, **fc(3)}, draft=32),
+    # TensorRT-LLM reads no aux ids from the drafter: without the serving config's
+    # eagle3_layers_to_capture it captures the outputs of layers (1, N // 2 - 1, N - 4)
+    # (speculative/eagle3.py Eagle3OneModelSpecMetadata), the states entering (2, 40, 77) here
+    fires("DSC671", "trtllm-eagle3-llama-70b", profile="trtllm-eagle3", target=N80,
+          config={**EAGLE3, **NO_IDS}, tensors={**PRUNED, **fc(3)}, draft=32,
+          says="the states entering layers [2, 40, 77]",
+          hint="eagle3_layers_to_capture: [1, 39, 76]", exactly=("DSC671",)),
+    # trained ids it does not read but that are the layers it feeds: nothing to say
+    clean("DSC671", "trtllm-eagle3-trained-ids-are-its-default", profile="trtllm-eagle3",
+          target=N80, config={**EAGLE3, "eagle_config": {"eagle_aux_hidden_state_layer_ids":
+                                                         [1, 39, 76]}},
+          tensors={**PRUNED, **fc(3)}, draft=32, exactly=()),
+    # DSC651 under TensorRT-LLM: SpecForge's gpt-oss-20b ids [1, 11, 21] (SGLang captures id + 1:
+    # layers 2, 12, 22 of 24); TensorRT-LLM feeds the outputs of (1, 11, 20): the serving config
+    # pins them, the same numbers (the output of layer id is the state entering id + 1)
+    fires("DSC651", "trtllm-eagle3-gpt-oss-20b", profile="trtllm-eagle3", target=N24,
+          config={**EAGLE3, "eagle_config": {"eagle_aux_hidden_state_layer_ids": [1, 11, 21]}},
+          tensors={**PRUNED, **fc(3)}, draft=32, says="the states entering layers [2, 12, 21]",
+          hint="serve with speculative_config.eagle3_layers_to_capture: [1, 11, 21]",
+          exactly=("DSC651",)),
+    clean("DSC651", "trtllm-eagle3-trained-on-its-default", profile="trtllm-eagle3", target=N24,
+          config={**EAGLE3, "eagle_config": {"eagle_aux_hidden_state_layer_ids": [1, 11, 20]}},
+          tensors={**PRUNED, **fc(3)}, draft=32, exactly=()),
+    # DSC693: a shallow target. eagle3.py: 'num_layers <= 5' raises 'Not enough hidden layers for
+    # default EAGLE3 capture'; 6 layers give (1, 2, 2), three slots of which two are written
+    fires("DSC693", "trtllm-eagle3-five-layers", profile="trtllm-eagle3", target=N5,
+          config={**EAGLE3, **NO_IDS}, tensors={**PRUNED, **fc(3)}, draft=32,
+          says="'Not enough hidden layers for default EAGLE3 capture' at start-up",
+          hint="eagle3_layers_to_capture", exactly=("DSC693",)),
+    fires("DSC693", "trtllm-eagle3-six-layers", profile="trtllm-eagle3", target=N6,
+          config={**EAGLE3, **NO_IDS}, tensors={**PRUNED, **fc(3)}, draft=32,
+          says="(1, 2, 2) for this 6-layer target", exactly=("DSC693",)),
+    clean("DSC693", "trtllm-eagle3-seven-layers", profile="trtllm-eagle3", target=N7,
+          config={**EAGLE3, "eagle_config": {"eagle_aux_hidden_state_layer_ids": [1, 2, 3]}},
+          tensors={**PRUNED, **fc(3)}, draft=32, exactly=()),
+    # vLLM reads the drafter's ids and its own default is deduplicated: no such refusal
+    clean("DSC693", "vllm-eagle3-five-layers", profile="vllm-eagle3", target=N5,
+          config={**EAGLE3, "eagle_aux_hidden_state_layer_ids": [1, 2, 3]}, tensors=fc(3)),
+    # DSC694: modeling_speculative.py _build_eagle3_one_model_draft builds Eagle3ForCausalLM
+    # whatever architectures says; no mask_hidden parameter; the worker drafts one token a step
+    fires("DSC694", "trtllm-eagle3-peagle", profile="trtllm-eagle3", config=PEAGLE,
+          tensors={**PRUNED, **fc(3), "mask_hidden": zeros("F32", (1, 3 * H))}, draft=32,
+          says="builds it as the plain EAGLE-3 model", exactly=("DSC694",)),
+    clean("DSC694", "trtllm-eagle3-plain", profile="trtllm-eagle3", config=EAGLE3,
+          tensors={**PRUNED, **fc(3)}, draft=32, exactly=()),
     # a silent mis-load of the same kind, already judged (DSC601): https://github.com/
     # sgl-project/sglang/pull/27908, nvidia/Kimi-K2.6-Eagle3 sets draft_vocab_size and ships
     # no lm_head: SGLang builds a head nothing loads ("accept rate: 0.00"); Kimi's class reads

@@ -72,6 +72,15 @@ VLLM_AUX_WHY = (
     "default (2, N // 2, N - 3)': one of the three layers is not the one the drafter was "
     "trained on ('other layers than trained, no error')"
 )
+# TensorRT-LLM reads no aux ids from the drafter: without the serving config's
+# eagle3_layers_to_capture it captures the outputs of (1, N // 2 - 1, N - 4) (speculative/
+# eagle3.py): (1, 11, 20) of gpt-oss-20b, (1, 17, 32) of gpt-oss-120b, one layer below the
+# trained (1, 11, 21) and (1, 17, 33)
+TRT_AUX_WHY = (
+    "TensorRT-LLM's default capture '(1, num_layers // 2 - 1, num_layers - 4)' is not the "
+    "layers SpecForge trained on, and it reads no drafter key ('other layers than trained, no "
+    "error')"
+)
 
 EXPECTED = [
     *[
@@ -111,9 +120,11 @@ EXPECTED = [
             (
                 name,
                 "trtllm-eagle3",
-                True,
-                (),
-                "TensorRT-LLM EAGLE-3 creates d2t [Vd] 'when "
+                name not in GPT_OSS,
+                ("DSC651",) if name in GPT_OSS else (),
+                TRT_AUX_WHY
+                if name in GPT_OSS
+                else "TensorRT-LLM EAGLE-3 creates d2t [Vd] 'when "
                 "V != Vd' and the checkpoint fills it; t2d: 'every runtime skips it'",
             ),
         ]
@@ -157,8 +168,9 @@ EXPECTED = [
         "trtllm-eagle3",
         False,
         ("DSC103",),
-        "TensorRT-LLM EAGLE-3: 'd2t is an uninitialised int32 [Vd] parameter created when "
-        "V != Vd: a checkpoint without it samples from garbage'",
+        "TensorRT-LLM EAGLE-3: d2t is an int32 [Vd] parameter made with torch.empty when "
+        "V != Vd, and its weight loader requires every parameter ('assert n in module_weights'): "
+        "a checkpoint without it is refused at load",
     ),
     (
         "qwen3-8b-eagle3-no-lm_head",
@@ -195,6 +207,15 @@ EXPECTED = [
     ),
     (
         DFLASH,
+        "trtllm-dflash",
+        True,
+        (),
+        "TensorRT-LLM DFlash (modeling_dflash.py): mask id and target_layer_ids from "
+        "dflash_config, fc built from the shipped fc.weight, embed_tokens and lm_head the "
+        "target's",
+    ),
+    (
+        DFLASH,
         "sglang-dflash",
         True,
         (),
@@ -211,8 +232,27 @@ EXPECTED = [
             "nested fails to build in vLLM' (config.markov_rank, qwen3_dspark.py:212,224; "
             "'SGLang and TensorRT-LLM alike')",
         )
-        for profile in ("vllm", "vllm-legacy", "sglang-dspark", "trtllm-dspark")
+        for profile in ("vllm", "vllm-legacy", "sglang-dspark", "trtllm-dspark@main@40289c86")
     ],
+    # the same SpecForge drafter under the later main's standalone route: which route a drafter
+    # takes decides what it needs
+    (
+        QWEN_DSPARK,
+        "trtllm-dspark",
+        True,
+        (),
+        "TensorRT-LLM's later main sends a standalone DSpark drafter to GQADSparkForCausalLM "
+        "(modeling_dspark.py @008b54fe), which resolves markov_rank and markov_head_type in "
+        "dflash_config too (resolve_dspark_head_config), takes the Markov head [V, r] and loads "
+        "the confidence head as given",
+    ),
+    (
+        "qwen3-8b-dspark-serving",
+        "trtllm-dspark",
+        True,
+        (),
+        "GQADSparkForCausalLM: top-level keys read as well; a vanilla head [V, r]",
+    ),
     (
         "qwen3-8b-dspark-serving",
         "vllm",
@@ -239,7 +279,7 @@ EXPECTED = [
     ),
     (
         "qwen3-8b-dspark-serving",
-        "trtllm-dspark",
+        "trtllm-dspark@main@40289c86",
         True,
         (),
         "TensorRT-LLM: top-level "
@@ -271,7 +311,7 @@ EXPECTED = [
     ),
     (
         INKLING,
-        "trtllm-dspark",
+        "trtllm-dspark@main@40289c86",
         False,
         ("DSC107",),
         "TensorRT-LLM needs top-level target_layer_ids and markov_rank",
@@ -293,7 +333,7 @@ EXPECTED = [
     ),
     (
         "inkling-dspark-serving",
-        "trtllm-dspark",
+        "trtllm-dspark@main@40289c86",
         True,
         (),
         "TensorRT-LLM: V 201024 equals the "
@@ -323,7 +363,7 @@ EXPECTED = [
     ),
     (
         "qwen3-8b-dspark-serving-prefixed-embed",
-        "trtllm-dspark",
+        "trtllm-dspark@main@40289c86",
         False,
         ("DSC111",),
         "'TensorRT-LLM's load_state_dict(strict=True) rejects them too' (it skips only names "

@@ -33,6 +33,7 @@ from rules_harness import (
 from synth import VT, H, T, markov
 
 PRUNED_HEAD = {"lm_head.weight": head(40)}  # Vd 40 < Vt: a pruned drafter's own head
+FC3 = {"fc.weight": zeros("F32", (H, 3 * H))}  # fc for 3 target states
 PADDED = {"embed_tokens.weight": head(128), "lm_head.weight": head(128), **markov(128, 128)}
 # SpecForge's full-vocab EAGLE-3: d2t all zeros and t2d all True, V = Vd = Vt
 FULL_MAP = {
@@ -151,8 +152,12 @@ CASES: list[Case] = [
     fires("DSC103", "t2d-derivable-hint", draft=32,
           tensors={"lm_head.weight": head(32), "t2d": mapping(32)["t2d"]},
           hint="derives d2t from the t2d this checkpoint has"),
-    fires("DSC103", "trtllm-eagle3-uninitialised", profile="trtllm-eagle3", draft=40, config=EAGLE3,
-          tensors=PRUNED_HEAD, says="uninitialised int32 d2t", exactly=("DSC103",)),
+    # TensorRT-LLM makes d2t with torch.empty and its weight loader requires every parameter of
+    # the module it loads (modeling_utils.py `assert n in module_weights`): refused at load; the
+    # fc of 3 states is what it builds without eagle3_layers_to_capture
+    fires("DSC103", "trtllm-eagle3-refused", profile="trtllm-eagle3", draft=40, config=EAGLE3,
+          tensors={**PRUNED_HEAD, **FC3}, says="'assert n in module_weights'): the load fails",
+          exactly=("DSC103",)),
     clean("DSC103", "trtllm-eagle3-d2t", profile="trtllm-eagle3", draft=40, config=EAGLE3,
           tensors={**PRUNED_HEAD, **mapping(40)}),
     clean("DSC103", "sglang-dspark-d2t-unused", profile="sglang-dspark", draft=40,
@@ -161,7 +166,7 @@ CASES: list[Case] = [
     fires("DSC104", "padded-no-head", vocab=128, draft=128,
           tensors={"embed_tokens.weight": head(128)}, says="the draft head stays uninitialised"),
     clean("DSC104", "padded-own-head", vocab=128, draft=128, tensors=PADDED),
-    clean("DSC104", "padded-trtllm-target-head", profile="trtllm-dspark", vocab=128, draft=128,
+    clean("DSC104", "padded-trtllm-target-head", profile="trtllm-dspark@main@40289c86", vocab=128, draft=128,
           tensors={"embed_tokens.weight": head(128)}),
     # DSC105: a d2t the runtime has no parameter for
     fires("DSC105", "equal-with-d2t", tensors={"d2t": d2t(np.zeros(VT))},
@@ -172,9 +177,9 @@ CASES: list[Case] = [
           verdicts={"vllm-eagle3": False, "vllm-eagle3-legacy": True}),
     clean("DSC105", "eagle3-full-vocab-map-legacy", profile="vllm-eagle3-legacy", config=EAGLE3,
           tensors=FULL_MAP, exactly=()),
-    fires("DSC105", "trtllm-strict-d2t", profile="trtllm-dspark",
+    fires("DSC105", "trtllm-strict-d2t", profile="trtllm-dspark@main@40289c86",
           tensors={"d2t": d2t(np.zeros(VT))}, says="strict state dict"),
-    clean("DSC105", "trtllm-no-d2t", profile="trtllm-dspark"),
+    clean("DSC105", "trtllm-no-d2t", profile="trtllm-dspark@main@40289c86"),
     # DSC106: Qwen3-Omni targets check Vd <= Vt at config time
     fires("DSC106", "padded-on-omni", vocab=128, draft=128, tensors=PADDED, target="omni",
           says="refuses it at config time"),
@@ -185,12 +190,12 @@ CASES: list[Case] = [
           hint="copy dflash_config.markov_rank to the top level", exactly=("DSC107",)),
     fires("DSC107", "markov-rank-nested-sglang", profile="sglang-dspark", config=NESTED,
           tensors={**markov(VT, VT), **SG_BLOCK_LAYERS}, exactly=("DSC107",)),
-    fires("DSC107", "markov-rank-and-layer-ids-nested-trtllm", profile="trtllm-dspark",
+    fires("DSC107", "markov-rank-and-layer-ids-nested-trtllm", profile="trtllm-dspark@main@40289c86",
           config=NESTED, tensors=markov(VT, VT), says="target_layer_ids is only nested",
           exactly=("DSC107", "DSC107", "DSC112")),
     clean("DSC107", "markov-rank-top-level",
           config={**NESTED, "markov_rank": 4, "target_layer_ids": [0, 1]}, tensors=markov(VT, VT)),
-    clean("DSC107", "trtllm-top-level", profile="trtllm-dspark",
+    clean("DSC107", "trtllm-top-level", profile="trtllm-dspark@main@40289c86",
           config={**NESTED, "markov_rank": 4, "target_layer_ids": [0, 1]}, tensors=markov(VT, VT)),
     # DSC108: a family no profile covers is not judged
     fires("DSC108", "mtp", config={"architectures": ["DeepSeekMTPModel"], "markov_rank": None},
@@ -220,15 +225,15 @@ CASES: list[Case] = [
     # DSC111: names under a wrapper prefix
     fires("DSC111", "model-prefix", draft=40, tensors=PREFIXED,
           says="There is no module or parameter named"),
-    fires("DSC111", "model-prefix-trtllm", profile="trtllm-dspark", draft=40, tensors=PREFIXED),
+    fires("DSC111", "model-prefix-trtllm", profile="trtllm-dspark@main@40289c86", draft=40, tensors=PREFIXED),
     clean("DSC111", "model-prefix-sglang-strips", profile="sglang-dspark", draft=40,
           tensors=PREFIXED),
     clean("DSC111", "no-prefix", draft=40, tensors=UNPREFIXED),
     # DSC112: TensorRT-LLM's strict state-dict load
-    fires("DSC112", "trtllm-extra-names", profile="trtllm-dspark", tensors=TRT_EXTRA,
+    fires("DSC112", "trtllm-extra-names", profile="trtllm-dspark@main@40289c86", tensors=TRT_EXTRA,
           target="small", says="(confidence_head.proj.weight, mask_embedding)",
           exactly=("DSC112", "DSC605")),
-    clean("DSC112", "trtllm-confidence-head-enabled", profile="trtllm-dspark",
+    clean("DSC112", "trtllm-confidence-head-enabled", profile="trtllm-dspark@main@40289c86",
           config={"enable_confidence_head": True},
           tensors={**markov(VT, VT), "confidence_head.proj.weight": zeros("F32", (1, H))}),
     clean("DSC112", "vllm-not-strict", tensors=TRT_EXTRA),
@@ -247,14 +252,14 @@ CASES: list[Case] = [
           hint="write draft_vocab_size: 100 (the shipped head's rows)"),
     clean("DSC602", "sglang-eagle3-draft-vocab", profile="sglang-eagle3", config=EAGLE3,
           tensors={"lm_head.weight": head(VT)}),
-    fires("DSC602", "trtllm-pruned-head", profile="trtllm-dspark", draft=40,
+    fires("DSC602", "trtllm-pruned-head", profile="trtllm-dspark@main@40289c86", draft=40,
           tensors={**PRUNED_HEAD, **markov(VT, VT)}, says="always uses the target's lm_head",
-          hint="trtllm-dspark never loads a drafter's own head"),
+          hint="trtllm-dspark@main@40289c86 never loads a drafter's own head"),
     # the DSpark loader of SGLang skips lm_head.*: no draft_vocab_size to write (it has one)
     fires("DSC602", "sglang-dspark-pruned-head", profile="sglang-dspark", draft=40,
           tensors={**PRUNED_HEAD, **markov(VT, VT)},
           hint="sglang-dspark never loads a drafter's own head"),
-    clean("DSC602", "trtllm-equal-head", profile="trtllm-dspark",
+    clean("DSC602", "trtllm-equal-head", profile="trtllm-dspark@main@40289c86",
           tensors={"lm_head.weight": head(VT), **markov(VT, VT)}),
     # DSC603: Vd > V breaks the drafter itself
     fires("DSC603", "dspark-d101", draft=101, tensors={"lm_head.weight": head(101)},
@@ -272,12 +277,12 @@ CASES: list[Case] = [
     clean("DSC604", "sglang-eagle3-config", profile="sglang-eagle3", config=EAGLE3),
     clean("DSC604", "vllm-reads-speculators", profile="vllm-eagle3", config=SPECULATORS),
     # DSC605: TensorRT-LLM adds a Markov bias of V columns to the target head's logits
-    fires("DSC605", "trtllm-v100-head-128", profile="trtllm-dspark", tensors=markov(VT, VT),
+    fires("DSC605", "trtllm-v100-head-128", profile="trtllm-dspark@main@40289c86", tensors=markov(VT, VT),
           target="small",
           says="vocab_size 100 differs from the target's lm_head.weight rows (128)"),
-    clean("DSC605", "trtllm-v128-head-128", profile="trtllm-dspark", vocab=128,
+    clean("DSC605", "trtllm-v128-head-128", profile="trtllm-dspark@main@40289c86", vocab=128,
           tensors=markov(128, 128), target="small"),
-    clean("DSC605", "trtllm-head-unknown", profile="trtllm-dspark", tensors=markov(VT, VT)),
+    clean("DSC605", "trtllm-head-unknown", profile="trtllm-dspark@main@40289c86", tensors=markov(VT, VT)),
     # DSC620: a stray *.safetensors is loaded with the weights, and refused
     fires("DSC620", "emit-mask-output-beside", mutate=MASK_BESIDE,
           says="draft_vocab_mask.safetensors holds no tensor of the drafter (draft_vocab_mask) "
@@ -287,15 +292,15 @@ CASES: list[Case] = [
     fires("DSC620", "training-state-beside-eagle3", profile="vllm-eagle3", config=EAGLE3,
           mutate=TRAINING_STATE, says="its weight loader raises 'There is no module or "
           "parameter named ...'", hint="names only the weight files"),
-    fires("DSC620", "mask-beside-trtllm-strict", profile="trtllm-dspark", tensors=markov(VT, VT),
+    fires("DSC620", "mask-beside-trtllm-strict", profile="trtllm-dspark@main@40289c86", tensors=markov(VT, VT),
           mutate=MASK_BESIDE, says="load_state_dict(strict=True) raises 'Unexpected key(s)'",
           exactly=("DSC620",)),
-    fires("DSC620", "indexed-mask-beside-trtllm", profile="trtllm-dspark",
+    fires("DSC620", "indexed-mask-beside-trtllm", profile="trtllm-dspark@main@40289c86",
           tensors=markov(VT, VT), mutate=INDEXED_MASK,
           says="model.safetensors.index.json does not name it, but TensorRT-LLM loads every"),
     fires("DSC620", "indexed-old-copy-trtllm-eagle3", profile="trtllm-eagle3", config=EAGLE3,
           mutate=INDEXED_OLD_COPY, says="holds drafter tensors (fc.weight)"),
-    fires("DSC620", "indexed-unreadable-trtllm", profile="trtllm-dspark", tensors=markov(VT, VT),
+    fires("DSC620", "indexed-unreadable-trtllm", profile="trtllm-dspark@main@40289c86", tensors=markov(VT, VT),
           mutate=INDEXED_BROKEN, says="junk.safetensors cannot be read as safetensors"),
     fires("DSC620", "index-names-training-state", mutate=INDEXED_TRAINING_STATE,
           says="model.safetensors.index.json names it, so vLLM loads it",

@@ -238,7 +238,7 @@ EXPECTED = [
     (
         "speculators-dspark-pruned",
         1000,
-        "trtllm-dspark",
+        "trtllm-dspark@main@40289c86",
         False,
         ("DSC105", "DSC205", "DSC604"),
         "TensorRT-LLM: strict load rejects d2t and t2d; 'markov_w1, markov_w2 both [V, r]'; "
@@ -308,8 +308,48 @@ EXPECTED = [
             "'A DSpark config with "
             "markov_rank only nested fails to build' (vLLM; SGLang and TensorRT-LLM alike)",
         )
-        for profile in ("vllm", "vllm-legacy", "sglang-dspark", "trtllm-dspark")
+        for profile in ("vllm", "vllm-legacy", "sglang-dspark", "trtllm-dspark@main@40289c86")
     ],
+    # TensorRT-LLM's later main (issue 30): the standalone route, GQADSparkForCausalLM
+    # (modeling_dspark.py @008b54fe), resolves the DSpark head keys nested too
+    (
+        "specforge-dspark",
+        1000,
+        "trtllm-dspark",
+        True,
+        (),
+        "GQADSparkForCausalLM: markov_rank and markov_head_type from dflash_config "
+        "(resolve_dspark_head_config), the vanilla head [V, r], the confidence head loaded as "
+        "given; which route a drafter takes decides what it needs",
+    ),
+    (
+        "specforge-dspark-gated-serving",
+        1000,
+        "trtllm-dspark",
+        False,
+        ("DSC658",),
+        "GQADSparkForCausalLM builds the vanilla head only: 'only 'vanilla' is supported'",
+    ),
+    (
+        "specforge-dflash",
+        1000,
+        "trtllm-dflash",
+        True,
+        (),
+        "TensorRT-LLM DFlash: mask id and target_layer_ids from dflash_config, fc the shipped "
+        "tensor, embed_tokens and lm_head the target's",
+    ),
+    # TensorRT-LLM reads no aux ids from the drafter: for this 8-layer target it captures the
+    # outputs of (1, 3, 4), the states entering (2, 4, 5); SpecForge trained on [1, 3, 5] + 1
+    (
+        "specforge-eagle3-aux-ids",
+        1000,
+        "trtllm-eagle3",
+        False,
+        ("DSC651",),
+        "Eagle3OneModelSpecMetadata: '(1, num_layers // 2 - 1, num_layers - 4)' without the "
+        "serving config's eagle3_layers_to_capture: other layers than trained",
+    ),
 ]
 
 
@@ -384,6 +424,8 @@ def test_fix_accepts_speculators_placeholder_t2d(drafters, targets, tmp_path):
         ("specforge-eagle3-pruned", "sglang-eagle3", True),
         ("specforge-eagle3-aux-ids", "sglang-eagle3", False),
         ("specforge-eagle3-aux-ids", "vllm-eagle3", False),
+        # TensorRT-LLM's default capture, the outputs of (1, N // 2 - 1, N - 4): the same states
+        ("specforge-eagle3-pruned", "trtllm-eagle3", True),
     ],
     ids=lambda v: str(v),
 )
@@ -394,3 +436,38 @@ def test_specforge_eagle3_without_aux_ids_is_warned(drafters, targets, name, pro
     if warned:  # the layers fed for the 8-layer target: (2, N // 2, N - 3)
         (w,) = [f for f in r.json["findings"] if f["code"] == "DSC671"]
         assert "the states entering layers [2, 4, 5]" in w["message"]
+
+
+def test_trtllm_refuses_its_default_capture_for_a_shallow_target(drafters, targets, tmp_path):
+    """TensorRT-LLM raises 'Not enough hidden layers for default EAGLE3 capture' for a target
+    of 5 layers or fewer when its serving config names no layers (speculative/eagle3.py):
+    DSC693 on SpecForge's own EAGLE-3 drafter, and not against the 8-layer target."""
+    shallow = tmp_path / "shallow"
+    write_json(
+        shallow / "config.json",
+        {
+            "architectures": ["Qwen3ForCausalLM"],
+            "model_type": "qwen3",
+            "vocab_size": 1000,
+            "hidden_size": H,
+            "num_hidden_layers": 5,
+        },
+    )
+    r = inspect(drafters / "specforge-eagle3-pruned", shallow, "trtllm-eagle3")
+    assert r.exit_code == 1 and "DSC693" in errors_under(r.json, "trtllm-eagle3"), r.stdout
+    deep = inspect(drafters / "specforge-eagle3-pruned", targets[1000], "trtllm-eagle3")
+    assert "DSC693" not in {f["code"] for f in deep.json["findings"]}
+
+
+@pytest.mark.parametrize(
+    "name", ["speculators-peagle-pruned", "specforge-peagle-pruned"], ids=lambda n: n
+)
+def test_trtllm_serves_peagle_as_plain_eagle3(drafters, targets, name):
+    """TensorRT-LLM builds Eagle3ForCausalLM whatever architectures says
+    (_build_eagle3_one_model_draft), with no mask_hidden and one token per draft step: DSC694
+    warns under trtllm-eagle3, and not under vllm-eagle3, which runs parallel drafting."""
+    r = inspect(drafters / name, targets[1000], "trtllm-eagle3")
+    codes = {f["code"] for f in r.json["findings"] if f.get("profile") == "trtllm-eagle3"}
+    assert "DSC694" in codes, r.stdout[-2000:]
+    v = inspect(drafters / name, targets[1000], "vllm-eagle3")
+    assert "DSC694" not in {f["code"] for f in v.json["findings"]}
