@@ -153,8 +153,21 @@ def test_commands_give_typer_annotations_it_need_not_evaluate():
         assert strings == [], f"{name}: annotations as strings: {strings}"
 
 
-def test_the_table_imports_rich_and_a_d2t_numpy(tmp_path):
-    """The check above can fail: the table does load Rich, a pruned drafter's d2t numpy."""
-    assert {"rich", "rich.table"} <= imported(tmp_path, "inspect", *PADDED)
-    pruned = [FIXTURES / "pruned-eagle3", "--target-vocab-size", "100", "--format", "json"]
-    assert "numpy" in imported(tmp_path, "inspect", *pruned)
+PRUNED = [FIXTURES / "pruned-eagle3", "--target-vocab-size", "100"]  # d2t and t2d
+
+
+@pytest.mark.parametrize("fmt", ["table", "json"])
+def test_a_drafters_d2t_and_t2d_are_read_and_checked_without_numpy(tmp_path, fmt):
+    """The rules compute on d2t and t2d in plain Python: numpy (a third of a start-up) is
+    for fix's writes and verify only; fix's plan (--diff) of a padded drafter needs none."""
+    modules = imported(tmp_path, "inspect", *PRUNED, "--format", fmt)
+    assert "dspark_ckpt.facts.gather" in modules and "numpy" not in modules
+    assert "numpy" not in imported(tmp_path, "fix", *PADDED, "--diff")
+
+
+def test_the_table_imports_rich_and_a_mask_numpy(tmp_path):
+    """The checks above can fail: the table does load Rich, a mask fix writes numpy."""
+    assert {"rich", "rich.table"} <= imported(tmp_path, "inspect", *PADDED, "--format", "full")
+    mask = tmp_path / "mask.safetensors"
+    assert "numpy" in imported(tmp_path, "fix", *PRUNED, "--mask-path", mask)
+    assert mask.is_file()
