@@ -18,7 +18,7 @@ from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
-from dspark_ckpt.commands.inspect import Report
+from dspark_ckpt.commands.inspect import Report, with_paths
 from dspark_ckpt.output.console import (  # noqa: F401 - what the other table modules use
     PLAIN_WIDTH,
     DataConsole,
@@ -180,15 +180,14 @@ def print_inspect(r: Report, console: Console) -> None:
         )
     console.print(head)
     if r.findings:
-        console.print(
-            findings_table(r.findings, show_profile=len(r.profiles) > 1, width=console.width)
-        )
+        found = _with_paths(r.findings, r)
+        console.print(findings_table(found, show_profile=len(r.profiles) > 1, width=console.width))
     else:
         console.print("no findings", style="green")
     if elsewhere := r.elsewhere:
         console.print(Text("found under the profiles that do not decide:", style="bold"))
         found = [replace(f, profile=", ".join(names)) for f, names in elsewhere]
-        console.print(findings_table(found, show_profile=True, width=console.width))
+        console.print(findings_table(_with_paths(found, r), show_profile=True, width=console.width))
     if r.checks and r.verdicts:
         console.print(checks_matrix(r, console))
     if (skipped := not_checked_block(r)) is not None:
@@ -196,6 +195,11 @@ def print_inspect(r: Report, console: Console) -> None:
     if (line := repairs_line(r)) is not None:
         console.print(line)
     console.print(inspect_summary(r))
+
+
+def _with_paths(findings: list[Finding], r: Report) -> list[Finding]:
+    """``findings`` whose hints' commands name the drafter and target the user named."""
+    return [replace(f, hint=with_paths(f.fix_hint, r)) if f.fix_hint else f for f in findings]
 
 
 def repairs_line(r: Report) -> Text | None:
@@ -210,15 +214,15 @@ def repairs_line(r: Report) -> Text | None:
     if not safe and not unsafe:  # only values you give: the hints give the commands
         return Text(
             f"fix repairs {_counts(asks, found)} under {', '.join(r.profiles)} with a value you "
-            "give (?): `dspark-ckpt fix DRAFTER --target T --out DIR --set KEY=VALUE` (each "
-            "hint gives KEY and VALUE; --diff shows the plan)",
+            + with_paths("give (?): `dspark-ckpt fix DRAFTER --target T --out DIR --set ", r)
+            + "KEY=VALUE` (each hint gives KEY and VALUE; --diff shows the plan)",
             style="dim",
         )
     more = f"; {len(unsafe)} more with --unsafe-fixes (!)" if unsafe else ""
     more += f"; {len(asks)} more with a value you give, --set KEY=VALUE (?)" if asks else ""
     return Text(
         f"fix repairs {_counts(safe, found)} under {', '.join(r.profiles)} (*){more}: "
-        "`dspark-ckpt fix DRAFTER --target T --out DIR` (--diff shows the plan)",
+        + with_paths("`dspark-ckpt fix DRAFTER --target T --out DIR` (--diff shows the plan)", r),
         style="dim",
     )
 
