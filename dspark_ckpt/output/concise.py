@@ -1,6 +1,8 @@
-"""``inspect``'s default output, for people: ruff's and mypy's concise shape.
+"""``inspect``'s default output, for people: ruff's and mypy's concise shape, drawn
+without Rich (``styled.py``: its import would be a fifth of the start-up).
 
-The header (drafter, target, vocab class, verdicts) in at most four lines at 80 columns,
+The header (drafter, target, vocab class, verdicts) in at most four lines at any width
+of 60 columns or more (a long path shortened in its middle, names counted),
 then one line per distinct finding (``CODE [*|!|?] subject: message [profiles]``: a
 finding several profiles share, word for word, is shown once, with them), the hint once
 per code (a hint that differs by profile once per text, naming its profiles), with the
@@ -18,18 +20,16 @@ import re
 from dataclasses import replace
 from functools import cache
 
-from rich.console import Console
-from rich.text import Text
-
 from dspark_ckpt.commands.inspect import Report, with_paths
-from dspark_ckpt.output.summary import inspect_summary, release_name
-from dspark_ckpt.output.table import (
+from dspark_ckpt.output.layout import (
     REPAIR_MARK,
     SEVERITY_STYLE,
     failing_elsewhere,
     flow,
     target_line,
 )
+from dspark_ckpt.output.styled import PlainConsole, Styled
+from dspark_ckpt.output.summary import inspect_summary, release_name
 from dspark_ckpt.output.text import one_line
 from dspark_ckpt.profiles.registry import PROFILES
 from dspark_ckpt.rules.findings import ERROR, INFO, SEVERITY_ORDER, WARNING, Finding
@@ -38,12 +38,14 @@ LABEL = 9  # "drafter  ": the header's label column
 ELLIPSIS = "…"
 
 
-def print_concise(r: Report, console: Console) -> None:
+def print_concise(r: Report, console: PlainConsole) -> None:
     width = max(console.width, 20)
     for label, parts in header(r, width - LABEL):
         lines = flow(parts, width - LABEL).split("\n")
         for i, line in enumerate(lines):
-            console.print(Text(f"{label if not i else '':<{LABEL}}", "bold") + line, soft_wrap=True)
+            console.print(
+                Styled(f"{label if not i else '':<{LABEL}}", "bold") + line, soft_wrap=True
+            )
     groups = distinct(r)
     cut, shown = False, set()
     for i, (f, names, hints) in enumerate(groups):
@@ -59,23 +61,23 @@ def print_concise(r: Report, console: Console) -> None:
             shown.add((f.code, text))
             text = one_line(with_paths(text, r))
             label = "  fix:" if len(hints) < 2 else f"  fix ({', '.join(who)}):"
-            hint = fitted(Text(label, "dim"), width, text, style="dim")
+            hint = fitted(Styled(label, "dim"), width, text, style="dim")
             cut |= text not in hint.plain
             console.print(hint, soft_wrap=True)
     if not groups:
         console.print("no findings", style="green")
     if cut:
-        console.print(Text("(… shortened: -v shows every message whole)", "dim"), soft_wrap=True)
+        console.print(Styled("(… shortened: -v shows every message whole)", "dim"), soft_wrap=True)
     for parts in notes(r, width):  # a note too long for its line goes on indented
         lines = flow(parts, width).split("\n")
         if len(lines) > 1:
             lines = flow(parts, width - 2).split("\n")
         for i, line in enumerate(lines):
-            console.print(Text("  " if i else "") + line, soft_wrap=True)
+            console.print(Styled("  " if i else "") + line, soft_wrap=True)
     console.print(decision(r, width), soft_wrap=True)
 
 
-def header(r: Report, width: int) -> list[tuple[str, list[str | Text]]]:
+def header(r: Report, width: int) -> list[tuple[str, list[str | Styled]]]:
     """The labelled lines of the header, as the parts ``flow`` lays out in ``width``: the
     drafter's and the target's details left out from the last where a long path leaves
     them no room on its line."""
@@ -86,7 +88,7 @@ def header(r: Report, width: int) -> list[tuple[str, list[str | Text]]]:
         about += [f"{files} file{'s' if files != 1 else ''}", f"{len(ck.tensors)} tensors"]
     if d and d.architectures:
         about.append(", ".join(d.architectures))
-    rows: list[tuple[str, list[str | Text]]] = [
+    rows: list[tuple[str, list[str | Styled]]] = [
         ("drafter", _fit(r.drafter_source, about, width, "(", ")"))
     ]
     if t:
@@ -99,7 +101,7 @@ def header(r: Report, width: int) -> list[tuple[str, list[str | Text]]]:
     if d and r.classification and t:
         defaulted = " (defaulted)" if d.draft_vocab_size_defaulted else ""
         parts = [f"V {d.vocab_size},", f"Vd {d.draft_vocab_size}{defaulted},"]
-        parts += [f"Vt {t.vocab_size}", "->", Text(r.classification, "bold")]
+        parts += [f"Vt {t.vocab_size}", "->", Styled(r.classification, "bold")]
         notes = [f"+{r.padded_rows} padded rows"] if r.padded_rows else []
         notes += ["expanded input vocab"] if r.expanded_input_vocab else []
         while notes and "\n" in flow(parts + _listed(notes, "(", ")"), width).plain:
@@ -112,7 +114,7 @@ def header(r: Report, width: int) -> list[tuple[str, list[str | Text]]]:
     return rows
 
 
-def verdict_parts(r: Report, width: int) -> list[str | Text]:
+def verdict_parts(r: Report, width: int) -> list[str | Styled]:
     """``FAIL a (decides), b; PASS c`` in one line of ``width``: where the names do not
     fit, the last ones are counted (``and 2 more``: ``-v`` and the findings name them),
     those that do not decide first."""
@@ -122,14 +124,14 @@ def verdict_parts(r: Report, width: int) -> list[str | Text]:
     order = [n for n in reversed(named) if n not in r.profiles] + mine[:0:-1]  # counted first
     for dropped in range(len(order) + 1):
         left = set(order[:dropped])
-        parts: list[str | Text] = []
+        parts: list[str | Styled] = []
         for ok, mark in ((False, "FAIL"), (True, "PASS")):
             names = [n for n in named if r.verdicts[n] is ok and n not in left]
             if names:
                 if parts:
                     parts[-1].append(";")
                 shown = [n + (" (decides)" if n in deciding else "") for n in names]
-                parts += [Text(mark, "bold green" if ok else "bold red"), *_listed(shown)]
+                parts += [Styled(mark, "bold green" if ok else "bold red"), *_listed(shown)]
         if left:
             parts += ["and", f"{len(left)}", "more"]
         if "\n" not in flow(parts, width).plain:
@@ -168,9 +170,9 @@ def _listed(parts: list, opening: str = "", closing: str = "") -> list:
         return []
     out = []
     for i, p in enumerate(parts):
-        p = Text(p) if isinstance(p, str) else p.copy()
+        p = Styled(p) if isinstance(p, str) else p.copy()
         if i == 0 and opening:
-            p = Text(opening) + p
+            p = Styled(opening) + p
         p.append("," if i < len(parts) - 1 else closing)
         out.append(p)
     return out
@@ -258,26 +260,26 @@ def _names(profile: str) -> re.Pattern:
     return re.compile(rf"(?<![\w.@-])(?:{alternatives})(?![\w@-]|\.\w)")
 
 
-def finding_line(f: Finding, names: list[str], r: Report, width: int) -> Text:
+def finding_line(f: Finding, names: list[str], r: Report, width: int) -> Styled:
     """``DSC107 * dflash_config.markov_rank: message [profiles]`` in ``width``."""
     every = list(r.verdicts) or list(r.profiles)
     shown = "all" if len(every) > 1 and set(names) >= set(every) else ", ".join(names)
-    head = Text(f.code, style=SEVERITY_STYLE[f.severity] if f.severity != INFO else "cyan")
+    head = Styled(f.code, style=SEVERITY_STYLE[f.severity] if f.severity != INFO else "cyan")
     head.append(REPAIR_MARK.get(f.repair, ""))
     subject = f.tensor or f.file
     if subject:
         head.append(f" {one_line(subject)}:", "bold")
-    tail = Text(f" [{shown}]" if shown else "", "dim")
+    tail = Styled(f" [{shown}]" if shown else "", "dim")
     return fitted(head, width, one_line(f.message), tail)
 
 
 def fitted(
-    head: Text, width: int, message: str = "", tail: Text | None = None, style: str = ""
-) -> Text:
+    head: Styled, width: int, message: str = "", tail: Styled | None = None, style: str = ""
+) -> Styled:
     """``head message tail`` in one line of ``width``: the message cut after a word
     (``…``) where it is too long; where even ``head`` and ``tail`` are wider than the line,
     the whole laid out over several lines between its words (``flow``)."""
-    tail = tail or Text()
+    tail = tail or Styled()
     room = width - len(head) - len(tail) - 1
     words = message.split(" ") if message else []
     text = " ".join(words)
@@ -298,12 +300,12 @@ def fitted(
     return flow([*head.plain.split(" "), *tail.plain.split(" ")[1:]], width)
 
 
-def notes(r: Report, width: int) -> list[list[str | Text]]:
+def notes(r: Report, width: int) -> list[list[str | Styled]]:
     """What the profiles that do not decide fail on (where it differs from the deciding
     profiles' failure), the checks not made, and what ``fix`` repairs: each as parts. The
     command names the drafter and target given where it fits a line of ``width``, else
     keeps ``DRAFTER`` and ``T`` (a path is never broken)."""
-    out: list[list[str | Text]] = []
+    out: list[list[str | Styled]] = []
     for why, names in failing_elsewhere(r).items():
         codes = ", ".join(dict.fromkeys(c.split(" ", 1)[0] for c in why.split("; ")))
         verb = "fails" if len(names) == 1 else "fail"
@@ -327,11 +329,11 @@ def notes(r: Report, width: int) -> list[list[str | Text]]:
         cmd = "dspark-ckpt fix DRAFTER --target T --out DIR" + (" --set KEY=VALUE" if asks else "")
         if len(filled := with_paths(cmd, r)) <= width - 2:  # whole on a line, or placeholders
             cmd = filled
-        out.append([*f"{what}:".split(" "), Text(cmd, "dim")])
+        out.append([*f"{what}:".split(" "), Styled(cmd, "dim")])
     return out
 
 
-def decision(r: Report, width: int) -> Text:
+def decision(r: Report, width: int) -> Styled:
     """The decision (``inspect_summary``) in one line of ``width``: where the whole line
     does not fit, the shorter forms, down to the verdict and its counts."""
     full = inspect_summary(r)
@@ -349,7 +351,7 @@ def decision(r: Report, width: int) -> Text:
         f": {counts[ERROR]} error(s)" if counts[ERROR] else "",
     ]
     for rest in forms:
-        line = Text.assemble(word, rest)
+        line = Styled.assemble(word, rest)
         if len(line) <= width:
             return line
-    return Text.assemble(word)
+    return Styled.assemble(word)

@@ -87,21 +87,24 @@ def test_inspect_json_imports_no_table_hub_torch_pydantic_or_numpy(tmp_path):
     )
 
 
-@pytest.mark.parametrize("args", [["-q"], ["-q", "--color", "always"], ["--format", "json"]])
-def test_a_verdict_line_or_json_never_imports_richs_table_module(tmp_path, args):
-    """``-q`` prints one line: Rich's console and text draw it, not its table module nor
-    the table format's; JSON needs no Rich at all."""
+@pytest.mark.parametrize(
+    "args", [[], ["--color", "always"], ["-q"], ["-q", "--color", "always"], ["--format", "json"]]
+)
+def test_the_concise_output_a_verdict_line_or_json_never_import_rich(tmp_path, args):
+    """inspect's default output and ``-q``'s line are drawn without Rich (``styled.py``),
+    in colour too; JSON needs none either."""
     modules = imported(tmp_path, "inspect", *PADDED, *args)
-    assert "rich.table" not in modules and "dspark_ckpt.output.table" not in modules
-    assert ("rich" in modules) == (args[0] == "-q")
+    assert "dspark_ckpt.output.summary" in modules or args[0] == "--format"
+    assert not [m for m in modules if m == "rich" or m.startswith("rich.")]
+    assert "dspark_ckpt.output.table" not in modules
 
 
-def test_fix_and_check_verdict_lines_never_import_richs_table_module(tmp_path):
+def test_fix_and_check_verdict_lines_never_import_rich(tmp_path):
     config = tmp_path / "dspark-ckpt.toml"
     config.write_text(f'[[pairs]]\ndrafter = "{PADDED[0]}"\ntarget = "{PADDED[2]}"\n')
     for argv in (["fix", *PADDED, "--diff", "-q"], ["check", "--config", config, "-q"]):
         modules = imported(tmp_path, *argv)
-        assert "rich" in modules and "rich.table" not in modules, argv
+        assert "dspark_ckpt.output.summary" in modules and "rich" not in modules, argv
 
 
 @pytest.mark.parametrize("argv", [["--help"], ["--version"], ["inspect", "--help"]])

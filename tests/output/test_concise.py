@@ -194,3 +194,30 @@ def test_the_header_is_four_lines_at_any_width(tmp_path, columns):
         assert "…" in lines[0] and ": Vt 100" in lines[1]
         assert lines[2].startswith("vocab    V 128, Vd 128, Vt 100 -> padded")
         assert "(decides)" in lines[3] or profile
+
+
+@pytest.mark.parametrize("target", ["small", "tight"])
+@pytest.mark.parametrize("colour", [True, "attributes", False])
+def test_drawn_without_rich_byte_for_byte_as_rich_draws_it(target, colour):
+    """The concise output's own console (``styled.py``) against Rich's: the same bytes,
+    ANSI escapes included (``attributes``: NO_COLOR's bold and dim without colours)."""
+    import io
+
+    from dspark_ckpt.commands.inspect import inspect_checkpoint
+    from dspark_ckpt.facts.target import open_target
+    from dspark_ckpt.output.concise import print_concise
+    from dspark_ckpt.output.console import DataConsole
+    from dspark_ckpt.output.styled import PlainConsole
+
+    tgt = open_target(str(FIXTURES / "targets" / target))
+    report = inspect_checkpoint(str(FIXTURES / "padded"), tgt, None)
+    for width in WIDTHS:
+        ours, rich = io.StringIO(), io.StringIO()
+        print_concise(report, PlainConsole(ours, width, colour))
+        options = {"color_system": "standard", "force_terminal": True} if colour else {}
+        console = DataConsole(
+            rich, width=width, soft_wrap=False, no_color=colour == "attributes", **options
+        )
+        print_concise(report, console)
+        assert ours.getvalue() == rich.getvalue()
+        assert ("\x1b[" in ours.getvalue()) == bool(colour)
