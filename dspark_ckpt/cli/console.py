@@ -1,9 +1,10 @@
 """Where a command's output and progress go: stdout or a file (``-o``), the table's
 consoles, progress bars on stderr for people.
 
-The table (``output/table.py``, Rich) is imported only where a table is shown; ``-q``'s
-verdict line draws on ``output/summary.py`` alone (no Rich table module), and the machine
-formats start without Rich (``tests/cli/test_startup.py``).
+The boxed tables (``output/table.py``, Rich) are imported only where a table is shown;
+inspect's concise output and ``-q``'s verdict line draw on a ``PlainConsole``
+(``output/styled.py``: no Rich), and the machine formats start without Rich
+(``tests/cli/test_startup.py``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from dspark_ckpt.cli.options import CI_FORMATS, Format, PlainFormat
+from dspark_ckpt.output.styled import PLAIN_WIDTH
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -53,14 +55,14 @@ def tables():
 
 
 def summaries():
-    """The one-line verdicts (Rich's console and text, not its table module: ``-q``)."""
+    """The one-line verdicts (no Rich: ``-q``)."""
     from dspark_ckpt.output import summary
 
     return summary
 
 
 def concise():
-    """inspect's concise format (imports Rich: only where it is shown)."""
+    """inspect's concise format (no Rich)."""
     from dspark_ckpt.output import concise
 
     return concise
@@ -94,7 +96,7 @@ def colors() -> dict:
 
 
 def stdout() -> Console:
-    from dspark_ckpt.output.console import PLAIN_WIDTH, DataConsole
+    from dspark_ckpt.output.console import DataConsole
 
     console = DataConsole(sys.stdout, soft_wrap=False, **colors())
     tty = sys.stdout.isatty() if COLOR == "always" else console.is_terminal
@@ -103,27 +105,43 @@ def stdout() -> Console:
     return console
 
 
+def plain_stdout():
+    """stdout as a ``PlainConsole`` (no Rich: inspect's concise output, ``-q``'s line),
+    its width and styles as ``stdout()``'s would be."""
+    from dspark_ckpt.output.styled import terminal_console
+
+    return terminal_console(sys.stdout, COLOR, output_width)
+
+
 def stderr() -> Console:
     from dspark_ckpt.output.console import DataConsole
 
     return DataConsole(sys.stderr, soft_wrap=True, **colors())
 
 
-def deliver(output: Path | None, text: str | None, show: Callable[[Console], None]) -> None:
-    """Machine ``text``, or ``show`` drawing on a console, to stdout or atomically to a file."""
+def deliver(
+    output: Path | None, text: str | None, show: Callable[[Console], None], plain: bool = False
+) -> None:
+    """Machine ``text``, or ``show`` drawing on a console (a ``PlainConsole`` where
+    ``plain``), to stdout or atomically to a file."""
     if output is None or str(output) == "-":
         if text is None:
-            show(stdout())
+            show(plain_stdout() if plain else stdout())
         else:
             sys.stdout.write(text)
         return
     from dspark_ckpt.source.atomic import write_atomic
 
     if text is None:
-        from dspark_ckpt.output.console import PLAIN_WIDTH, DataConsole
-
         buf = io.StringIO()
-        show(DataConsole(buf, width=PLAIN_WIDTH, soft_wrap=False, force_terminal=False))
+        if plain:
+            from dspark_ckpt.output.styled import PlainConsole
+
+            show(PlainConsole(buf, PLAIN_WIDTH))
+        else:
+            from dspark_ckpt.output.console import DataConsole
+
+            show(DataConsole(buf, width=PLAIN_WIDTH, soft_wrap=False, force_terminal=False))
         text = buf.getvalue()
     write_atomic(output, text)
 
@@ -138,11 +156,13 @@ def emit(
     full: Callable[[Console], None],
     summary: Callable[[Console], None],
     also: list[tuple[Format, Path]] = (),
+    plain: bool = False,
 ) -> None:
     """A result in ``fmt``: JSON, a CI format over its check runs, or the table for people
-    (``--quiet``: the summary line only); to stdout or atomically to ``output``. And each of
-    ``also`` (``--also``): the same result in another format, to its own path (written
-    before the main output) or to stdout (after it)."""
+    (``--quiet``: the summary line only, on a ``PlainConsole``; ``full`` too where
+    ``plain``); to stdout or atomically to ``output``. And each of ``also`` (``--also``):
+    the same result in another format, to its own path (written before the main output)
+    or to stdout (after it)."""
 
     def text(fmt: Format) -> str | None:
         if fmt is Format.json:
@@ -158,10 +178,10 @@ def emit(
     to_stdout = [(f, path) for f, path in also if str(path) == "-"]
     for f, path in also:  # the files first: one that cannot be written stops it all
         if (f, path) not in to_stdout:
-            deliver(path, text(f), full)
-    deliver(output, text(fmt), summary if quiet else full)
+            deliver(path, text(f), full, plain)
+    deliver(output, text(fmt), summary if quiet else full, quiet or plain)
     for f, path in to_stdout:
-        deliver(path, text(f), full)
+        deliver(path, text(f), full, plain)
 
 
 def say(message: str) -> None:

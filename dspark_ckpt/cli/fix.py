@@ -7,7 +7,14 @@ from typing import Annotated
 
 import typer
 
-from dspark_ckpt.cli.console import fix_tables, header_progress, show_progress, stdout, summaries
+from dspark_ckpt.cli.console import (
+    fix_tables,
+    header_progress,
+    plain_stdout,
+    show_progress,
+    stdout,
+    summaries,
+)
 from dspark_ckpt.cli.destinations import refuse_fix_over_target
 from dspark_ckpt.cli.errors import EXIT_FAIL, EXIT_OK
 from dspark_ckpt.cli.options import (
@@ -214,7 +221,7 @@ def fix_cmd(
     if fmt is PlainFormat.json:
         print(to_json(fix_obj(result)))
     elif quiet:
-        stdout().print(summaries().fix_summary(result), soft_wrap=True)
+        plain_stdout().print(summaries().fix_summary(result), soft_wrap=True)
     else:
         fix_tables().print_fix(result, stdout())
     raise typer.Exit(EXIT_OK if result.ok else EXIT_FAIL)
@@ -283,7 +290,7 @@ def _repair(drafter: str, target, req, fmt: PlainFormat, quiet: bool) -> None:
     if fmt is PlainFormat.json:
         print(to_json(repair_obj(result)))
     elif quiet:
-        stdout().print(summaries().repair_summary(result), soft_wrap=True)
+        plain_stdout().print(summaries().repair_summary(result), soft_wrap=True)
     else:
         fix_tables().print_repair(result, stdout())
     if req.diff:  # 0 only for nothing to change on a deployable drafter: `fix --diff && deploy`

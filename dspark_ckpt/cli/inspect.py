@@ -96,6 +96,7 @@ def inspect_cmd(
             else concise().print_concise(report, console)
         ),
         summary=lambda console: console.print(summaries().inspect_summary(report), soft_wrap=True),
+        plain=not full,  # the concise output draws without Rich
     )
     if not report.covered:
         raise typer.Exit(EXIT_UNCOVERED)

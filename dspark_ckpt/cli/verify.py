@@ -9,6 +9,7 @@ import typer
 from dspark_ckpt.cli.console import (
     fix_tables,
     header_progress,
+    plain_stdout,
     say,
     show_progress,
     stdout,
@@ -103,7 +104,7 @@ def verify_cmd(
     if fmt is PlainFormat.json:
         print(to_json(verify_obj(report)))
     elif quiet:
-        stdout().print(summaries().verify_summary(report), soft_wrap=True)
+        plain_stdout().print(summaries().verify_summary(report), soft_wrap=True)
     else:
         fix_tables().print_verify(report, stdout())
     raise typer.Exit(EXIT_OK if report.ok else EXIT_FAIL)

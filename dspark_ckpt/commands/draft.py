@@ -7,9 +7,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from dspark_ckpt.errors import CheckpointError
 from dspark_ckpt.rules.repairs import (
@@ -29,11 +27,23 @@ from dspark_ckpt.source.checkpoint import Checkpoint
 from dspark_ckpt.source.pieces import Range
 from dspark_ckpt.source.safetensors import TensorInfo
 
-ST_DTYPES = {np.dtype(bool): "BOOL", np.dtype(np.float32): "F32", np.dtype(np.int64): "I64"}
+if TYPE_CHECKING:
+    import numpy as np
+
+# the safetensors dtype of an array, by its numpy type string (little-endian): numpy is
+# imported only where an array is written
+ST_DTYPES = {"|b1": "BOOL", "<f4": "F32", "<i8": "I64"}
+
+
+def st_dtype(values: np.ndarray) -> str:
+    """The safetensors dtype of ``values`` (KeyError for one ``fix`` never writes)."""
+    return ST_DTYPES[values.dtype.newbyteorder("<").str]
 
 
 def array_bytes(values: np.ndarray) -> bytes:
     """An array's data as a safetensors file holds it: contiguous, little-endian."""
+    import numpy as np
+
     return np.ascontiguousarray(values).astype(values.dtype.newbyteorder("<")).tobytes()
 
 
@@ -143,11 +153,13 @@ class Draft:
             )
             self.changed[change.name] = old._replace(shape=(change.rows, *old.shape[1:]), part=part)
         elif isinstance(change, Put):
+            import numpy as np
+
             values = np.asarray(change.values() if callable(change.values) else change.values)
             data = array_bytes(values)
             old = self.get(change.name)
             shard = old.shard if old is not None else self.new_shard
-            self.changed[change.name] = Tensor(ST_DTYPES[values.dtype], values.shape, data, shard)
+            self.changed[change.name] = Tensor(st_dtype(values), values.shape, data, shard)
         elif isinstance(change, Rows):
             old = self.get(change.name)
             if isinstance(old.part, Range):

@@ -41,12 +41,14 @@ def draft_map(ckpt: Checkpoint, cfg: DrafterConfig, target: Target):
         broken = [x for x in d2t_out_of_range(f) + d2t_not_injective(f) if x.severity == ERROR]
         if (problem := t2d_disagreement(f.t2d_selected, own)) is not None:
             # as many ids as d2t, other ones: inspect's DSC314 (else DSC303, another count)
-            code = "DSC314" if f.t2d_selected.size == own.shape[0] else "DSC303"
+            code = "DSC314" if len(f.t2d_selected) == len(own) else "DSC303"
             broken.append(new_finding(code, problem, f.t2d))
         if broken:
             x = broken[0]
             raise CheckpointError(x.file or ckpt.root, f"{x.code}: {x.message}; {BROKEN_MAP}")
-        return own
+        import numpy as np
+
+        return np.asarray(own, dtype=np.int64)
     if f.classification != PRUNED:
         return None
     if f.t2d is None:
@@ -62,4 +64,4 @@ def draft_map(ckpt: Checkpoint, cfg: DrafterConfig, target: Target):
     import numpy as np
 
     # d2t[i] = nonzero(t2d)[i] - i: sorted, in [0, Vt) and injective by construction
-    return (f.t2d_selected - np.arange(f.Vd)).astype(np.int64)
+    return np.asarray(f.t2d_selected, dtype=np.int64) - np.arange(f.Vd, dtype=np.int64)

@@ -20,8 +20,7 @@ import hashlib
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from dspark_ckpt.commands.convert import convert_and_repair, hub_pickle_folder, pickle_folder
 from dspark_ckpt.commands.draft_map import draft_map
@@ -48,13 +47,13 @@ from dspark_ckpt.commands.fix_write import (  # noqa: F401 - NEW_SHARD is named 
 from dspark_ckpt.commands.inspect import Report, inspect_checkpoint
 from dspark_ckpt.commands.repair import NEW_SHARD_METADATA as META
 from dspark_ckpt.commands.repair import (
-    ST_DTYPES,
     Draft,
     RepairRequest,
     RepairResult,
     array_bytes,
     plan_repairs,
     shard_files,
+    st_dtype,
 )
 from dspark_ckpt.commands.repair import planned_checkpoint as repaired_checkpoint
 from dspark_ckpt.errors import CheckpointError, UsageError
@@ -94,6 +93,9 @@ from dspark_ckpt.source.checkpoint import (
 from dspark_ckpt.source.folders import held_in_place
 from dspark_ckpt.source.layout import PickleOnly
 from dspark_ckpt.source.pieces import safetensors_pieces
+
+if TYPE_CHECKING:
+    import numpy as np
 
 MASK_FILE = "draft_vocab_mask.safetensors"
 D2T_FILE = "d2t.safetensors"
@@ -179,6 +181,8 @@ def plan_fix(ckpt: Checkpoint, cfg: DrafterConfig, target: Target, req: FixReque
         elif mapping is not None:
             d2t, origin = mapping, "derived from t2d"
         else:  # equal or padded: valid by construction (padded rows keep offset 0)
+            import numpy as np  # only where a map is written
+
             d2t, origin = np.zeros(vd, dtype=np.int64), "identity (all zeros)"
         notes.append(f"d2t: {origin}")
 
@@ -216,15 +220,13 @@ def plan_fix(ckpt: Checkpoint, cfg: DrafterConfig, target: Target, req: FixReque
 def _safetensors_bytes(tensors: dict[str, np.ndarray], metadata: dict[str, str]) -> bytes:
     """A safetensors file, byte-for-byte reproducible (the library's own writer orders
     ``__metadata__`` at random): header keys sorted, padded to 8 bytes with spaces."""
-    rows = [
-        (name, ST_DTYPES[a.dtype], a.shape, array_bytes(a)) for name, a in sorted(tensors.items())
-    ]
+    rows = [(name, st_dtype(a), a.shape, array_bytes(a)) for name, a in sorted(tensors.items())]
     return b"".join(safetensors_pieces(rows, metadata).parts)
 
 
 def _written(path: Path, name: str, array: np.ndarray, data: bytes) -> Written:
     return Written(
-        str(path), name, ST_DTYPES[array.dtype], list(array.shape), hashlib.sha256(data).hexdigest()
+        str(path), name, st_dtype(array), list(array.shape), hashlib.sha256(data).hexdigest()
     )
 
 
@@ -240,6 +242,8 @@ def mask_file(plan: Plan, style: str) -> tuple[str, np.ndarray, dict[str, str]]:
     """The mask tensor in the requested style: (name, values, metadata)."""
     meta = {**_vocab_metadata(plan), "padded_rows": str(plan.masked_rows), "mask_style": style}
     if style == ADDITIVE_STYLE:
+        import numpy as np
+
         bias = np.where(plan.mask, np.float32(0), np.float32(-np.inf)).astype(np.float32)
         return BIAS_TENSOR, bias, {**meta, "meaning": BIAS_MEANING}
     return MASK_TENSOR, plan.mask, {**meta, "meaning": MASK_MEANING}

@@ -13,8 +13,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from dspark_ckpt.commands.inspect import UNREADABLE, Report
 from dspark_ckpt.errors import CheckpointError, UsageError
@@ -24,6 +23,9 @@ from dspark_ckpt.source.atomic import step
 from dspark_ckpt.source.checkpoint import Checkpoint, build_checkpoint
 from dspark_ckpt.source.layout import CONFIG
 from dspark_ckpt.source.overlay import OverlaySource, parse_made_bytes
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,8 @@ def parse_made(f: File):
 
 def _as_meant(f: File, got: dict[str, np.ndarray], metadata: dict[str, str] | None) -> bool:
     """``got`` (tensors read back) and ``metadata`` are exactly what ``f`` was made of."""
+    import numpy as np
+
     return (
         metadata == f.metadata
         and set(got) == set(f.tensors)

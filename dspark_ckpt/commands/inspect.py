@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+import shlex
+
 from dspark_ckpt.errors import CheckpointError, UsageError
 from dspark_ckpt.facts.config import DrafterConfig, drafter_config, local_drafter_config
 from dspark_ckpt.facts.gather import gather
@@ -24,6 +27,7 @@ __all__ = [
     "inspect_checkpoint",
     "unreadable",
     "unreadable_target",
+    "with_paths",
 ]
 
 
@@ -87,3 +91,25 @@ def inspect_checkpoint(
     except CheckpointError as err:
         return unreadable(source, target, profile, err, ckpt)
     return report(source, ckpt, facts, family, selection)
+
+
+# a hint's command names the drafter and the target by these placeholders
+# (``rules/repairs.py``'s FIX_COMMAND); whole words only
+_DRAFTER = re.compile(r"(?<![\w-])DRAFTER(?![\w-])")
+_TARGET = re.compile(r"--target T(?![\w-])")
+
+
+def with_paths(text: str, r: Report) -> str:
+    """``text`` (a hint, a command) with the drafter and target placeholders of its
+    ``dspark-ckpt fix DRAFTER --target T`` filled with what the user named, shell-quoted:
+    a command to paste. ``--target T`` becomes ``--target-vocab-size N`` where only a
+    vocab size was given; the rest (``DIR``, ``KEY=VALUE``) is the user's to choose."""
+    if "DRAFTER" not in text and "--target T" not in text:
+        return text
+    t = r.target
+    text = _DRAFTER.sub(lambda _: shlex.quote(r.drafter_source), text)
+    if t is None:
+        return text
+    named = t.model is not None  # else --target-vocab-size (no config read)
+    given = f"--target {shlex.quote(t.source)}" if named else f"--target-vocab-size {t.vocab_size}"
+    return _TARGET.sub(lambda _: given, text)

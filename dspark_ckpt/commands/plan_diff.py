@@ -6,21 +6,22 @@ range before and after, since its dtype and shape alone say nothing to review.""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-
-import numpy as np
 
 from dspark_ckpt.source.pieces import Range
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from dspark_ckpt.source.checkpoint import Checkpoint
     from dspark_ckpt.source.safetensors import TensorInfo
 
 _MISSING = object()
 MAX_SUMMARISED = 1 << 22  # entries: a d2t/t2d or a mask is summarised, never a weight
 SHOWN = 3  # first differences shown
-NP_DTYPES = {"BOOL": np.bool_, "F32": np.float32, "I64": np.int64, "I32": np.int32}
+NP_DTYPES = {"BOOL": "|b1", "F32": "<f4", "I64": "<i8", "I32": "<i4"}  # little-endian
 
 
 @dataclass(frozen=True)
@@ -101,11 +102,13 @@ def _summary(ckpt: Checkpoint, src: TensorInfo, t) -> ValueSummary | None:
     a tensor too large to summarise or of a dtype this does not read."""
     if t.dtype not in NP_DTYPES or src.dtype not in NP_DTYPES or not src.shape:
         return None
-    total = int(np.prod(src.shape))
+    total = math.prod(src.shape)
     if total > MAX_SUMMARISED or isinstance(t.part, Range):
         return None
+    import numpy as np  # only where values are compared
+
     before = np.asarray(ckpt.read(src)).reshape(-1)
-    after = np.frombuffer(t.part, dtype=np.dtype(NP_DTYPES[t.dtype]).newbyteorder("<"))
+    after = np.frombuffer(t.part, dtype=NP_DTYPES[t.dtype])
     differ = np.flatnonzero(before != after)
     first = tuple(
         (tuple(int(x) for x in np.unravel_index(i, src.shape)), before[i].item(), after[i].item())

@@ -16,15 +16,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from dspark_ckpt.errors import CheckpointError
 from dspark_ckpt.facts.vocab import D2T, T2D
 from dspark_ckpt.rules.materialise import draft_ids
 from dspark_ckpt.rules.repairs import Change, Put, Rows, SetKey
 from dspark_ckpt.source.safetensors import read_json_file
+
+if TYPE_CHECKING:
+    pass
 
 NO_REDUCED = {
     "ignored": "skips d2t",
@@ -106,6 +107,8 @@ def prune_plan(k: int, frequencies: Path) -> Callable[..., tuple[list[Change], s
         kept = top_ids(counts, candidates, k)
         where = {t: i for i, t in enumerate(candidates)}
         rows = tuple(where[t] for t in kept)
+        import numpy as np
+
         ids = np.asarray(kept, dtype=np.int64)
         t2d = np.zeros(f.Vt, dtype=bool)
         t2d[ids] = True

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dspark_ckpt.commands.draft import ST_DTYPES, Draft, Tensor, array_bytes  # noqa: F401
+from dspark_ckpt.commands.draft import Draft, Tensor, array_bytes, st_dtype  # noqa: F401
 from dspark_ckpt.commands.fix_checks import refuse_set, refuse_unreadable
 from dspark_ckpt.commands.inspect import Report, inspect_checkpoint
 from dspark_ckpt.commands.plan_diff import KeyChange, TensorChange, config_changes, tensor_changes

@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from dspark_ckpt.commands.inspect import with_paths
 from dspark_ckpt.rules.findings import ERROR, WARNING
 
 if TYPE_CHECKING:
@@ -136,10 +137,14 @@ def run_of_report(
     report: Report, name: str | None = None, policy: Policy | None = None, *, gate: bool = False
 ) -> CheckRun:
     """A report as one check run: findings located, the policy applied, the checks not
-    made under its profile listed. With ``gate`` (``check``) a partial run fails unless
-    the policy allows it."""
+        made under its profile listed, the commands of its hints naming the drafter and target
+    the user named (``with_paths``). With ``gate`` (``check``) a partial run fails unless
+        the policy allows it."""
     policy = policy or Policy()
-    located = [replace(f, file=finding_file(report, f)) for f in report.findings]
+    located = [
+        replace(f, file=finding_file(report, f), hint=f.fix_hint and with_paths(f.fix_hint, report))
+        for f in report.findings
+    ]
     kept, ignored = policy.apply(located)
     profile = report.profile or "no profile"  # a family no profile covers (DSC108)
     skipped = [n for n in report.not_checked if not n.profiles or profile in n.profiles]

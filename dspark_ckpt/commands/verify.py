@@ -90,7 +90,7 @@ from dspark_ckpt.facts.vocab import (
     MARKOV_W2,
     classify,
     sampleable_mask,
-    target_ids,
+    target_id_array,
 )
 from dspark_ckpt.source.checkpoint import open_checkpoint
 
@@ -314,7 +314,7 @@ def _verify(doing, source, target, mask_path, device, tokens, seed, markov, prog
     paths, nonfinite, t_logits, t_sample = sample_streaming(
         head, hidden, w1, prev, w2, mask_t, gen, k=k, compute=compute, device=dev, chunks=chunks
     )
-    tid = torch.from_numpy(target_ids(vd, d2t)).to(dev)
+    tid = torch.from_numpy(target_id_array(vd, d2t)).to(dev)
     modes: dict[str, ModeCounts] = {}
     unmasked, masked = paths[0].samples(), paths[1].samples()
     for m in MODES:

@@ -8,10 +8,12 @@ file: every read, a range request on the Hub included, happens here.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from array import array
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from itertools import compress
+from typing import TYPE_CHECKING
 
 from dspark_ckpt.errors import CheckpointError
 from dspark_ckpt.facts.config import DrafterConfig
@@ -37,6 +39,7 @@ from dspark_ckpt.facts.vocab import (
     d2t_layout_problem,
     padded_rows,
     t2d_layout_problem,
+    target_ids,
 )
 from dspark_ckpt.facts.weight_files import WeightFile, weight_files
 from dspark_ckpt.source.layout import NAME_PREFIXES
@@ -67,10 +70,12 @@ class Facts:
     markov_w2: TensorInfo | None
     fc: TensorInfo | None
     input_norm: TensorInfo | None
-    # d2t's offsets, int64 [Vd]: read when d2t has the layout runtimes load (else DSC206)
-    d2t_values: Any = None
-    # the target ids a BOOL [Vt] t2d selects: read alongside d2t, or when there is none
-    t2d_selected: Any = None
+    # d2t's offsets, int64 [Vd] (an ``array``, no numpy): read when d2t has the layout
+    # runtimes load (else DSC206)
+    d2t_values: Sequence[int] | None = None
+    # the target ids a BOOL [Vt] t2d selects, ascending: read alongside d2t, or when
+    # there is none
+    t2d_selected: Sequence[int] | None = None
     tokenizer: TokenizerComparison | None = None  # None: no target folder (--target-vocab-size)
     # the folder's *.safetensors that may not be the drafter's weights (weight_files.py)
     weight_files: tuple[WeightFile, ...] = ()
@@ -122,6 +127,12 @@ class Facts:
             prefix = next(x for x in WRAPPER_PREFIXES if name.startswith(x))
             names.add(name[len(prefix) :])
         return sorted(names)
+
+    @cached_property
+    def d2t_ids(self) -> list[int] | None:
+        """The target id of every draft id, ``i + d2t[i]`` (``target_ids``), where d2t
+        was read; computed once for the rules that read it."""
+        return None if self.d2t_values is None else target_ids(self.d2t_values)
 
     @cached_property
     def memo(self) -> dict:
@@ -181,26 +192,26 @@ def _tokenizers(ckpt: Checkpoint, cfg: DrafterConfig, target: Target):
         )
 
 
-def read_d2t(ckpt: Checkpoint, vd: int):
-    """The checkpoint's ``d2t`` as an int64 ``[Vd]`` numpy array, or None when it has
-    none. Raises ``CheckpointError`` (DSC206) for any other dtype or shape: the one
-    reader of ``d2t`` for every command."""
+def read_d2t(ckpt: Checkpoint, vd: int) -> array | None:
+    """The checkpoint's ``d2t`` as an int64 ``[Vd]`` ``array`` (the standard library's:
+    no numpy), or None when it has none. Raises ``CheckpointError`` (DSC206) for any
+    other dtype or shape: the one reader of ``d2t`` for every command."""
     info = ckpt.find(D2T)
     if info is None:
         return None
     if (problem := d2t_layout_problem(info, vd)) is not None:
         raise CheckpointError(info.path, f"DSC206: {problem}")
-    return ckpt.read(info).astype("int64", copy=False)
+    values = ckpt.values(info)
+    return values if values.typecode == "q" else array("q", values)
 
 
-def read_t2d(ckpt: Checkpoint, vt: int):
-    """The target ids the checkpoint's ``t2d`` selects, or None: no t2d, or not BOOL [Vt]."""
+def read_t2d(ckpt: Checkpoint, vt: int) -> array | None:
+    """The target ids the checkpoint's ``t2d`` selects, ascending, or None: no t2d, or
+    not BOOL [Vt]."""
     info = ckpt.find(T2D)
     if info is None or t2d_layout_problem(info, vt) is not None:
         return None
-    import numpy as np  # only where a mapping is read
-
-    return np.flatnonzero(ckpt.read(info))
+    return array("q", compress(range(vt), ckpt.values(info)))
 
 
 def t2d_problem(f: Facts) -> str | None:
@@ -211,9 +222,9 @@ def t2d_problem(f: Facts) -> str | None:
         return "the checkpoint has no t2d to derive d2t from"
     if (problem := t2d_layout_problem(f.t2d, f.Vt)) is not None:
         return f"{problem}: no d2t can be derived from it"
-    if f.t2d_selected.size != f.Vd:
+    if len(f.t2d_selected) != f.Vd:
         return (
-            f"t2d selects {f.t2d_selected.size} target ids; Vd is {f.Vd}: no d2t can be "
+            f"t2d selects {len(f.t2d_selected)} target ids; Vd is {f.Vd}: no d2t can be "
             "derived from it"
         )
     return None

@@ -9,11 +9,14 @@ target id lies in ``[0, Vt)``, ``False`` for padded rows. A runtime applies it b
 setting the logits of ``False`` rows to ``-inf`` before argmax, top-k and sampling.
 ``fix --emit-mask`` writes it; ``verify`` applies it.
 
-numpy is imported only where a mapping is computed: classifying needs none.
+The rules compute on ``d2t`` and ``t2d`` in plain Python (``target_ids``); numpy is
+imported only where a mask or a map is built for ``fix`` and ``verify``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from operator import add
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -67,32 +70,37 @@ def t2d_layout_problem(info: TensorInfo, vt: int) -> str | None:
     return None
 
 
-def target_ids(vd: int, d2t_offsets: np.ndarray | None = None) -> np.ndarray:
-    """The target id of every draft id: ``i + d2t[i]``, or ``i`` without a map."""
+def target_ids(d2t_offsets: Sequence[int]) -> list[int]:
+    """The target id of every draft id, ``i + d2t[i]``, in plain Python (what the rules
+    compute on: no numpy)."""
+    return list(map(add, range(len(d2t_offsets)), d2t_offsets))
+
+
+def target_id_array(vd: int, d2t_offsets: Sequence[int] | None = None) -> np.ndarray:
+    """``target_ids`` as an int64 numpy array (``fix``'s mask, ``verify``), the identity
+    ``i`` without a map."""
     import numpy as np
 
     ids = np.arange(vd, dtype=np.int64)
-    return ids if d2t_offsets is None else ids + d2t_offsets.astype(np.int64)
+    return ids if d2t_offsets is None else ids + np.asarray(d2t_offsets, dtype=np.int64)
 
 
-def sampleable_mask(vd: int, vt: int, d2t_offsets: np.ndarray | None = None) -> np.ndarray:
+def sampleable_mask(vd: int, vt: int, d2t_offsets: Sequence[int] | None = None) -> np.ndarray:
     """bool ``[Vd]``: True where the draft id maps into the target vocab ``[0, Vt)``."""
-    ids = target_ids(vd, d2t_offsets)
+    ids = target_id_array(vd, d2t_offsets)
     return (ids >= 0) & (ids < vt)
 
 
-def t2d_disagreement(selected: np.ndarray | None, offsets: np.ndarray) -> str | None:
-    """How the target ids a ``BOOL [Vt]`` t2d selects contradict the ``d2t`` offsets
-    (it must select exactly the ``Vd`` target ids d2t maps to), or None. None without
-    a selection (no t2d, or one of another layout: vLLM skips it) and for the all-False
-    placeholder speculators writes when it has no mapping: nothing to compare."""
-    import numpy as np
-
-    if selected is None or selected.size == 0:
+def t2d_disagreement(selected: Sequence[int] | None, offsets: Sequence[int]) -> str | None:
+    """How the target ids a ``BOOL [Vt]`` t2d selects (ascending) contradict the ``d2t``
+    offsets (it must select exactly the ``Vd`` target ids d2t maps to), or None. None
+    without a selection (no t2d, or one of another layout: vLLM skips it) and for the
+    all-False placeholder speculators writes when it has no mapping: nothing to compare."""
+    if not selected:
         return None
-    vd = offsets.shape[0]
-    if selected.size != vd:
-        return f"t2d selects {selected.size} target ids; Vd is {vd}"
-    if not np.array_equal(selected, np.sort(target_ids(vd, offsets))):
+    vd = len(offsets)
+    if len(selected) != vd:
+        return f"t2d selects {len(selected)} target ids; Vd is {vd}"
+    if list(selected) != sorted(target_ids(offsets)):
         return "t2d selects other target ids than d2t maps to"
     return None

@@ -13,7 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from dspark_ckpt.commands.inspect import UNREADABLE
-from dspark_ckpt.output.summary import check_summary
+from dspark_ckpt.output.summary import check_summary, release_name
 from dspark_ckpt.output.table import boxed_table, fits, flow, verdict_text
 from dspark_ckpt.output.text import one_line
 from dspark_ckpt.rules.findings import WARNING, Finding
@@ -42,7 +42,8 @@ def _partial_detail(run: CheckRun) -> str:
 
 
 def print_check(result: CheckResult, console: Console) -> None:
-    """One summary table: a row per pair and profile; where it does not fit the width
+    """One summary table: a row per pair and profile (named by the release it judges by,
+    ``vLLM 0.33.0 (vllm-eagle3)``, as inspect's verdict names it); where it does not fit the width
     with every cell whole, a row per run stacked (its verdict, then what the table holds).
     Then what the partial runs did not check, and the verdict line."""
     rows = []
@@ -59,13 +60,14 @@ def print_check(result: CheckResult, console: Console) -> None:
         table.add_column(col, no_wrap=True)
     table.add_column("detail", overflow="fold")
     for run, cls, counts, detail in rows:
-        table.add_row(run.name, run.profile, verdict_text(run.ok), cls, *map(str, counts), detail)
+        profile = release_name(run.profile)
+        table.add_row(run.name, profile, verdict_text(run.ok), cls, *map(str, counts), detail)
     if not fits(table, console, wrapping=True):
         table = Table.grid(padding=(0, 2))
         table.add_column(no_wrap=True)
         table.add_column()
         for run, cls, (errors, warnings, ignored), detail in rows:
-            parts = [f"{run.name}", f"({run.profile}){',' if cls else ':'}"]
+            parts = [run.name, "under", f"{release_name(run.profile)}{',' if cls else ':'}"]
             parts += [f"{cls}:"] if cls else []
             parts += [f"{errors} error(s),", f"{warnings} warning(s),", f"{ignored} ignored"]
             parts[-1] += ";" if detail else ""

@@ -1,8 +1,12 @@
-"""``inspect``'s default output, for people: ruff's and mypy's concise shape.
+"""``inspect``'s default output, for people: ruff's and mypy's concise shape, drawn
+without Rich (``styled.py``: its import would be a fifth of the start-up).
 
-The header (drafter, target, vocab class, verdicts) in at most four lines at 80 columns,
-then one line per distinct finding (``CODE [*|!] subject: message [profiles]``: a
-finding several profiles share is shown once, with them), the hint once per code, what
+The header (drafter, target, vocab class, verdicts) in at most four lines at any width
+of 60 columns or more (a long path shortened in its middle, names counted),
+then one line per distinct finding (``CODE [*|!|?] subject: message [profiles]``: a
+finding several profiles share, word for word, is shown once, with them), the hint once
+per code (a hint that differs by profile once per text, naming its profiles), with the
+drafter and target the user named filled into its command, what
 the profiles that do not decide fail on where it differs, what ``fix`` repairs, and the
 decision as the last line, never wrapped (``| tail -1`` gives all of it): at a narrow
 width it is shortened, never folded. A message too long for its line is cut at a word
@@ -12,61 +16,68 @@ width it is shortened, never folded. A message too long for its line is cut at a
 
 from __future__ import annotations
 
-from rich.console import Console
-from rich.text import Text
+import re
+from dataclasses import replace
+from functools import cache
 
-from dspark_ckpt.commands.inspect import Report
-from dspark_ckpt.output.summary import inspect_summary, release_name
-from dspark_ckpt.output.table import (
+from dspark_ckpt.commands.inspect import Report, with_paths
+from dspark_ckpt.output.layout import (
     REPAIR_MARK,
     SEVERITY_STYLE,
     failing_elsewhere,
     flow,
     target_line,
 )
+from dspark_ckpt.output.styled import PlainConsole, Styled
+from dspark_ckpt.output.summary import inspect_summary, release_name
 from dspark_ckpt.output.text import one_line
+from dspark_ckpt.profiles.registry import PROFILES
 from dspark_ckpt.rules.findings import ERROR, INFO, SEVERITY_ORDER, WARNING, Finding
 
 LABEL = 9  # "drafter  ": the header's label column
 ELLIPSIS = "…"
 
 
-def print_concise(r: Report, console: Console) -> None:
+def print_concise(r: Report, console: PlainConsole) -> None:
     width = max(console.width, 20)
     for label, parts in header(r, width - LABEL):
         lines = flow(parts, width - LABEL).split("\n")
         for i, line in enumerate(lines):
-            console.print(Text(f"{label if not i else '':<{LABEL}}", "bold") + line, soft_wrap=True)
+            console.print(
+                Styled(f"{label if not i else '':<{LABEL}}", "bold") + line, soft_wrap=True
+            )
     groups = distinct(r)
-    hints: dict[str, str] = {}
-    for f, _ in groups:
-        if f.fix_hint:
-            hints.setdefault(f.code, f.fix_hint)
-    cut = False
-    for i, (f, names) in enumerate(groups):
+    cut, shown = False, set()
+    for i, (f, names, hints) in enumerate(groups):
         line = finding_line(f, names, r, width)
         cut |= one_line(f.message) not in line.plain
         console.print(line, soft_wrap=True)
-        last = i + 1 == len(groups) or groups[i + 1][0].code != f.code
-        if last and f.code in hints:  # the hint once per code, after its findings
-            text = one_line(hints.pop(f.code))
-            hint = fitted(Text("  fix:", "dim"), width, text, style="dim")
+        shared = shared_hint(groups, f.code)
+        if shared is not None and groups[i + 1 : i + 2] and groups[i + 1][0].code == f.code:
+            continue  # one hint for every line of the code: once, after its last line
+        for text, who in (hints if shared is None else {shared: names}).items():
+            if (f.code, text) in shown:
+                continue
+            shown.add((f.code, text))
+            text = one_line(with_paths(text, r))
+            label = "  fix:" if len(hints) < 2 else f"  fix ({', '.join(who)}):"
+            hint = fitted(Styled(label, "dim"), width, text, style="dim")
             cut |= text not in hint.plain
             console.print(hint, soft_wrap=True)
     if not groups:
         console.print("no findings", style="green")
     if cut:
-        console.print(Text("(… shortened: -v shows every message whole)", "dim"), soft_wrap=True)
-    for parts in notes(r):  # a note too long for its line goes on indented
+        console.print(Styled("(… shortened: -v shows every message whole)", "dim"), soft_wrap=True)
+    for parts in notes(r, width):  # a note too long for its line goes on indented
         lines = flow(parts, width).split("\n")
         if len(lines) > 1:
             lines = flow(parts, width - 2).split("\n")
         for i, line in enumerate(lines):
-            console.print(Text("  " if i else "") + line, soft_wrap=True)
+            console.print(Styled("  " if i else "") + line, soft_wrap=True)
     console.print(decision(r, width), soft_wrap=True)
 
 
-def header(r: Report, width: int) -> list[tuple[str, list[str | Text]]]:
+def header(r: Report, width: int) -> list[tuple[str, list[str | Styled]]]:
     """The labelled lines of the header, as the parts ``flow`` lays out in ``width``: the
     drafter's and the target's details left out from the last where a long path leaves
     them no room on its line."""
@@ -77,8 +88,8 @@ def header(r: Report, width: int) -> list[tuple[str, list[str | Text]]]:
         about += [f"{files} file{'s' if files != 1 else ''}", f"{len(ck.tensors)} tensors"]
     if d and d.architectures:
         about.append(", ".join(d.architectures))
-    rows: list[tuple[str, list[str | Text]]] = [
-        ("drafter", _fit([r.drafter_source], about, width, "(", ")"))
+    rows: list[tuple[str, list[str | Styled]]] = [
+        ("drafter", _fit(r.drafter_source, about, width, "(", ")"))
     ]
     if t:
         parts = [f"Vt {t.vocab_size}"]
@@ -86,37 +97,71 @@ def header(r: Report, width: int) -> list[tuple[str, list[str | Text]]]:
             parts.append(f"Et {t.embedding_rows}")
         if (line := target_line(r)) is not None:
             parts += line.split(", ")
-        rows.append(("target", _fit([f"{t.source}:"], parts, width)))
+        rows.append(("target", _fit(t.source, parts, width, after=":")))
     if d and r.classification and t:
         defaulted = " (defaulted)" if d.draft_vocab_size_defaulted else ""
         parts = [f"V {d.vocab_size},", f"Vd {d.draft_vocab_size}{defaulted},"]
-        parts += [f"Vt {t.vocab_size}", "->", Text(r.classification, "bold")]
+        parts += [f"Vt {t.vocab_size}", "->", Styled(r.classification, "bold")]
         notes = [f"+{r.padded_rows} padded rows"] if r.padded_rows else []
         notes += ["expanded input vocab"] if r.expanded_input_vocab else []
+        while notes and "\n" in flow(parts + _listed(notes, "(", ")"), width).plain:
+            notes.pop()  # the last note first (-v gives them all)
         rows.append(("vocab", parts + _listed(notes, "(", ")")))
     if not r.covered:
         rows.append(("verdict", ["none:", "no", "profile", "covers", "this", "family"]))
-    elif r.verdicts:  # FAIL a (decides), b; PASS c
-        deciding = set(r.profiles) if set(r.verdicts) - set(r.profiles) else set()
-        parts: list[str | Text] = []
+    elif r.verdicts:
+        rows.append(("verdict", verdict_parts(r, width)))
+    return rows
+
+
+def verdict_parts(r: Report, width: int) -> list[str | Styled]:
+    """``FAIL a (decides), b; PASS c`` in one line of ``width``: where the names do not
+    fit, the last ones are counted (``and 2 more``: ``-v`` and the findings name them),
+    those that do not decide first."""
+    deciding = set(r.profiles) if set(r.verdicts) - set(r.profiles) else set()
+    named = [n for ok in (False, True) for n, passed in r.verdicts.items() if passed is ok]
+    mine = [n for n in named if n in r.profiles]
+    order = [n for n in reversed(named) if n not in r.profiles] + mine[:0:-1]  # counted first
+    for dropped in range(len(order) + 1):
+        left = set(order[:dropped])
+        parts: list[str | Styled] = []
         for ok, mark in ((False, "FAIL"), (True, "PASS")):
-            names = [n for n, passed in r.verdicts.items() if passed is ok]
+            names = [n for n in named if r.verdicts[n] is ok and n not in left]
             if names:
                 if parts:
                     parts[-1].append(";")
                 shown = [n + (" (decides)" if n in deciding else "") for n in names]
-                parts += [Text(mark, "bold green" if ok else "bold red"), *_listed(shown)]
-        rows.append(("verdict", parts))
-    return rows
+                parts += [Styled(mark, "bold green" if ok else "bold red"), *_listed(shown)]
+        if left:
+            parts += ["and", f"{len(left)}", "more"]
+        if "\n" not in flow(parts, width).plain:
+            break
+    return parts
 
 
-def _fit(head: list, details: list, width: int, opening: str = "", closing: str = "") -> list:
-    """``head`` and as many of ``details`` as one line of ``width`` holds (at least one)."""
-    for n in range(len(details), 1, -1):
-        parts = head + _listed(details[:n], opening, closing)
+def _fit(
+    path: str, details: list, width: int, opening: str = "", closing: str = "", after: str = ""
+) -> list:
+    """``path`` (then ``after``) and as many of ``details`` as one line of ``width``
+    holds, at least one; where even that one does not fit, the path shortened in its
+    middle (``…``), the only place anything is cut."""
+    for n in range(len(details), 0, -1):
+        parts = [path + after, *_listed(details[:n], opening, closing)]
         if "\n" not in flow(parts, width).plain:
             return parts
-    return head + _listed(details[:1], opening, closing)
+    kept = _listed(details[:1], opening, closing)
+    room = width - len(after) - sum(len(p) + 1 for p in kept)
+    return [middle(path, room) + after, *kept]
+
+
+def middle(path: str, room: int) -> str:
+    """``path`` in ``room`` characters: its middle left out (``…``) where it is longer,
+    more of its end kept than of its start (the end names the folder)."""
+    if len(path) <= room:
+        return path
+    room = max(room - 1, 2)
+    start = room // 3
+    return path[:start] + ELLIPSIS + path[len(path) - (room - start) :]
 
 
 def _listed(parts: list, opening: str = "", closing: str = "") -> list:
@@ -125,51 +170,105 @@ def _listed(parts: list, opening: str = "", closing: str = "") -> list:
         return []
     out = []
     for i, p in enumerate(parts):
-        p = Text(p) if isinstance(p, str) else p.copy()
+        p = Styled(p) if isinstance(p, str) else p.copy()
         if i == 0 and opening:
-            p = Text(opening) + p
+            p = Styled(opening) + p
         p.append("," if i < len(parts) - 1 else closing)
         out.append(p)
     return out
 
 
-def distinct(r: Report) -> list[tuple[Finding, list[str]]]:
-    """Each distinct finding (its code, subject and severity) with the profiles that found
-    it: the deciding profiles' first, then the others', each by severity, then code."""
+def distinct(r: Report) -> list[tuple[Finding, list[str], dict[str, list[str]]]]:
+    """Each distinct finding with the profiles that found it and its hints, each with the
+    profiles that give it: the deciding profiles' findings first, then the others', each
+    by severity, then code. Findings are one line where their code, subject, severity and
+    message are the same but for the name of each one's own runtime (``neutral``); where
+    those names differ, the line says ``the runtime``, so that every word of it is true
+    for every profile it names (a hint alike)."""
     every = list(r.verdicts) or list(r.profiles)
-    grouped: dict[tuple, tuple[Finding, list[str]]] = {}
+    grouped: dict[tuple, tuple[Finding, list[str], set[str], dict[str, tuple]]] = {}
 
-    def add(f: Finding, names: list[str]) -> None:
-        key = (f.code, f.tensor or f.file or "", f.severity)
-        seen = grouped.setdefault(key, (f, []))[1]
+    def add(f: Finding, names: list[str], profile: str | None) -> None:
+        said = neutral(f.message, profile)
+        key = (f.code, f.tensor or f.file or "", f.severity, said)
+        _, seen, messages, hints = grouped.setdefault(key, (f, [], set(), {}))
         seen.extend(n for n in names if n not in seen)
+        messages.add(f.message)
+        if f.fix_hint:
+            texts, gave = hints.setdefault(neutral(f.fix_hint, profile), (set(), []))
+            texts.add(f.fix_hint)
+            gave.extend(n for n in names if n not in gave)
 
     for f in r.findings:
-        add(f, every if f.profile is None else [f.profile])
+        add(f, every if f.profile is None else [f.profile], f.profile)
     for name, found in r.others.items():
         for f in found:
-            add(f, [name])
+            add(f, [name], name)
     order = {n: i for i, n in enumerate(every)}
-    for _, names in grouped.values():
-        names.sort(key=lambda n: order.get(n, len(order)))
+    out = []
+    for (*_, said), (f, names, messages, hints) in grouped.items():
+        shown = {
+            (next(iter(t)) if len(t) == 1 else text): gave for text, (t, gave) in hints.items()
+        }
+        for those in (names, *shown.values()):
+            those.sort(key=lambda n: order.get(n, len(order)))
+        out.append((f if len(messages) == 1 else replace(f, message=said), names, shown))
     deciding = set(r.profiles)
 
-    def key(group: tuple[Finding, list[str]]) -> tuple:
-        f, names = group
+    def key(group: tuple) -> tuple:
+        f, names, _ = group
         return (not deciding & set(names), SEVERITY_ORDER[f.severity], f.code)
 
-    return sorted(grouped.values(), key=key)
+    return sorted(out, key=key)
 
 
-def finding_line(f: Finding, names: list[str], r: Report, width: int) -> Text:
+def shared_hint(groups: list[tuple], code: str) -> str | None:
+    """The one hint every line of ``code`` shares: the same text, or the same once each
+    line's own subject in it is written ``it`` (``copy it to the top level of
+    config.json``); None where they differ otherwise (each line then shows its own)."""
+    run = [(f, hints) for f, _, hints in groups if f.code == code]
+    for form in (lambda text, f: text, _it):
+        texts = {form(text, f) for f, hints in run for text in hints}
+        if len(texts) == 1:
+            return texts.pop()
+    return None
+
+
+def _it(text: str, f: Finding) -> str:
+    subject = f.tensor or f.file
+    if not subject:
+        return text
+    return re.sub(rf"(?<![\w.-]){re.escape(subject)}(?![\w-]|\.\w)", "it", text)
+
+
+NEUTRAL = "the runtime"  # what a line names in place of each of several runtimes
+
+
+def neutral(text: str, profile: str | None) -> str:
+    """``text`` with the names of ``profile``'s runtime (its release, the runtime, the
+    profile's own names) written ``the runtime``: how several profiles' findings that
+    differ only there say the same of each."""
+    pattern = _names(profile) if profile in PROFILES else None
+    return pattern.sub(NEUTRAL, text) if pattern else text
+
+
+@cache
+def _names(profile: str) -> re.Pattern:
+    p = PROFILES[profile]
+    names = {" ".join(p.release.split(" ")[:2]), p.runtime, p.name, p.qualified_name}
+    alternatives = "|".join(map(re.escape, sorted(names, key=len, reverse=True)))
+    return re.compile(rf"(?<![\w.@-])(?:{alternatives})(?![\w@-]|\.\w)")
+
+
+def finding_line(f: Finding, names: list[str], r: Report, width: int) -> Styled:
     """``DSC107 * dflash_config.markov_rank: message [profiles]`` in ``width``."""
-    head = Text(f.code, style=SEVERITY_STYLE[f.severity] if f.severity != INFO else "cyan")
+    head = Styled(f.code, style=SEVERITY_STYLE[f.severity] if f.severity != INFO else "cyan")
     head.append(REPAIR_MARK.get(f.repair, ""))
     subject = f.tensor or f.file
     if subject:
         head.append(f" {one_line(subject)}:", "bold")
     shown = profile_list(names, list(r.verdicts) or list(r.profiles))
-    tail = Text(f" [{shown}]" if shown else "", "dim")
+    tail = Styled(f" [{shown}]" if shown else "", "dim")
     return fitted(head, width, one_line(f.message), tail)
 
 
@@ -187,12 +286,12 @@ def profile_list(names: list[str], every: list[str]) -> str:
 
 
 def fitted(
-    head: Text, width: int, message: str = "", tail: Text | None = None, style: str = ""
-) -> Text:
+    head: Styled, width: int, message: str = "", tail: Styled | None = None, style: str = ""
+) -> Styled:
     """``head message tail`` in one line of ``width``: the message cut after a word
     (``…``) where it is too long; where even ``head`` and ``tail`` are wider than the line,
     the whole laid out over several lines between its words (``flow``)."""
-    tail = tail or Text()
+    tail = tail or Styled()
     room = width - len(head) - len(tail) - 1
     words = message.split(" ") if message else []
     text = " ".join(words)
@@ -213,10 +312,12 @@ def fitted(
     return flow([*head.plain.split(" "), *tail.plain.split(" ")[1:]], width)
 
 
-def notes(r: Report) -> list[list[str | Text]]:
+def notes(r: Report, width: int) -> list[list[str | Styled]]:
     """What the profiles that do not decide fail on (where it differs from the deciding
-    profiles' failure), the checks not made, and what ``fix`` repairs: each as parts."""
-    out: list[list[str | Text]] = []
+    profiles' failure), the checks not made, and what ``fix`` repairs: each as parts. The
+    command names the drafter and target given where it fits a line of ``width``, else
+    keeps ``DRAFTER`` and ``T`` (a path is never broken)."""
+    out: list[list[str | Styled]] = []
     for why, names in failing_elsewhere(r).items():
         codes = ", ".join(dict.fromkeys(c.split(" ", 1)[0] for c in why.split("; ")))
         verb = "fails" if len(names) == 1 else "fail"
@@ -238,11 +339,13 @@ def notes(r: Report) -> list[list[str | Text]]:
         if asks:  # the hint under each such code gives KEY and VALUE
             what += ("; " if what else "") + f"{asks} with a value you give (?)"
         cmd = "dspark-ckpt fix DRAFTER --target T --out DIR" + (" --set KEY=VALUE" if asks else "")
-        out.append([*f"{what}:".split(" "), Text(cmd, "dim")])
+        if len(filled := with_paths(cmd, r)) <= width - 2:  # whole on a line, or placeholders
+            cmd = filled
+        out.append([*f"{what}:".split(" "), Styled(cmd, "dim")])
     return out
 
 
-def decision(r: Report, width: int) -> Text:
+def decision(r: Report, width: int) -> Styled:
     """The decision (``inspect_summary``) in one line of ``width``: where the whole line
     does not fit, the shorter forms, down to the verdict and its counts."""
     full = inspect_summary(r)
@@ -260,7 +363,7 @@ def decision(r: Report, width: int) -> Text:
         f": {counts[ERROR]} error(s)" if counts[ERROR] else "",
     ]
     for rest in forms:
-        line = Text.assemble(word, rest)
+        line = Styled.assemble(word, rest)
         if len(line) <= width:
             return line
-    return Text.assemble(word)
+    return Styled.assemble(word)

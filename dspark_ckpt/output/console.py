@@ -1,6 +1,7 @@
-"""The console the table format draws on. What ``-q`` prints (``summary.py``) needs no
-table, so this module imports Rich's console and text only, never its table module
-(``tests/cli/test_startup.py``); ``table.py`` and the other table modules build on it."""
+"""The Rich console the boxed tables draw on (``table.py`` and the other table modules
+build on it). What ``-q`` prints (``summary.py``) and inspect's concise output need no
+Rich: ``styled.py``'s ``PlainConsole`` prints them as this console would
+(``tests/cli/test_startup.py``)."""
 
 from __future__ import annotations
 
@@ -10,10 +11,8 @@ from rich.console import Console
 from rich.segment import Segment
 from rich.text import Text
 
+from dspark_ckpt.output.styled import PLAIN_WIDTH  # noqa: F401 - the tables' too
 from dspark_ckpt.output.text import command_marks, hex_escape, one_line, printable
-
-# width of tables written to a file or a pipe (a CI log), where no terminal says it
-PLAIN_WIDTH = 120
 
 
 class DataConsole(Console):

@@ -199,5 +199,5 @@ def print_repair(r, console: Console) -> None:
     for line in plan_lines(p):
         console.print(line, soft_wrap=True)
     if r.verify is not None:
-        console.print(Text.assemble(("verify  ", "bold"), verify_summary(r.verify)))
+        console.print(Text.assemble(("verify  ", "bold"), verify_summary(r.verify).rich()))
     console.print(repair_summary(r))

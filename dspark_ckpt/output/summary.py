@@ -1,14 +1,13 @@
 """The one-line verdicts: all that ``-q`` prints in the table format, and the last line
-of each command's table. Rich's text only (``console.py``'s ``verdict_text``), never its
-table module: a ``-q`` run loads no table (``tests/cli/test_startup.py``)."""
+of each command's table. ``Styled`` text (``styled.py``), no Rich: a ``-q`` run and
+inspect's concise output load none (``tests/cli/test_startup.py``); a Rich console prints
+them as the Rich text they stand for."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rich.text import Text
-
-from dspark_ckpt.output.console import verdict_text
+from dspark_ckpt.output.styled import Styled
 from dspark_ckpt.profiles.registry import PROFILES
 from dspark_ckpt.rules.findings import ERROR, INFO, WARNING
 
@@ -17,16 +16,20 @@ if TYPE_CHECKING:
     from dspark_ckpt.commands.runs import CheckResult
 
 
+def verdict_text(ok: bool) -> Styled:
+    return Styled("PASS", style="bold green") if ok else Styled("FAIL", style="bold red")
+
+
 def release_name(profile: str) -> str:
     """``vLLM 0.33.0 (vllm-eagle3)``: the release a profile judges by, and its name."""
     release = PROFILES[profile].release if profile in PROFILES else ""
     return f"{' '.join(release.split(' ')[:2])} ({profile})" if release else profile
 
 
-def inspect_summary(r: Report) -> Text:
+def inspect_summary(r: Report) -> Styled:
     """The one-line verdict (all that ``--quiet`` prints)."""
     if not r.covered:
-        return Text.assemble(
+        return Styled.assemble(
             ("NOT JUDGED", "bold yellow"),
             f": no profile covers this drafter's family ({r.family or 'unknown'})",
         )
@@ -40,21 +43,21 @@ def inspect_summary(r: Report) -> Text:
     if r.not_checked:  # said on the verdict line itself: --quiet prints only this line
         codes = ", ".join(dict.fromkeys(n.code for n in r.not_checked))
         partial = f"; partial: {len(r.not_checked)} check(s) not made ({codes})"
-    return Text.assemble(
+    return Styled.assemble(
         ("deployable" if r.ok else "NOT deployable", "bold green" if r.ok else "bold red"),
         f" under {', '.join(map(release_name, named))}{also}: {summary}",
         (partial, "yellow"),
     )
 
 
-def check_summary(result: CheckResult) -> Text:
+def check_summary(result: CheckResult) -> Styled:
     """The one-line verdict (all that ``--quiet`` prints): failed runs, and partial ones."""
     failed = sum(not r.ok for r in result.runs)
     n = len(result.runs)
     if failed:
-        line = Text(f"{failed} of {n} check run(s) failed", style="bold red")
+        line = Styled(f"{failed} of {n} check run(s) failed", style="bold red")
     else:
-        line = Text(f"all {n} check run(s) passed", style="bold green")
+        line = Styled(f"all {n} check run(s) passed", style="bold green")
     refused = sum(r.partial_fails for r in result.runs)
     allowed = sum(r.partial_allowed is not None for r in result.runs)
     counts = [f"{refused} not allowed" if refused else "", f"{allowed} allowed" if allowed else ""]
@@ -63,12 +66,12 @@ def check_summary(result: CheckResult) -> Text:
     return line
 
 
-def verify_summary(r) -> Text:
+def verify_summary(r) -> Styled:
     """The verdict line (all that ``verify -q`` prints in the table format)."""
     risk = sum(m.unmasked_illegal for m in r.modes.values())
     why = "; ".join(r.problems) or "with the mask no sampled id leaves [0, Vt)"
     unmasked = f"without the mask {risk} sampled id(s) left it" if risk else "none left it unmasked"
-    line = Text.assemble(verdict_text(r.ok), ": ", why, "; ", unmasked)
+    line = Styled.assemble(verdict_text(r.ok), ": ", why, "; ", unmasked)
     verdict = getattr(r, "inspect", None)
     if verdict is not None and not verdict.ok:  # PASS is the mask's: not "deployable"
         profiles = ", ".join(verdict.profiles)
@@ -78,24 +81,24 @@ def verify_summary(r) -> Text:
     return line
 
 
-def fix_summary(r) -> Text:
+def fix_summary(r) -> Styled:
     """The one-line result of ``fix`` (all that ``--quiet`` prints)."""
-    return Text.assemble(
+    return Styled.assemble(
         ("deployable" if r.ok else "NOT deployable", "bold green" if r.ok else "bold red"),
         f" after fix under {release_name(r.request.profile)}",
     )
 
 
-def repair_summary(r) -> Text:
+def repair_summary(r) -> Styled:
     """The one-line result of a repair (all that ``--quiet`` prints)."""
     p, req = r.plan, r.request
     profiles = ", ".join(p.profiles)
     if p.refusal is not None:
-        return Text.assemble(("refused", "bold red"), f": {p.refusal}")
+        return Styled.assemble(("refused", "bold red"), f": {p.refusal}")
     n = len(p.config) + len(p.tensors)
     if req.mode == "diff":
         left = sum(x.severity == ERROR for x in p.left)
-        return Text.assemble(
+        return Styled.assemble(
             ("plan", "bold"),
             f": {n} change(s) from {len(p.applied)} repair(s) under {profiles}; nothing written"
             if n
@@ -103,7 +106,7 @@ def repair_summary(r) -> Text:
             ("" if r.ok else "; NOT deployable", "bold red"),
             f" ({left} error(s) no repair fixes)" if left and not r.ok else "",
         )
-    return Text.assemble(
+    return Styled.assemble(
         ("deployable" if r.ok else "NOT deployable", "bold green" if r.ok else "bold red"),
         f" after fix under {', '.join(map(release_name, p.profiles))}"
         + (f": {n} change(s) written" if r.files else ": nothing written"),

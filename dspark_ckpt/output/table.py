@@ -1,12 +1,11 @@
 """The table format, for people: Rich tables and lines on a console.
 
-With ``concise.py`` (inspect's default: a line per finding; this module draws its
-``--format full``), ``check_table.py`` (check's summary) and ``fix_table.py`` (fix, its
-repairs and verify), built on this module's console and tables, the only modules that
-import Rich,
-and only the commands that show a table import them (the machine formats, ``json.py``
-and the CI formats, start without it). Nothing here decides anything: it only shows a
-result.
+This module draws inspect's ``--format full`` (its default, ``concise.py``, and every
+verdict line, ``summary.py``, are drawn without Rich: ``styled.py``); with
+``check_table.py`` (check's summary) and ``fix_table.py`` (fix, its repairs and verify),
+built on this module's console and tables, the only modules that import Rich, and only
+the commands that show a table import them (the machine formats, ``json.py`` and the CI
+formats, start without it). Nothing here decides anything: it only shows a result.
 """
 
 from __future__ import annotations
@@ -18,60 +17,33 @@ from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
-from dspark_ckpt.commands.inspect import Report
+from dspark_ckpt.commands.inspect import Report, with_paths
 from dspark_ckpt.output.console import (  # noqa: F401 - what the other table modules use
     PLAIN_WIDTH,
     DataConsole,
     verdict_text,
 )
 from dspark_ckpt.output.json import profile_obj
+from dspark_ckpt.output.layout import (  # noqa: F401 - what the other table modules use
+    REPAIR_MARK,
+    SEVERITY_STYLE,
+    failing_elsewhere,
+    target_line,
+)
+from dspark_ckpt.output.layout import flow as _flow
 from dspark_ckpt.output.summary import inspect_summary  # noqa: F401
 from dspark_ckpt.output.text import one_line
 from dspark_ckpt.profiles.registry import PROFILES
 from dspark_ckpt.rules.codes import CODES
-from dspark_ckpt.rules.findings import ERROR, INFO, WARNING, Code, Finding
-
-SEVERITY_STYLE = {ERROR: "bold red", WARNING: "yellow", INFO: "cyan"}
-# beside a code: what `fix` does about it (safe: by default; unsafe: with --unsafe-fixes;
-# asks: with a value the user gives, --set)
-REPAIR_MARK = {"safe": " *", "unsafe": " !", "asks": " ?"}
-NARROW = 80  # below it, the findings table gives the finding column the tensor's place
+from dspark_ckpt.rules.findings import ERROR, WARNING, Code, Finding
 
 
 def flow(parts: list[str | Text], width: int) -> Text:
-    """``parts`` joined by spaces and wrapped to ``width``, never inside a part (a label
-    and its value: ``Vt 100``, ``vllm: PASS``) but where one is wider than the line: a
-    path breaks after a ``/``, anything else anywhere."""
-    width = max(width, 1)
-    out, used = Text(), 0
-    for part in parts:
-        part = Text(one_line(part)) if isinstance(part, str) else part  # Text drops BEL
-        if used and used + 1 + len(part) > width:
-            out.append("\n")
-            used = 0
-        elif used:
-            out.append(" ")
-            used += 1
-        for piece in _path_pieces(part):
-            if used and used + len(piece) > width:
-                out.append("\n")
-                used = 0
-            while len(piece) > width:
-                out.append_text(piece[: width - used]).append("\n")
-                piece, used = piece[width - used :], 0
-            out.append_text(piece)
-            used += len(piece)
-    return out
+    """``layout.flow`` of Rich ``Text`` parts (the tables')."""
+    return _flow(parts, width, Text)
 
 
-def _path_pieces(text: Text) -> list[Text]:
-    """``text`` cut after each ``/``: where a long path may break."""
-    pieces, start = [], 0
-    for i, c in enumerate(text.plain):
-        if c == "/":
-            pieces.append(text[start : i + 1])
-            start = i + 1
-    return [*pieces, text[start:]] if start < len(text) else pieces or [text]
+NARROW = 80  # below it, the findings table gives the finding column the tensor's place
 
 
 def findings_table(
@@ -99,25 +71,6 @@ def findings_table(
         code = f.code + REPAIR_MARK.get(f.repair, "")
         table.add_row(Text(f.severity, style=SEVERITY_STYLE[f.severity]), code, *cells)
     return table
-
-
-def target_line(r: Report) -> str | None:
-    """The target model's facts and the tokenizer verdict, in one short line; None when
-    there is nothing beyond its vocab (no hidden size, no layers, no tokenizer files)."""
-    m, tf = r.target.model if r.target else None, r.facts
-    tok = tf.tokenizer if tf else None
-    if tok is not None and not (tok.drafter.files or tok.target.files):
-        tok = None
-    if m is None or (m.hidden_size is None and m.num_hidden_layers is None and tok is None):
-        return None
-    parts = [f"Ht {m.hidden_size}" if m.hidden_size else "Ht ?"]
-    parts.append(f"{m.num_hidden_layers} layers" if m.num_hidden_layers else "layers ?")
-    parts += [", ".join(m.architectures)] if m.architectures else []
-    parts += [m.dtype] if m.dtype else []
-    parts += [f"quantized ({m.quantization})"] if m.quantization else []
-    if tok is not None:
-        parts.append(f"tokenizer {tok.result}")
-    return ", ".join(parts)
 
 
 LABEL_WIDTH = len("drafter") + 2  # the head's label column and its padding
@@ -180,15 +133,14 @@ def print_inspect(r: Report, console: Console) -> None:
         )
     console.print(head)
     if r.findings:
-        console.print(
-            findings_table(r.findings, show_profile=len(r.profiles) > 1, width=console.width)
-        )
+        found = _with_paths(r.findings, r)
+        console.print(findings_table(found, show_profile=len(r.profiles) > 1, width=console.width))
     else:
         console.print("no findings", style="green")
     if elsewhere := r.elsewhere:
         console.print(Text("found under the profiles that do not decide:", style="bold"))
         found = [replace(f, profile=", ".join(names)) for f, names in elsewhere]
-        console.print(findings_table(found, show_profile=True, width=console.width))
+        console.print(findings_table(_with_paths(found, r), show_profile=True, width=console.width))
     if r.checks and r.verdicts:
         console.print(checks_matrix(r, console))
     if (skipped := not_checked_block(r)) is not None:
@@ -196,6 +148,11 @@ def print_inspect(r: Report, console: Console) -> None:
     if (line := repairs_line(r)) is not None:
         console.print(line)
     console.print(inspect_summary(r))
+
+
+def _with_paths(findings: list[Finding], r: Report) -> list[Finding]:
+    """``findings`` whose hints' commands name the drafter and target the user named."""
+    return [replace(f, hint=with_paths(f.fix_hint, r)) if f.fix_hint else f for f in findings]
 
 
 def repairs_line(r: Report) -> Text | None:
@@ -210,15 +167,15 @@ def repairs_line(r: Report) -> Text | None:
     if not safe and not unsafe:  # only values you give: the hints give the commands
         return Text(
             f"fix repairs {_counts(asks, found)} under {', '.join(r.profiles)} with a value you "
-            "give (?): `dspark-ckpt fix DRAFTER --target T --out DIR --set KEY=VALUE` (each "
-            "hint gives KEY and VALUE; --diff shows the plan)",
+            + with_paths("give (?): `dspark-ckpt fix DRAFTER --target T --out DIR --set ", r)
+            + "KEY=VALUE` (each hint gives KEY and VALUE; --diff shows the plan)",
             style="dim",
         )
     more = f"; {len(unsafe)} more with --unsafe-fixes (!)" if unsafe else ""
     more += f"; {len(asks)} more with a value you give, --set KEY=VALUE (?)" if asks else ""
     return Text(
         f"fix repairs {_counts(safe, found)} under {', '.join(r.profiles)} (*){more}: "
-        "`dspark-ckpt fix DRAFTER --target T --out DIR` (--diff shows the plan)",
+        + with_paths("`dspark-ckpt fix DRAFTER --target T --out DIR` (--diff shows the plan)", r),
         style="dim",
     )
 
@@ -230,20 +187,6 @@ def _counts(repaired: list[Finding], found: list[Finding]) -> str:
         for s in (ERROR, WARNING)
         if (n := sum(f.severity == s for f in found))
     )
-
-
-def failing_elsewhere(r: Report) -> dict[str, list[str]]:
-    """Why the profiles that fail but do not decide the exit code fail, each reason once
-    with the profiles it fails; left out where a profile fails on nothing the deciding
-    profiles do not fail on too (an unreadable checkpoint: DSC001 under every one)."""
-    deciding = {(f.code, f.tensor or f.file) for f in r.errors}
-    reasons: dict[str, list[str]] = {}
-    for name, found in r.failing_elsewhere.items():
-        if {(f.code, f.tensor or f.file) for f in found} <= deciding:
-            continue
-        why = "; ".join(dict.fromkeys(f"{f.code} {f.title}" for f in found))
-        reasons.setdefault(why, []).append(name)
-    return reasons
 
 
 def checks_matrix(r: Report, console: Console) -> Table:

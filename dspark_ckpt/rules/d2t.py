@@ -8,6 +8,8 @@ layout is one runtimes load) and ``t2d_selected``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from dspark_ckpt.facts.gather import Facts, t2d_problem
 from dspark_ckpt.facts.known_vocabs import (
     known_at_least,
@@ -23,7 +25,6 @@ from dspark_ckpt.facts.vocab import (
     d2t_layout_problem,
     t2d_disagreement,
     t2d_layout_problem,
-    target_ids,
 )
 from dspark_ckpt.profiles.registry import Profile
 from dspark_ckpt.rules.findings import ERROR, WARNING, Finding, new_finding
@@ -49,7 +50,7 @@ def add_d2t(f: Facts, p: Profile | None, finding: Finding) -> Fix | None:
         import numpy as np
 
         if derived:
-            return (f.t2d_selected - np.arange(f.Vd)).astype(np.int64)
+            return np.asarray(f.t2d_selected, dtype=np.int64) - np.arange(f.Vd, dtype=np.int64)
         return np.zeros(f.Vd, dtype=np.int64)
 
     return Fix((Put(D2T, values, what),), f"add d2t int64 [{f.Vd}]: {what}")
@@ -64,7 +65,7 @@ def drop_d2t(f: Facts, p: Profile | None, finding: Finding) -> Fix | None:
     name = finding.tensor
     if name not in (D2T, T2D) or name not in f.tensors:
         return None
-    identity = f.d2t_values is not None and not f.d2t_values.any()
+    identity = f.d2t_values is not None and not any(f.d2t_values)
     safe = name == T2D or identity or p is not None and p.d2t_param == "rejected"
     why = "the identity the runtime applies without it" if identity else "no parameter for it"
     return Fix((Drop(name),), f"drop {name} ({why})", SAFE if safe else UNSAFE)
@@ -75,7 +76,7 @@ def d2t_as_int64(f: Facts, p: Profile | None, finding: Finding) -> Fix | None:
     """An int32 d2t is stored as int64, the same values."""
     if f.d2t_values is None:
         return None
-    return Fix((Put(D2T, f.d2t_values.astype("int64"), "int32 values as int64"),), "d2t as int64")
+    return Fix((Put(D2T, f.d2t_values, "int32 values as int64"),), "d2t as int64")
 
 
 @rule(
@@ -192,18 +193,16 @@ def d2t_layout(f: Facts) -> list[Finding]:
     return [new_finding("DSC206", problem, f.d2t)]
 
 
-def _padding(offsets, vt: int):
-    """Padded rows ``[Vt, Vd)`` that keep the identity (offset 0): padding, not a
-    mapping error (DSC401 reports them and the padded-row mask covers them)."""
-    import numpy as np
+def _padding(offsets: Sequence[int], vt: int, i: int) -> bool:
+    """Draft id ``i`` is a padded row ``[Vt, Vd)`` that keeps the identity (offset 0):
+    padding, not a mapping error (DSC401 reports them and the padded-row mask covers
+    them)."""
+    return i >= vt and offsets[i] == 0
 
-    return (np.arange(offsets.shape[0]) >= vt) & (offsets == 0)
 
-
-def _is_arange(offsets) -> bool:
-    import numpy as np
-
-    return offsets.size > 1 and bool(np.array_equal(offsets, np.arange(offsets.size)))
+def _is_arange(offsets: Sequence[int]) -> bool:
+    n = len(offsets)
+    return n > 1 and offsets[1] == 1 and list(offsets) == list(range(n))
 
 
 @rule(
@@ -217,35 +216,30 @@ def d2t_out_of_range(f: Facts) -> list[Finding]:
     """Every draft id i must map to 0 <= i + d2t[i] < Vt; an out-of-range id is an illegal token or
     an out-of-bounds index in the target. A classic cause is an arange 'identity' (the identity d2t
     is all zeros)."""
-    offsets = f.d2t_values
-    if offsets is None:
+    offsets, ids = f.d2t_values, f.d2t_ids
+    if offsets is None or not ids or min(ids) >= 0 and max(ids) < f.Vt:
         return []
-    import numpy as np
-
-    vd, vt = offsets.shape[0], f.Vt
-    ids = target_ids(vd, offsets)
-    bad = np.flatnonzero(((ids < 0) | (ids >= vt)) & ~_padding(offsets, vt))
-    if not bad.size:
+    vd, vt = len(offsets), f.Vt
+    bad = [i for i, t in enumerate(ids) if not 0 <= t < vt and not _padding(offsets, vt, i)]
+    if not bad:
         return []
-    i = int(bad[0])
+    i = bad[0]
     arange = " (d2t looks like arange: the identity is all zeros)" if _is_arange(offsets) else ""
     return [
         new_finding(
             "DSC301",
-            f"{bad.size} of {vd} draft ids map outside [0, {vt}); first: draft id {i} "
-            f"-> {int(ids[i])}{arange}",
+            f"{len(bad)} of {vd} draft ids map outside [0, {vt}); first: draft id {i} "
+            f"-> {ids[i]}{arange}",
             f.d2t,
         )
     ]
 
 
-def _unsorted(offsets):
+def _unsorted(f: Facts) -> list[int] | None:
     """The target ids ``i + d2t[i]`` when they are not strictly increasing, else None
-    (a strictly increasing map is injective: no hash of Vd ids is needed)."""
-    import numpy as np
-
-    ids = target_ids(offsets.shape[0], offsets)
-    return ids if ids.size > 1 and not bool(np.all(np.diff(ids) > 0)) else None
+    (a strictly increasing map is injective)."""
+    ids = f.d2t_ids
+    return ids if ids is not None and len(ids) > 1 and not _increasing(ids) else None
 
 
 @rule(
@@ -258,17 +252,11 @@ def _unsorted(offsets):
 def d2t_not_injective(f: Facts) -> list[Finding]:
     """Two draft ids map to the same target id: one target token is proposed twice and another can
     never be proposed."""
-    if f.d2t_values is None or (ids := _unsorted(f.d2t_values)) is None:
+    if (ids := _unsorted(f)) is None or (unique := len(set(ids))) == len(ids):
         return []
-    import numpy as np
-
-    unique = np.unique(ids)
-    if unique.size == ids.size:
-        return []
-    vd = ids.size
     return [
         new_finding(
-            "DSC302", f"d2t maps {vd} draft ids onto {unique.size} distinct target ids", f.d2t
+            "DSC302", f"d2t maps {len(ids)} draft ids onto {unique} distinct target ids", f.d2t
         )
     ]
 
@@ -328,11 +316,7 @@ def d2t_not_sorted(f: Facts) -> list[Finding]:
     """i + d2t[i] is not strictly increasing. Legal (ModelOpt's calibration does not sort), but
     SpecForge and speculators always sort: an unsorted map from those producers suggests corruption.
     """
-    if f.d2t_values is None or (ids := _unsorted(f.d2t_values)) is None:
-        return []
-    import numpy as np
-
-    if np.unique(ids).size != ids.size:  # not injective: DSC302
+    if (ids := _unsorted(f)) is None or len(set(ids)) != len(ids):  # not injective: DSC302
         return []
     return [new_finding("DSC304", "i + d2t[i] is not strictly increasing", f.d2t)]
 
@@ -376,12 +360,11 @@ def _t2d_other_target(f: Facts) -> str | None:
 def _d2t_reach(f: Facts) -> int | None:
     """The highest target id a pruned ``d2t`` maps to where it is past the target's
     vocab (padded rows that keep the identity are padding, not ids), else None."""
-    offsets = f.d2t_values
-    if offsets is None or not offsets.size:
+    offsets, ids, vt = f.d2t_values, f.d2t_ids, f.Vt
+    if not ids or max(ids) < vt:
         return None
-    ids = target_ids(offsets.shape[0], offsets)[~_padding(offsets, f.Vt)]
-    top = int(ids.max()) if ids.size else -1
-    return top if top >= f.Vt else None
+    top = max((t for i, t in enumerate(ids) if not _padding(offsets, vt, i)), default=-1)
+    return top if top >= vt else None
 
 
 def other_vocab_evidence(f: Facts) -> list[tuple[str, str]]:
@@ -462,7 +445,7 @@ def _selected(f: Facts):
     t2d selecting exactly ``Vd`` ids (else None: no t2d, another layout, the all-False
     placeholder or another count, which DSC303 reports)."""
     sel, offsets = f.t2d_selected, f.d2t_values
-    if sel is None or offsets is None or not sel.size or sel.size != offsets.shape[0]:
+    if not sel or offsets is None or len(sel) != len(offsets):
         return None
     return sel
 
@@ -470,17 +453,13 @@ def _selected(f: Facts):
 def _t2d_other_ids(f: Facts) -> bool:
     """A t2d that selects as many target ids as d2t maps to, but other ones."""
     sel = _selected(f)
-    if sel is None:
-        return False
-    import numpy as np  # only where both maps were read
-
-    return not np.array_equal(sel, np.sort(target_ids(sel.size, f.d2t_values)))
+    return sel is not None and list(sel) != sorted(f.d2t_ids)
 
 
-def _increasing(values) -> bool:
-    import numpy as np
-
-    return values.size > 1 and bool(np.all(np.diff(values) > 0))
+def _increasing(values: Sequence[int]) -> bool:
+    """Strictly increasing (and more than one value)."""
+    values = list(values)
+    return len(values) > 1 and values == sorted(set(values))
 
 
 def _consistent_t2d(f: Facts) -> bool:
@@ -488,15 +467,13 @@ def _consistent_t2d(f: Facts) -> bool:
     return _selected(f) is not None and not _t2d_other_ids(f)
 
 
-def _outcome(f: Facts, ids) -> str:
+def _outcome(f: Facts, ids: Sequence[int]) -> str:
     """What proposing ``ids`` does: an index error past Vt, else other tokens, silently."""
-    import numpy as np
-
-    out = np.flatnonzero(ids >= f.Vt)
-    if out.size:
-        i = int(out[0])
+    out = [i for i, t in enumerate(ids) if t >= f.Vt]
+    if out:
+        i = out[0]
         return (
-            f"{out.size} of {ids.size} draft ids land outside [0, {f.Vt}) (first: draft id {i} "
-            f"-> {int(ids[i])}), an index error, and the rest are other tokens"
+            f"{len(out)} of {len(ids)} draft ids land outside [0, {f.Vt}) (first: draft id {i} "
+            f"-> {ids[i]}), an index error, and the rest are other tokens"
         )
     return "each one but draft id 0 is another token: no error, acceptance collapses"

@@ -7,7 +7,7 @@ explanation. They read only the gathered ``Facts`` (d2t's values and t2d's selec
 from __future__ import annotations
 
 from dspark_ckpt.facts.gather import Facts
-from dspark_ckpt.facts.vocab import D2T, PRUNED, target_ids
+from dspark_ckpt.facts.vocab import D2T, PRUNED
 from dspark_ckpt.profiles.registry import Profile
 from dspark_ckpt.rules.d2t import (
     ADDS_DRAFT_ID,
@@ -39,7 +39,7 @@ def d2t_as_offsets(f: Facts, p: Profile | None, finding: Finding) -> Fix | None:
     def values():
         import numpy as np
 
-        return (offsets - np.arange(offsets.shape[0])).astype(np.int64)
+        return np.asarray(offsets, dtype=np.int64) - np.arange(len(offsets), dtype=np.int64)
 
     what = "absolute ids minus arange(Vd)"
     return Fix(
@@ -62,23 +62,15 @@ def d2t_absolute_ids(f: Facts) -> list[Finding]:
     (selected ids - arange) write offsets, and every runtime adds the draft id back (vLLM's
     compute_logits, SGLang's hot_token_id = d2t + arange), so each draft id i is proposed as i +
     its target id: an index error past Vt, or another token."""
-    offsets = f.d2t_values
+    offsets, ids = f.d2t_values, f.d2t_ids
     if offsets is None or f.classification != PRUNED or _is_arange(offsets):
         return []  # an arange is DSC313's
-    import numpy as np  # only where d2t was read
-
-    ids = target_ids(offsets.shape[0], offsets)
     sel = _selected(f)
     if sel is not None:
-        if not np.array_equal(offsets, sel):
+        if list(offsets) != list(sel):
             return []
         why = "d2t equals the target ids t2d selects"
-    elif (
-        _increasing(offsets)
-        and int(offsets[0]) >= 0
-        and int(offsets[-1]) < f.Vt
-        and int(ids[-1]) >= f.Vt
-    ):
+    elif _increasing(offsets) and offsets[0] >= 0 and offsets[-1] < f.Vt and ids[-1] >= f.Vt:
         why = (
             f"d2t is strictly increasing and within [0, {f.Vt}) as target ids are, but as "
             "offsets it runs past the target's vocab"
@@ -126,15 +118,14 @@ def d2t_maybe_absolute_ids(f: Facts) -> list[Finding]:
         or f.classification != PRUNED
         or _is_arange(offsets)
         or not _increasing(offsets)
-        or int(offsets[0]) < 0
+        or offsets[0] < 0
     ):
         return []
-    vd, vt = offsets.shape[0], f.Vt
+    vd, vt = len(offsets), f.Vt
     pairs = vd * vd / vt
-    ids = target_ids(vd, offsets)
-    if pairs < ADJACENT_PAIRS or int(ids[-1]) >= vt:  # past Vt as offsets: DSC311/DSC301
+    if pairs < ADJACENT_PAIRS or f.d2t_ids[-1] >= vt:  # past Vt as offsets: DSC311/DSC301
         return []
-    shown = ", ".join(str(int(x)) for x in offsets[:4]) + (", ..." if offsets.size > 4 else "")
+    shown = ", ".join(str(x) for x in offsets[:4]) + (", ..." if vd > 4 else "")
     return [
         new_finding(
             "DSC312",
@@ -159,7 +150,7 @@ def d2t_identity(f: Facts, p: Profile | None, finding: Finding) -> Fix | None:
     def values():
         import numpy as np
 
-        return np.zeros(f.d2t_values.shape[0], dtype=np.int64)
+        return np.zeros(len(f.d2t_values), dtype=np.int64)
 
     return Fix((Put(D2T, values, "the identity (all zeros)"),), "write d2t as the identity")
 
@@ -183,12 +174,11 @@ def d2t_arange(f: Facts) -> list[Finding]:
     offsets = f.d2t_values
     if offsets is None or not _is_arange(offsets) or _consistent_t2d(f):
         return []
-    ids = target_ids(offsets.shape[0], offsets)
     return [
         new_finding(
             "DSC313",
-            f"d2t is arange({offsets.size}) (0, 1, 2, ...): the identity d2t is all zeros. "
-            f"{ADDS_DRAFT_ID}, so draft id i is proposed as 2i: " + _outcome(f, ids),
+            f"d2t is arange({len(offsets)}) (0, 1, 2, ...): the identity d2t is all zeros. "
+            f"{ADDS_DRAFT_ID}, so draft id i is proposed as 2i: " + _outcome(f, f.d2t_ids),
             f.d2t,
         )
     ]
@@ -214,20 +204,18 @@ def t2d_other_ids(f: Facts) -> list[Finding]:
     offsets = f.d2t_values
     if not _t2d_other_ids(f) or _is_arange(offsets):  # an arange is DSC313's
         return []
-    import numpy as np  # only where both maps were read
-
     sel = _selected(f)
-    if np.array_equal(offsets, sel):  # d2t holds t2d's ids themselves: DSC311
+    if list(offsets) == list(sel):  # d2t holds t2d's ids themselves: DSC311
         return []
-    ids = target_ids(offsets.shape[0], offsets)
-    differ = np.flatnonzero(np.sort(ids) != sel)
-    j = int(differ[0])
+    ids = sorted(f.d2t_ids)
+    differ = [j for j, (a, b) in enumerate(zip(ids, sel, strict=True)) if a != b]
+    j = differ[0]
     return [
         new_finding(
             "DSC314",
-            f"t2d selects other target ids than d2t maps to ({differ.size} of {sel.size} "
-            f"differ; first: draft row {j} was trained as t2d's id {int(sel[j])}, d2t "
-            f"proposes {int(np.sort(ids)[j])}). The head was trained on t2d's ids (SpecForge "
+            f"t2d selects other target ids than d2t maps to ({len(differ)} of {len(sel)} "
+            f"differ; first: draft row {j} was trained as t2d's id {sel[j]}, d2t "
+            f"proposes {ids[j]}). The head was trained on t2d's ids (SpecForge "
             "and speculators take the target distribution over t2d); the runtime proposes "
             "through d2t: another token than the head scored, no error, acceptance collapses",
             f.d2t,

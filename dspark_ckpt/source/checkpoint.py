@@ -9,6 +9,7 @@ named into a source (an existing local path wins; ``hf://`` is always the Hub);
 
 from __future__ import annotations
 
+from array import array
 from dataclasses import dataclass, field
 from itertools import repeat
 from operator import attrgetter
@@ -31,6 +32,7 @@ from dspark_ckpt.source.safetensors import (
     check_readable,
     gc_paused,
     read_array,
+    read_values,
 )
 
 # names are matched as stored, then with these prefixes that trainers add
@@ -66,6 +68,11 @@ class Checkpoint:
         """The values of a small mapping tensor (``d2t``, ``t2d``) as a numpy array."""
         check_readable(info)  # before the source reads (on the Hub: fetches) its bytes
         return read_array(info, self.origin.read_bytes(info))
+
+    def values(self, info: TensorInfo) -> array:
+        """The same values, flat, without numpy (``read_values``): what ``inspect`` reads."""
+        check_readable(info)
+        return read_values(info, self.origin.read_bytes(info))
 
     def local_tensors(self, infos: list[TensorInfo]) -> list[TensorInfo]:
         """The same tensors in local files, for loading whole (``verify``): a Hub

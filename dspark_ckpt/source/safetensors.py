@@ -5,8 +5,9 @@ length ``N``; ``N`` bytes of UTF-8 JSON (may be padded with spaces); the data
 buffer. Validated at least as strictly as the safetensors library, and stricter
 where it is lax: duplicate keys, NaN/Infinity and trailing bytes are refused.
 
-Only the header is read. ``read_array`` reads the data of one small tensor
-(``d2t``, ``t2d``) and nothing else. Special files (FIFOs, devices, directories)
+Only the header is read. ``read_values`` (plain Python, no numpy: what ``inspect``
+reads) and ``read_array`` (a numpy array: ``fix``, ``verify``) read the data of one small
+integer tensor (``d2t``, ``t2d``) and nothing else. Special files (FIFOs, devices, directories)
 are refused without ever blocking on them.
 
 Speed and memory (``benchmarks/header_bench.py``): a header of a million tensors costs
@@ -25,6 +26,7 @@ import os
 import re
 import stat
 import sys
+from array import array
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -71,6 +73,9 @@ DTYPE_BITS = {
 
 # the dtypes whose values we ever read, as little-endian numpy type strings
 NUMPY_DTYPES = {"BOOL": "|b1", "U8": "|u1", "I8": "|i1", "I16": "<i2", "I32": "<i4", "I64": "<i8"}
+# the same, as the type codes of the standard library's ``array`` (its sizes are fixed:
+# b/B 1, h 2, i 4, q 8 bytes on every platform CPython runs on)
+ARRAY_TYPECODES = {"BOOL": "B", "U8": "B", "I8": "b", "I16": "h", "I32": "i", "I64": "q"}
 
 
 class TensorInfo(NamedTuple):
@@ -529,6 +534,21 @@ def read_tensor_bytes(info: TensorInfo) -> bytearray:
     finally:
         os.close(fd)
     return buf
+
+
+def read_values(info: TensorInfo, data: bytes | None = None) -> array:
+    """The values of one small integer/bool tensor, flat, as an ``array`` of the standard
+    library (a ``BOOL``'s as bytes, non-zero for True): no numpy, which would be a third
+    of ``inspect``'s start-up. ``data`` may hold the tensor's bytes already (from a
+    remote range read)."""
+    check_readable(info)
+    if data is None:
+        data = read_tensor_bytes(info)
+    values = array(ARRAY_TYPECODES[info.dtype])
+    values.frombytes(data)
+    if sys.byteorder == "big" and values.itemsize > 1:
+        values.byteswap()  # safetensors is little-endian
+    return values
 
 
 def read_array(info: TensorInfo, data: bytes | None = None):

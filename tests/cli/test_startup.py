@@ -87,21 +87,24 @@ def test_inspect_json_imports_no_table_hub_torch_pydantic_or_numpy(tmp_path):
     )
 
 
-@pytest.mark.parametrize("args", [["-q"], ["-q", "--color", "always"], ["--format", "json"]])
-def test_a_verdict_line_or_json_never_imports_richs_table_module(tmp_path, args):
-    """``-q`` prints one line: Rich's console and text draw it, not its table module nor
-    the table format's; JSON needs no Rich at all."""
+@pytest.mark.parametrize(
+    "args", [[], ["--color", "always"], ["-q"], ["-q", "--color", "always"], ["--format", "json"]]
+)
+def test_the_concise_output_a_verdict_line_or_json_never_import_rich(tmp_path, args):
+    """inspect's default output and ``-q``'s line are drawn without Rich (``styled.py``),
+    in colour too; JSON needs none either."""
     modules = imported(tmp_path, "inspect", *PADDED, *args)
-    assert "rich.table" not in modules and "dspark_ckpt.output.table" not in modules
-    assert ("rich" in modules) == (args[0] == "-q")
+    assert "dspark_ckpt.output.summary" in modules or args[0] == "--format"
+    assert not [m for m in modules if m == "rich" or m.startswith("rich.")]
+    assert "dspark_ckpt.output.table" not in modules
 
 
-def test_fix_and_check_verdict_lines_never_import_richs_table_module(tmp_path):
+def test_fix_and_check_verdict_lines_never_import_rich(tmp_path):
     config = tmp_path / "dspark-ckpt.toml"
     config.write_text(f'[[pairs]]\ndrafter = "{PADDED[0]}"\ntarget = "{PADDED[2]}"\n')
     for argv in (["fix", *PADDED, "--diff", "-q"], ["check", "--config", config, "-q"]):
         modules = imported(tmp_path, *argv)
-        assert "rich" in modules and "rich.table" not in modules, argv
+        assert "dspark_ckpt.output.summary" in modules and "rich" not in modules, argv
 
 
 @pytest.mark.parametrize("argv", [["--help"], ["--version"], ["inspect", "--help"]])
@@ -153,8 +156,21 @@ def test_commands_give_typer_annotations_it_need_not_evaluate():
         assert strings == [], f"{name}: annotations as strings: {strings}"
 
 
-def test_the_table_imports_rich_and_a_d2t_numpy(tmp_path):
-    """The check above can fail: the table does load Rich, a pruned drafter's d2t numpy."""
-    assert {"rich", "rich.table"} <= imported(tmp_path, "inspect", *PADDED)
-    pruned = [FIXTURES / "pruned-eagle3", "--target-vocab-size", "100", "--format", "json"]
-    assert "numpy" in imported(tmp_path, "inspect", *pruned)
+PRUNED = [FIXTURES / "pruned-eagle3", "--target-vocab-size", "100"]  # d2t and t2d
+
+
+@pytest.mark.parametrize("fmt", ["table", "json"])
+def test_a_drafters_d2t_and_t2d_are_read_and_checked_without_numpy(tmp_path, fmt):
+    """The rules compute on d2t and t2d in plain Python: numpy (a third of a start-up) is
+    for fix's writes and verify only; fix's plan (--diff) of a padded drafter needs none."""
+    modules = imported(tmp_path, "inspect", *PRUNED, "--format", fmt)
+    assert "dspark_ckpt.facts.gather" in modules and "numpy" not in modules
+    assert "numpy" not in imported(tmp_path, "fix", *PADDED, "--diff")
+
+
+def test_the_table_imports_rich_and_a_mask_numpy(tmp_path):
+    """The checks above can fail: the table does load Rich, a mask fix writes numpy."""
+    assert {"rich", "rich.table"} <= imported(tmp_path, "inspect", *PADDED, "--format", "full")
+    mask = tmp_path / "mask.safetensors"
+    assert "numpy" in imported(tmp_path, "fix", *PRUNED, "--mask-path", mask)
+    assert mask.is_file()

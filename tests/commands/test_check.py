@@ -215,14 +215,26 @@ def test_summary_table(repo):
     lines = r.stdout.splitlines()
     rows = [[c.strip() for c in ln.strip("│").split("│")] for ln in lines if ln.startswith("│")]
     assert rows == [
-        ["padded", "vllm", "PASS", "padded", "0", "1", "0", "DSC401"],
-        ["padded", "vllm-legacy", "FAIL", "padded", "1", "1", "0", "DSC103, DSC401"],
-        ["equal", "vllm", "PASS", "equal", "0", "0", "0", ""],
-        ["pruned", "vllm-eagle3", "PASS", "pruned", "0", "0", "0", ""],
-        ["pruned", "vllm-eagle3-legacy", "PASS", "pruned", "0", "0", "0", ""],
+        ["padded", "vLLM 0.33.0 (vllm)", "PASS", "padded", "0", "1", "0", "DSC401"],
+        ["padded", "vLLM 0.29 (vllm-legacy)", "FAIL", "padded", "1", "1", "0", "DSC103, DSC401"],
+        ["equal", "vLLM 0.33.0 (vllm)", "PASS", "equal", "0", "0", "0", ""],
+        ["pruned", "vLLM 0.33.0 (vllm-eagle3)", "PASS", "pruned", "0", "0", "0", ""],
+        ["pruned", "vLLM 0.29 (vllm-eagle3-legacy)", "PASS", "pruned", "0", "0", "0", ""],
     ]
     assert lines[-1] == "1 of 5 check run(s) failed"
     assert cli("check", "--quiet").stdout.splitlines() == ["1 of 5 check run(s) failed"]
+
+
+@pytest.mark.parametrize("columns", [60, 80, 120])
+def test_each_run_is_named_by_the_release_it_judges_by(repo, columns):
+    """As inspect's verdict names it: ``vLLM 0.33.0 (vllm-eagle3)``, in the table or,
+    where the table does not fit, the run's own lines."""
+    pyproject(repo, padded='profiles = ["vllm", "vllm-legacy"]')
+    text = cli("check", env={"COLUMNS": str(columns)}).stdout
+    assert all(len(line) <= columns for line in text.splitlines())
+    flat = " ".join(text.split())  # a run's words, however its line folded
+    for release in ("vLLM 0.33.0 (vllm)", "vLLM 0.29 (vllm-legacy)", "vLLM 0.33.0 (vllm-eagle3)"):
+        assert release in flat, text
 
 
 def test_check_ci_formats(repo, tmp_path):

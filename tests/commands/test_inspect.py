@@ -398,7 +398,7 @@ def test_target_without_vocab_size_is_usage_error(tmp_path):
 # --- a real process -------------------------------------------------------------------
 
 
-def test_inspect_never_imports_torch():
+def test_inspect_never_imports_torch_nor_numpy():
     p = cli_subprocess(
         "inspect",
         FIXTURES / "pruned-eagle3",
@@ -412,8 +412,9 @@ def test_inspect_never_imports_torch():
     imported = {
         line.split("|")[-1].strip().split(".")[0] for line in p.stderr.splitlines() if "|" in line
     }
-    assert "numpy" in imported  # the d2t values were read: the profiler saw real imports
-    assert "torch" not in imported and "safetensors" not in imported
+    assert "dspark_ckpt" in imported  # the profiler saw the real imports
+    # the d2t values were read (the rules check them), without numpy
+    assert not {"torch", "safetensors", "numpy"} & imported
 
 
 def test_console_script_and_module_agree():

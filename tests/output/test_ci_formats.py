@@ -53,13 +53,15 @@ def test_github_one_annotation_per_finding_on_its_file():
     assert r.stdout.splitlines() == [
         "::error file=fixtures/padded/config.json,title=DSC207::draft_vocab_size 128 exceeds "
         "the target's 112 embedding rows (lm_head.weight): sampled ids in [112, 128) index out "
-        "of bounds (fix: trim the padding: `dspark-ckpt fix DRAFTER --target T --out DIR` cuts "
+        "of bounds (fix: trim the padding: `dspark-ckpt fix fixtures/padded --target "
+        "fixtures/targets/tight --out DIR` cuts "
         "lm_head and draft_vocab_size to Vt rows (a padded-row mask, `--emit-mask`, keeps "
         "sampling in bounds meanwhile, but the checkpoint still fails))",
         "::warning file=fixtures/padded/model.safetensors,title=DSC401::28 padded rows "
         "[100, 128) can be sampled (no runtime masks them): each becomes an illegal target "
         "token, or an out-of-bounds index at or above Et 112 (fix: trim the padding: "
-        "`dspark-ckpt fix DRAFTER --target T --out DIR` cuts the head to Vt rows (or apply a "
+        "`dspark-ckpt fix fixtures/padded --target fixtures/targets/tight --out DIR` cuts the "
+        "head to Vt rows (or apply a "
         "padded-row mask in the serving code: `--emit-mask`))",
     ]
     assert r.stderr == ""

@@ -5,6 +5,7 @@ inside a word, a key or a path (issue 27 points 1 and 2)."""
 from __future__ import annotations
 
 import re
+import shutil
 
 import pytest
 from conformance import build_real, build_target
@@ -74,7 +75,7 @@ def test_no_token_is_cut_at_any_width(specforge, columns):
     word: every word shown is a word of the finding or of its hint."""
     obj = cli(*specforge, "--format", "json").json
     lines = at(columns, *specforge)
-    words = set()
+    words = {"the", "runtime", "runtime's", "it"}  # said in place of runtimes, of a subject
     for f in [*obj["findings"], *(f for fs in obj["other_findings"].values() for f in fs)]:
         words |= set(f["message"].split()) | set((f.get("hint") or "").split())
     for line in lines:
@@ -126,3 +127,107 @@ def test_a_partial_verdict_says_how_many_checks_were_not_made_in_one_line():
     lines = at(60, "inspect", FIXTURES / "padded", "--target-vocab-size", "100")
     assert "not checked: 14 check(s), the verdict is partial (-v: why)" in lines
     assert lines[-1] == "deployable under vLLM 0.33.0 (vllm): 1 warning(s); partial"
+
+
+def test_a_shared_finding_says_only_what_holds_for_every_profile_it_names(specforge):
+    """Findings that differ only by their runtime's name are one line saying ``the
+    runtime``: DSC602 (SGLang and TensorRT-LLM ignore the drafter's head), DSC107 (each
+    runtime reads markov_rank at the top level). No runtime or profile is named on a line
+    that names others too; -v keeps each profile's own words."""
+    names = {"vLLM", "SGLang", "TensorRT-LLM", "sglang-dspark", "trtllm-dspark", "vllm"}
+    for columns in WIDTHS:
+        lines = at(columns, *PADDED)
+        (dsc602,) = [line for line in lines if line.startswith("DSC602")]
+        assert dsc602.endswith(" [sglang-dspark, trtllm-dspark]")
+        said = dsc602.rsplit(" [", 1)[0]
+        assert not names & set(said.replace(",", " ").split())
+        assert "but the runtime always uses" in said or columns < 120
+        hint = lines[lines.index(dsc602) + 1]
+        assert hint.startswith("  fix: the runtime never")
+    lines = at(200, *specforge)
+    (markov,) = [line for line in lines if "dflash_config.markov_rank:" in line]
+    assert markov.endswith("[all]") and "the runtime reads config.markov_rank" in markov
+    assert "copy it to the top level of config.json" in "\n".join(lines)  # each line's key
+    full = cli(*PADDED, "-v").stdout
+    assert "but sglang-dspark always uses" in full and "but trtllm-dspark always uses" in full
+
+
+def test_lines_of_one_code_whose_messages_differ_otherwise_stay_apart(specforge):
+    """DSC107 on another key, under one profile: a line of its own."""
+    lines = at(120, *specforge)
+    dsc107 = [line for line in lines if line.startswith("DSC107")]
+    assert len(dsc107) == 2 and dsc107[1].endswith("[trtllm-dspark]")
+    assert "dflash_config.target_layer_ids:" in dsc107[1]
+
+
+@pytest.mark.parametrize("columns", WIDTHS)
+def test_hints_name_the_drafter_and_target_the_user_gave(tmp_path, columns):
+    """``DRAFTER`` and ``T`` filled with the paths as typed, shell-quoted; a bare vocab
+    size as ``--target-vocab-size N``; the same in ``--format full`` and the CI formats."""
+    drafter = tmp_path / "my drafter"
+    shutil.copytree(FIXTURES / "padded", drafter)
+    target = FIXTURES / "targets/small"
+    quoted = f"'{drafter}'"
+    command = f"dspark-ckpt fix {quoted} --target {target} --out DIR"
+    lines = at(columns, "inspect", drafter, "--target", target)
+    assert not [line for line in lines if "DRAFTER" in line and len(command) + 2 <= columns]
+    if len(command) + 2 <= columns:
+        assert any(line.strip() == command for line in lines), lines
+    full = cli("inspect", drafter, "--target", target, "-v", env={"COLUMNS": str(columns)})
+    assert "DRAFTER" not in full.stdout and "--target T " not in full.stdout
+    github = cli("inspect", drafter, "--target", target, "--format", "github").stdout
+    assert f"`{command}`" in github and "DRAFTER" not in github
+    bare = at(200, "inspect", FIXTURES / "padded", "--target-vocab-size", "100")
+    wanted = "dspark-ckpt fix " + str(FIXTURES / "padded") + " --target-vocab-size 100 --out DIR"
+    assert any(wanted in line for line in bare) and not any("DRAFTER" in x for x in bare)
+
+
+@pytest.mark.parametrize("columns", WIDTHS)
+def test_the_header_is_four_lines_at_any_width(tmp_path, columns):
+    """Long paths are shortened in their middle (``…``), the details and the verdict's
+    names counted, so that the header keeps four lines; nothing else is cut."""
+    deep = tmp_path / ("a-rather-long-folder-name-for-drafters-" * 2) / "and-another-level"
+    shutil.copytree(FIXTURES / "padded", deep / "drafter")
+    shutil.copytree(FIXTURES / "targets/small", deep / "target-with-a-rather-long-name")
+    for profile in ([], ["--profile", "all"]):
+        args = ["inspect", deep / "drafter", "--target", deep / "target-with-a-rather-long-name"]
+        lines = at(columns, *args, *profile)
+        assert [line[:9] for line in lines[:4]] == [
+            "drafter  ",
+            "target   ",
+            "vocab    ",
+            "verdict  ",
+        ]
+        assert lines[4].startswith("DSC"), lines
+        assert all(len(line) <= columns for line in lines)
+        assert lines[0].endswith("/drafter (dspark)") or "/drafter (dspark," in lines[0]
+        assert "…" in lines[0] and ": Vt 100" in lines[1]
+        assert lines[2].startswith("vocab    V 128, Vd 128, Vt 100 -> padded")
+        assert "(decides)" in lines[3] or profile
+
+
+@pytest.mark.parametrize("target", ["small", "tight"])
+@pytest.mark.parametrize("colour", [True, "attributes", False])
+def test_drawn_without_rich_byte_for_byte_as_rich_draws_it(target, colour):
+    """The concise output's own console (``styled.py``) against Rich's: the same bytes,
+    ANSI escapes included (``attributes``: NO_COLOR's bold and dim without colours)."""
+    import io
+
+    from dspark_ckpt.commands.inspect import inspect_checkpoint
+    from dspark_ckpt.facts.target import open_target
+    from dspark_ckpt.output.concise import print_concise
+    from dspark_ckpt.output.console import DataConsole
+    from dspark_ckpt.output.styled import PlainConsole
+
+    tgt = open_target(str(FIXTURES / "targets" / target))
+    report = inspect_checkpoint(str(FIXTURES / "padded"), tgt, None)
+    for width in WIDTHS:
+        ours, rich = io.StringIO(), io.StringIO()
+        print_concise(report, PlainConsole(ours, width, colour))
+        options = {"color_system": "standard", "force_terminal": True} if colour else {}
+        console = DataConsole(
+            rich, width=width, soft_wrap=False, no_color=colour == "attributes", **options
+        )
+        print_concise(report, console)
+        assert ours.getvalue() == rich.getvalue()
+        assert ("\x1b[" in ours.getvalue()) == bool(colour)
