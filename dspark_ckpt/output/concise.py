@@ -116,8 +116,8 @@ def header(r: Report, width: int) -> list[tuple[str, list[str | Styled]]]:
 
 def verdict_parts(r: Report, width: int) -> list[str | Styled]:
     """``FAIL a (decides), b; PASS c`` in one line of ``width``: where the names do not
-    fit, the last ones are counted (``and 2 more``: ``-v`` and the findings name them),
-    those that do not decide first."""
+    fit, the last ones are counted in their own verdict (``PASS c, 2 more``: ``-v`` and
+    the findings name them), those that do not decide first."""
     deciding = set(r.profiles) if set(r.verdicts) - set(r.profiles) else set()
     named = [n for ok in (False, True) for n, passed in r.verdicts.items() if passed is ok]
     mine = [n for n in named if n in r.profiles]
@@ -126,14 +126,16 @@ def verdict_parts(r: Report, width: int) -> list[str | Styled]:
         left = set(order[:dropped])
         parts: list[str | Styled] = []
         for ok, mark in ((False, "FAIL"), (True, "PASS")):
-            names = [n for n in named if r.verdicts[n] is ok and n not in left]
-            if names:
+            group = [n for n in named if r.verdicts[n] is ok]
+            if group:
                 if parts:
                     parts[-1].append(";")
-                shown = [n + (" (decides)" if n in deciding else "") for n in names]
+                shown = [
+                    n + (" (decides)" if n in deciding else "") for n in group if n not in left
+                ]
+                if hidden := sum(n in left for n in group):
+                    shown.append(f"{hidden} more")
                 parts += [Styled(mark, "bold green" if ok else "bold red"), *_listed(shown)]
-        if left:
-            parts += ["and", f"{len(left)}", "more"]
         if "\n" not in flow(parts, width).plain:
             break
     return parts
@@ -314,7 +316,8 @@ def fitted(
 
 def notes(r: Report, width: int) -> list[list[str | Styled]]:
     """What the profiles that do not decide fail on (where it differs from the deciding
-    profiles' failure), the checks not made, and what ``fix`` repairs: each as parts. The
+    profiles' failure; the ``--profile`` that decides by them where it fits the line),
+    the checks not made, and what ``fix`` repairs: each as parts. The
     command names the drafter and target given where it fits a line of ``width``, else
     keeps ``DRAFTER`` and ``T`` (a path is never broken)."""
     out: list[list[str | Styled]] = []
@@ -322,9 +325,10 @@ def notes(r: Report, width: int) -> list[list[str | Styled]]:
         codes = ", ".join(dict.fromkeys(c.split(" ", 1)[0] for c in why.split("; ")))
         verb = "fails" if len(names) == 1 else "fail"
         them = ", ".join(names)
-        out.append(
-            [*f"{them} {verb} ({codes}), not deciding:".split(" "), f"--profile {','.join(names)}"]
-        )
+        words = f"{them} {verb} ({codes}), not deciding".split(" ")
+        advice = f"--profile {','.join(names)}"  # dropped where the line would wrap: -v has it
+        fits = len(" ".join(words)) + 2 + len(advice) <= width
+        out.append([*words[:-1], f"{words[-1]}:", advice] if fits else words)
     if r.not_checked:  # which and why: --format full; the codes: the decision's line
         n = len(r.not_checked)
         out.append(f"not checked: {n} check(s), the verdict is partial (-v: why)".split())

@@ -15,7 +15,7 @@ What each entry read, by commit:
   GQADSparkForCausalLM, DFlashForCausalLM (modeling_dflash.py @009d8fa4) plus the DSpark
   heads: the head keys read nested too, a vanilla Markov head only, partial loading. Its
   hidden-state capture is not read (no hidden-state checks for it).
-- trtllm-dspark@main@40289c86: modeling_dspark_qwen3.py @40289c86, an earlier main's
+- trtllm-dspark-legacy: modeling_dspark_qwen3.py @40289c86, an earlier main's
   Qwen3DSparkForCausalLM (top-level keys, a strict load); dspark/heads.py @06ec703b.
 - trtllm-eagle3: modeling_speculative.py @00679c66 (Eagle3DraftModel, Eagle3ForCausalLM,
   _build_eagle3_one_model_draft), speculative/eagle3.py @001e6700 (the default capture
@@ -238,7 +238,7 @@ TRTLLM_DFLASH = Profile(
 
 # the Qwen3 DSpark drafter of an earlier main: modeling_dspark_qwen3.py's own model
 TRTLLM_DSPARK_QWEN3 = Profile(
-    name="trtllm-dspark@main@40289c86",
+    name="trtllm-dspark-legacy",
     runtime="TensorRT-LLM",
     family=DSPARK,
     release="TensorRT-LLM main (modeling_dspark_qwen3.py @40289c86, autumn 2026)",

@@ -137,8 +137,7 @@ def test_github_annotations_name_a_finding_once_with_its_profiles():
     assert len(lines) == len(set(lines))
     [dsc602] = [line for line in lines if "title=DSC602" in line]
     assert (
-        "::[sglang-dspark, trtllm-dspark, trtllm-dspark@main@40289c86] the drafter ships lm_head"
-        in dsc602
+        "::[sglang-dspark, trtllm-dspark, trtllm-dspark-legacy] the drafter ships lm_head" in dsc602
     )
     [dsc103] = [line for line in lines if "title=DSC103" in line]
     assert "::[vllm-legacy] no d2t mapping" in dsc103

@@ -51,7 +51,7 @@ def test_json_says_partial_and_why(tmp_path):
     assert out["partial"] is True
     assert [(n["code"], n["profiles"]) for n in out["not_checked"]] == [
         ("DSC207", []),
-        ("DSC605", ["sglang-dspark", "trtllm-dspark", "trtllm-dspark@main@40289c86"]),
+        ("DSC605", ["sglang-dspark", "trtllm-dspark", "trtllm-dspark-legacy"]),
     ]
     assert all(
         n["reason"].startswith("the target folder holds no weights") for n in out["not_checked"]

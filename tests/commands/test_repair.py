@@ -20,7 +20,7 @@ from synth import VT, H, T
 PADDED, SMALL = FIXTURES / "padded", FIXTURES / "targets/small"
 
 # TensorRT-LLM's Qwen3 DSpark route (an earlier main): its load is strict
-TRT_QWEN3 = "trtllm-dspark@main@40289c86"
+TRT_QWEN3 = "trtllm-dspark-legacy"
 
 
 def tensors(folder: Path) -> dict[str, np.ndarray]:

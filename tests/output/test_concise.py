@@ -29,11 +29,13 @@ def at(columns: int, *args) -> list[str]:
     return r.stdout.splitlines()
 
 
-def test_specforge_dspark_fits_17_lines_at_80_columns(specforge):
-    # 15 before TensorRT-LLM's two DSpark routes: the verdict and the earlier route's
-    # 'not deciding' line each wrap once at 80 columns for its long release-qualified name
+def test_specforge_dspark_fits_15_lines_at_80_columns(specforge):
+    # TensorRT-LLM's earlier DSpark route adds two findings of its own; the verdict counts
+    # the names that do not fit in their own verdict, and a 'not deciding' line too long
+    # for its --profile keeps to one line without it
     lines = at(80, *specforge)
-    assert len(lines) <= 17, "\n".join(lines)
+    assert len(lines) <= 15, "\n".join(lines)
+    assert "trtllm-dspark-legacy fails (DSC107, DSC112), not deciding" in lines
     assert len([line for line in lines[:4] if line[:1] != " "]) == 4  # the header's 4 lines
     assert lines[3].startswith("verdict  FAIL vllm (decides), vllm-legacy")
     # three distinct problems, each once: DSC107 for markov_rank under every profile
@@ -108,14 +110,14 @@ def test_a_finding_shared_by_several_profiles_is_shown_once_with_them():
 
 def test_not_deciding_only_where_the_failure_differs(specforge):
     """vllm-legacy and sglang-dspark fail on DSC107 as the deciding vllm does: no line;
-    trtllm-dspark@main@40289c86 also fails on DSC112: a line naming the --profile that decides
-    by it (wrapped at 80 columns)."""
-    lines = at(80, *specforge)
-    at_ = next(i for i, line in enumerate(lines) if "not deciding" in line)
-    assert lines[at_ : at_ + 2] == [
-        "trtllm-dspark@main@40289c86 fails (DSC107, DSC112), not deciding:",
-        "  --profile trtllm-dspark@main@40289c86",
+    trtllm-dspark-legacy also fails on DSC112: a line saying so, with the --profile that
+    decides by it where the line holds it (at 120 columns, not at 80)."""
+    wide = [line for line in at(120, *specforge) if "not deciding" in line]
+    assert wide == [
+        "trtllm-dspark-legacy fails (DSC107, DSC112), not deciding: --profile trtllm-dspark-legacy"
     ]
+    narrow = [line for line in at(80, *specforge) if "not deciding" in line]
+    assert narrow == ["trtllm-dspark-legacy fails (DSC107, DSC112), not deciding"]
     padded = [line for line in at(80, *PADDED) if "not deciding" in line]
     assert padded == [
         "vllm-legacy fails (DSC103), not deciding: --profile vllm-legacy",
@@ -138,7 +140,7 @@ def test_a_shared_finding_says_only_what_holds_for_every_profile_it_names(specfo
     for columns in WIDTHS:
         lines = at(columns, *PADDED)
         (dsc602,) = [line for line in lines if line.startswith("DSC602")]
-        assert dsc602.endswith(" [sglang-dspark, trtllm-dspark]")
+        assert dsc602.endswith(" [all but vllm, vllm-legacy]")  # SGLang and both TRT routes
         said = dsc602.rsplit(" [", 1)[0]
         assert not names & set(said.replace(",", " ").split())
         assert "but the runtime always uses" in said or columns < 120
@@ -146,7 +148,9 @@ def test_a_shared_finding_says_only_what_holds_for_every_profile_it_names(specfo
         assert hint.startswith("  fix: the runtime never")
     lines = at(200, *specforge)
     (markov,) = [line for line in lines if "dflash_config.markov_rank:" in line]
-    assert markov.endswith("[all]") and "the runtime reads config.markov_rank" in markov
+    # every profile but TensorRT-LLM's standalone route, which reads the nested key
+    assert markov.endswith("[all but trtllm-dspark]")
+    assert "the runtime reads config.markov_rank" in markov
     assert "copy it to the top level of config.json" in "\n".join(lines)  # each line's key
     full = cli(*PADDED, "-v").stdout
     assert "but sglang-dspark always uses" in full and "but trtllm-dspark always uses" in full
@@ -156,7 +160,7 @@ def test_lines_of_one_code_whose_messages_differ_otherwise_stay_apart(specforge)
     """DSC107 on another key, under one profile: a line of its own."""
     lines = at(120, *specforge)
     dsc107 = [line for line in lines if line.startswith("DSC107")]
-    assert len(dsc107) == 2 and dsc107[1].endswith("[trtllm-dspark]")
+    assert len(dsc107) == 2 and dsc107[1].endswith("[trtllm-dspark-legacy]")
     assert "dflash_config.target_layer_ids:" in dsc107[1]
 
 

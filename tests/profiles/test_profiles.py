@@ -124,11 +124,11 @@ CASES = [
     ("trtllm-dspark", "nested-rank", VT, None, NESTED_RANK, (markov(VT, VT),), []),
     ("trtllm-dspark", "with-d2t", VT, 40, DSPARK, (lm_head(40), d2t(40), markov(VT, VT)), []),
     ("trtllm-dspark", "w2-draft-rows", VT, 40, DSPARK, (lm_head(40), markov(VT, 40)), ["DSC205"]),
-    # trtllm-dspark@main@40289c86 (Qwen3DSparkForCausalLM): markov_w1 and markov_w2 both
+    # trtllm-dspark-legacy (Qwen3DSparkForCausalLM): markov_w1 and markov_w2 both
     # [V, r], head from the target, no Vd > V
-    ("trtllm-dspark@main@40289c86", "equal", VT, None, DSPARK, (markov(VT, VT),), []),
+    ("trtllm-dspark-legacy", "equal", VT, None, DSPARK, (markov(VT, VT),), []),
     (
-        "trtllm-dspark@main@40289c86",
+        "trtllm-dspark-legacy",
         "w2-draft-rows",
         VT,
         40,
@@ -137,7 +137,7 @@ CASES = [
         ["DSC205"],
     ),
     (
-        "trtllm-dspark@main@40289c86",
+        "trtllm-dspark-legacy",
         "with-d2t",
         VT,
         40,
@@ -146,7 +146,7 @@ CASES = [
         ["DSC105", "DSC105"],
     ),
     (
-        "trtllm-dspark@main@40289c86",
+        "trtllm-dspark-legacy",
         "nested-rank",
         VT,
         None,
@@ -325,8 +325,8 @@ def test_head_replaced_is_a_warning(tmp_path):
     r = inspect(sg, "sglang-eagle3")
     assert r.exit_code == 0 and codes(r, "sglang-eagle3", "warning") == ["DSC602"]
     trt = make(tmp_path, "trt", draft=40, config=DSPARK, tensors=(lm_head(40), markov(VT, VT)))
-    r = inspect(trt, "trtllm-dspark@main@40289c86")
-    assert r.exit_code == 0 and codes(r, "trtllm-dspark@main@40289c86", "warning") == ["DSC602"]
+    r = inspect(trt, "trtllm-dspark-legacy")
+    assert r.exit_code == 0 and codes(r, "trtllm-dspark-legacy", "warning") == ["DSC602"]
 
 
 # the cases of vLLM's own tests of the Qwen3 DSpark loader (Qwen3DSparkForCausalLM.load_weights),
@@ -361,7 +361,7 @@ def test_vllm_table_unchanged(name):
             "padded",
             "dspark",
             "vllm",
-            ["vllm", "vllm-legacy", "sglang-dspark", "trtllm-dspark@main@40289c86"],
+            ["vllm", "vllm-legacy", "sglang-dspark", "trtllm-dspark-legacy"],
         ),
         (
             "pruned-eagle3",
@@ -442,7 +442,7 @@ PADDED = [
     "vllm",
     "vllm-legacy",
     "sglang-dspark",
-    "trtllm-dspark@main@40289c86",
+    "trtllm-dspark-legacy",
 ]  # today's dspark profiles
 
 
@@ -479,7 +479,7 @@ def test_profiles_command_lists_versions_and_sources():
     for p in got.values():
         assert p["versions"] and p["sources"]
         assert all(".py" in s or "PR #" in s for s in p["sources"])
-    assert got["trtllm-dspark@main@40289c86"]["rules"]["markov_w2_rows"] == "vocab_size"
+    assert got["trtllm-dspark-legacy"]["rules"]["markov_w2_rows"] == "vocab_size"
     table = cli("profiles")
     assert table.exit_code == 0 and "modeling_dspark_qwen3.py" in table.stdout
 

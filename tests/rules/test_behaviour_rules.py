@@ -91,7 +91,7 @@ CASES: list[Case] = [
     # SGLang's and TensorRT-LLM's block drafters always take the target's head
     clean("DSC670", "sglang-dflash-never-reads-it", profile="sglang-dflash",
           config={**DFLASH, **TIED}, tensors=SG_BLOCK_LAYERS),
-    clean("DSC670", "trtllm-dspark-never-reads-it", profile="trtllm-dspark@main@40289c86", config=TIED),
+    clean("DSC670", "trtllm-dspark-never-reads-it", profile="trtllm-dspark-legacy", config=TIED),
     # DSC671: no aux layer ids, the runtime's default fed. https://github.com/vllm-project/vllm/
     # pull/50170: nvidia/Llama-3.3-70B-Instruct-Eagle3 names none, vLLM fed (2, 40, 77) of
     # Llama 3.3 70B and measured 1.21% acceptance against 58.9% with the trained layers

@@ -232,7 +232,7 @@ EXPECTED = [
             "nested fails to build in vLLM' (config.markov_rank, qwen3_dspark.py:212,224; "
             "'SGLang and TensorRT-LLM alike')",
         )
-        for profile in ("vllm", "vllm-legacy", "sglang-dspark", "trtllm-dspark@main@40289c86")
+        for profile in ("vllm", "vllm-legacy", "sglang-dspark", "trtllm-dspark-legacy")
     ],
     # the same SpecForge drafter under the later main's standalone route: which route a drafter
     # takes decides what it needs
@@ -279,7 +279,7 @@ EXPECTED = [
     ),
     (
         "qwen3-8b-dspark-serving",
-        "trtllm-dspark@main@40289c86",
+        "trtllm-dspark-legacy",
         True,
         (),
         "TensorRT-LLM: top-level "
@@ -311,7 +311,7 @@ EXPECTED = [
     ),
     (
         INKLING,
-        "trtllm-dspark@main@40289c86",
+        "trtllm-dspark-legacy",
         False,
         ("DSC107",),
         "TensorRT-LLM needs top-level target_layer_ids and markov_rank",
@@ -333,7 +333,7 @@ EXPECTED = [
     ),
     (
         "inkling-dspark-serving",
-        "trtllm-dspark@main@40289c86",
+        "trtllm-dspark-legacy",
         True,
         (),
         "TensorRT-LLM: V 201024 equals the "
@@ -363,7 +363,7 @@ EXPECTED = [
     ),
     (
         "qwen3-8b-dspark-serving-prefixed-embed",
-        "trtllm-dspark@main@40289c86",
+        "trtllm-dspark-legacy",
         False,
         ("DSC111",),
         "'TensorRT-LLM's load_state_dict(strict=True) rejects them too' (it skips only names "

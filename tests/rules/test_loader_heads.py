@@ -84,9 +84,7 @@ def test_embed_source(bench):
     assert own.embed_source == Source(SHIPPED, "own_embed_kept", True)
     same = answer(bench, "vllm", {}, {"embed_tokens.weight": head(VT)}, draft=VT)
     assert same.embed_source.source == TARGET
-    trt = answer(
-        bench, "trtllm-dspark@main@40289c86", {}, {"embed_tokens.weight": head(VT)}, draft=VT
-    )
+    trt = answer(bench, "trtllm-dspark-legacy", {}, {"embed_tokens.weight": head(VT)}, draft=VT)
     assert trt.embed_source == Source(TARGET, "own_embed_kept", False)
     assert Replaced(EMBED, "the target's embed_tokens", "own_embed_kept") in trt.replaced
     expanded = answer(bench, "vllm", {}, {"embed_tokens.weight": None}, draft=VT, vocab=VT + 4)

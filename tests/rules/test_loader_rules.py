@@ -85,7 +85,7 @@ CASES: list[Case] = [
           tensors=EXTRA, exactly=("DSC112",)),
     clean("DSC112", "vllm-extra-bias-ignored", tensors={"extra_proj.bias": zeros("F32", (H,))},
           exactly=()),
-    fires("DSC112", "trtllm-second-layer", profile="trtllm-dspark@main@40289c86", tensors={**markov(VT, VT),
+    fires("DSC112", "trtllm-second-layer", profile="trtllm-dspark-legacy", tensors={**markov(VT, VT),
           **LAYER_1}, says="Unexpected key(s)"),
     # DSC113: a decoder-layer weight of another shape than the config's sizes build
     fires("DSC113", "vllm-heads-declared-past-the-tensors", config={**SIZES, "num_attention_heads": 2},
@@ -98,7 +98,7 @@ CASES: list[Case] = [
           says="sglang-dspark builds it [16, 8]"),
     clean("DSC113", "sglang-sizes-as-trained", profile="sglang-dspark",
           config={**SG_DSPARK, **SIZES}, tensors=SG_OK, exactly=()),
-    fires("DSC113", "trtllm-heads-declared-past-the-tensors", profile="trtllm-dspark@main@40289c86",
+    fires("DSC113", "trtllm-heads-declared-past-the-tensors", profile="trtllm-dspark-legacy",
           config={**SIZES, "num_attention_heads": 2}, tensors=markov(VT, VT)),
     # DSC665: SGLang skips a trained layer the config does not build
     fires("DSC665", "sglang-second-layer", **SG, tensors={**SG_OK, **LAYER_1},
@@ -126,10 +126,10 @@ CASES: list[Case] = [
           tensors=WIDE_HEAD, says="[1, 9]; vllm builds it [1, 8]"),
     clean("DSC659", "vllm-confidence-head-disabled-as-0", config={"enable_confidence_head": 0},
           tensors=WIDE_HEAD, exactly=()),
-    fires("DSC652", "trtllm-confidence-head-enabled-as-1", profile="trtllm-dspark@main@40289c86",
+    fires("DSC652", "trtllm-confidence-head-enabled-as-1", profile="trtllm-dspark-legacy",
           config={"enable_confidence_head": 1}, tensors=markov(VT, VT),
           says="(confidence_head.proj)"),
-    clean("DSC112", "trtllm-confidence-head-enabled-as-1", profile="trtllm-dspark@main@40289c86",
+    clean("DSC112", "trtllm-confidence-head-enabled-as-1", profile="trtllm-dspark-legacy",
           config={"enable_confidence_head": 1}, tensors={**markov(VT, VT), **WIDE_HEAD}),
     fires("DSC653", "vllm-dflash-own-head-as-1", profile="vllm-dflash",
           config={**DFLASH, "has_own_lm_head": 1}, says="the head stays uninitialised"),
@@ -156,7 +156,7 @@ CASES: list[Case] = [
           tensors={**SG_BLOCK_LAYERS, **ENCODER_FC}, exactly=()),
     # fused q/k/v and gate/up (orig_to_new_stacked; SGLang's stacked_params_mapping)
     clean("DSC652", "vllm-fused-layer", tensors=FUSED, exactly=()),
-    fires("DSC112", "trtllm-fused-layer", profile="trtllm-dspark@main@40289c86",
+    fires("DSC112", "trtllm-fused-layer", profile="trtllm-dspark-legacy",
           tensors={**markov(VT, VT), **FUSED}, says="(layers.0.mlp.gate_up_proj.weight"),
     # SGLang EAGLE-3's legacy aux_norm_low/mid/high are fc_norm.0/1/2 (llama_eagle3.py:338-343)
     clean("DSC652", "sglang-eagle3-legacy-aux-norms", profile="sglang-eagle3",

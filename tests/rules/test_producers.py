@@ -238,7 +238,7 @@ EXPECTED = [
     (
         "speculators-dspark-pruned",
         1000,
-        "trtllm-dspark@main@40289c86",
+        "trtllm-dspark-legacy",
         False,
         ("DSC105", "DSC205", "DSC604"),
         "TensorRT-LLM: strict load rejects d2t and t2d; 'markov_w1, markov_w2 both [V, r]'; "
@@ -308,7 +308,7 @@ EXPECTED = [
             "'A DSpark config with "
             "markov_rank only nested fails to build' (vLLM; SGLang and TensorRT-LLM alike)",
         )
-        for profile in ("vllm", "vllm-legacy", "sglang-dspark", "trtllm-dspark@main@40289c86")
+        for profile in ("vllm", "vllm-legacy", "sglang-dspark", "trtllm-dspark-legacy")
     ],
     # TensorRT-LLM's later main (issue 30): the standalone route, GQADSparkForCausalLM
     # (modeling_dspark.py @008b54fe), resolves the DSpark head keys nested too

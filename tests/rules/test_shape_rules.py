@@ -112,7 +112,7 @@ CASES: list[Case] = [
           tensors={**PRUNED_HEAD, **mapping(40)},
           config={"mask_token_id": None, "dflash_config": {"mask_token_id": 90}},
           verdicts={"vllm": True}),
-    clean("DSC208", "trtllm-reads-top-level-only", profile="trtllm-dspark@main@40289c86",
+    clean("DSC208", "trtllm-reads-top-level-only", profile="trtllm-dspark-legacy",
           config={"mask_token_id": 3, "dflash_config": {"mask_token_id": VT}}),
     # DSC209: one tensor under two names
     fires("DSC209", "d2t-and-model-d2t", draft=4,

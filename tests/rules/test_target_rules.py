@@ -43,7 +43,7 @@ CASES: list[Case] = [
           config={**EAGLE3, "target_hidden_size": 16},
           tensors={"fc.weight": zeros("F32", (H, 2 * 16))}),
     fires("DSC701", "dspark-h8-on-h16", target=H16, says="vLLM fails with a shape error"),
-    clean("DSC701", "trtllm-reads-no-target-hidden-size", profile="trtllm-dspark@main@40289c86",
+    clean("DSC701", "trtllm-reads-no-target-hidden-size", profile="trtllm-dspark-legacy",
           config={"target_hidden_size": 16}, target=H8),
     # DSC702: the target's embedding or head given to a drafter of another width
     fires("DSC702", "eagle3-shares-both", profile="vllm-eagle3", config=EAGLE3, target=H16,
@@ -56,7 +56,7 @@ CASES: list[Case] = [
           config={**EAGLE3, "target_hidden_size": 16},
           tensors={"fc.weight": zeros("F32", (H, 2 * 16)), "lm_head.weight": head(VT)},
           target=H16),
-    fires("DSC702", "trtllm-always-shares", profile="trtllm-dspark@main@40289c86", tensors=OWN_HEADS,
+    fires("DSC702", "trtllm-always-shares", profile="trtllm-dspark-legacy", tensors=OWN_HEADS,
           target=H16, says="embed_tokens.weight and lm_head.weight"),
     # DSC703: aux layer ids the target has no layer for
     fires("DSC703", "dspark-id-9-of-4-layers", config={"target_layer_ids": [0, 9]}, target=H8,

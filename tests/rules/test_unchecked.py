@@ -28,7 +28,7 @@ def test_a_padded_drafter_against_a_target_without_weights_is_partial(bench):
     # the target head's logits)
     assert found["DSC605"] == (
         NO_WEIGHTS,
-        ("sglang-dspark", "trtllm-dspark", "trtllm-dspark@main@40289c86"),
+        ("sglang-dspark", "trtllm-dspark", "trtllm-dspark-legacy"),
     )
     assert set(found) == {"DSC207", "DSC605"} and r.partial
     assert r.ok  # the verdict stands on the checks made: nothing else is wrong
@@ -43,7 +43,7 @@ def test_an_equal_drafter_needs_no_et_under_vllm(bench):
     # DSC207 only concerns a padded drafter, DSC605 only TensorRT-LLM DSpark
     r = bench.case(tensors={"lm_head.weight": head(VT)}, target=CONFIG_ONLY, profile="vllm")
     assert set(skipped(r)) == {"DSC605"}
-    assert r.under("vllm").not_checked == [] and r.under("trtllm-dspark@main@40289c86").partial
+    assert r.under("vllm").not_checked == [] and r.under("trtllm-dspark-legacy").partial
 
 
 def test_target_vocab_size_alone_leaves_the_target_checks_undone(bench):
