@@ -27,9 +27,15 @@ from dspark_ckpt.rules.repairs import (
 )
 from dspark_ckpt.source.checkpoint import Checkpoint
 from dspark_ckpt.source.pieces import Range
-from dspark_ckpt.source.safetensors import TensorInfo
+from dspark_ckpt.source.safetensors import NUMPY_DTYPES, TensorInfo
 
-ST_DTYPES = {np.dtype(bool): "BOOL", np.dtype(np.float32): "F32", np.dtype(np.int64): "I64"}
+# the safetensors name of each numpy dtype a Put may hold, as little-endian: every integer
+# dtype we read (a Put keeps its values' dtype: an int32 one is written I32) and the floats
+ST_DTYPES = {np.dtype(v): k for k, v in NUMPY_DTYPES.items()} | {
+    np.dtype("<f2"): "F16",
+    np.dtype("<f4"): "F32",
+    np.dtype("<f8"): "F64",
+}
 
 
 def array_bytes(values: np.ndarray) -> bytes:
@@ -147,7 +153,8 @@ class Draft:
             data = array_bytes(values)
             old = self.get(change.name)
             shard = old.shard if old is not None else self.new_shard
-            self.changed[change.name] = Tensor(ST_DTYPES[values.dtype], values.shape, data, shard)
+            dtype = ST_DTYPES[values.dtype.newbyteorder("<")]
+            self.changed[change.name] = Tensor(dtype, values.shape, data, shard)
         elif isinstance(change, Rows):
             old = self.get(change.name)
             if isinstance(old.part, Range):

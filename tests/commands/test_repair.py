@@ -85,6 +85,26 @@ def test_out_trims_the_padding_and_keeps_every_other_byte(cwd):
     assert cli("fix", cwd / "fixed", "--target", SMALL, "--diff").exit_code == 0
 
 
+@pytest.mark.parametrize(
+    ("mask", "inputs_cut"),
+    [(0, True), (VT - 1, True), (VT, False), (127, False), (-1, False)],
+)
+def test_trim_padding_cuts_the_input_side_only_where_no_mask_id_is_in_the_padding(
+    cwd, mask, inputs_cut
+):
+    """V == Vd == 128 over Vt 100: the input side (markov_w1 [V, r], vocab_size) is cut to Vt
+    with the output side only while every mask token id is a row it keeps, [0, Vt)."""
+    src = synth.drafter(cwd / "d", vocab=128, draft=128, config={"mask_token_id": mask})
+    r = cli("fix", src, "--target", SMALL, "--diff", "--format", "json")
+    plan = r.json["plan"]
+    assert [a["repair"] for a in plan["repairs"] if a["code"] == "DSC401"] == ["trim-padding"]
+    cut = {t["name"] for t in plan["tensors"] if t["action"] == "cut"}
+    assert "markov_head.markov_w2.weight" in cut  # the output side, always
+    assert ("markov_head.markov_w1.weight" in cut) is inputs_cut  # [V, r]: the input side
+    summary = next(a["summary"] for a in plan["repairs"] if a["repair"] == "trim-padding")
+    assert ("vocab_size 100" in summary.replace("draft_vocab_size", "")) is inputs_cut
+
+
 def test_an_unchanged_shard_is_linked_and_a_changed_one_rewritten(cwd):
     drafter = synth.drafter(cwd / "sharded", vocab=128, draft=128, config={"mask_token_id": 5})
     tensors_now = load_file(drafter / "model.safetensors")
@@ -282,6 +302,62 @@ REPAIRS = [
         [],
     ),
 ]
+
+
+def test_two_repairs_setting_the_same_key_apply_once(cwd):
+    """DSC603 (vllm-legacy) and DSC401 (every runtime) both answer trim-padding, which sets
+    draft_vocab_size: one round applies the first, the second waits for the next round,
+    where its finding is gone; the key is set once, and no conflict is said."""
+    src = synth.drafter(cwd / "d", vocab=VT, draft=128)
+    found = cli(
+        "inspect", src, "--target", SMALL, "--profile", "vllm,vllm-legacy", "--format", "json"
+    )
+    assert {"DSC401", "DSC603"} <= {f["code"] for f in found.json["findings"]}
+    r = cli(
+        "fix", src, "--target", SMALL, "--profile", "vllm,vllm-legacy", "--diff", "--format", "json"
+    )
+    plan = r.json["plan"]
+    assert [a["code"] for a in plan["repairs"] if a["repair"] == "trim-padding"] == ["DSC603"]
+    keys = {c["key"]: (c["before"], c["after"]) for c in plan["config"]}
+    assert keys == {"draft_vocab_size": (128, VT)}
+    assert plan["conflicts"] == []
+
+
+def test_add_d2t_plans_the_identity_as_int64_zeros(cwd):
+    """A padded drafter under vllm-legacy (Vd != Vt needs a d2t): add-d2t's identity, all
+    zeros, int64 [Vd] (the dtype vLLM's parameter has)."""
+    src = synth.drafter(cwd / "d", vocab=VT, draft=128)
+    args = ("fix", src, "--target", SMALL, "--profile", "vllm-legacy", "--diff")
+    r = cli(*args, "--format", "json")
+    (new,) = [t for t in r.json["plan"]["tensors"] if t["name"] == "d2t"]
+    assert new["action"] == "new" and new["after"]["dtype"] == "I64"
+    assert new["after"]["shape"] == [128]
+    assert "add d2t int64 [128]: the identity (all zeros)" in cli(*args).stdout
+
+
+@pytest.mark.parametrize(
+    ("values", "dtype"),
+    [
+        (np.zeros(4, np.int32), "I32"),
+        (np.zeros(4, np.int64), "I64"),
+        (np.zeros(4, ">i8"), "I64"),
+        (np.ones(4, bool), "BOOL"),
+        (np.zeros((4, 2), np.float32), "F32"),
+        (np.zeros(4, np.float16), "F16"),
+    ],
+)
+def test_a_put_is_written_in_its_values_dtype(values, dtype):
+    """A Put keeps its values' dtype (an int32 d2t is written I32, not a KeyError), little-endian."""
+    from dspark_ckpt.commands.draft import Draft
+    from dspark_ckpt.rules.repairs import Put
+    from dspark_ckpt.source.checkpoint import build_checkpoint
+    from dspark_ckpt.source.local import LocalSource
+
+    draft = Draft.of(build_checkpoint(LocalSource(PADDED)), "new.safetensors")
+    draft.apply(Put("d2t", values, "the test's"))
+    t = draft.get("d2t")
+    assert (t.dtype, t.shape, t.shard) == (dtype, values.shape, "new.safetensors")
+    assert t.part == values.astype(values.dtype.newbyteorder("<")).tobytes()
 
 
 @pytest.mark.parametrize(("code", "drafter", "profile", "repair", "flags"), REPAIRS)
