@@ -3,7 +3,7 @@ against the in-process tests only, then a score per area.
 
     pip install -e '.[mutation]'
     nice -n 19 python tools/mutation.py run [--max-children 1] [--all-operators] [MUTANT_GLOB ...]
-    nice -n 19 python tools/mutation.py run --sample 50 [--max-children 1]
+    nice -n 19 python tools/mutation.py run --sample 50 [--seed S] [--max-children 1]
     python tools/mutation.py score            # the table again, from mutants/
     python tools/mutation.py survivors [AREA] # the surviving mutants' names (mutmut show NAME)
 
@@ -129,10 +129,21 @@ def _decorator_name(expr) -> str:
 
 
 def area_of(path: str) -> str | None:
+    if any(fnmatch(path, p) for p in _config().get("do_not_mutate", ())):
+        return None
     for name, patterns in AREAS:
         if any(fnmatch(path, p) for p in patterns):
             return name
     return None
+
+
+def _config() -> dict:
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10
+        import tomli as tomllib
+
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["mutmut"]
 
 
 def verdicts(mutants: Path) -> dict[str, dict[str, str]]:
@@ -170,14 +181,15 @@ def survivors(mutants: Path, area: str | None) -> list[str]:
     ]
 
 
-def sample(mutants: Path, n: int) -> list[str]:
-    """N mutants of each area: those whose names hash lowest (stable across runs)."""
+def sample(mutants: Path, n: int, seed: str = "") -> list[str]:
+    """N mutants of each area: those whose names (after ``seed``) hash lowest, the same on
+    every run of the same code; another seed draws another sample."""
     import hashlib
 
     (mutants / "sample.txt").unlink(missing_ok=True)
     chosen = []
     for names in verdicts(mutants).values():
-        key = lambda k: hashlib.sha256(k.encode()).hexdigest()  # noqa: E731
+        key = lambda k: hashlib.sha256((seed + k).encode()).hexdigest()  # noqa: E731
         chosen += sorted(names, key=key)[:n]
     (mutants / "sample.txt").write_text("\n".join(sorted(chosen)) + "\n")
     return chosen
@@ -239,9 +251,14 @@ def main(argv: list[str]) -> int:
         at = rest.index("--sample")
         n = int(rest[at + 1])
         del rest[at : at + 2]
+        seed = ""
+        if "--seed" in rest:
+            at = rest.index("--seed")
+            seed = rest[at + 1]
+            del rest[at : at + 2]
         children = int(rest[rest.index("--max-children") + 1]) if "--max-children" in rest else 1
         generate(children)
-        rest += sample(ROOT / "mutants", n)
+        rest += sample(ROOT / "mutants", n, seed)
 
     try:
         cli.main(["run", *rest], standalone_mode=False)

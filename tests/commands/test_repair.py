@@ -360,6 +360,76 @@ def test_a_put_is_written_in_its_values_dtype(values, dtype):
     assert t.part == values.astype(values.dtype.newbyteorder("<")).tobytes()
 
 
+def test_a_put_tensor_is_cut_and_its_rows_taken_from_its_own_bytes():
+    """A tensor a repair put (bytes, no source range) cut to its first rows, or to some rows,
+    in a later change: the bytes of those rows."""
+    from dspark_ckpt.commands.draft import Draft
+    from dspark_ckpt.rules.repairs import Cut, Put, Rows
+    from dspark_ckpt.source.checkpoint import build_checkpoint
+    from dspark_ckpt.source.local import LocalSource
+
+    values = np.arange(12, dtype=np.int64).reshape(6, 2)
+    draft = Draft.of(build_checkpoint(LocalSource(PADDED)), "new.safetensors")
+    draft.apply(Put("x", values, "the test's"))
+    draft.apply(Cut("x", 4))
+    cut = draft.get("x")
+    assert cut.shape == (4, 2) and cut.part == values[:4].tobytes()
+    draft.apply(Rows("x", (3, 1)))
+    rows = draft.get("x")
+    assert rows.shape == (2, 2) and rows.part == values[[3, 1]].tobytes()
+
+
+@pytest.mark.parametrize(
+    ("new", "old", "undoes"),
+    [
+        (("Put", "d2t"), ("Drop", "d2t"), True),
+        (("Drop", "d2t"), ("Put", "d2t"), True),
+        (("Put", "d2t"), ("Drop", "t2d"), False),
+        (("Put", "d2t"), ("Drops", ("t2d", "d2t")), True),
+        (("Drops", ("t2d", "d2t")), ("Put", "d2t"), True),
+        (("Drops", ("t2d",)), ("Put", "d2t"), False),
+        (("Put", "d2t"), ("Put", "d2t"), False),
+        (("SetKey", "k", 1), ("SetKey", "k", 2), True),
+        (("SetKey", "k", 1), ("SetKey", "k", 1), False),
+        (("SetKey", "k", 1), ("SetKey", "j", 2), False),
+        (("DelKey", "k"), ("SetKey", "k", 1), True),
+        (("SetKey", "k", 1), ("DelKey", "k"), True),
+        (("SetKey", "k", 1), ("Drop", "k"), False),
+    ],
+)
+def test_a_change_undoes_another_only_on_the_same_target(new, old, undoes):
+    """The conflict test of the repair rounds: a Put after a Drop of its tensor (or the
+    reverse), another value (or a removal) for a key set before."""
+    from dspark_ckpt.commands.repair import _undoes
+    from dspark_ckpt.rules import repairs
+
+    def change(kind, *args):
+        if kind == "Put":
+            return repairs.Put(args[0], np.zeros(1), "")
+        return getattr(repairs, kind)(*args)
+
+    assert _undoes(change(*new), change(*old)) is undoes
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "clash"),
+    [
+        ({("key", "k")}, {("key", "k")}, True),
+        ({("key", "k")}, {("key", "j")}, False),
+        ({("key", "*")}, {("key", "j")}, True),
+        ({("key", "j")}, {("key", "*")}, True),
+        ({("key", "*")}, {("tensor", "d2t")}, False),
+        ({("tensor", "d2t")}, {("key", "*")}, False),
+        ({("tensor", "d2t")}, {("tensor", "d2t")}, True),
+        (set(), set(), False),
+    ],
+)
+def test_two_changes_wait_for_separate_rounds_where_their_targets_overlap(a, b, clash):
+    from dspark_ckpt.commands.repair import _clash
+
+    assert _clash(a, b) is clash
+
+
 @pytest.mark.parametrize(("code", "drafter", "profile", "repair", "flags"), REPAIRS)
 def test_each_repair_clears_its_finding(cwd, code, drafter, profile, repair, flags):
     vocab, draft, config, extra = drafter

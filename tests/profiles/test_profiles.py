@@ -446,3 +446,42 @@ def test_explain_without_a_code_lists_the_codes():
     r = cli("explain")  # a list, not a usage error: a newcomer's first question
     assert r.exit_code == 0 and r.stderr == ""
     assert "DSC001" in r.stdout and "DSC101" in r.stdout and "DSC603" in r.stdout
+
+
+@pytest.mark.parametrize(
+    ("value", "parts"),
+    [
+        ("a; b", ["a", "b"]),
+        ("a (x; y); b", ["a (x; y)", "b"]),  # a ';' inside parentheses stays
+        ("a ((x); y); b", ["a ((x); y)", "b"]),  # nested: the depth counts each '('
+        ("a `;` b; c", ["a `;` b", "c"]),  # inside backticks too
+        ("a) ; b", ["a)", "b"]),  # an unbalanced ')' does not go below 0
+        ("ab;cd", ["ab", "cd"]),  # each part starts right after its ';'
+    ],
+)
+def test_a_cites_value_splits_at_each_semicolon_outside_brackets(value, parts):
+    from dspark_ckpt.profiles.cites import split_parts
+
+    assert split_parts(value) == parts
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("tensorrt_llm/a.py@0123abc:Foo.bar() (what it does)", None),
+        ("tensorrt_llm/a.py:Foo.bar() (no commit)", "a function cite without the commit"),
+        ("tensorrt_llm/a.py@main:Foo.bar() (a branch)", "a function cite without the commit"),
+        ("tensorrt_llm/a.py@0123abc (a file at a commit)", None),
+        ("tensorrt_llm/a.py (a file, no commit)", "a file that is neither"),
+        ("vllm/x.py:0 `a`", "line range 0-0 is empty"),
+        ("vllm/x.py:5-4 `a`", "line range 5-4 is empty"),
+        ("vllm/x.py:4-5 `a`", None),
+        ("vllm/x.py:4", "a file:line without an anchor"),
+        ("see vllm/x.py:4 there", "a file:line inside prose"),
+        ("plain prose", None),
+    ],
+)
+def test_a_cite_part_of_the_wrong_form_is_named(text, problem):
+    (cite,) = parse_cites(text)
+    found = form_problem(cite)
+    assert found is None if problem is None else found.startswith(problem), found
