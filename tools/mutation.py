@@ -209,19 +209,26 @@ def generate(max_children: int) -> None:
 
 
 def table(by_area: dict[str, Counter]) -> str:
-    """One row per area: killed, survived, the rest, and the score (killed of those tested)."""
-    head = f"{'area':<10} {'mutants':>8} {'killed':>7} {'survived':>9} {'untested':>9} {'score':>7}"
+    """One row per area: killed (timeouts among them), survived, the rest, and the score."""
+    head = (
+        f"{'area':<10} {'mutants':>8} {'killed':>7} {'timeout':>8} {'survived':>9} "
+        f"{'no test':>8} {'unrun':>6} {'score':>7}"
+    )
     lines = [head]
     for name, counts in by_area.items():
         killed = sum(counts[s] for s in KILLED)
         survived = counts["survived"]
-        untested = sum(counts.values()) - killed - survived
+        no_test = counts["no tests"]
+        unrun = sum(counts.values()) - killed - survived - no_test
         tested = killed + survived
         score = f"{100 * killed / tested:6.1f}%" if tested else "     -"
         total = sum(counts.values())
-        lines.append(f"{name:<10} {total:>8} {killed:>7} {survived:>9} {untested:>9} {score:>7}")
-    lines.append("score: killed (or timed out) of the mutants a test ran on; untested: no test")
-    lines.append("reaches the function, or the run has not reached the mutant yet")
+        lines.append(
+            f"{name:<10} {total:>8} {killed:>7} {counts['timeout']:>8} {survived:>9} "
+            f"{no_test:>8} {unrun:>6} {score:>7}"
+        )
+    lines.append("score: killed (a timeout counts as killed, as mutmut counts it) of the mutants")
+    lines.append("a test ran on; no test: no selected test reaches the function; unrun: not yet")
     return "\n".join(lines)
 
 

@@ -61,8 +61,8 @@ def drop_d2t(f: Facts, p: Profile | None, finding: Finding) -> Fix | None:
     maps draft ids as that d2t did: an all-zero d2t is the identity the runtime applies
     without one; a TensorRT-LLM DSpark drafter uses the target's head, whose ids are target
     ids. Unsafe otherwise (a non-zero d2t on an equal vocab: the map trained with is lost)."""
-    name = finding.tensor
-    if name not in (D2T, T2D) or name not in f.tensors:
+    name = finding.tensor  # DSC105 names a d2t or t2d the checkpoint stores
+    if name not in (D2T, T2D):
         return None
     identity = f.d2t_values is not None and not f.d2t_values.any()
     safe = name == T2D or identity or p is not None and p.d2t_param == "rejected"
@@ -240,7 +240,7 @@ def _unsorted(offsets):
     import numpy as np
 
     ids = target_ids(offsets.shape[0], offsets)
-    return ids if ids.size > 1 and not bool(np.all(np.diff(ids) > 0)) else None
+    return None if bool(np.all(np.diff(ids) > 0)) else ids  # (one id or none: no diff)
 
 
 @rule(

@@ -323,16 +323,24 @@ def test_two_repairs_setting_the_same_key_apply_once(cwd):
     assert plan["conflicts"] == []
 
 
-def test_add_d2t_plans_the_identity_as_int64_zeros(cwd):
-    """A padded drafter under vllm-legacy (Vd != Vt needs a d2t): add-d2t's identity, all
-    zeros, int64 [Vd] (the dtype vLLM's parameter has)."""
-    src = synth.drafter(cwd / "d", vocab=VT, draft=128)
-    args = ("fix", src, "--target", SMALL, "--profile", "vllm-legacy", "--diff")
+@pytest.mark.parametrize(
+    ("draft", "extra", "profile", "says"),
+    [  # a padded drafter under vllm-legacy (Vd != Vt needs a d2t): the identity, all zeros
+        (128, {}, "vllm-legacy", "add d2t int64 [128]: the identity (all zeros)"),
+        (40, {"t2d": "kept"}, "vllm", "add d2t int64 [40]: derived from t2d"),
+    ],
+)
+def test_add_d2t_plans_an_int64_d2t_of_vd(cwd, draft, extra, profile, says):
+    """add-d2t's d2t is int64 [Vd] (the dtype vLLM's parameter has): derived from t2d for a
+    pruned drafter, else the identity."""
+    tensors = _without("d2t") if extra else {}
+    src = synth.drafter(cwd / "d", vocab=VT, draft=draft, tensors=tensors)
+    args = ("fix", src, "--target", SMALL, "--profile", profile, "--diff")
     r = cli(*args, "--format", "json")
     (new,) = [t for t in r.json["plan"]["tensors"] if t["name"] == "d2t"]
     assert new["action"] == "new" and new["after"]["dtype"] == "I64"
-    assert new["after"]["shape"] == [128]
-    assert "add d2t int64 [128]: the identity (all zeros)" in cli(*args).stdout
+    assert new["after"]["shape"] == [draft]
+    assert says in cli(*args).stdout
 
 
 @pytest.mark.parametrize(

@@ -380,3 +380,29 @@ def test_the_native_config_is_the_view_vllm_builds_the_model_from(bench, kind):
     # translation does not carry over; the native config writes them where SGLang reads them
     written = {"architectures", "eagle_config", "eagle_aux_hidden_state_layer_ids"}
     assert set(native) - set(view) <= (written if kind == "eagle3" else {"architectures"})
+
+
+@pytest.mark.parametrize(
+    ("extra", "causal"),
+    [({}, False), ({"sliding_window_non_causal": True}, False),
+     ({"sliding_window_non_causal": False}, True)],
+)  # fmt: skip
+def test_the_dflash_translation_makes_sliding_windows_causal_as_vllm_does(extra, causal):
+    """algos.py:123-125: dflash_config.causal = not sliding_window_non_causal (default true)."""
+    from dspark_ckpt.loader.view import translation
+
+    raw = {**OMNI_SPECULATORS, "speculators_model_type": "dflash", **extra}
+    assert translation(raw, ())["dflash_config"]["causal"] is causal
+
+
+@pytest.mark.parametrize("tlc", ["qwen3", ["qwen3"], None])
+def test_a_transformer_layer_config_that_is_no_object_is_read_as_empty(tlc):
+    """vLLM's translation starts from the transformer_layer_config object; anything else gives
+    nothing (no key, the default llama layer), never an exception."""
+    from types import SimpleNamespace
+
+    from dspark_ckpt.loader.view import layer_model_type, translation
+
+    raw = {**OMNI_SPECULATORS, "transformer_layer_config": tlc}
+    assert "model_type" not in translation(raw, ())
+    assert layer_model_type(SimpleNamespace(raw=raw)) == "llama"
