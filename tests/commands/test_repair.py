@@ -438,6 +438,21 @@ def test_two_changes_wait_for_separate_rounds_where_their_targets_overlap(a, b, 
     assert _clash(a, b) is clash
 
 
+def test_a_rewritten_shard_keeps_the_source_data_first_and_new_tensors_after(cwd):
+    """d2t-int64 puts a new d2t into the shard the int32 one was in: the source's tensors keep
+    their data order, the new one comes after them, whatever the folder is named (here a
+    relative "zz", which sorts after the tensor's name)."""
+    synth.drafter(Path("zz"), vocab=VT, draft=40, tensors=_pruned_map(dtype="I32"))
+    r = cli("fix", "zz", "--target", SMALL, "--out", "o")
+    assert r.exit_code == 0, r.stdout + r.stderr
+    raw = (cwd / "o/model.safetensors").read_bytes()
+    header = json.loads(raw[8 : 8 + int.from_bytes(raw[:8], "little")])
+    header.pop("__metadata__", None)
+    starts = {name: entry["data_offsets"][0] for name, entry in header.items()}
+    assert header["d2t"]["dtype"] == "I64"
+    assert max(starts, key=starts.get) == "d2t"
+
+
 @pytest.mark.parametrize(("code", "drafter", "profile", "repair", "flags"), REPAIRS)
 def test_each_repair_clears_its_finding(cwd, code, drafter, profile, repair, flags):
     vocab, draft, config, extra = drafter
