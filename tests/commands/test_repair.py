@@ -155,6 +155,18 @@ def test_inspect_marks_and_counts_what_fix_repairs():
     assert "fix repairs" not in equal
 
 
+def test_a_config_that_is_no_object_is_refused_before_any_plan(cwd):
+    src = synth.drafter(cwd / "d", vocab=VT, draft=VT)
+    (src / "config.json").write_text("[]")
+    r = cli("fix", src, "--target", SMALL, "--diff", "--format", "json")
+    assert r.exit_code == 1 and "plan" not in r.json
+    assert r.json["error"] == {
+        "kind": "checkpoint",
+        "file": str(src / "config.json"),
+        "message": "config is not a JSON object",
+    }
+
+
 def test_nothing_to_repair_is_said_and_exits_by_the_verdict(cwd):
     r = cli("fix", FIXTURES / "equal", "--target", SMALL, "--diff")
     assert r.exit_code == 0 and "nothing to repair" in r.stdout
