@@ -124,6 +124,10 @@ CASES: list[Case] = [
     fires("DSC666", "sglang-extra-projection", **SG, tensors={**SG_OK, **EXTRA},
           says="(extra_proj.weight)", exactly=("DSC666",)),
     clean("DSC666", "sglang-complete", **SG, tensors=SG_OK, exactly=()),
+    # SGLang looks up each exact name: a bias its fc does not have is no part of the module
+    fires("DSC666", "sglang-bias-of-a-module-without-one", **SG,
+          tensors={**SG_OK, "fc.bias": zeros("F32", (H,))}, says="(fc.bias)",
+          exactly=("DSC666",)),
     # DSC652: whole layers with no tensor come back as a range, whatever the count
     fires("DSC652", "vllm-layers-declared-not-shipped", config={"num_hidden_layers": 3},
           says="22 module(s)", exactly=("DSC652",)),
