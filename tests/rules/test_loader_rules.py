@@ -132,7 +132,8 @@ CASES: list[Case] = [
     fires("DSC652", "vllm-layers-declared-not-shipped", config={"num_hidden_layers": 3},
           says="22 module(s)", exactly=("DSC652",)),
     fires("DSC652", "vllm-layer-count-beyond-any-checkpoint", config={"num_hidden_layers": 2**31 - 1},
-          says="no tensor at all for layers.1-2147483646"),
+          says="(layers.1.self_attn.q_proj, layers.1.self_attn.k_proj, layers.1.self_attn.v_proj "
+          "and 23622320103 more; no tensor at all for layers.1-2147483646)"),
     # truthy switches: `if getattr(config, "enable_confidence_head", False):` builds the head
     fires("DSC659", "vllm-confidence-head-enabled-as-1", config={"enable_confidence_head": 1},
           tensors=WIDE_HEAD, says="[1, 9]; vllm builds it [1, 8]"),
