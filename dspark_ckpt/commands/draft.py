@@ -25,14 +25,15 @@ from dspark_ckpt.rules.repairs import (
 )
 from dspark_ckpt.source.checkpoint import Checkpoint
 from dspark_ckpt.source.pieces import Range
-from dspark_ckpt.source.safetensors import TensorInfo
+from dspark_ckpt.source.safetensors import NUMPY_DTYPES, TensorInfo
 
 if TYPE_CHECKING:
     import numpy as np
 
-# the safetensors dtype of an array, by its numpy type string (little-endian): numpy is
-# imported only where an array is written
-ST_DTYPES = {"|b1": "BOOL", "<f4": "F32", "<i8": "I64"}
+# the safetensors name of each dtype a Put may hold (little-endian numpy type strings):
+# every integer dtype we read (a Put keeps its values' dtype: an int32 one is written I32)
+# and the floats; numpy is imported only where an array is written
+ST_DTYPES = {v: k for k, v in NUMPY_DTYPES.items()} | {"<f2": "F16", "<f4": "F32", "<f8": "F64"}
 
 
 def st_dtype(values: np.ndarray) -> str:

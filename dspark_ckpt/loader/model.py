@@ -493,7 +493,7 @@ def _sglang_model(f: Facts, p: Profile) -> LoaderModel:
         layer = EAGLE3_LAYER
     else:
         parts += _modules([("fc",), ("hidden_norm",), ("norm",)], maps)
-        kind = markov_built(f) if p.markov_head_types else None
+        kind = markov_built(f)  # the types this release builds (none for SGLang DFlash)
         if kind in p.markov_head_types:
             parts += _modules(_markov(kind, True), maps)
         layer = QWEN3_LAYER

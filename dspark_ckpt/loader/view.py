@@ -136,7 +136,9 @@ def aux_count(f: Facts, p: Profile) -> tuple[int, str] | None:
         value = dotted(cfg, key) if cfg is not f.raw else f.cfg.value(key)
         if isinstance(value, list) and value:
             return len(value), f"len({key})"
-        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+        # an int count is taken as it is, 0 included: the runtimes fall through on None only
+        # (`if self.num_aux_hidden_states is None:`), and fc is then built [H, 0]
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
             return value, key
     if p.aux_default == "3":
         return 3, "the default 3"

@@ -62,8 +62,8 @@ def drop_d2t(f: Facts, p: Profile | None, finding: Finding) -> Fix | None:
     maps draft ids as that d2t did: an all-zero d2t is the identity the runtime applies
     without one; a TensorRT-LLM DSpark drafter uses the target's head, whose ids are target
     ids. Unsafe otherwise (a non-zero d2t on an equal vocab: the map trained with is lost)."""
-    name = finding.tensor
-    if name not in (D2T, T2D) or name not in f.tensors:
+    name = finding.tensor  # DSC105 names a d2t or t2d the checkpoint stores
+    if name not in (D2T, T2D):
         return None
     identity = f.d2t_values is not None and not any(f.d2t_values)
     safe = name == T2D or identity or p is not None and p.d2t_param == "rejected"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dspark_ckpt.facts.gather import Facts
 from dspark_ckpt.facts.vocab import ROLE_TENSORS
+from dspark_ckpt.loader.model import Module, loader_model
 from dspark_ckpt.loader.view import fc_input, translated
 from dspark_ckpt.profiles.registry import DSPARK, Profile
 from dspark_ckpt.rules.findings import ERROR, Finding, new_finding
@@ -163,6 +164,15 @@ def stored_twice(f: Facts) -> list[Finding]:
     return out
 
 
+def _fc_input(f: Facts, p: Profile) -> tuple[int, str, int, int] | None:
+    """fc's input where the model ``p`` builds fc at all: vLLM's EAGLE-3 builds none with
+    eagle_config.use_aux_hidden_state false (llama_eagle3.py:209), SGLang's one always."""
+    model = loader_model(f, p)
+    if model is not None and not any(isinstance(m, Module) and m.path == "fc" for m in model.parts):
+        return None
+    return fc_input(f, p)
+
+
 @rule(
     "DSC210",
     ERROR,
@@ -180,7 +190,7 @@ def fc_width(f: Facts, p: Profile) -> list[Finding]:
     vLLM DFlash/DSpark count the first aux/target layer id list, else num_hidden_layers. Another
     width fails the load (shape mismatch)."""
     # fc is [H, n_aux * Ht], as the runtime builds it
-    built, fc = fc_input(f, p), f.fc
+    built, fc = _fc_input(f, p), f.fc
     if built is None or fc is None:
         return []
     n, source, ht, width = built
@@ -231,7 +241,7 @@ def input_norm_width(f: Facts, p: Profile) -> list[Finding]:
     """With norm_before_fc the runtime builds input_norm as RMSNorm(n_aux * Ht): another width fails
     the load."""
     # input_norm is [n_aux * Ht] where the runtime normalises fc's input
-    built, norm = fc_input(f, p), f.input_norm
+    built, norm = _fc_input(f, p), f.input_norm
     if built is None or norm is None:
         return []
     n, _, ht, width = built

@@ -227,6 +227,20 @@ def test_hostile_pickles_are_refused_in_one_line(kind, mode, tmp_path, monkeypat
     assert listing(tmp_path) == before  # nothing written, no stage left
 
 
+def test_out_stages_beside_the_destination_not_in_the_temporary_folder(cwd, monkeypatch):
+    """The conversion is staged beside the destination (one filesystem, no copy of a large
+    checkpoint through a small /tmp): --out works with no usable temporary folder; a
+    destination whose folder does not exist is refused, nothing written."""
+    drafter = pickled(PADDED, cwd / "drafter")
+    monkeypatch.setattr(tempfile, "tempdir", str(cwd / "no-such-tmp"))
+    r = cli("fix", drafter, "--target", SMALL, "--out", "fixed")
+    assert r.exit_code == 0, r.stderr
+    assert sorted(os.listdir(cwd)) == ["drafter", "fixed"]
+    r = cli("fix", drafter, "--target", SMALL, "--out", cwd / "missing/fixed")
+    assert r.exit_code == 2 and "missing: no such directory" in r.stderr, r.stderr
+    assert sorted(os.listdir(cwd)) == ["drafter", "fixed"]
+
+
 def test_diff_converts_in_a_temporary_folder_and_writes_nothing(cwd):
     drafter = pickled(PADDED, cwd / "drafter")
     stages = set(Path(tempfile.gettempdir()).glob(".dspark-ckpt-convert-*"))

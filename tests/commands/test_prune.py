@@ -161,6 +161,7 @@ def test_refused_where_the_runtime_serves_no_reduced_vocab(cwd):
         ({"100": 1}, "'100' is outside the target vocab [0, 100)"),
         ({"-1": 1}, "'-1' is outside the target vocab"),
         ([1] * (VT + 1), "100 is outside the target vocab"),
+        ({"000000000005": 1}, "'000000000005' is outside the target vocab"),  # 12 digits
         ({"3": -2}, "count of id 3 is not a non-negative integer"),
         ({"3": 1.5}, "count of id 3 is not a non-negative integer"),
         ("text", "a JSON object (target id -> count) or a list"),
@@ -178,6 +179,25 @@ def test_a_bad_frequencies_file_is_refused_in_one_line(cwd, content, says):
     )
     assert r.exit_code == 1 and not (cwd / "o").exists()
     assert says in r.stderr and "freq.json" in r.stderr and len(r.stderr.splitlines()) == 1
+
+
+def test_an_id_of_up_to_11_digits_is_read(cwd):
+    freq = write(cwd / "freq.json", {"00000000005": 3})  # 11 digits: id 5
+    r = cli("fix", full(cwd / "d"), "--target", SMALL, "--prune-vocab", "20", "--frequencies",
+            freq, "--diff")  # fmt: skip
+    assert "(1 seen in freq.json)" in r.stdout, r.stdout + r.stderr
+
+
+def test_a_head_that_scores_id_vt_is_refused(cwd):
+    """Vd = Vt + 1: the head's last row scores id Vt, outside the target: not pruned."""
+    src = synth.drafter(
+        cwd / "d", vocab=VT, draft=VT + 1, tensors={"lm_head.weight": synth.head(VT + 1, H, 1)}
+    )
+    freq = write(cwd / "freq.json", [1] * VT)
+    r = cli("fix", src, "--target", SMALL, "--prune-vocab", "20", "--frequencies", freq,
+            "--out", "o")  # fmt: skip
+    assert r.exit_code == 1 and not (cwd / "o").exists()
+    assert "the head scores ids at or above Vt 100" in r.stderr, r.stderr
 
 
 def test_k_out_of_range_and_a_missing_half_are_refused(cwd):

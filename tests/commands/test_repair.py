@@ -88,6 +88,26 @@ def test_out_trims_the_padding_and_keeps_every_other_byte(cwd):
     assert cli("fix", cwd / "fixed", "--target", SMALL, "--diff").exit_code == 0
 
 
+@pytest.mark.parametrize(
+    ("mask", "inputs_cut"),
+    [(0, True), (VT - 1, True), (VT, False), (127, False), (-1, False)],
+)
+def test_trim_padding_cuts_the_input_side_only_where_no_mask_id_is_in_the_padding(
+    cwd, mask, inputs_cut
+):
+    """V == Vd == 128 over Vt 100: the input side (markov_w1 [V, r], vocab_size) is cut to Vt
+    with the output side only while every mask token id is a row it keeps, [0, Vt)."""
+    src = synth.drafter(cwd / "d", vocab=128, draft=128, config={"mask_token_id": mask})
+    r = cli("fix", src, "--target", SMALL, "--diff", "--format", "json")
+    plan = r.json["plan"]
+    assert [a["repair"] for a in plan["repairs"] if a["code"] == "DSC401"] == ["trim-padding"]
+    cut = {t["name"] for t in plan["tensors"] if t["action"] == "cut"}
+    assert "markov_head.markov_w2.weight" in cut  # the output side, always
+    assert ("markov_head.markov_w1.weight" in cut) is inputs_cut  # [V, r]: the input side
+    summary = next(a["summary"] for a in plan["repairs"] if a["repair"] == "trim-padding")
+    assert ("vocab_size 100" in summary.replace("draft_vocab_size", "")) is inputs_cut
+
+
 def test_an_unchanged_shard_is_linked_and_a_changed_one_rewritten(cwd):
     drafter = synth.drafter(cwd / "sharded", vocab=128, draft=128, config={"mask_token_id": 5})
     tensors_now = load_file(drafter / "model.safetensors")
@@ -136,6 +156,18 @@ def test_inspect_marks_and_counts_what_fix_repairs():
     assert dsc401["repair"] == "safe"
     equal = cli("inspect", FIXTURES / "equal", "--target", SMALL).stdout
     assert "fix repairs" not in equal
+
+
+def test_a_config_that_is_no_object_is_refused_before_any_plan(cwd):
+    src = synth.drafter(cwd / "d", vocab=VT, draft=VT)
+    (src / "config.json").write_text("[]")
+    r = cli("fix", src, "--target", SMALL, "--diff", "--format", "json")
+    assert r.exit_code == 1 and "plan" not in r.json
+    assert r.json["error"] == {
+        "kind": "checkpoint",
+        "file": str(src / "config.json"),
+        "message": "config is not a JSON object",
+    }
 
 
 def test_nothing_to_repair_is_said_and_exits_by_the_verdict(cwd):
@@ -286,6 +318,155 @@ REPAIRS = [
         [],
     ),
 ]
+
+
+def test_two_repairs_setting_the_same_key_apply_once(cwd):
+    """DSC603 (vllm-legacy) and DSC401 (every runtime) both answer trim-padding, which sets
+    draft_vocab_size: one round applies the first, the second waits for the next round,
+    where its finding is gone; the key is set once, and no conflict is said."""
+    src = synth.drafter(cwd / "d", vocab=VT, draft=128)
+    found = cli(
+        "inspect", src, "--target", SMALL, "--profile", "vllm,vllm-legacy", "--format", "json"
+    )
+    assert {"DSC401", "DSC603"} <= {f["code"] for f in found.json["findings"]}
+    r = cli(
+        "fix", src, "--target", SMALL, "--profile", "vllm,vllm-legacy", "--diff", "--format", "json"
+    )
+    plan = r.json["plan"]
+    assert [a["code"] for a in plan["repairs"] if a["repair"] == "trim-padding"] == ["DSC603"]
+    keys = {c["key"]: (c["before"], c["after"]) for c in plan["config"]}
+    assert keys == {"draft_vocab_size": (128, VT)}
+    assert plan["conflicts"] == []
+
+
+@pytest.mark.parametrize(
+    ("draft", "extra", "profile", "says"),
+    [  # a padded drafter under vllm-legacy (Vd != Vt needs a d2t): the identity, all zeros
+        (128, {}, "vllm-legacy", "add d2t int64 [128]: the identity (all zeros)"),
+        (40, {"t2d": "kept"}, "vllm", "add d2t int64 [40]: derived from t2d"),
+    ],
+)
+def test_add_d2t_plans_an_int64_d2t_of_vd(cwd, draft, extra, profile, says):
+    """add-d2t's d2t is int64 [Vd] (the dtype vLLM's parameter has): derived from t2d for a
+    pruned drafter, else the identity."""
+    tensors = _without("d2t") if extra else {}
+    src = synth.drafter(cwd / "d", vocab=VT, draft=draft, tensors=tensors)
+    args = ("fix", src, "--target", SMALL, "--profile", profile, "--diff")
+    r = cli(*args, "--format", "json")
+    (new,) = [t for t in r.json["plan"]["tensors"] if t["name"] == "d2t"]
+    assert new["action"] == "new" and new["after"]["dtype"] == "I64"
+    assert new["after"]["shape"] == [draft]
+    assert says in cli(*args).stdout
+
+
+@pytest.mark.parametrize(
+    ("values", "dtype"),
+    [
+        (np.zeros(4, np.int32), "I32"),
+        (np.zeros(4, np.int64), "I64"),
+        (np.zeros(4, ">i8"), "I64"),
+        (np.ones(4, bool), "BOOL"),
+        (np.zeros((4, 2), np.float32), "F32"),
+        (np.zeros(4, np.float16), "F16"),
+    ],
+)
+def test_a_put_is_written_in_its_values_dtype(values, dtype):
+    """A Put keeps its values' dtype (an int32 d2t is written I32, not a KeyError), little-endian."""
+    from dspark_ckpt.commands.draft import Draft
+    from dspark_ckpt.rules.repairs import Put
+    from dspark_ckpt.source.checkpoint import build_checkpoint
+    from dspark_ckpt.source.local import LocalSource
+
+    draft = Draft.of(build_checkpoint(LocalSource(PADDED)), "new.safetensors")
+    draft.apply(Put("d2t", values, "the test's"))
+    t = draft.get("d2t")
+    assert (t.dtype, t.shape, t.shard) == (dtype, values.shape, "new.safetensors")
+    assert t.part == values.astype(values.dtype.newbyteorder("<")).tobytes()
+
+
+def test_a_put_tensor_is_cut_and_its_rows_taken_from_its_own_bytes():
+    """A tensor a repair put (bytes, no source range) cut to its first rows, or to some rows,
+    in a later change: the bytes of those rows."""
+    from dspark_ckpt.commands.draft import Draft
+    from dspark_ckpt.rules.repairs import Cut, Put, Rows
+    from dspark_ckpt.source.checkpoint import build_checkpoint
+    from dspark_ckpt.source.local import LocalSource
+
+    values = np.arange(12, dtype=np.int64).reshape(6, 2)
+    draft = Draft.of(build_checkpoint(LocalSource(PADDED)), "new.safetensors")
+    draft.apply(Put("x", values, "the test's"))
+    draft.apply(Cut("x", 4))
+    cut = draft.get("x")
+    assert cut.shape == (4, 2) and cut.part == values[:4].tobytes()
+    draft.apply(Rows("x", (3, 1)))
+    rows = draft.get("x")
+    assert rows.shape == (2, 2) and rows.part == values[[3, 1]].tobytes()
+
+
+@pytest.mark.parametrize(
+    ("new", "old", "undoes"),
+    [
+        (("Put", "d2t"), ("Drop", "d2t"), True),
+        (("Drop", "d2t"), ("Put", "d2t"), True),
+        (("Put", "d2t"), ("Drop", "t2d"), False),
+        (("Put", "d2t"), ("Drops", ("t2d", "d2t")), True),
+        (("Drops", ("t2d", "d2t")), ("Put", "d2t"), True),
+        (("Drops", ("t2d",)), ("Put", "d2t"), False),
+        (("Put", "d2t"), ("Put", "d2t"), False),
+        (("SetKey", "k", 1), ("SetKey", "k", 2), True),
+        (("SetKey", "k", 1), ("SetKey", "k", 1), False),
+        (("SetKey", "k", 1), ("SetKey", "j", 2), False),
+        (("DelKey", "k"), ("SetKey", "k", 1), True),
+        (("SetKey", "k", 1), ("DelKey", "k"), True),
+        (("SetKey", "k", 1), ("Drop", "k"), False),
+    ],
+)
+def test_a_change_undoes_another_only_on_the_same_target(new, old, undoes):
+    """The conflict test of the repair rounds: a Put after a Drop of its tensor (or the
+    reverse), another value (or a removal) for a key set before."""
+    from dspark_ckpt.commands.repair import _undoes
+    from dspark_ckpt.rules import repairs
+
+    def change(kind, *args):
+        if kind == "Put":
+            return repairs.Put(args[0], np.zeros(1), "")
+        return getattr(repairs, kind)(*args)
+
+    assert _undoes(change(*new), change(*old)) is undoes
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "clash"),
+    [
+        ({("key", "k")}, {("key", "k")}, True),
+        ({("key", "k")}, {("key", "j")}, False),
+        ({("key", "*")}, {("key", "j")}, True),
+        ({("key", "j")}, {("key", "*")}, True),
+        ({("key", "*")}, {("tensor", "d2t")}, False),
+        ({("tensor", "d2t")}, {("key", "*")}, False),
+        ({("tensor", "d2t")}, {("tensor", "d2t")}, True),
+        (set(), set(), False),
+    ],
+)
+def test_two_changes_wait_for_separate_rounds_where_their_targets_overlap(a, b, clash):
+    from dspark_ckpt.commands.repair import _clash
+
+    assert _clash(a, b) is clash
+
+
+def test_a_rewritten_shard_keeps_the_source_data_first_and_new_tensors_after(cwd):
+    """d2t-int64 puts a new d2t into the shard the int32 one was in: the source's tensors keep
+    their data order, the new one comes after them, whatever the folder is named (here a
+    relative "zz", which sorts after the tensor's name)."""
+    synth.drafter(Path("zz"), vocab=VT, draft=40, tensors=_pruned_map(dtype="I32"))
+    r = cli("fix", "zz", "--target", SMALL, "--out", "o")
+    assert r.exit_code == 0, r.stdout + r.stderr
+    raw = (cwd / "o/model.safetensors").read_bytes()
+    header = json.loads(raw[8 : 8 + int.from_bytes(raw[:8], "little")])
+    header.pop("__metadata__", None)
+    starts = {name: entry["data_offsets"][0] for name, entry in header.items()}
+    assert header["d2t"]["dtype"] == "I64"
+    assert max(starts, key=starts.get) == "d2t"
 
 
 @pytest.mark.parametrize(("code", "drafter", "profile", "repair", "flags"), REPAIRS)

@@ -500,3 +500,81 @@ def test_explain_without_a_code_lists_the_codes():
     r = cli("explain")  # a list, not a usage error: a newcomer's first question
     assert r.exit_code == 0 and r.stderr == ""
     assert "DSC001" in r.stdout and "DSC101" in r.stdout and "DSC603" in r.stdout
+
+
+@pytest.mark.parametrize(
+    ("value", "parts"),
+    [
+        ("a; b", ["a", "b"]),
+        ("a (x; y); b", ["a (x; y)", "b"]),  # a ';' inside parentheses stays
+        ("a ((x); y); b", ["a ((x); y)", "b"]),  # nested: the depth counts each '('
+        ("a `;` b; c", ["a `;` b", "c"]),  # inside backticks too
+        ("a) ; b", ["a)", "b"]),  # an unbalanced ')' does not go below 0
+        ("ab;cd", ["ab", "cd"]),  # each part starts right after its ';'
+    ],
+)
+def test_a_cites_value_splits_at_each_semicolon_outside_brackets(value, parts):
+    from dspark_ckpt.profiles.cites import split_parts
+
+    assert split_parts(value) == parts
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("tensorrt_llm/a.py@0123abc:Foo.bar() (what it does)", None),
+        ("tensorrt_llm/a.py:Foo.bar() (no commit)", "a function cite without the commit"),
+        ("tensorrt_llm/a.py@main:Foo.bar() (a branch)", "a function cite without the commit"),
+        ("tensorrt_llm/a.py@0123abc (a file at a commit)", None),
+        ("tensorrt_llm/a.py (a file, no commit)", "a file that is neither"),
+        ("vllm/x.py:0 `a`", "line range 0-0 is empty"),
+        ("vllm/x.py:5-4 `a`", "line range 5-4 is empty"),
+        ("vllm/x.py:4-5 `a`", None),
+        ("vllm/x.py:4", "a file:line without an anchor"),
+        ("see vllm/x.py:4 there", "a file:line inside prose"),
+        ("plain prose", None),
+    ],
+)
+def test_a_cite_part_of_the_wrong_form_is_named(text, problem):
+    (cite,) = parse_cites(text)
+    found = form_problem(cite)
+    assert found is None if problem is None else found.startswith(problem), found
+
+
+SOURCE = "\n".join(f"line {i}" for i in range(1, 21)) + "\nthe anchor\n"  # 21 lines
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("vllm/x.py:16 `the anchor`", None),  # 5 lines away: within the slack
+        ("vllm/x.py:15 `the anchor`", "`the anchor` is not within 5 lines of the cited lines"),
+        ("vllm/x.py:1 `the anchor`", "(found at 21)"),
+        ("vllm/x.py:21 `absent`", "(not in the file)"),
+        ("vllm/x.py:21 `the anchor`", None),  # the last line
+        ("vllm/x.py:22 `the anchor`", "line 22 is past the end (21 lines)"),
+        ("vllm/x.py:2,21 `the anchor`", "no anchor stands near line 2"),
+        ("vllm/x.py:2-3,20-21 `line 2` `the anchor`", None),
+        ("vllm/x.py:2-3,20-21 `line 9` `the anchor`", "`line 9` is not within 5 lines"),
+        ("vllm/x.py:2-3,20 `the anchor`", "no anchor stands near line 2-3"),
+    ],
+)
+def test_an_anchor_stands_near_its_cited_lines(text, problem):
+    from dspark_ckpt.profiles.cites import anchor_problem
+
+    (cite,) = parse_cites(text)
+    found = anchor_problem(cite, SOURCE)
+    assert found is None if problem is None else problem in found, found
+
+
+@pytest.mark.parametrize(
+    ("path", "wheel"),
+    [
+        ("vllm/model_executor/x.py", "vllm/model_executor/x.py"),
+        ("python/sglang/srt/x.py", "sglang/srt/x.py"),
+        ("tensorrt_llm/x.py", None),
+    ],
+)
+def test_a_cited_path_is_found_in_its_wheel(path, wheel):
+    (cite,) = parse_cites(f"{path}:3 `a`")
+    assert cite.wheel_path == wheel

@@ -219,3 +219,16 @@ def test_aux_default_is_not_made_without_the_target_depth(bench):
     report = inspect_checkpoint(str(folder), bench.target(VT), "vllm-eagle3")
     assert "DSC671" in {n.code for n in report.not_checked}
     assert "DSC671" not in {f.code for f in report.findings}
+
+
+@pytest.mark.parametrize(
+    ("profile", "tensors", "end"),
+    [
+        ("vllm-eagle3", fc(3), "put the trained ids in their place"),
+        ("sglang-eagle3", {**FULL, **fc(3)}, "their place (each id + 1 is the layer fed)"),
+    ],
+)
+def test_dsc671_says_the_shift_only_where_the_runtime_shifts_the_ids(bench, profile, tensors, end):
+    r = bench.case(config={**EAGLE3, **NO_IDS}, tensors=tensors, target=N80, profile=profile)
+    (found,) = [f for f in r.findings if f.code == "DSC671"]
+    assert found.hint.endswith(end), found.hint

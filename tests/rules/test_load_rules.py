@@ -160,6 +160,12 @@ CASES: list[Case] = [
           exactly=("DSC103",)),
     clean("DSC103", "trtllm-eagle3-d2t", profile="trtllm-eagle3", draft=40, config=EAGLE3,
           tensors={**PRUNED_HEAD, **mapping(40)}),
+    # TensorRT-LLM's EAGLE-3 compares Vd with the drafter's vocab_size, not with Vt: Vd 128 of
+    # V 128 on Vt 100 is no reduced vocab (no d2t), Vd 100 of V 128 is one
+    clean("DSC103", "trtllm-eagle3-vd-equal-to-v-not-vt", profile="trtllm-eagle3", vocab=128,
+          draft=128, config=EAGLE3, tensors={"lm_head.weight": head(128)}),
+    fires("DSC103", "trtllm-eagle3-vd-below-v", profile="trtllm-eagle3", vocab=128, draft=VT,
+          config=EAGLE3, tensors={"lm_head.weight": head(VT)}, says="Vd != V: 100 != 128"),
     clean("DSC103", "sglang-dspark-d2t-unused", profile="sglang-dspark", draft=40,
           tensors=markov(VT, VT)),
     # DSC104: a padded drafter without lm_head

@@ -92,6 +92,14 @@ CASES: list[Case] = [
           says="layers.0.self_attn.q_proj.weight is [8, 8]; vllm builds it [16, 8]",
           exactly=("DSC113",)),
     clean("DSC113", "vllm-sizes-as-trained", config=SIZES, exactly=()),
+    # a layer past num_hidden_layers is not built: its shapes are not judged (DSC112 says it)
+    clean("DSC113", "vllm-misshapen-layer-past-the-count", config=SIZES,
+          tensors={**LAYER_1, "layers.1.self_attn.q_proj.weight": zeros("F32", (3, H))},
+          exactly=("DSC112",)),
+    fires("DSC113", "vllm-misshapen-last-layer-of-the-count", config={**SIZES,
+          "num_hidden_layers": 2},
+          tensors={**LAYER_1, "layers.1.self_attn.q_proj.weight": zeros("F32", (3, H))},
+          says="layers.1.self_attn.q_proj.weight is [3, 8]"),
     fires("DSC113", "vllm-intermediate-size-huge", config={**SIZES, "intermediate_size": 10**22},
           says=f"builds it [{10**22}, 8]"),
     fires("DSC113", "sglang-heads-declared-past-the-tensors", **SG_SIZES, tensors=SG_OK,
@@ -116,11 +124,16 @@ CASES: list[Case] = [
     fires("DSC666", "sglang-extra-projection", **SG, tensors={**SG_OK, **EXTRA},
           says="(extra_proj.weight)", exactly=("DSC666",)),
     clean("DSC666", "sglang-complete", **SG, tensors=SG_OK, exactly=()),
+    # SGLang looks up each exact name: a bias its fc does not have is no part of the module
+    fires("DSC666", "sglang-bias-of-a-module-without-one", **SG,
+          tensors={**SG_OK, "fc.bias": zeros("F32", (H,))}, says="(fc.bias)",
+          exactly=("DSC666",)),
     # DSC652: whole layers with no tensor come back as a range, whatever the count
     fires("DSC652", "vllm-layers-declared-not-shipped", config={"num_hidden_layers": 3},
           says="22 module(s)", exactly=("DSC652",)),
     fires("DSC652", "vllm-layer-count-beyond-any-checkpoint", config={"num_hidden_layers": 2**31 - 1},
-          says="no tensor at all for layers.1-2147483646"),
+          says="(layers.1.self_attn.q_proj, layers.1.self_attn.k_proj, layers.1.self_attn.v_proj "
+          "and 23622320103 more; no tensor at all for layers.1-2147483646)"),
     # truthy switches: `if getattr(config, "enable_confidence_head", False):` builds the head
     fires("DSC659", "vllm-confidence-head-enabled-as-1", config={"enable_confidence_head": 1},
           tensors=WIDE_HEAD, says="[1, 9]; vllm builds it [1, 8]"),

@@ -183,6 +183,10 @@ CASES: list[Case] = [
     clean("DSC653", "dflash-own-head-shipped", profile="vllm-dflash",
           config={**DFLASH, "has_own_lm_head": True}, tensors={"lm_head.weight": head(VT)},
           exactly=()),
+    clean("DSC653", "dflash-own-head-false", profile="vllm-dflash",
+          config={**DFLASH, "has_own_lm_head": False}, exactly=()),
+    clean("DSC653", "dflash-own-head-null", profile="vllm-dflash",
+          config={**DFLASH, "has_own_lm_head": None}, exactly=()),
     clean("DSC653", "dspark-does-not-read-it", config={"has_own_lm_head": True}, exactly=()),
     clean("DSC653", "dflash-0.30-does-not-read-it", profile="vllm-dflash-legacy",
           config={**DFLASH, "has_own_lm_head": True}, exactly=()),
@@ -316,6 +320,48 @@ CASES: list[Case] = [
           tensors=omni_layer(2), says="sample_from_anchor must be true", exactly=("DSC663",)),
     clean("DSC663", "speculators-omni-anchor-sampled", target=OMNI, tensors=omni_layer(2),
           config={**OMNI_SPECULATORS, "sample_from_anchor": True}, exactly=()),
+    # each term of the contract on both sides (OMNI: 4 layers, hidden 8; Vt 100)
+    fires("DSC663", "omni-mask-at-v", target=OMNI, tensors=omni_layer(2),
+          config={**OMNI_DRAFTER, "mask_token_id": VT}, says="is 100; must be an id in [0, 99]"),
+    fires("DSC663", "omni-mask-negative", target=OMNI, tensors=omni_layer(2),
+          config={**OMNI_DRAFTER, "mask_token_id": -1}, says="is -1; must be an id in [0, 99]"),
+    clean("DSC663", "omni-mask-at-v-1", target=OMNI, tensors=omni_layer(2),
+          config={**OMNI_DRAFTER, "mask_token_id": VT - 1}),
+    fires("DSC663", "omni-nested-mask-wins", target=OMNI, tensors=omni_layer(2),
+          config={**OMNI_DRAFTER, "mask_token_id": 3, "dflash_config": {"mask_token_id": VT}},
+          says="mask_token_id is 100"),
+    fires("DSC663", "omni-ids-repeated", target=OMNI, tensors=omni_layer(2),
+          config={**OMNI_DRAFTER, "target_layer_ids": [1, 1]},
+          says="[1, 1] must be unique and strictly increasing"),
+    fires("DSC663", "omni-id-at-n", target=OMNI, tensors=omni_layer(2),
+          config={**OMNI_DRAFTER, "target_layer_ids": [0, 4]}, says="[0, 4] must lie in [0, 3]"),
+    fires("DSC663", "omni-id-negative", target=OMNI, tensors=omni_layer(2),
+          config={**OMNI_DRAFTER, "target_layer_ids": [-1, 3]}, says="must lie in [0, 3]"),
+    clean("DSC663", "omni-ids-0-and-n-1", target=OMNI, tensors=omni_layer(2),
+          config={**OMNI_DRAFTER, "target_layer_ids": [0, 3]}),
+    fires("DSC663", "omni-ids-empty", target=OMNI, tensors=omni_layer(2),
+          config={**OMNI_DRAFTER, "target_layer_ids": []},
+          says="must be a non-empty list of integers"),
+    fires("DSC663", "omni-aux-states-off", target=OMNI, tensors=omni_layer(2),
+          config={**OMNI_DRAFTER, "use_aux_hidden_state": 1},
+          says="use_aux_hidden_state must be set to true"),
+    # (a markov_rank below 1 is refused as the config is read: DSC001)
+    fires("DSC663", "omni-markov-rank-unset", target=OMNI, tensors=omni_layer(2),
+          config={**OMNI_DRAFTER, "markov_rank": None}, says="markov_rank must be a positive"),
+    clean("DSC663", "omni-markov-rank-1", target=OMNI, tensors=omni_layer(2),
+          config={**OMNI_DRAFTER, "markov_rank": 1}),
+    fires("DSC663", "omni-markov-head-type", target=OMNI, tensors=omni_layer(2),
+          config={**OMNI_DRAFTER, "markov_head_type": "gated"},
+          says="markov_head_type is 'gated'; must be 'vanilla'"),
+    fires("DSC663", "omni-bonus-anchor", target=OMNI, tensors=omni_layer(2),
+          config={**OMNI_DRAFTER, "dspark_bonus_anchor": True},
+          says="sample_from_anchor must be true, with dspark_bonus_anchor false"),
+    fires("DSC663", "omni-target-hidden-size", target=OMNI, tensors=omni_layer(2),
+          config={**OMNI_DRAFTER, "target_hidden_size": 16},
+          says="target_hidden_size is 16; must be the thinker's hidden_size 8"),
+    fires("DSC663", "omni-kv-heads", target=OMNI, tensors=omni_layer(2),
+          config={**OMNI_DRAFTER, "num_key_value_heads": 2},
+          says="num_key_value_heads is 2; must be the thinker's 1"),
     clean("DSC663", "generic-dspark-on-qwen3", target=Tgt.of(hidden_size=H, num_hidden_layers=4),
           exactly=()),
     # DSC664: architectures vLLM serves with another drafter
@@ -356,3 +402,29 @@ def test_the_native_config_is_the_view_vllm_builds_the_model_from(bench, kind):
     # translation does not carry over; the native config writes them where SGLang reads them
     written = {"architectures", "eagle_config", "eagle_aux_hidden_state_layer_ids"}
     assert set(native) - set(view) <= (written if kind == "eagle3" else {"architectures"})
+
+
+@pytest.mark.parametrize(
+    ("extra", "causal"),
+    [({}, False), ({"sliding_window_non_causal": True}, False),
+     ({"sliding_window_non_causal": False}, True)],
+)  # fmt: skip
+def test_the_dflash_translation_makes_sliding_windows_causal_as_vllm_does(extra, causal):
+    """algos.py:123-125: dflash_config.causal = not sliding_window_non_causal (default true)."""
+    from dspark_ckpt.loader.view import translation
+
+    raw = {**OMNI_SPECULATORS, "speculators_model_type": "dflash", **extra}
+    assert translation(raw, ())["dflash_config"]["causal"] is causal
+
+
+@pytest.mark.parametrize("tlc", ["qwen3", ["qwen3"], None])
+def test_a_transformer_layer_config_that_is_no_object_is_read_as_empty(tlc):
+    """vLLM's translation starts from the transformer_layer_config object; anything else gives
+    nothing (no key, the default llama layer), never an exception."""
+    from types import SimpleNamespace
+
+    from dspark_ckpt.loader.view import layer_model_type, translation
+
+    raw = {**OMNI_SPECULATORS, "transformer_layer_config": tlc}
+    assert "model_type" not in translation(raw, ())
+    assert layer_model_type(SimpleNamespace(raw=raw)) == "llama"

@@ -40,3 +40,30 @@ def test_a_code_cannot_be_registered_twice():
     with pytest.raises(ValueError, match="DSC001 is registered twice"):
         rule("DSC001", ERROR, "another", scope=ENGINE)(lambda: None)
     assert RULES["DSC001"].title == "unreadable or malformed checkpoint"
+
+
+def test_what_a_finding_quotes_keeps_its_start_and_end_around_a_marker():
+    from dspark_ckpt.rules.findings import MAX_ITEMS, MAX_QUOTED, bounded
+
+    half = (MAX_ITEMS - 1) // 2
+    assert bounded(list(range(MAX_ITEMS))) == list(range(MAX_ITEMS))  # at the bound: kept
+    n = MAX_ITEMS + 10
+    left = n - 2 * half
+    assert bounded(list(range(n))) == [
+        *range(half), f"[... {left} items ...]", *range(n - half, n)
+    ]  # fmt: skip
+    d = {str(i): i for i in range(n)}
+    assert list(bounded(d).items()) == [
+        *((str(i), i) for i in range(half)),
+        (f"[... {left} items ...]", None),
+        *((str(i), i) for i in range(n - half, n)),
+    ]
+    assert bounded(dict(list(d.items())[:MAX_ITEMS])) == dict(list(d.items())[:MAX_ITEMS])
+    text = "a" * MAX_QUOTED
+    assert bounded(text) == text
+    long = "b" * 10 + "c" * MAX_QUOTED + "d" * 10
+    out = bounded(long)
+    assert len(out) <= MAX_QUOTED and out.startswith("b" * 10) and out.endswith("d" * 10)
+    assert "characters ...]" in out
+    cut = int(out.split("[... ")[1].split(" ")[0])
+    assert len(out) - len(f"[... {cut} characters ...]") == len(long) - cut

@@ -52,10 +52,14 @@ CASES: list[Case] = [
     # DSC201: lm_head rows are draft_vocab_size
     fires("DSC201", "head-99-rows", tensors={"lm_head.weight": head(99)},
           says="lm_head.weight is [99, 8]; expected [draft_vocab_size 100, H]"),
+    fires("DSC201", "head-101-rows", tensors={"lm_head.weight": head(101)},
+          says="lm_head.weight is [101, 8]; expected [draft_vocab_size 100, H]"),
     clean("DSC201", "head-100-rows", tensors={"lm_head.weight": head(VT)}),
     # DSC202: embed_tokens rows are vocab_size
     fires("DSC202", "embed-90-rows", tensors={"embed_tokens.weight": head(90)},
           says="expected [vocab_size 100, H]"),
+    fires("DSC202", "embed-101-rows", tensors={"embed_tokens.weight": head(101)},
+          says="embed_tokens.weight is [101, 8]; expected [vocab_size 100, H]"),
     clean("DSC202", "embed-100-rows", tensors={"embed_tokens.weight": head(VT)}),
     # DSC203: the head's width is hidden_size (a packed quantised head is that wide too)
     fires("DSC203", "head-16-wide", tensors={"lm_head.weight": head(VT, 16)},
@@ -132,6 +136,28 @@ CASES: list[Case] = [
     clean("DSC210", "num-aux-hidden-states-4", profile="vllm-eagle3",
           config={**SPEC_AUX, "num_aux_hidden_states": 4}, tensors=FC4,
           verdicts={"vllm-eagle3": True}),
+    # num_aux_hidden_states is read with `is None`: 0 is a count (fc [H, 0]), not a fall-through
+    # to eagle_config's 2 ids (llama_eagle3.py:209-215; SGLang's llama_eagle3.py:156-161)
+    fires("DSC210", "num-aux-hidden-states-0", profile="vllm-eagle3",
+          config={**EAGLE3, "num_aux_hidden_states": 0},
+          says="fc for 0 target hidden states (num_aux_hidden_states) of width 8: [8, 0]"),
+    fires("DSC210", "sglang-num-aux-hidden-states-0", profile="sglang-eagle3",
+          config={**EAGLE3, "num_aux_hidden_states": 0},
+          says="fc for 0 target hidden states (num_aux_hidden_states) of width 8: [8, 0]"),
+    clean("DSC210", "num-aux-hidden-states-null-counts-eagle-ids", profile="vllm-eagle3",
+          config={**EAGLE3, "num_aux_hidden_states": None}),
+    clean("DSC210", "num-aux-hidden-states-2", profile="vllm-eagle3",
+          config={**EAGLE3, "num_aux_hidden_states": 2}),
+    # use_aux_hidden_state false: vLLM's EAGLE-3 builds no fc (llama_eagle3.py:209), SGLang's
+    # builds it all the same (its llama_eagle3.py:163)
+    clean("DSC210", "vllm-eagle3-without-aux-states-builds-no-fc", profile="vllm-eagle3",
+          config={**EAGLE3, "eagle_config": {"use_aux_hidden_state": False}}, tensors=FC4),
+    fires("DSC210", "sglang-eagle3-without-aux-states-builds-fc", profile="sglang-eagle3",
+          config={**EAGLE3, "eagle_config": {"use_aux_hidden_state": False}}, tensors=FC4,
+          says="fc for 3 target hidden states (the default 3)"),
+    fires("DSC210", "vllm-eagle3-aux-states-true", profile="vllm-eagle3",
+          config={**EAGLE3, "eagle_config": {"use_aux_hidden_state": True}}, tensors=FC4,
+          says="fc for 3 target hidden states (the default 3)"),
     fires("DSC210", "dspark-fc-3-states", tensors={"fc.weight": zeros("F32", (H, 3 * H))},
           says="fc for 2 target hidden states (len(target_layer_ids)) of width 8: [8, 16]"),
     clean("DSC210", "dspark-fc-3-layer-ids", config={"target_layer_ids": [0, 1, 2]},

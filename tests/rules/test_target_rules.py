@@ -56,6 +56,14 @@ CASES: list[Case] = [
           config={**EAGLE3, "target_hidden_size": 16},
           tensors={"fc.weight": zeros("F32", (H, 2 * 16)), "lm_head.weight": head(VT)},
           target=H16),
+    # SGLang shares the target's embedding unless target_hidden_size differs from hidden_size
+    # (llama.py:910-916 set_embed): equal to it, or absent, it is shared
+    fires("DSC702", "sglang-target-hidden-size-equal-to-hidden-size", profile="sglang-eagle3",
+          config={**EAGLE3, "target_hidden_size": H}, tensors={"lm_head.weight": head(VT)},
+          target=H16, says="gives the drafter the target's embed_tokens.weight (16 wide"),
+    fires("DSC702", "sglang-no-target-hidden-size", profile="sglang-eagle3", config=EAGLE3,
+          tensors={"lm_head.weight": head(VT)}, target=H16,
+          says="gives the drafter the target's embed_tokens.weight (16 wide"),
     fires("DSC702", "trtllm-always-shares", profile="trtllm-dspark-legacy", tensors=OWN_HEADS,
           target=H16, says="embed_tokens.weight and lm_head.weight"),
     # DSC703: aux layer ids the target has no layer for
@@ -90,6 +98,15 @@ CASES: list[Case] = [
           says="the target's architecture Gemma3ForCausalLM does not give aux hidden states in "
           "vLLM (its model class does not implement SupportsEagle3)", exactly=("DSC705",)),
     clean("DSC705", "llama-target", profile="vllm-eagle3", config=EAGLE3, target=H8),
+    # eagle_config.use_aux_hidden_state false: the runner takes no aux states and checks no
+    # SupportsEagle3 (gpu_model_runner.py:5169-5175); no target rule applies (true: it fires)
+    clean("DSC705", "gemma3-eagle3-without-aux-states", profile="vllm-eagle3", target=GEMMA,
+          config={**EAGLE3, "eagle_config": {"use_aux_hidden_state": False}}, exactly=()),
+    fires("DSC705", "gemma3-eagle3-aux-states-true", profile="vllm-eagle3", target=GEMMA,
+          config={**EAGLE3, "eagle_config": {"use_aux_hidden_state": True}},
+          says="Gemma3ForCausalLM does not give aux hidden states"),
+    clean("DSC701", "eagle3-h8-on-h16-without-aux-states", profile="vllm-eagle3", target=H16,
+          config={**EAGLE3, "eagle_config": {"use_aux_hidden_state": False}}),
     clean("DSC705", "gemma3-sglang-not-judged", profile="sglang-eagle3", config=EAGLE3,
           target=GEMMA),
     clean("DSC705", "unknown-architecture-not-judged", profile="vllm-eagle3", config=EAGLE3,

@@ -5,6 +5,7 @@ Judged by the engine in-process on real safetensors files."""
 
 from __future__ import annotations
 
+import pytest
 from rules_harness import EAGLE3, Tgt, head
 from synth import VT, markov
 
@@ -63,3 +64,29 @@ def test_an_eagle3_drafter_without_aux_states_has_no_hidden_state_checks_to_miss
     config = {**EAGLE3, "eagle_config": {"use_aux_hidden_state": False}}
     r = bench.case(config=config, target=VT, profile="vllm-eagle3")
     assert not any(code.startswith("DSC70") for code in skipped(r))
+
+
+VERIFIER = {"speculators_config": {"verifier": {"architectures": ["Qwen3ForCausalLM"]}}}
+
+
+@pytest.mark.parametrize(
+    ("target", "result"),
+    [
+        (VT, "not checked"),  # the vocab size alone: nothing to compare
+        (Tgt.of(hidden_size=8, num_hidden_layers=4), "same"),
+        (Tgt.of(architectures=["LlamaForCausalLM"], hidden_size=16, num_hidden_layers=2),
+         "differ"),
+    ],
+)  # fmt: skip
+def test_each_target_comparison_says_same_differ_or_not_checked(bench, target, result):
+    """The report's target_checks: the aux state width (fc's, 8) against the target's
+    hidden_size, the trained target's layers (num_target_layers 4) against its layers, the
+    verifier's architecture against the target's."""
+    from dspark_ckpt.profiles.registry import PROFILES
+    from dspark_ckpt.rules.engine import target_checks
+
+    config = {"num_target_layers": 4, **VERIFIER}
+    r = bench.case(config=config, target=target, profile="vllm")
+    got = {c["check"]: c["result"] for c in target_checks(r.facts, [PROFILES["vllm"]])}
+    checks = ("aux_state_width", "num_target_layers", "architecture")
+    assert {k: got[k] for k in checks} == dict.fromkeys(checks, result), got
