@@ -51,6 +51,7 @@ Family = Literal[
     "dspark",  # DSpark: a DFlash block drafter with a Markov head (markov_rank)
     "dflash",  # DFlash block drafters
     "eagle3",  # EAGLE-3 (P-EAGLE is served as EAGLE-3)
+    "eagle",  # classic EAGLE (EAGLE-1): fc over [embedding, the target's last hidden state]
 ]
 """The drafter family a profile's loader reads."""
 
@@ -85,6 +86,7 @@ D2tParam = Literal[
     "hot_token_id",  # turned into hot_token_id = d2t + arange, never a parameter
     "ignored",  # skipped
     "rejected",  # strict state-dict load
+    "none",  # no such parameter: the weight loader refuses a shipped d2t / t2d by name
 ]
 """Where a checkpoint's d2t goes."""
 
@@ -431,6 +433,13 @@ class Profile:
     # --- issue 25, task B: silent replacements (DSC670) ---
     # what a true tie_word_embeddings does to the drafter's lm_head
     tied_head: TiedHead = ""
+    # --- issue 31: classic EAGLE (EAGLE-1) ---
+    # the model builds an lm_head module (False: a shipped lm_head names no parameter)
+    builds_lm_head: bool = True
+    # decoder layer 0 builds its input_layernorm (False: EAGLE-1's first layer has none)
+    first_input_norm: bool = True
+    # fc is built with a bias (a checkpoint must give fc.bias)
+    fc_bias: bool = False
 
     def __post_init__(self) -> None:
         _check(self, PROFILE_CHOICES, f"profile {self.name!r}")
@@ -534,6 +543,10 @@ FIELDS_18 = (
     "unexpected_ignored_suffixes",
     "dropped_unbuilt",
     "name_maps",
+    # issue 31's classic EAGLE fields: every other family's loader builds these as the default
+    "builds_lm_head",
+    "first_input_norm",
+    "fc_bias",
 )
 
 

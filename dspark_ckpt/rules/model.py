@@ -29,7 +29,7 @@ from dspark_ckpt.loader.view import (
     truthy,
 )
 from dspark_ckpt.profiles.hidden_states import HiddenStates, hidden_states
-from dspark_ckpt.profiles.registry import DFLASH, DSPARK, EAGLE3, Profile
+from dspark_ckpt.profiles.registry import DFLASH, DSPARK, EAGLE1, EAGLE3, Profile
 from dspark_ckpt.rules.aux_default import pin_key
 from dspark_ckpt.rules.findings import ERROR, Finding, new_finding
 from dspark_ckpt.rules.registry import PROFILE, TARGET, rule
@@ -212,7 +212,7 @@ def tensors_missing(f: Facts, p: Profile) -> list[Finding]:
     load_state_dict(strict=True): a missing name fails the load ('Missing key(s) in
     state_dict')."""
     model = loader_model(f, p)
-    if model is None or not model.complete or p.family not in (DSPARK, DFLASH, EAGLE3):
+    if model is None or not model.complete or p.family not in (DSPARK, DFLASH, EAGLE3, EAGLE1):
         return []
     missing = model.missing(f)
     if not missing.total:

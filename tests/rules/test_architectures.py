@@ -1,0 +1,246 @@
+"""Every registered draft architecture: the table (profiles/architectures.py) against the
+runtimes' own registries, the route a drafter takes by its architecture, and per group of
+architectures a firing row and its clean twin through the engine in-process.
+
+The groups: classic EAGLE (EAGLE-1) as vLLM and SGLang name it (judged by vllm-eagle and
+sglang-eagle), the EAGLE-1 and EAGLE-3 classes whose module tree no profile models (DeepSeek
+MLA, Llama 4, Mistral, ...), the DFlash variants with their own loader, MTP / NextN heads
+(read from the target checkpoint), and vLLM's hidden-state extraction model (no drafter).
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+from pathlib import Path
+
+import pytest
+from rules_harness import DROP, VT, H, T, check, clean, fires, ids
+
+from dspark_ckpt.facts.config import parse_drafter_config
+from dspark_ckpt.profiles.architectures import (
+    ARCHITECTURES,
+    BY_NAME,
+    SGLANG,
+    SGLANG_ARCHITECTURES,
+    VLLM,
+    VLLM_ARCHITECTURES,
+    unjudged,
+)
+from dspark_ckpt.profiles.registry import PROFILES, route
+
+SOURCES = Path(
+    os.environ.get("DSPARK_CKPT_SOURCES") or Path.home() / ".cache/dspark-ckpt/sources"
+).expanduser()
+REQUIRE = os.environ.get("DSPARK_CKPT_REQUIRE_SOURCES") == "1"
+
+# classic EAGLE as the EAGLE release code writes it (eagle/model/cnets.py: fc with a bias, layer
+# 0 without input_layernorm, no norm, no head), under the name each runtime registers
+EAGLE1 = {
+    "model_type": "llama",
+    "markov_rank": None,
+    "target_layer_ids": None,
+    "mask_token_id": None,
+}
+V_EAGLE1 = {**EAGLE1, "architectures": ["EagleLlamaForCausalLM"]}
+S_EAGLE1 = {**EAGLE1, "architectures": ["LlamaForCausalLMEagle"]}
+EMBED = {"embed_tokens.weight": T("F32", (VT, H))}
+NO_BIAS = {**EMBED, "fc.bias": DROP}
+LN0 = {"layers.0.input_layernorm.weight": T("F32", (H,))}
+EAGLE3 = {
+    "architectures": ["LlamaForCausalLMEagle3"],
+    "model_type": "llama",
+    "target_layer_ids": None,
+    "eagle_config": {"eagle_aux_hidden_state_layer_ids": [0, 1]},
+}
+
+
+def _named(name: str, **extra) -> dict:
+    return {"architectures": [name], "markov_rank": None, **extra}
+
+
+CASES = [
+    # classic EAGLE, vLLM: fc is built without a bias, which the loader ignores
+    fires("DSC672", "eagle1-release-code", profile="vllm-eagle", by_default=True, draft=None,
+          config=V_EAGLE1, tensors=EMBED, says="fc.bias is stored and vllm-eagle's fc has no "
+          "bias", exactly=("DSC501", "DSC672")),
+    clean("DSC672", "eagle1-no-bias", profile="vllm-eagle", by_default=True, draft=None,
+          config=V_EAGLE1, tensors=NO_BIAS, exactly=("DSC501",), verdicts={"vllm-eagle": True}),
+    fires("DSC672", "eagle3-with-fc-bias", profile="vllm-eagle3", config=EAGLE3,
+          tensors={"fc.bias": T("F32", (H,))}),
+    clean("DSC672", "sglang-eagle1-builds-it", profile="sglang-eagle", draft=None,
+          config=S_EAGLE1, tensors=EMBED, verdicts={"sglang-eagle": True}),
+    # classic EAGLE: layer 0 has no input_layernorm (vLLM refuses a stored one, SGLang skips it)
+    fires("DSC112", "eagle1-layer0-input-norm", profile="vllm-eagle", draft=None,
+          config=V_EAGLE1, tensors={**NO_BIAS, **LN0}, says="layers.0.input_layernorm.weight"),
+    fires("DSC112", "eagle1-own-head", profile="vllm-eagle", draft=None, config=V_EAGLE1,
+          tensors={**NO_BIAS, "lm_head.weight": T("F32", (VT, H))}, says="lm_head.weight"),
+    clean("DSC112", "eagle1-sglang-own-head-skipped", profile="sglang-eagle", draft=None,
+          config=S_EAGLE1, tensors={**EMBED, "lm_head.weight": T("F32", (VT, H))}),
+    fires("DSC666", "eagle1-layer0-input-norm", profile="sglang-eagle", draft=None,
+          config=S_EAGLE1, tensors={**EMBED, **LN0}, says="layers.0.input_layernorm.weight"),
+    clean("DSC666", "eagle1-release-code", profile="sglang-eagle", draft=None,
+          config=S_EAGLE1, tensors=EMBED, exactly=("DSC501",)),
+    fires("DSC652", "eagle1-sglang-no-fc-bias", profile="sglang-eagle", draft=None,
+          config=S_EAGLE1, tensors=NO_BIAS, says="fc.bias"),
+    fires("DSC652", "eagle1-layer-missing", profile="vllm-eagle", draft=None,
+          config={**V_EAGLE1, "num_hidden_layers": 2}, tensors=NO_BIAS, says="layers.1"),
+    clean("DSC652", "eagle1-every-layer", profile="vllm-eagle", draft=None,
+          config=V_EAGLE1, tensors=NO_BIAS),
+    fires("DSC105", "eagle1-d2t", profile="vllm-eagle", draft=None, config=V_EAGLE1,
+          tensors={**NO_BIAS, "d2t": T("I64", (VT,))}, says="no parameter for it"),
+    clean("DSC105", "eagle1-sglang-d2t-ignored", profile="sglang-eagle", draft=None,
+          config=S_EAGLE1, tensors={**EMBED, "d2t": T("I64", (VT,))}),
+    fires("DSC113", "eagle1-fc-width", profile="vllm-eagle", draft=None, config=V_EAGLE1,
+          tensors={**NO_BIAS, "fc.weight": T("F32", (H, 3 * H))}, says="fc.weight"),
+    # each runtime's registry refuses the other's class name
+    fires("DSC680", "eagle1-sglang-name", profile="vllm-eagle", draft=None, config=S_EAGLE1,
+          tensors=NO_BIAS, says="registers EagleLlamaForCausalLM"),
+    fires("DSC680", "eagle1-vllm-name", profile="sglang-eagle", draft=None, config=V_EAGLE1,
+          tensors=EMBED, says="registers LlamaForCausalLMEagle"),
+    # not judged, with the reason each runtime's row gives
+    fires("DSC108", "vllm-mtp", config=_named("Qwen3NextMTP"), says="MTP: the draft layers "
+          "are read from the target checkpoint, not from a drafter folder"),
+    fires("DSC108", "sglang-nextn", config=_named("DeepseekV3ForCausalLMNextN"),
+          says="SGLang 0.5.23 builds DeepseekV3ForCausalLMNextN"),
+    fires("DSC108", "hidden-states", config=_named("ExtractHiddenStatesModel"),
+          says="not a drafter: ExtractHiddenStatesModel"),
+    fires("DSC108", "eagle1-mistral", config=_named("EagleMistralForCausalLM"),
+          says="classic EAGLE over Mistral"),
+    fires("DSC108", "eagle3-mla", config={**EAGLE3, "architectures":
+          ["Eagle3DeepseekV2ForCausalLM"]}, says="vLLM 0.33.0 builds Eagle3DeepseekV2ForCausalLM"
+          " for Eagle3DeepseekV2ForCausalLM: EAGLE-3 over DeepSeek MLA decoder layers"),
+    fires("DSC108", "dflash-lilicorr", config=_named("LiLiCorrDraftModel"),
+          says="LiLiCorrForCausalLM for LiLiCorrDraftModel: a LiLiCorr DFlash drafter"),
+    fires("DSC108", "gemma4-assistant", config=_named("Gemma4AssistantForCausalLM"),
+          says="a Gemma 4 assistant drafter"),
+    # their clean twins: the names of each group that a profile judges
+    clean("DSC108", "eagle1-llama", profile="vllm-eagle", by_default=True, draft=None,
+          config=V_EAGLE1, tensors=NO_BIAS),
+    clean("DSC108", "eagle3-llama", profile="vllm-eagle3", by_default=True, config=EAGLE3),
+    clean("DSC108", "dflash-muse-glimmer", profile="vllm-dflash", by_default=True,
+          config={"architectures": ["MuseGlimmerAssistantModel"], "model_type": "qwen3",
+                  "markov_rank": None}),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("c", CASES, ids=ids(CASES))
+def test_case(bench, c):
+    check(bench, c)
+
+
+def test_a_drafter_judged_by_eagle1_gets_both_runtimes_verdicts(bench):
+    """The EAGLE release code's drafter under the name vLLM registers: vLLM judges it (and
+    its fc bias fails it), SGLang refuses the class it does not register; no profile of
+    another family is evaluated."""
+    report = bench.case(V_EAGLE1, EMBED, profile=None, draft=None)
+    assert report.family == "eagle" and report.profile == "vllm-eagle"
+    assert report.verdicts == {"vllm-eagle": False, "sglang-eagle": False}
+    assert all(n.code != "DSC108" for n in report.not_checked)
+
+
+# --- the table ------------------------------------------------------------------------
+
+
+def test_the_table_has_one_row_per_runtime_and_name_and_a_reason_for_every_unjudged_one():
+    assert len(VLLM_ARCHITECTURES) == 68
+    for rows in (VLLM_ARCHITECTURES, SGLANG_ARCHITECTURES):
+        names = [a.name for a in rows]
+        assert len(names) == len(set(names))
+    for a in ARCHITECTURES:
+        assert bool(a.judged_by) != bool(a.reason), a.name
+        if a.judged_by:
+            line = PROFILES[a.judged_by].line if a.judged_by in PROFILES else a.judged_by
+            runtimes = {p.runtime for p in PROFILES.values() if p.line == line}
+            assert runtimes == {a.runtime}, a.name
+
+
+def test_the_29_names_judged_before_the_table_keep_their_family_profiles():
+    """The names a family's substring judged before the table existed keep being judged by
+    that family's profiles, but where the runtime's source says its module tree is another
+    (DeepSeek MLA EAGLE-3: deepseek_eagle3.py, kimi_k25_eagle3.py)."""
+    before = {"eagle3", "peagle", "dspark", "dflash"}
+    mla = {"Eagle3DeepseekV2ForCausalLM", "Eagle3DeepseekV3ForCausalLM"}
+    names = {a.name for a in ARCHITECTURES if any(m in a.name.lower() for m in before)}
+    assert len(names) == 29
+    for name in names - mla:
+        assert all(r.judged_by for r in BY_NAME[name]), name
+    for name in mla:
+        assert not any(r.judged_by for r in BY_NAME[name])
+
+
+def _source(package: str, path: str) -> str:
+    release = {"vllm": "vllm-0.33.0", "sglang": "sglang-0.5.23"}[package]
+    found = SOURCES / release / path
+    if not found.is_file():
+        msg = f"{found} is not unpacked: run python tools/fetch_sources.py"
+        if REQUIRE:
+            pytest.fail(msg)
+        pytest.skip(msg)
+    return found.read_text(encoding="utf-8")
+
+
+def test_the_vllm_rows_are_its_registry():
+    """Every name of vLLM 0.33.0's _SPECULATIVE_DECODING_MODELS is a row, building the class
+    the registry names."""
+    text = _source("vllm", "vllm/model_executor/models/registry.py")
+    start = text.index("_SPECULATIVE_DECODING_MODELS = {")
+    body = text[text.index("{", start) : text.index("\n}\n", start) + 2]
+    registry = ast.literal_eval(body)
+    assert {a.name: a.builds for a in VLLM_ARCHITECTURES} == {
+        name: cls for name, (_, cls) in registry.items()
+    }
+
+
+def test_the_sglang_rows_are_the_entry_classes_of_its_draft_model_files():
+    """Every EntryClass name of SGLang 0.5.23's EAGLE, DFlash, DSpark, MTP and NextN model
+    files is a row (and the rows name no other, but the EntryClass drafters of other files:
+    LiLiCorr, GLM's DSA NextN, Inkling's MTP)."""
+    listing = _source("sglang", "WHEEL-FILES.txt").split()
+    files = [
+        p
+        for p in listing
+        if re.fullmatch(r"sglang/srt/models/[^/]*(eagle|dflash|dspark|mtp|nextn)[^/]*\.py", p)
+    ]
+    assert files
+    names = set()
+    for path in files:
+        text = _source("sglang", path)
+        entry = re.search(r"^EntryClass = (\[[^\]]*\]|\w+)", text, re.M)
+        assert entry, path
+        names |= set(re.findall(r"\w+", entry.group(1)))
+    rows = {a.name for a in SGLANG_ARCHITECTURES}
+    others = {
+        "LiLiCorrDraftModel",
+        "GlmMoeDsaForCausalLMNextN",
+        "InklingForConditionalGenerationMTP",
+    }
+    assert rows == names | others
+
+
+# --- the route ----------------------------------------------------------------------------
+
+
+def _route(*archs: str, **raw):
+    config = {"architectures": list(archs), "vocab_size": VT, "hidden_size": H, **raw}
+    return route(parse_drafter_config(config, Path("config.json")))
+
+
+def test_a_name_judged_by_one_runtime_is_judged_there_and_refused_by_the_other():
+    way = _route("EagleLlamaForCausalLM")
+    assert way.family == "eagle" and way.judged
+    assert set(way.judges) == {"vllm-eagle", "sglang-eagle"} and way.unjudged == ()
+
+
+def test_a_name_no_runtime_judges_is_not_judged_with_each_runtimes_reason():
+    way = _route("LiLiCorrDraftModel")
+    assert not way.judged and way.family == "dflash"
+    assert [w.split(" builds")[0] for w in way.unjudged] == [f"{VLLM} 0.33.0", f"{SGLANG} 0.5.23"]
+    assert way.unjudged == unjudged("LiLiCorrDraftModel")
+
+
+def test_the_first_registered_name_routes_and_any_other_config_is_routed_by_family():
+    assert _route("Foo", "Qwen3DSparkModel").architecture == "Qwen3DSparkModel"
+    plain = _route("Eagle3Speculator")
+    assert plain.architecture is None and plain.judges is None and plain.family == "eagle3"
