@@ -30,7 +30,7 @@ cited ``name_maps`` (``name_maps()`` reads them):
 from __future__ import annotations
 
 from bisect import bisect_left
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from dspark_ckpt.facts.gather import Facts
@@ -497,7 +497,7 @@ def _sglang_model(f: Facts, p: Profile) -> LoaderModel:
     parts: list[Module | Block] = []
     skipped = {"lm_head", "embed_tokens", "markov_head", "confidence_head", "mask_embedding"}
     skipped.add("mask_hidden")
-    if eagle1:  # fc over [embedding, hidden state], Llama layers, no norm
+    if eagle1:  # fc over [embedding, hidden state], Llama (or Qwen2) layers, no norm
         parts.append(Module("fc", ("fc",), ("weight", "bias") if p.fc_bias else ("weight",)))
         layer = LLAMA_LAYER
     elif eagle:
@@ -525,6 +525,11 @@ def _sglang_model(f: Facts, p: Profile) -> LoaderModel:
     shapes, first_in = layer_shapes(raw, eagle, eagle1)
     parts = [m if isinstance(m, Block) else _shaped((m,), shapes)[0] for m in parts]
     template = _shaped(_modules(layer, maps), shapes)
+    if architecture(f, p) in p.qkv_bias_architectures:  # Qwen2: q/k/v with a bias
+        qkv = ("self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj")
+        template = tuple(
+            replace(m, tensors=("weight", "bias")) if m.path in qkv else m for m in template
+        )
     absent = () if p.first_input_norm else ("input_layernorm",)
     parts.append(Block("layers", layers, template, maps.blocks.get("layers", {}), first_in, absent))
     return LoaderModel(

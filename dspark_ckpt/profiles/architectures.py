@@ -23,7 +23,6 @@ KEY = {VLLM: "vllm", SGLANG: "sglang"}
 
 # the families a row names (the profiles' Family values, and those no profile covers)
 DSPARK, DFLASH, EAGLE3, EAGLE1, MTP = "dspark", "dflash", "eagle3", "eagle", "mtp"
-HIDDEN = "hidden_states"  # not a drafter
 
 VREG = "vllm/model_executor/models/registry.py"
 VM = "vllm/model_executor/models/"
@@ -138,7 +137,7 @@ DV4 = "vllm/models/deepseek_v4/__init__.py"
 VLLM_ARCHITECTURES = (
     _vllm(
         "ExtractHiddenStatesModel", 656, "ExtractHiddenStatesModel",
-        VM + "extract_hidden_states.py", 319, HIDDEN, reason=HIDDEN_REASON,
+        VM + "extract_hidden_states.py", 319, "", reason=HIDDEN_REASON,
     ),
     _mtp_vllm("MiMoMTPModel", 657, "MiMoMTP", VM + "mimo_mtp.py", 153),
     _mtp_vllm("MiMoV2MTPModel", 658, "MiMoV2MTP", VM + "mimo_v2_mtp.py", 223),
@@ -157,7 +156,7 @@ VLLM_ARCHITECTURES = (
     ),
     _vllm(
         "EagleMiniCPMForCausalLM", 663, "EagleMiniCPMForCausalLM", VM + "minicpm_eagle.py",
-        305, EAGLE1, reason=_eagle1("MiniCPM (its own decoder layer, a tied head)"),
+        305, EAGLE1, reason=_eagle1("MiniCPM (its own decoder layer and lm_head)"),
     ),
     _vllm(
         "DFlashDraftModel", 664, "DFlashQwen3ForCausalLM", VM + "qwen3_dflash.py", 736,
@@ -300,10 +299,7 @@ VLLM_ARCHITECTURES = (
 
 SGLANG_ARCHITECTURES = (
     _sglang("LlamaForCausalLMEagle", "llama_eagle.py", 153, 117, EAGLE1, S_EAGLE),
-    _sglang(
-        "Qwen2ForCausalLMEagle", "qwen2_eagle.py", 151, 118, EAGLE1,
-        reason=_eagle1("Qwen2 (q/k/v with a bias)"),
-    ),
+    _sglang("Qwen2ForCausalLMEagle", "qwen2_eagle.py", 151, 118, EAGLE1, S_EAGLE),
     _sglang(
         "MistralForCausalLMEagle", "mistral_eagle.py", 210, 133, EAGLE1,
         reason=_eagle1("Mistral (a final norm, Mistral's own weight names)"),

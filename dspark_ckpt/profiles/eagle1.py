@@ -1,5 +1,6 @@
 """Classic EAGLE (EAGLE-1) profiles: vLLM 0.33.0's ``EagleLlamaForCausalLM`` and SGLang
-0.5.23's ``LlamaForCausalLMEagle``.
+0.5.23's ``LlamaForCausalLMEagle`` (and ``Qwen2ForCausalLMEagle``: the same model over Qwen2
+layers, whose q/k/v take a bias).
 
 Both build the drafter of the EAGLE release code (``eagle/model/cnets.py``): ``fc`` over the
 concatenated [input embedding, target's last hidden state] (``2 * hidden_size`` wide), then
@@ -22,6 +23,7 @@ V_SHARE = "vllm/v1/worker/gpu/spec_decode/eagle/utils.py"
 S_EAGLE = "python/sglang/srt/models/llama_eagle.py"
 S_LLAMA = "python/sglang/srt/models/llama.py"
 S_WORKER = "python/sglang/srt/speculative/eagle_worker_v2.py"
+S_QWEN2_EAGLE = "python/sglang/srt/models/qwen2_eagle.py"
 NO_PARAM = f"{V_UTILS}:443 `There is no module or parameter named`"
 VLLM_FILES = (
     "vllm/model_executor/model_loader/default_loader.py:229-230 "
@@ -84,8 +86,10 @@ VLLM_CITES = {
     "tied_head": f"{V_EAGLE}:146-148 `nn.Module.__init__(self)` (no lm_head to tie: "
     "tie_word_embeddings is never read)",
     "builds_lm_head": V_HEAD,
+    "fc_bias": f"{V_EAGLE}:110-118 `bias=False,` (a stored fc.bias is ignored); "
+    f'{V_UTILS}:456-458 `self.ignore_unexpected_suffixes.append(".bias")`',
     "first_input_norm": f"{V_EAGLE}:53-57 `del self.input_layernorm` (layer 0's is an "
-    "nn.Identity: a stored weight names no parameter); {NO_PARAM}",
+    f"nn.Identity: a stored weight names no parameter); {NO_PARAM}",
 }
 VLLM_EAGLE = Profile(
     name="vllm-eagle",
@@ -136,6 +140,7 @@ SGLANG_CITES = {
     "stray_files_loaded": SGLANG_FILES,
     "stray_names": f"{S_LLAMA}:772-779 `Parameter {{name}} not found in params_dict` (skipped)",
     "architectures": f"{S_EAGLE}:153 `EntryClass = [LlamaForCausalLMEagle]`; "
+    f"{S_QWEN2_EAGLE}:151 `EntryClass = [Qwen2ForCausalLMEagle]`; "
     "python/sglang/srt/models/registry.py:93-114 `def resolve_model_cls`",
     "missing_tensors": f"{S_LLAMA}:772-779 `if name in params_dict.keys():` (what is not given "
     "is not loaded, and nothing checks)",
@@ -145,7 +150,10 @@ SGLANG_CITES = {
     "first_input_norm": f"{S_EAGLE}:52-56 `del self.input_layernorm` (layer 0 has none: a "
     f"stored weight is skipped); {S_LLAMA}:772-779 `if name in params_dict.keys():`",
     "fc_bias": f"{S_EAGLE}:91 `self.fc = torch.nn.Linear(config.hidden_size * 2, "
-    "config.hidden_size)` (with a bias)",
+    f"config.hidden_size)` (with a bias); {S_QWEN2_EAGLE}:92 `self.fc = torch.nn.Linear(`",
+    "qkv_bias_architectures": f"{S_QWEN2_EAGLE}:118,126-128 `class Qwen2ForCausalLMEagle` "
+    "`self.model = Qwen2Model(`; python/sglang/srt/models/qwen2.py:189-196 `bias=True,` (Qwen2's "
+    "q/k/v take a bias: a checkpoint must give it)",
 }
 SGLANG_EAGLE = Profile(
     name="sglang-eagle",
@@ -162,9 +170,10 @@ SGLANG_EAGLE = Profile(
     own_embed_kept=False,
     reads_speculators_format=False,
     stray_names="skipped",
-    architectures=("LlamaForCausalLMEagle",),
+    architectures=("LlamaForCausalLMEagle", "Qwen2ForCausalLMEagle"),
     missing_tensors="default_init",
     name_maps=FUSED_MAPS,
     first_input_norm=False,
     fc_bias=True,
+    qkv_bias_architectures=("Qwen2ForCausalLMEagle",),
 )

@@ -440,6 +440,8 @@ class Profile:
     first_input_norm: bool = True
     # fc is built with a bias (a checkpoint must give fc.bias)
     fc_bias: bool = False
+    # the architectures whose decoder layers build q/k/v with a bias (Qwen2's attention)
+    qkv_bias_architectures: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         _check(self, PROFILE_CHOICES, f"profile {self.name!r}")
@@ -547,6 +549,7 @@ FIELDS_18 = (
     "builds_lm_head",
     "first_input_norm",
     "fc_bias",
+    "qkv_bias_architectures",
 )
 
 

@@ -23,7 +23,6 @@ FAMILY_NAMES = {
     "mtp": "an MTP",
     "eagle": "an EAGLE-1",
     "medusa": "a Medusa",
-    "hidden_states": "a hidden-state extraction model, not a",
 }
 
 

@@ -29,6 +29,7 @@ from dspark_ckpt.profiles.architectures import (
     unjudged,
 )
 from dspark_ckpt.profiles.registry import PROFILES, route
+from dspark_ckpt.profiles.variants import VARIANTS
 
 SOURCES = Path(
     os.environ.get("DSPARK_CKPT_SOURCES") or Path.home() / ".cache/dspark-ckpt/sources"
@@ -45,7 +46,10 @@ EAGLE1 = {
 }
 V_EAGLE1 = {**EAGLE1, "architectures": ["EagleLlamaForCausalLM"]}
 S_EAGLE1 = {**EAGLE1, "architectures": ["LlamaForCausalLMEagle"]}
+Q_EAGLE1 = {**EAGLE1, "architectures": ["Qwen2ForCausalLMEagle"], "model_type": "qwen2"}
 EMBED = {"embed_tokens.weight": T("F32", (VT, H))}
+QK_NORMS = {f"layers.0.self_attn.{n}.weight": T("F32", (H,)) for n in ("q_norm", "k_norm")}
+QKV_BIAS = {f"layers.0.self_attn.{p}_proj.bias": T("F32", (H,)) for p in "qkv"}
 NO_BIAS = {**EMBED, "fc.bias": DROP}
 LN0 = {"layers.0.input_layernorm.weight": T("F32", (H,))}
 EAGLE3 = {
@@ -94,11 +98,30 @@ CASES = [
           config=S_EAGLE1, tensors={**EMBED, "d2t": T("I64", (VT,))}),
     fires("DSC113", "eagle1-fc-width", profile="vllm-eagle", draft=None, config=V_EAGLE1,
           tensors={**NO_BIAS, "fc.weight": T("F32", (H, 3 * H))}, says="fc.weight"),
+    # SGLang's Qwen2 classic EAGLE: the same model over Qwen2 layers, whose q/k/v take a bias
+    fires("DSC652", "eagle1-qwen2-no-qkv-bias", profile="sglang-eagle", draft=None,
+          config=Q_EAGLE1, tensors=EMBED, says="layers.0.self_attn.q_proj.bias"),
+    clean("DSC652", "eagle1-qwen2-qkv-bias", profile="sglang-eagle", draft=None,
+          config=Q_EAGLE1, tensors={**EMBED, **QKV_BIAS}, exactly=("DSC501",)),
+    clean("DSC652", "eagle1-llama-no-qkv-bias", profile="sglang-eagle", draft=None,
+          config=S_EAGLE1, tensors=EMBED),
     # each runtime's registry refuses the other's class name
     fires("DSC680", "eagle1-sglang-name", profile="vllm-eagle", draft=None, config=S_EAGLE1,
           tensors=NO_BIAS, says="registers EagleLlamaForCausalLM"),
     fires("DSC680", "eagle1-vllm-name", profile="sglang-eagle", draft=None, config=V_EAGLE1,
           tensors=EMBED, says="registers LlamaForCausalLMEagle"),
+    # vLLM's EAGLE-3 names: the Llama layer (Eagle3LlamaForCausalLM) or the Qwen3 one, q/k norms
+    # included (Eagle3Qwen3ForCausalLM), by the class the registry maps the name to
+    fires("DSC652", "eagle3-qwen3-no-qk-norms", profile="vllm-eagle3",
+          config={**EAGLE3, "architectures": ["PeagleQwen3ForCausalLM"]},
+          says="layers.0.self_attn.q_norm"),
+    clean("DSC652", "eagle3-qwen3-qk-norms", profile="vllm-eagle3",
+          config={**EAGLE3, "architectures": ["Eagle3Qwen3ForCausalLM"]}, tensors=QK_NORMS),
+    fires("DSC112", "eagle3-llama-qk-norms", profile="vllm-eagle3",
+          config={**EAGLE3, "architectures": ["Eagle3Qwen2_5vlForCausalLM"]}, tensors=QK_NORMS,
+          says="layers.0.self_attn.k_norm.weight"),
+    clean("DSC112", "eagle3-llama", profile="vllm-eagle3",
+          config={**EAGLE3, "architectures": ["Eagle3MiniMaxM2ForCausalLM"]}),
     # not judged, with the reason each runtime's row gives
     fires("DSC108", "vllm-mtp", config=_named("Qwen3NextMTP"), says="MTP: the draft layers "
           "are read from the target checkpoint, not from a drafter folder"),
@@ -244,3 +267,20 @@ def test_the_first_registered_name_routes_and_any_other_config_is_routed_by_fami
     assert _route("Foo", "Qwen3DSparkModel").architecture == "Qwen3DSparkModel"
     plain = _route("Eagle3Speculator")
     assert plain.architecture is None and plain.judges is None and plain.family == "eagle3"
+
+
+def test_a_runtime_that_registers_the_name_without_a_profile_is_a_check_not_made(
+    bench, monkeypatch
+):
+    """Where one runtime judges a name (here through VARIANTS, as a variant's profile would)
+    and another registers it with no profile, the drafter is judged by the first, and the
+    second's reason is a check not made (DSC108): a partial verdict, not a silent pass."""
+    monkeypatch.setitem(VARIANTS, ("vllm", "LiLiCorrDraftModel"), "vllm-dflash")
+    config = {"architectures": ["LiLiCorrDraftModel"], "model_type": "qwen3", "markov_rank": None}
+    way = route(parse_drafter_config(config, Path("config.json")))
+    assert way.judged and way.family == "dflash"
+    assert set(way.judges) == {"vllm-dflash", "vllm-dflash-legacy"}
+    report = bench.case(config, profile=None)
+    assert report.profile == "vllm-dflash" and set(report.verdicts) == set(way.judges)
+    (not_made,) = [n for n in report.not_checked if n.code == "DSC108"]
+    assert not_made.reason.startswith("SGLang 0.5.23 builds LiLiCorrDraftModel")
