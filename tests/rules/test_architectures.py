@@ -277,7 +277,7 @@ def test_a_runtime_that_registers_the_name_without_a_profile_is_a_check_not_made
     second's reason is a check not made (DSC108): a partial verdict, not a silent pass."""
     monkeypatch.setitem(VARIANTS, ("vllm", "LiLiCorrDraftModel"), "vllm-dflash")
     config = {"architectures": ["LiLiCorrDraftModel"], "model_type": "qwen3", "markov_rank": None}
-    way = route(parse_drafter_config(config, Path("config.json")))
+    way = _route("LiLiCorrDraftModel", model_type="qwen3", markov_rank=None)
     assert way.judged and way.family == "dflash"
     assert set(way.judges) == {"vllm-dflash", "vllm-dflash-legacy"}
     report = bench.case(config, profile=None)
