@@ -82,11 +82,6 @@ class Architecture:
         """The table's answer in words: the profile, or the reason."""
         return f"judged by `{self.judged_by}`" if self.judged_by else self.reason
 
-    @property
-    def where(self) -> str:
-        """The runtime, its release and the class it builds, as a message names them."""
-        return f"{RELEASE[self.runtime]} builds {self.builds} for {self.name}"
-
 
 def _vllm(
     name: str,
@@ -392,6 +387,10 @@ def known(architectures: list[str] | tuple[str, ...]) -> str | None:
 
 
 def unjudged(name: str) -> tuple[str, ...]:
-    """Why ``name`` is not judged, per runtime that registers it and judges it by no profile:
-    one line each (the runtime, the class it builds, the reason)."""
-    return tuple(f"{r.where}: {r.reason}" for r in BY_NAME.get(name, ()) if not r.judged_by)
+    """Why ``name`` is not judged by the runtimes that register it and judge it by no profile:
+    one line per reason, naming the release of each such runtime and the class it builds."""
+    by_reason: dict[str, list[str]] = {}
+    for r in BY_NAME.get(name, ()):
+        if not r.judged_by:
+            by_reason.setdefault(r.reason, []).append(f"{RELEASE[r.runtime]} builds {r.builds}")
+    return tuple(f"{' and '.join(who)}: {why}" for why, who in by_reason.items())

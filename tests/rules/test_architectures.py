@@ -133,9 +133,10 @@ CASES = [
           says="classic EAGLE over Mistral"),
     fires("DSC108", "eagle3-mla", config={**EAGLE3, "architectures":
           ["Eagle3DeepseekV2ForCausalLM"]}, says="vLLM 0.33.0 builds Eagle3DeepseekV2ForCausalLM"
-          " for Eagle3DeepseekV2ForCausalLM: EAGLE-3 over DeepSeek MLA decoder layers"),
+          " and SGLang 0.5.23 builds Eagle3DeepseekV2ForCausalLM: EAGLE-3 over DeepSeek MLA"),
     fires("DSC108", "dflash-lilicorr", config=_named("LiLiCorrDraftModel"),
-          says="LiLiCorrForCausalLM for LiLiCorrDraftModel: a LiLiCorr DFlash drafter"),
+          says="LiLiCorrForCausalLM and SGLang 0.5.23 builds LiLiCorrDraftModel: a LiLiCorr "
+          "DFlash drafter"),
     fires("DSC108", "gemma4-assistant", config=_named("Gemma4AssistantForCausalLM"),
           says="a Gemma 4 assistant drafter"),
     # their clean twins: the names of each group that a profile judges
@@ -259,7 +260,11 @@ def test_a_name_judged_by_one_runtime_is_judged_there_and_refused_by_the_other()
 def test_a_name_no_runtime_judges_is_not_judged_with_each_runtimes_reason():
     way = _route("LiLiCorrDraftModel")
     assert not way.judged and way.family == "dflash"
-    assert [w.split(" builds")[0] for w in way.unjudged] == [f"{VLLM} 0.33.0", f"{SGLANG} 0.5.23"]
+    assert way.unjudged == (
+        f"{VLLM} 0.33.0 builds LiLiCorrForCausalLM and {SGLANG} 0.5.23 builds "
+        "LiLiCorrDraftModel: a LiLiCorr DFlash drafter with its own model and loader: no "
+        "profile models it yet",
+    )
     assert way.unjudged == unjudged("LiLiCorrDraftModel")
 
 

@@ -195,7 +195,7 @@ CASES: list[Case] = [
     # DSC108: a family no profile covers is not judged
     fires("DSC108", "mtp", config={"architectures": ["DeepSeekMTPModel"], "markov_rank": None},
           says="this is an MTP drafter (architectures/model_type: DeepSeekMTPModel), not "
-          "judged: vLLM 0.33.0 builds DeepSeekMTP for DeepSeekMTPModel: MTP: the draft layers "
+          "judged: vLLM 0.33.0 builds DeepSeekMTP: MTP: the draft layers "
           "are read from the target checkpoint"),
     fires("DSC108", "eagle1", config={"architectures": ["EagleLlama4ForCausalLM"],
                                       "markov_rank": None},
