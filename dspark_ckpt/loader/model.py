@@ -25,6 +25,11 @@ cited ``name_maps`` (``name_maps()`` reads them):
   the exact names (no name maps); any other name is an "Unexpected key(s)" error.
 - ``missing_tensors`` "default_init" (SGLang 0.5.23: ``params_dict`` look-ups, names it
   lacks skipped): exact ``.weight`` names after its name maps.
+
+Classic EAGLE (family ``eagle``) is built by the same loaders: fc over [embedding, the
+target's hidden state] (``fc_bias``: with a bias), Llama layers (Qwen2's q/k/v with a bias
+for ``qkv_bias_architectures``) whose first has no input_layernorm (``first_input_norm``),
+no norm, and no lm_head where ``builds_lm_head`` is false (a shipped one is then refused).
 """
 
 from __future__ import annotations

@@ -1,14 +1,15 @@
-"""Drafter families: how a config names its family, which families the profiles cover,
-and each covered family's default profile."""
+"""Drafter families: how a config names its family (first by the draft architecture it
+names, ``architectures.py``), which families the profiles cover, and each covered family's
+default profile."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from dspark_ckpt.profiles.architectures import FAMILY_OF, known
+
 if TYPE_CHECKING:
     from dspark_ckpt.facts.config import DrafterConfig
-
-from dspark_ckpt.profiles.architectures import FAMILY_OF, known
 
 # the schema's Family values (EAGLE1: classic EAGLE)
 DSPARK, DFLASH, EAGLE3, EAGLE1 = "dspark", "dflash", "eagle3", "eagle"
