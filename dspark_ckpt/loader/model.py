@@ -30,6 +30,7 @@ Classic EAGLE (family ``eagle``) is built by the same loaders: fc over [embeddin
 target's hidden state] (``fc_bias``: with a bias), Llama layers (Qwen2's q/k/v with a bias
 for ``qkv_bias_architectures``) whose first has no input_layernorm (``first_input_norm``),
 no norm, and no lm_head where ``builds_lm_head`` is false (a shipped one is then refused).
+SGLang's EAGLE-3 over DeepSeek MLA (``mla_architectures``): the MLA decoder layer.
 """
 
 from __future__ import annotations
@@ -65,6 +66,12 @@ EAGLE3_LAYER = (
 )
 # the Llama decoder layer classic EAGLE (EAGLE-1) builds: EAGLE-3's without its hidden_norm
 LLAMA_LAYER = tuple(m for m in EAGLE3_LAYER if m[0] != "hidden_norm")
+# the EAGLE-3 decoder layer over DeepSeek MLA attention (q_lora_rank set) and a dense MLP
+MLA_LAYER = (
+    *(("self_attn." + m,) for m in ("q_a_proj", "q_a_layernorm", "q_b_proj", "o_proj")),
+    *(("self_attn." + m,) for m in ("kv_a_proj_with_mqa", "kv_a_layernorm", "kv_b_proj")),
+    *(m for m in EAGLE3_LAYER if not m[0].startswith("self_attn.")),
+)
 # the DSpark Markov head: markov_w1 / markov_w2, and each head type's extra projection
 MARKOV_W = ("markov_head.markov_w1", "markov_head.markov_w2")
 MARKOV_EXTRA = {"gated": "markov_head.gate_proj", "rnn": "markov_head.joint_proj"}
@@ -521,6 +528,8 @@ def _sglang_model(f: Facts, p: Profile) -> LoaderModel:
         if own != f.cfg.hidden_size and raw.get("draft_vocab_size") is not None:
             parts.append(Module("embed_tokens", ("embed_tokens",)))  # set_embed keeps it
         layer = EAGLE3_LAYER
+        if architecture(f, p) in p.mla_architectures:
+            layer = MLA_LAYER
     else:
         parts += _modules([("fc",), ("hidden_norm",), ("norm",)], maps)
         kind = markov_built(f) if p.markov_head_types else None
@@ -528,6 +537,9 @@ def _sglang_model(f: Facts, p: Profile) -> LoaderModel:
             parts += _modules(_markov(kind, True), maps)
         layer = QWEN3_LAYER
     shapes, first_in = layer_shapes(raw, eagle, eagle1)
+    if layer is MLA_LAYER:  # MLA's sizes are not Llama's: its attention shapes are not judged
+        shapes = {k: v for k, v in shapes.items() if not k.startswith("self_attn.")}
+        first_in = {}
     parts = [m if isinstance(m, Block) else _shaped((m,), shapes)[0] for m in parts]
     template = _shaped(_modules(layer, maps), shapes)
     if architecture(f, p) in p.qkv_bias_architectures:  # Qwen2: q/k/v with a bias

@@ -305,8 +305,7 @@ SGLANG_ARCHITECTURES = (
     ),
     _sglang("LlamaForCausalLMEagle3", "llama_eagle3.py", 387, 272, EAGLE3, S_EAGLE3),
     _sglang(
-        "Eagle3DeepseekV2ForCausalLM", "kimi_k25_eagle3.py", 523, 315, EAGLE3,
-        reason=MLA_REASON,
+        "Eagle3DeepseekV2ForCausalLM", "kimi_k25_eagle3.py", 523, 315, EAGLE3, S_EAGLE3,
     ),
     *(
         _sglang(name, "dflash.py", 1317, line, DFLASH, S_DFLASH)

@@ -442,6 +442,10 @@ class Profile:
     fc_bias: bool = False
     # the architectures whose decoder layers build q/k/v with a bias (Qwen2's attention)
     qkv_bias_architectures: tuple[str, ...] = ()
+    # the architectures whose decoder layer is DeepSeek MLA attention with a dense MLP
+    # (q_a_proj / kv_a_proj_with_mqa fused at load, kv_b_proj, ...): their draft_vocab_size
+    # is read with a default (no AttributeError)
+    mla_architectures: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         _check(self, PROFILE_CHOICES, f"profile {self.name!r}")
@@ -550,6 +554,7 @@ FIELDS_18 = (
     "first_input_norm",
     "fc_bias",
     "qkv_bias_architectures",
+    "mla_architectures",
 )
 
 

@@ -421,6 +421,7 @@ def _vllm_18_cites(family: str) -> dict[str, str]:
         "first_input_norm": f"{model_py} (every decoder layer builds its input_layernorm)",
         "fc_bias": f"{model_py} (fc has no bias: a stored one is ignored as every .bias)",
         "qkv_bias_architectures": f"{model_py} (attention biases not judged here)",
+        "mla_architectures": f"{model_py} (no MLA decoder layer)",
         "unserved_architecture": f"{SPEC_CONFIG}:1543-1567 `DeepSeek-V4(.1) DSpark reuses the full "
         "target config`"
         if family == "dspark"

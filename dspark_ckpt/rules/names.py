@@ -20,6 +20,7 @@ from dspark_ckpt.facts.gather import WRAPPER_PREFIXES, Facts
 from dspark_ckpt.facts.vocab import BIAS_TENSOR, MASK_TENSOR
 from dspark_ckpt.facts.weight_files import WeightFile
 from dspark_ckpt.loader.model import Module, Unexpected, loader_model
+from dspark_ckpt.loader.view import architecture
 from dspark_ckpt.profiles.registry import Profile
 from dspark_ckpt.rules.findings import ERROR, INFO, WARNING, Finding, new_finding
 from dspark_ckpt.rules.registry import PROFILE, rule
@@ -61,14 +62,20 @@ def wrapper_prefix(f: Facts, p: Profile) -> list[Finding]:
     """vLLM's drafter loaders prepend 'model.' to every name but lm_head and d2t, and TensorRT-LLM
     loads names as stored with a strict state dict: a stored model.lm_head.weight, model.d2t or
     model.embed_tokens.weight is no parameter of theirs and fails the load ('There is no module or
-    parameter named ...' / 'Unexpected key(s)')."""
+    parameter named ...' / 'Unexpected key(s)'). SGLang's EAGLE-3 over DeepSeek MLA
+    (``mla_architectures``) prepends 'model.' to every name but lm_head.: model.X becomes
+    model.model.X, which it skips with a warning, the weight left at its initial value."""
     # names under a wrapper prefix are not the tensors a strict loader maps
     names = f.prefixed
-    if p.prefixed_names != "rejected" or not names:
+    mla = architecture(f, p) in p.mla_architectures
+    if (p.prefixed_names != "rejected" and not mla) or not names:
         return []
     how = (
         "loads names as stored with load_state_dict(strict=True): 'Unexpected key(s)'"
         if p.strict_names
+        else "prepends 'model.' to every name but lm_head. itself: it skips model.model.* "
+        "with a warning and the weight keeps its initial value"
+        if mla
         else "prepends 'model.' to every name but lm_head and d2t itself: its weight loader "
         "raises 'There is no module or parameter named ...'"
     )

@@ -60,6 +60,21 @@ EAGLE3 = {
 }
 
 
+# EAGLE-3 over DeepSeek MLA (SGLang kimi_k25_eagle3.py): the Kimi K2.x drafters' layer
+MLA = {**EAGLE3, "architectures": ["Eagle3DeepseekV2ForCausalLM"], "model_type": "kimi_k2",
+       "q_lora_rank": H, "kv_lora_rank": H, "qk_nope_head_dim": 4, "qk_rope_head_dim": 4,
+       "v_head_dim": 4}  # fmt: skip
+MLA_W = {
+    **{f"layers.0.self_attn.{p}_proj.weight": DROP for p in "qkv"},
+    **{
+        f"layers.0.self_attn.{m}.weight": T("F32", (H,) if "norm" in m else (H, H))
+        for m in ("q_a_proj", "q_a_layernorm", "q_b_proj", "kv_a_proj_with_mqa")
+        + ("kv_a_layernorm", "kv_b_proj")
+    },
+}
+HEAD = {"lm_head.weight": T("F32", (VT, H))}
+
+
 def _named(name: str, **extra) -> dict:
     return {"architectures": [name], "markov_rank": None, **extra}
 
@@ -122,6 +137,38 @@ CASES = [
           says="layers.0.self_attn.k_norm.weight"),
     clean("DSC112", "eagle3-llama", profile="vllm-eagle3",
           config={**EAGLE3, "architectures": ["Eagle3MiniMaxM2ForCausalLM"]}),
+    # EAGLE-3 over DeepSeek MLA, SGLang: an explicit draft_vocab_size and no lm_head is a head
+    # nothing loads (sgl-project/sglang PR #27908, nvidia/Kimi-K2.6-Eagle3: accept rate 0.00)
+    fires("DSC601", "sglang-eagle3-mla-no-head", profile="sglang-eagle3", config=MLA,
+          tensors=MLA_W, says="nothing loads"),
+    clean("DSC601", "sglang-eagle3-mla-head-shipped", profile="sglang-eagle3", config=MLA,
+          tensors={**MLA_W, **HEAD}, exactly=(), verdicts={"sglang-eagle3": True}),
+    clean("DSC601", "sglang-eagle3-mla-no-draft-vocab", profile="sglang-eagle3", draft=None,
+          config=MLA, tensors=MLA_W, exactly=("DSC501",)),
+    # its draft_vocab_size is a getattr with a default: no key is no AttributeError
+    clean("DSC681", "sglang-eagle3-mla-no-draft-vocab-key", profile="sglang-eagle3",
+          draft=None, config=MLA, tensors=MLA_W),
+    fires("DSC681", "sglang-eagle3-llama-no-draft-vocab-key", profile="sglang-eagle3",
+          draft=None, config=EAGLE3),
+    # the MLA layer's weights: q_a_proj loads only with kv_a_proj_with_mqa (fused), Llama's
+    # q/k/v name no parameter (skipped, with a warning)
+    fires("DSC652", "sglang-eagle3-mla-kv-a-missing", profile="sglang-eagle3", config=MLA,
+          tensors={**MLA_W, **HEAD, "layers.0.self_attn.kv_a_proj_with_mqa.weight": DROP},
+          says="layers.0.self_attn.kv_a_proj_with_mqa"),
+    fires("DSC652", "sglang-eagle3-mla-llama-layer", profile="sglang-eagle3", config=MLA,
+          tensors=HEAD, says="layers.0.self_attn.q_a_proj"),
+    clean("DSC652", "sglang-eagle3-mla-every-weight", profile="sglang-eagle3", config=MLA,
+          tensors={**MLA_W, **HEAD}),
+    # it prepends model. to every name but lm_head.: a stored model.* is skipped, not stripped
+    fires("DSC111", "sglang-eagle3-mla-model-prefix", profile="sglang-eagle3", config=MLA,
+          tensors={**MLA_W, **HEAD, "norm.weight": DROP, "model.norm.weight": T("F32", (H,))},
+          says="skips model.model.*"),
+    clean("DSC111", "sglang-eagle3-llama-model-prefix", profile="sglang-eagle3",
+          config=EAGLE3, tensors={**HEAD, "norm.weight": DROP,
+                                  "model.norm.weight": T("F32", (H,))}),
+    # vLLM's Eagle3DeepseekV2ForCausalLM (deepseek_eagle3.py) is not judged: its reason
+    fires("DSC108", "vllm-eagle3-mla", config=_named("Eagle3DeepseekV3ForCausalLM"),
+          says="vLLM 0.33.0 builds Eagle3DeepseekV2ForCausalLM: EAGLE-3 over DeepSeek MLA"),
     # not judged, with the reason each runtime's row gives
     fires("DSC108", "vllm-mtp", config=_named("Qwen3NextMTP"), says="MTP: the draft layers "
           "are read from the target checkpoint, not from a drafter folder"),
@@ -131,9 +178,6 @@ CASES = [
           says="not a drafter: ExtractHiddenStatesModel"),
     fires("DSC108", "eagle1-mistral", config=_named("EagleMistralForCausalLM"),
           says="classic EAGLE over Mistral"),
-    fires("DSC108", "eagle3-mla", config={**EAGLE3, "architectures":
-          ["Eagle3DeepseekV2ForCausalLM"]}, says="vLLM 0.33.0 builds Eagle3DeepseekV2ForCausalLM"
-          " and SGLang 0.5.23 builds Eagle3DeepseekV2ForCausalLM: EAGLE-3 over DeepSeek MLA"),
     fires("DSC108", "dflash-lilicorr", config=_named("LiLiCorrDraftModel"),
           says="LiLiCorrForCausalLM and SGLang 0.5.23 builds LiLiCorrDraftModel: a LiLiCorr "
           "DFlash drafter"),
@@ -183,7 +227,8 @@ def test_the_table_has_one_row_per_runtime_and_name_and_a_reason_for_every_unjud
 def test_the_29_names_judged_before_the_table_keep_their_family_profiles():
     """The names a family's substring judged before the table existed keep being judged by
     that family's profiles, but where the runtime's source says its module tree is another
-    (DeepSeek MLA EAGLE-3: deepseek_eagle3.py, kimi_k25_eagle3.py)."""
+    (vLLM's DeepSeek MLA EAGLE-3, deepseek_eagle3.py: not judged; SGLang's,
+    kimi_k25_eagle3.py, is judged by sglang-eagle3 on its MLA layer: mla_architectures)."""
     before = {"eagle3", "peagle", "dspark", "dflash"}
     mla = {"Eagle3DeepseekV2ForCausalLM", "Eagle3DeepseekV3ForCausalLM"}
     names = {a.name for a in ARCHITECTURES if any(m in a.name.lower() for m in before)}
@@ -191,7 +236,10 @@ def test_the_29_names_judged_before_the_table_keep_their_family_profiles():
     for name in names - mla:
         assert all(r.judged_by for r in BY_NAME[name]), name
     for name in mla:
-        assert not any(r.judged_by for r in BY_NAME[name])
+        assert {r.runtime: r.judged_by for r in BY_NAME[name] if r.judged_by} == (
+            {SGLANG: "sglang-eagle3"} if name == "Eagle3DeepseekV2ForCausalLM" else {}
+        )
+    assert PROFILES["sglang-eagle3"].mla_architectures == ("Eagle3DeepseekV2ForCausalLM",)
 
 
 def _source(package: str, path: str) -> str:
