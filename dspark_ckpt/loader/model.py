@@ -30,7 +30,7 @@ Classic EAGLE (family ``eagle``) is built by the same loaders: fc over [embeddin
 target's hidden state] (``fc_bias``: with a bias), Llama layers (Qwen2's q/k/v with a bias
 for ``qkv_bias_architectures``) whose first has no input_layernorm (``first_input_norm``),
 no norm, and no lm_head where ``builds_lm_head`` is false (a shipped one is then refused).
-SGLang's EAGLE-3 over DeepSeek MLA (``mla_architectures``): the MLA decoder layer.
+EAGLE-3 over DeepSeek MLA (``mla_architectures``): the MLA decoder layer.
 """
 
 from __future__ import annotations
@@ -66,12 +66,14 @@ EAGLE3_LAYER = (
 )
 # the Llama decoder layer classic EAGLE (EAGLE-1) builds: EAGLE-3's without its hidden_norm
 LLAMA_LAYER = tuple(m for m in EAGLE3_LAYER if m[0] != "hidden_norm")
-# the EAGLE-3 decoder layer over DeepSeek MLA attention (q_lora_rank set) and a dense MLP
-MLA_LAYER = (
-    *(("self_attn." + m,) for m in ("q_a_proj", "q_a_layernorm", "q_b_proj", "o_proj")),
-    *(("self_attn." + m,) for m in ("kv_a_proj_with_mqa", "kv_a_layernorm", "kv_b_proj")),
-    *(m for m in EAGLE3_LAYER if not m[0].startswith("self_attn.")),
-)
+# the EAGLE-3 decoder layer over DeepSeek MLA attention and a dense MLP (q_lora_rank set);
+# MLA_Q_LAYER without it: vLLM's q_proj, and no kv_a_proj_with_mqa (deepseek_eagle3.py's
+# mapper stacks that name into fused_qkv_a_proj, which this attention does not build)
+MLA_KV = ("kv_a_layernorm", "kv_b_proj", "o_proj")
+NOT_ATTN = tuple(m for m in EAGLE3_LAYER if not m[0].startswith("self_attn."))
+MLA_Q = ("q_a_proj", "q_a_layernorm", "q_b_proj", "kv_a_proj_with_mqa")
+MLA_LAYER = (*(("self_attn." + m,) for m in (*MLA_Q, *MLA_KV)), *NOT_ATTN)
+MLA_Q_LAYER = (*(("self_attn." + m,) for m in ("q_proj", *MLA_KV)), *NOT_ATTN)
 # the DSpark Markov head: markov_w1 / markov_w2, and each head type's extra projection
 MARKOV_W = ("markov_head.markov_w1", "markov_head.markov_w2")
 MARKOV_EXTRA = {"gated": "markov_head.gate_proj", "rnn": "markov_head.joint_proj"}
@@ -432,6 +434,8 @@ def _runtime_model(f: Facts, p: Profile) -> LoaderModel:
     eagle = p.family == EAGLE3
     eagle1 = p.family == EAGLE1
     layer = EAGLE3_LAYER if eagle else LLAMA_LAYER if eagle1 else QWEN3_LAYER
+    # DeepSeek MLA (vLLM deepseek_eagle3.py): fc always, no input_norm, its mapper drops nothing
+    mla = eagle and architecture(f, p) in p.mla_architectures
     if eagle and architecture(f, p) in {name for name, _ in p.aux_layer_keys_by_class}:
         # the classes a profile counts aux states for on their own are its Qwen3 EAGLE-3
         # models: a Qwen3 decoder layer, q/k norms included (vLLM qwen3_eagle3.py:34)
@@ -439,12 +443,14 @@ def _runtime_model(f: Facts, p: Profile) -> LoaderModel:
     top: list[tuple[str, ...]] = [("fc",)] if eagle1 else [("norm",)]  # EAGLE-1: no norm
     # names another code judges: mask_hidden (DSC655), the model's own or the target's head
     # and embedding (the vocab rules); an lm_head the model does not build is refused here
-    skipped = {"lm_head", "embed_tokens"} | ({"mask_hidden"} if p.mask_hidden else set())
+    skipped = {"lm_head", "embed_tokens"} | (
+        {"mask_hidden"} if p.mask_hidden and not mla else set()
+    )
     if not p.builds_lm_head:
         skipped.discard("lm_head")
     if not eagle and not eagle1:
         top.append(("hidden_norm",))
-    aux = not eagle1 and uses_aux(cfg, p.family)
+    aux = not eagle1 and (mla or uses_aux(cfg, p.family))
     if aux:
         top.append(("fc",))
     tail: list[tuple[str, ...]] = []
@@ -455,7 +461,7 @@ def _runtime_model(f: Facts, p: Profile) -> LoaderModel:
         nest = cfg.get("eagle_config")
         nest = nest if isinstance(nest, dict) else {}
         norm_before = nest.get("norm_before_fc", get(cfg, "norm_before_fc", False))
-        if aux and truthy(norm_before):
+        if aux and truthy(norm_before) and not mla:
             tail.append(("input_norm",))
         n = aux_count(f, p)
         if aux and truthy(get(cfg, "fc_norm", False)) and n is not None:
@@ -476,6 +482,9 @@ def _runtime_model(f: Facts, p: Profile) -> LoaderModel:
         if truthy(get(cfg, "enable_confidence_head", False)):
             tail.append((CONFIDENCE,))
     shapes, first_in = layer_shapes(cfg, eagle, eagle1)
+    if mla:
+        layer = MLA_Q_LAYER if cfg.get("q_lora_rank") is None else MLA_LAYER
+        shapes, first_in = _not_attention(shapes), {}
     parts: list[Module | Block] = [*_shaped(_modules(top, maps), shapes)]
     template = _shaped(_modules(layer, maps), shapes)
     absent = () if p.first_input_norm else ("input_layernorm",)
@@ -486,7 +495,7 @@ def _runtime_model(f: Facts, p: Profile) -> LoaderModel:
         parts.append(fc_norm)
     # what the loader's own mapper drops when the model does not build it (a profile field)
     built = {m.path.split(".")[0] for m in parts if isinstance(m, Module)}
-    skipped |= {name for name in p.dropped_unbuilt if name not in built}
+    skipped |= {name for name in p.dropped_unbuilt if name not in built and not mla}
     return LoaderModel(
         p,
         tuple(parts),
@@ -537,9 +546,8 @@ def _sglang_model(f: Facts, p: Profile) -> LoaderModel:
             parts += _modules(_markov(kind, True), maps)
         layer = QWEN3_LAYER
     shapes, first_in = layer_shapes(raw, eagle, eagle1)
-    if layer is MLA_LAYER:  # MLA's sizes are not Llama's: its attention shapes are not judged
-        shapes = {k: v for k, v in shapes.items() if not k.startswith("self_attn.")}
-        first_in = {}
+    if layer is MLA_LAYER:
+        shapes, first_in = _not_attention(shapes), {}
     parts = [m if isinstance(m, Block) else _shaped((m,), shapes)[0] for m in parts]
     template = _shaped(_modules(layer, maps), shapes)
     if architecture(f, p) in p.qkv_bias_architectures:  # Qwen2: q/k/v with a bias
@@ -558,6 +566,11 @@ def _sglang_model(f: Facts, p: Profile) -> LoaderModel:
         skipped=frozenset(skipped),
         ignored_suffixes=(),
     )
+
+
+def _not_attention(shapes: dict) -> dict:
+    """MLA's sizes are not Llama's: its attention shapes are not judged."""
+    return {k: v for k, v in shapes.items() if not k.startswith("self_attn.")}
 
 
 def _norm_before(f: Facts, p: Profile) -> Any:

@@ -42,10 +42,6 @@ HIDDEN_REASON = (
     "not a drafter: ExtractHiddenStatesModel writes the target's hidden states out for "
     "training and proposes no tokens"
 )
-MLA_REASON = (
-    "EAGLE-3 over DeepSeek MLA decoder layers (q_a_proj, kv_a_proj_with_mqa, ...): no "
-    "profile models that module tree (the EAGLE-3 profiles model the Llama / Qwen3 layer)"
-)
 
 
 def _eagle1(layer: str) -> str:
@@ -242,7 +238,7 @@ VLLM_ARCHITECTURES = (
     *(
         _vllm(
             name, reg, "Eagle3DeepseekV2ForCausalLM", VM + "deepseek_eagle3.py", 274, EAGLE3,
-            reason=MLA_REASON,
+            V_EAGLE3,
         )
         for name, reg in (
             ("Eagle3DeepseekV2ForCausalLM", 712),

@@ -10,6 +10,7 @@ The newest release of a family takes its short name (``vllm``, ``vllm-dflash``,
 from __future__ import annotations
 
 from dspark_ckpt.profiles.families import DFLASH, DSPARK, EAGLE3
+from dspark_ckpt.profiles.mla import VLLM_MLA_ARCHITECTURES, VLLM_MLA_CITE
 from dspark_ckpt.profiles.schema import LT, NE, Profile
 from dspark_ckpt.profiles.vllm_hidden import DFLASH_HIDDEN, EAGLE3_HIDDEN, VLLM_DFLASH_AUX
 
@@ -575,15 +576,16 @@ VLLM_EAGLE3_0_29 = Profile(
     fc_norm_keys=("fc_norm",),
     target_hidden_size_null="type_error",
 )
-# 0.30.0: PR #53458, draft_id_to_target_id only when Vd != Vt; without it the logits
-# must be V wide
+MLA = {"mla_architectures": VLLM_MLA_CITE}  # read from 0.33.0 (profiles/mla.py)
+# 0.30.0 (PR #53458): draft_id_to_target_id only when Vd != Vt, else V-wide logits
 VLLM_EAGLE3_0_30 = VLLM_EAGLE3_0_29.derive(
     name="vllm-eagle3",
     release=VLLM,
     releases=CURRENT,
     sources=(EAGLE3_PY, M + "qwen3_eagle3.py", EAGLE_UTILS, LOGITS, SPECULATORS),
-    cites={k: EAGLE3_CITES[k] for k in ("d2t_param", "unmapped_logits_vocab_wide")},
+    cites={**{k: EAGLE3_CITES[k] for k in ("d2t_param", "unmapped_logits_vocab_wide")}, **MLA},
     d2t_param="reduced",
+    mla_architectures=VLLM_MLA_ARCHITECTURES,
     unmapped_logits_vocab_wide=True,
 )
 

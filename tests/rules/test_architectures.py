@@ -3,8 +3,9 @@ runtimes' own registries, the route a drafter takes by its architecture, and per
 architectures a firing row and its clean twin through the engine in-process.
 
 The groups: classic EAGLE (EAGLE-1) as vLLM and SGLang name it (judged by vllm-eagle and
-sglang-eagle), the EAGLE-1 and EAGLE-3 classes whose module tree no profile models (DeepSeek
-MLA, Llama 4, Mistral, ...), the DFlash variants with their own loader, MTP / NextN heads
+sglang-eagle), EAGLE-3 over DeepSeek MLA layers (vLLM deepseek_eagle3.py, SGLang
+kimi_k25_eagle3.py: the EAGLE-3 profiles' mla_architectures), the EAGLE-1 classes whose
+module tree no profile models (Llama 4, Mistral, ...), the DFlash variants with their own loader, MTP / NextN heads
 (read from the target checkpoint), and vLLM's hidden-state extraction model (no drafter).
 """
 
@@ -16,7 +17,7 @@ import re
 from pathlib import Path
 
 import pytest
-from rules_harness import DROP, VT, H, T, check, clean, fires, ids
+from rules_harness import DROP, VT, H, T, check, clean, fires, head, ids, mapping
 
 from dspark_ckpt.facts.config import parse_drafter_config
 from dspark_ckpt.profiles.architectures import (
@@ -73,6 +74,12 @@ MLA_W = {
     },
 }
 HEAD = {"lm_head.weight": T("F32", (VT, H))}
+V_MLA = {**MLA, "architectures": ["Eagle3DeepseekV3ForCausalLM"]}
+KV_A = {"layers.0.self_attn.kv_a_proj_with_mqa.weight": T("F32", (H, H))}
+MLA_Q = {  # no q_lora_rank: the synth layer's q_proj, MLA's kv_a_layernorm and kv_b_proj
+    **{f"layers.0.self_attn.{p}_proj.weight": DROP for p in "kv"},
+    **{k: v for k, v in MLA_W.items() if "kv_a_layernorm" in k or "kv_b_proj" in k},
+}
 
 
 def _named(name: str, **extra) -> dict:
@@ -166,9 +173,33 @@ CASES = [
     clean("DSC111", "sglang-eagle3-llama-model-prefix", profile="sglang-eagle3",
           config=EAGLE3, tensors={**HEAD, "norm.weight": DROP,
                                   "model.norm.weight": T("F32", (H,))}),
-    # vLLM's Eagle3DeepseekV2ForCausalLM (deepseek_eagle3.py) is not judged: its reason
-    fires("DSC108", "vllm-eagle3-mla", config=_named("Eagle3DeepseekV3ForCausalLM"),
-          says="vLLM 0.33.0 builds Eagle3DeepseekV2ForCausalLM: EAGLE-3 over DeepSeek MLA"),
+    # vLLM's (deepseek_eagle3.py, for both names): q_a_proj and kv_a_proj_with_mqa stacked
+    # into fused_qkv_a_proj; without q_lora_rank a q_proj, and a stored kv_a_proj_with_mqa is
+    # stacked into a module that attention does not build (refused)
+    fires("DSC652", "vllm-eagle3-mla-kv-a-missing", profile="vllm-eagle3", config=V_MLA,
+          tensors={**MLA_W, "layers.0.self_attn.kv_a_proj_with_mqa.weight": DROP},
+          says="layers.0.self_attn.kv_a_proj_with_mqa"),
+    clean("DSC652", "vllm-eagle3-mla-every-weight", profile="vllm-eagle3", config=V_MLA,
+          tensors=MLA_W, exactly=(), verdicts={"vllm-eagle3": True}),
+    fires("DSC112", "vllm-eagle3-mla-llama-layer", profile="vllm-eagle3", config=V_MLA,
+          says="layers.0.self_attn.q_proj.weight"),
+    fires("DSC112", "vllm-eagle3-mla-no-q-lora-kv-a", profile="vllm-eagle3",
+          config={**V_MLA, "q_lora_rank": None}, tensors={**MLA_Q, **KV_A},
+          says="kv_a_proj_with_mqa"),
+    clean("DSC112", "vllm-eagle3-mla-no-q-lora", profile="vllm-eagle3",
+          config={**V_MLA, "q_lora_rank": None}, tensors=MLA_Q),
+    # its mapper drops no input_norm: a stored one is refused, as norm_before_fc is not read
+    fires("DSC112", "vllm-eagle3-mla-input-norm", profile="vllm-eagle3", config=V_MLA,
+          tensors={**MLA_W, "input_norm.weight": T("F32", (2 * H,))}, says="input_norm"),
+    clean("DSC112", "vllm-eagle3-llama-input-norm-dropped", profile="vllm-eagle3",
+          config=EAGLE3, tensors={"input_norm.weight": T("F32", (2 * H,))}),
+    # its head is llama_eagle3.py's: an explicit draft_vocab_size below V and no lm_head
+    # shipped is scored by the target's rows (vLLM shares its head), as for vLLM's EAGLE-3
+    fires("DSC102", "vllm-eagle3-mla-shares-target-head", profile="vllm-eagle3", draft=40,
+          config=V_MLA, tensors={**MLA_W, **mapping(40)}, exactly=("DSC102",),
+          says="draft id i is scored with target token i's row"),
+    clean("DSC102", "vllm-eagle3-mla-own-head", profile="vllm-eagle3", draft=40,
+          config=V_MLA, tensors={**MLA_W, **mapping(40), "lm_head.weight": head(40)}),
     # not judged, with the reason each runtime's row gives
     fires("DSC108", "vllm-mtp", config=_named("Qwen3NextMTP"), says="MTP: the draft layers "
           "are read from the target checkpoint, not from a drafter folder"),
@@ -226,19 +257,17 @@ def test_the_table_has_one_row_per_runtime_and_name_and_a_reason_for_every_unjud
 
 def test_the_29_names_judged_before_the_table_keep_their_family_profiles():
     """The names a family's substring judged before the table existed keep being judged by
-    that family's profiles, but where the runtime's source says its module tree is another
-    (vLLM's DeepSeek MLA EAGLE-3, deepseek_eagle3.py: not judged; SGLang's,
-    kimi_k25_eagle3.py, is judged by sglang-eagle3 on its MLA layer: mla_architectures)."""
+    that family's profiles; the DeepSeek MLA EAGLE-3 names (deepseek_eagle3.py,
+    kimi_k25_eagle3.py) on the MLA layer their source builds (``mla_architectures``)."""
     before = {"eagle3", "peagle", "dspark", "dflash"}
     mla = {"Eagle3DeepseekV2ForCausalLM", "Eagle3DeepseekV3ForCausalLM"}
     names = {a.name for a in ARCHITECTURES if any(m in a.name.lower() for m in before)}
     assert len(names) == 29
-    for name in names - mla:
+    for name in names:
         assert all(r.judged_by for r in BY_NAME[name]), name
     for name in mla:
-        assert {r.runtime: r.judged_by for r in BY_NAME[name] if r.judged_by} == (
-            {SGLANG: "sglang-eagle3"} if name == "Eagle3DeepseekV2ForCausalLM" else {}
-        )
+        assert all(r.judged_by for r in BY_NAME[name]), name
+        assert name in PROFILES["vllm-eagle3"].mla_architectures
     assert PROFILES["sglang-eagle3"].mla_architectures == ("Eagle3DeepseekV2ForCausalLM",)
 
 
