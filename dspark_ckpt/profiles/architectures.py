@@ -44,11 +44,45 @@ HIDDEN_REASON = (
 )
 
 
-def _eagle1(layer: str) -> str:
-    return (
-        f"classic EAGLE over {layer} decoder layers: no profile models this loader yet "
-        "(the EAGLE-1 profiles model the Llama / Qwen2 ones)"
-    )
+def _eagle1(layer: str, why: str) -> str:
+    return f"classic EAGLE over {layer} decoder layers, not judged: {why}"
+
+
+# what each unjudged classic EAGLE loader does that the loader model cannot express (the
+# loader model maps whole module paths onto Llama / Qwen2 / Qwen3 / MLA layer templates)
+COHERE = _eagle1(
+    "Cohere",
+    "its layer (one input_layernorm feeding attention and MLP in parallel, optional per-head "
+    "q/k LayerNorms), a LayerNorm final norm and an embedding its mapper drops when tied "
+    "(cohere_eagle.py:149-152) have no layer template",
+)
+LLAMA4 = _eagle1(
+    "Llama 4",
+    "Llama4DecoderLayer (feed_forward, per-layer no-RoPE) with q/k weights permuted for "
+    "rotary at load and config asserts (no MoE layers, no YOCO layers, llama4_eagle.py) "
+    "have no layer template",
+)
+MINICPM = _eagle1(
+    "MiniCPM",
+    "its own decoder layer (muP-scaled residuals, scale_emb) and lm_head, loaded by its own "
+    "stacked-parameter load_weights, have no layer template",
+)
+MISTRAL_WHY = (
+    "its loader renames Mistral-native names by pattern (layers.N.attention.wq, "
+    "feed_forward.w1, eagle_linear to model.fc, ...) and accepts model.-prefixed names, which "
+    "the loader model reads as a wrapper prefix; it maps module paths, not name patterns"
+)
+MISTRAL_LARGE3 = _eagle1(
+    "Mistral Large 3 (DeepSeek-V3 MLA / MoE)",
+    "DeepseekV2Model's MoE expert layers, loaded through MistralLarge3ForCausalLM's regex "
+    "mapper of Mistral-native names (eagle_linear to model.fc), have no layer template",
+)
+DEEPSEEK_EAGLE = _eagle1(
+    "DeepSeek-V3 (MLA / MoE)",
+    "fc over [enorm(embedding), hnorm(hidden state)] and MoE expert layers, loaded by "
+    "deepseek_eagle.py's own load_weights (expert and kv-scale remapping), have no layer "
+    "template",
+)
 
 
 def _variant(what: str) -> str:
@@ -135,7 +169,7 @@ VLLM_ARCHITECTURES = (
     _mtp_vllm("MiMoV2OmniMTPModel", 659, "MiMoV2OmniMTP", VM + "mimo_v2_mtp.py", 389),
     _vllm(
         "EagleCohereForCausalLM", 660, "EagleCohereForCausalLM", VM + "cohere_eagle.py", 139,
-        EAGLE1, reason=_eagle1("Cohere (LayerNorm, an fc with a bias)"),
+        EAGLE1, reason=COHERE,
     ),
     _vllm(
         "EagleLlamaForCausalLM", 661, "EagleLlamaForCausalLM", VM + "llama_eagle.py", 146,
@@ -143,11 +177,11 @@ VLLM_ARCHITECTURES = (
     ),
     _vllm(
         "EagleLlama4ForCausalLM", 662, "EagleLlama4ForCausalLM", VM + "llama4_eagle.py", 176,
-        EAGLE1, reason=_eagle1("Llama 4 (a final norm, its own lm_head)"),
+        EAGLE1, reason=LLAMA4,
     ),
     _vllm(
         "EagleMiniCPMForCausalLM", 663, "EagleMiniCPMForCausalLM", VM + "minicpm_eagle.py",
-        305, EAGLE1, reason=_eagle1("MiniCPM (its own decoder layer and lm_head)"),
+        305, EAGLE1, reason=MINICPM,
     ),
     _vllm(
         "DFlashDraftModel", 664, "DFlashQwen3ForCausalLM", VM + "qwen3_dflash.py", 736,
@@ -228,12 +262,12 @@ VLLM_ARCHITECTURES = (
     ),
     _vllm(
         "EagleMistralForCausalLM", 707, "EagleMistralForCausalLM", VM + "mistral_eagle.py",
-        132, EAGLE1, reason=_eagle1("Mistral (a final norm, Mistral's own weight names)"),
+        132, EAGLE1, reason=_eagle1("Mistral", MISTRAL_WHY),
     ),
     _vllm(
         "EagleMistralLarge3ForCausalLM", 708, "EagleMistralLarge3ForCausalLM",
         VM + "mistral_large_3_eagle.py", 129, EAGLE1,
-        reason=_eagle1("Mistral Large 3 (DeepSeek-V3 MLA / MoE)"),
+        reason=MISTRAL_LARGE3,
     ),
     *(
         _vllm(
@@ -247,7 +281,7 @@ VLLM_ARCHITECTURES = (
     ),
     _vllm(
         "EagleDeepSeekMTPModel", 714, "EagleDeepseekV3ForCausalLM", VM + "deepseek_eagle.py",
-        194, EAGLE1, reason=_eagle1("DeepSeek-V3 (MLA / MoE, enorm / hnorm)"),
+        194, EAGLE1, reason=DEEPSEEK_EAGLE,
     ),
     _mtp_vllm("DeepSeekMTPModel", 715, "DeepSeekMTP", VM + "deepseek_mtp.py", 240),
     _mtp_vllm(
@@ -293,11 +327,11 @@ SGLANG_ARCHITECTURES = (
     _sglang("Qwen2ForCausalLMEagle", "qwen2_eagle.py", 151, 118, EAGLE1, S_EAGLE),
     _sglang(
         "MistralForCausalLMEagle", "mistral_eagle.py", 210, 133, EAGLE1,
-        reason=_eagle1("Mistral (a final norm, Mistral's own weight names)"),
+        reason=_eagle1("Mistral", MISTRAL_WHY),
     ),
     _sglang(
         "MistralLarge3ForCausalLMEagle", "mistral_large_3_eagle.py", 83, 59, EAGLE1,
-        reason=_eagle1("Mistral Large 3 (DeepSeek-V3 MLA / MoE)"),
+        reason=MISTRAL_LARGE3,
     ),
     _sglang("LlamaForCausalLMEagle3", "llama_eagle3.py", 387, 272, EAGLE3, S_EAGLE3),
     _sglang(
