@@ -518,7 +518,8 @@ def draft_vocab_size_key_missing(f: Facts, p: Profile) -> list[Finding]:
     """SGLang's EAGLE-3 loader reads config.draft_vocab_size as an attribute whenever the
     embeddings are not tied: a config.json without the key fails to build the drafter with an
     AttributeError ('LlamaConfig' object has no attribute 'draft_vocab_size'). An explicit null is
-    read: the head is then the target's and Vd = V."""
+    read: the head is then the target's and Vd = V. Its EAGLE-3 over DeepSeek MLA
+    (``mla_architectures``, kimi_k25_eagle3.py) reads the key with a default: no error."""
     if p.missing_draft_vocab_size != "attribute_error" or f.cfg.speculators_format:
         return []
     if "draft_vocab_size" in f.raw or heads(f, p).head_source.field == "tied_head":

@@ -152,6 +152,8 @@ CASES = [
           tensors={**MLA_W, **HEAD}, exactly=(), verdicts={"sglang-eagle3": True}),
     clean("DSC601", "sglang-eagle3-mla-no-draft-vocab", profile="sglang-eagle3", draft=None,
           config=MLA, tensors=MLA_W, exactly=("DSC501",)),
+    fires("DSC501", "sglang-eagle3-mla-no-draft-vocab", profile="sglang-eagle3", draft=None,
+          config=MLA, tensors=MLA_W, says="vLLM, SGLang and TensorRT-LLM use vocab_size"),
     # its draft_vocab_size is a getattr with a default: no key is no AttributeError
     clean("DSC681", "sglang-eagle3-mla-no-draft-vocab-key", profile="sglang-eagle3",
           draft=None, config=MLA, tensors=MLA_W),
