@@ -22,3 +22,16 @@ VLLM_MLA_CITE = (
     '`orig_to_new_substr["draft_id_to_target_id"] = None` (nothing else dropped); '
     f"{DS_EAGLE3}:402 `Eagle3DeepseekV3ForCausalLM = Eagle3DeepseekV2ForCausalLM`"
 )
+# vLLM builds every layer of an MLA drafter, and q_proj where q_lora_rank is null
+VLLM_ONE_LAYER_CITE = (
+    f"{DS_EAGLE3}:176-185 `self.layers = nn.ModuleList(` (every layer); {DS_EAGLE3}:76 "
+    '`q_lora_rank=config.q_lora_rank if hasattr(config, "q_lora_rank") else None`'
+)
+
+
+def vllm_mla_cites(model_py: str) -> dict[str, str]:
+    """The MLA fields' cites of every vLLM profile whose model file builds no MLA layer."""
+    return {
+        "mla_architectures": f"{model_py} (no MLA decoder layer)",
+        "mla_one_layer": VLLM_ONE_LAYER_CITE,
+    }

@@ -446,6 +446,9 @@ class Profile:
     # (q_a_proj / kv_a_proj_with_mqa fused at load, kv_b_proj, ...): their draft_vocab_size
     # is read with a default (no AttributeError)
     mla_architectures: tuple[str, ...] = ()
+    # their class builds one decoder layer and needs q_lora_rank: num_hidden_layers != 1 or a
+    # null q_lora_rank is a ValueError when the drafter is built
+    mla_one_layer: bool = False
 
     def __post_init__(self) -> None:
         _check(self, PROFILE_CHOICES, f"profile {self.name!r}")
@@ -555,6 +558,7 @@ FIELDS_18 = (
     "fc_bias",
     "qkv_bias_architectures",
     "mla_architectures",
+    "mla_one_layer",
 )
 
 

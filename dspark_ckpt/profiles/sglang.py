@@ -417,6 +417,8 @@ PROFILES = (
             f'{SG_KIMI}:350-358 `draft_vocab_size = getattr(config, "draft_vocab_size", None)` '
             "(a missing key is None: the target's head, as llama_eagle3.py:305-308 with an "
             "explicit draft_vocab_size: a head nothing loads)",
+            "mla_one_layer": f"{SG_KIMI}:114-117 `if attn.q_lora_rank is None:` `Eagle3 MLA layer "
+            f"requires q_lora_rank`; {SG_KIMI}:243-244 `if config.num_hidden_layers != 1:`",
         },
         hidden_states=EAGLE3_HIDDEN,
         releases=SGLANG_RELEASES,
@@ -438,6 +440,7 @@ PROFILES = (
         tied_head="embedding",
         name_maps=SG_EAGLE3_MAPS,
         mla_architectures=("Eagle3DeepseekV2ForCausalLM",),
+        mla_one_layer=True,
     ),
     Profile(
         name="sglang-dspark",

@@ -175,6 +175,17 @@ CASES = [
     clean("DSC111", "sglang-eagle3-llama-model-prefix", profile="sglang-eagle3",
           config=EAGLE3, tensors={**HEAD, "norm.weight": DROP,
                                   "model.norm.weight": T("F32", (H,))}),
+    # it builds one layer, fused over q_lora_rank: anything else is a ValueError at build
+    fires("DSC689", "sglang-eagle3-mla-two-layers", profile="sglang-eagle3",
+          config={**MLA, "num_hidden_layers": 2}, tensors={**MLA_W, **HEAD},
+          says="num_hidden_layers is 2"),
+    fires("DSC689", "sglang-eagle3-mla-no-q-lora", profile="sglang-eagle3",
+          config={**MLA, "q_lora_rank": None}, tensors={**MLA_W, **HEAD},
+          says="q_lora_rank is null"),
+    clean("DSC689", "sglang-eagle3-mla-one-layer", profile="sglang-eagle3", config=MLA,
+          tensors={**MLA_W, **HEAD}),
+    clean("DSC689", "vllm-eagle3-mla-two-layers", profile="vllm-eagle3",
+          config={**V_MLA, "num_hidden_layers": 2}, tensors=MLA_W),
     # vLLM's (deepseek_eagle3.py, for both names): q_a_proj and kv_a_proj_with_mqa stacked
     # into fused_qkv_a_proj; without q_lora_rank a q_proj, and a stored kv_a_proj_with_mqa is
     # stacked into a module that attention does not build (refused)
