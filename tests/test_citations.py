@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from dspark_ckpt.profiles.architectures import ARCHITECTURES
 from dspark_ckpt.profiles.cites import (
     RELEASES,
     anchor_problem,
@@ -43,6 +44,11 @@ def _release_cites():
             for i, cite in enumerate(parse_cites(value)):
                 if cite.release is not None and cite.kind in ("line", "file"):
                     yield pytest.param(cite, id=f"{p.name}:{field}:{i}")
+    # where each registered draft architecture is registered and its class defined
+    for a in ARCHITECTURES:
+        for i, cite in enumerate(parse_cites(a.cite)):
+            if cite.release is not None and cite.kind in ("line", "file"):
+                yield pytest.param(cite, id=f"{a.runtime}:{a.name}:{i}")
 
 
 RELEASE_CITES = list(_release_cites())

@@ -25,6 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from dspark_ckpt.profiles.architectures import ARCHITECTURES  # noqa: E402
 from dspark_ckpt.profiles.cites import Release, parse_cites  # noqa: E402
 from dspark_ckpt.profiles.registry import PROFILES  # noqa: E402
 
@@ -42,13 +43,14 @@ def default_dest() -> Path:
 
 
 def cited_files() -> dict[Release, set[str]]:
-    """Every release file the profiles cite (line and file cites), by release."""
+    """Every release file the profiles and the draft-architecture table cite (line and file
+    cites), by release."""
     out: dict[Release, set[str]] = {}
-    for profile in PROFILES.values():
-        for value in profile.cites.values():
-            for cite in parse_cites(value):
-                if cite.kind in ("line", "file") and cite.release is not None:
-                    out.setdefault(cite.release, set()).add(cite.wheel_path)
+    values = [v for profile in PROFILES.values() for v in profile.cites.values()]
+    for value in [*values, *(a.cite for a in ARCHITECTURES)]:
+        for cite in parse_cites(value):
+            if cite.kind in ("line", "file") and cite.release is not None:
+                out.setdefault(cite.release, set()).add(cite.wheel_path)
     return out
 
 

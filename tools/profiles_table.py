@@ -3,12 +3,14 @@
     python tools/profiles_table.py          # rewrite the generated parts of the page
     python tools/profiles_table.py --check  # exit 1 if the page is not what it gives
 
-Two parts of the page are generated, each between its markers: the list of profiles
+Three parts of the page are generated, each between its markers: the list of profiles
 (names, family, the release each mirrors, the releases ``--runtime`` resolves to it, its
-source files), and every profile's rule fields: for each runtime and family (a line,
+source files), every draft architecture vLLM and SGLang register with the profile that
+judges it or why none does (``profiles/architectures.py``, with the counts per runtime and
+family), and every profile's rule fields: for each runtime and family (a line,
 ``vllm-dspark``) the newest release's value and cite of every field, then what each
 older release differs in, with its own cite. Edit an entry (dspark_ckpt/profiles/vllm.py,
-sglang.py, trtllm.py), then run this.
+sglang.py, trtllm.py, eagle1.py, architectures.py), then run this.
 """
 
 from __future__ import annotations
@@ -16,13 +18,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from dspark_ckpt.profiles.architectures import ARCHITECTURES, RELEASE
 from dspark_ckpt.profiles.registry import PROFILES, names, newest
-from dspark_ckpt.profiles.schema import (
-    RULE_FIELDS,
-    Profile,
-    history,
-    runtime_key,
-)
+from dspark_ckpt.profiles.releases import history, runtime_key
+from dspark_ckpt.profiles.schema import RULE_FIELDS, Profile
 
 PAGE = Path(__file__).resolve().parent.parent / "docs" / "profiles.md"
 BEGIN = "<!-- begin profiles: generated from the profile registry by tools/profiles_table.py -->"
@@ -31,6 +30,11 @@ FIELDS_BEGIN = (
     "<!-- begin fields: generated from the profile registry by tools/profiles_table.py -->"
 )
 FIELDS_END = "<!-- end fields -->"
+ARCH_BEGIN = (
+    "<!-- begin architectures: generated from profiles/architectures.py by "
+    "tools/profiles_table.py -->"
+)
+ARCH_END = "<!-- end architectures -->"
 
 
 def _cell(text: str) -> str:
@@ -135,10 +139,47 @@ def generated_fields(profiles: dict[str, Profile] | None = None) -> str:
     return "\n".join([*out, "", FIELDS_END])
 
 
+def _answer(judged: str) -> str:
+    """A table's answer as the profile that prints the verdict (a line names its newest)."""
+    found = PROFILES.get(judged) or newest(PROFILES, judged)
+    return f"`{found.name}`" if found else f"`{judged}`"
+
+
+def generated_architectures(profiles: dict[str, Profile] | None = None) -> str:
+    """The counts per runtime and family (judged / not), then every architecture's row."""
+    del profiles  # the table is the architectures', whatever the registry
+    counts: dict[tuple[str, str], list[int]] = {}
+    for a in ARCHITECTURES:
+        for key in ((a.runtime, a.family or "other"), (a.runtime, "all")):
+            counts.setdefault(key, [0, 0])[0 if a.judged_by else 1] += 1
+    out = [
+        ARCH_BEGIN,
+        "",
+        "| runtime | family | judged | not judged |",
+        "|---|---|---|---|",
+    ]
+    out += [
+        f"| {RELEASE[runtime]} | {family} | {judged} | {other} |"
+        for (runtime, family), (judged, other) in sorted(counts.items())
+    ]
+    out += [
+        "",
+        "| architecture | runtime | builds | family | judged by, or why not | registered at |",
+        "|---|---|---|---|---|---|",
+    ]
+    out += [
+        f"| `{a.name}` | {RELEASE[a.runtime]} | `{a.builds}` | {a.family or '-'} | "
+        f"{_answer(a.judged_by) if a.judged_by else _cell(a.reason)} | {_cell(a.cite)} |"
+        for a in ARCHITECTURES
+    ]
+    return "\n".join([*out, "", ARCH_END])
+
+
 def page(text: str, profiles: dict[str, Profile] | None = None) -> str:
-    """``text`` (the page) with both generated parts as the registry gives them."""
+    """``text`` (the page) with the generated parts as the registry gives them."""
     for begin, end, make in (
         (BEGIN, END, generated),
+        (ARCH_BEGIN, ARCH_END, generated_architectures),
         (FIELDS_BEGIN, FIELDS_END, generated_fields),
     ):
         head, found_begin, rest = text.partition(begin)

@@ -29,7 +29,7 @@ from dspark_ckpt.commands.repair import (
 from dspark_ckpt.errors import CheckpointError, UsageError, few
 from dspark_ckpt.facts.config import DrafterConfig, drafter_config
 from dspark_ckpt.facts.target import Target
-from dspark_ckpt.profiles.registry import PROFILES, applicable_profiles, covered, detect_family
+from dspark_ckpt.profiles.registry import PROFILES, applicable_profiles, route
 from dspark_ckpt.source.atomic import (
     Transaction,
     check_destination,
@@ -183,12 +183,14 @@ def open_drafter(
     if mode == OUT:
         ckpt = local_checkpoint(ckpt)  # the copy links or copies local weight files
     cfg = drafter_config(ckpt)
-    family = detect_family(cfg)
-    if not covered(family):
-        raise UsageError(
-            f"{source}: no profile covers this drafter's family ({family or 'unknown'}): "
-            "fix judges DSpark, DFlash and EAGLE-3 drafters only; nothing written"
+    way = route(cfg)
+    family = way.family
+    if not way.judged:
+        why = "; ".join(way.unjudged) or (
+            f"no profile covers this drafter's family ({family or 'unknown'}): fix judges "
+            "DSpark, DFlash, EAGLE-3 and classic EAGLE drafters only"
         )
+        raise UsageError(f"{source}: not judged: {why}; nothing written")
     for name in profiles:
         if PROFILES[name].family != family:
             raise UsageError(

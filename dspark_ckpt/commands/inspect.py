@@ -9,7 +9,7 @@ from dspark_ckpt.errors import CheckpointError, UsageError
 from dspark_ckpt.facts.config import DrafterConfig, drafter_config, local_drafter_config
 from dspark_ckpt.facts.gather import gather
 from dspark_ckpt.facts.target import Target
-from dspark_ckpt.profiles.registry import DEFAULT_PROFILE, covered, detect_family
+from dspark_ckpt.profiles.registry import DEFAULT_PROFILE, route
 from dspark_ckpt.rules.engine import (
     Report,
     report,
@@ -83,14 +83,15 @@ def inspect_checkpoint(
     try:
         ckpt = ckpt or open_checkpoint(source)
         cfg = drafter_config(ckpt)
-        family = detect_family(cfg)
-        if not covered(family):
-            return uncovered_report(source, target, cfg, ckpt, family, profile)
-        selection = select_profiles(profile, family)
+        way = route(cfg)
+        family = way.family
+        if not way.judged:
+            return uncovered_report(source, target, cfg, ckpt, family, profile, way.unjudged)
+        selection = select_profiles(profile, family, way.judges)
         facts = gather(ckpt, cfg, target)
     except CheckpointError as err:
         return unreadable(source, target, profile, err, ckpt)
-    return report(source, ckpt, facts, family, selection)
+    return report(source, ckpt, facts, family, selection, way.unjudged)
 
 
 # a hint's command names the drafter and the target by these placeholders

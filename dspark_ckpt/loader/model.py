@@ -25,18 +25,24 @@ cited ``name_maps`` (``name_maps()`` reads them):
   the exact names (no name maps); any other name is an "Unexpected key(s)" error.
 - ``missing_tensors`` "default_init" (SGLang 0.5.23: ``params_dict`` look-ups, names it
   lacks skipped): exact ``.weight`` names after its name maps.
+
+Classic EAGLE (family ``eagle``) is built by the same loaders: fc over [embedding, the
+target's hidden state] (``fc_bias``: with a bias), Llama layers (Qwen2's q/k/v with a bias
+for ``qkv_bias_architectures``) whose first has no input_layernorm (``first_input_norm``),
+no norm, and no lm_head where ``builds_lm_head`` is false (a shipped one is then refused).
+EAGLE-3 over DeepSeek MLA (``mla_architectures``): the MLA decoder layer.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from dspark_ckpt.facts.gather import Facts
 from dspark_ckpt.loader import names as N
 from dspark_ckpt.loader.view import architecture, aux_count, count, get, model_config, truthy
-from dspark_ckpt.profiles.registry import DSPARK, EAGLE3, Profile
+from dspark_ckpt.profiles.registry import DSPARK, EAGLE1, EAGLE3, Profile
 
 # a Qwen3 decoder layer's modules (the fused forms a checkpoint may store instead are the
 # profile's name_maps)
@@ -58,6 +64,16 @@ EAGLE3_LAYER = (
     *(m for m in QWEN3_LAYER if m[0] not in ("self_attn.q_norm", "self_attn.k_norm")),
     ("hidden_norm",),
 )
+# the Llama decoder layer classic EAGLE (EAGLE-1) builds: EAGLE-3's without its hidden_norm
+LLAMA_LAYER = tuple(m for m in EAGLE3_LAYER if m[0] != "hidden_norm")
+# the EAGLE-3 decoder layer over DeepSeek MLA attention and a dense MLP (q_lora_rank set);
+# MLA_Q_LAYER without it: vLLM's q_proj, and no kv_a_proj_with_mqa (deepseek_eagle3.py's
+# mapper stacks that name into fused_qkv_a_proj, which this attention does not build)
+MLA_KV = ("kv_a_layernorm", "kv_b_proj", "o_proj")
+NOT_ATTN = tuple(m for m in EAGLE3_LAYER if not m[0].startswith("self_attn."))
+MLA_Q = ("q_a_proj", "q_a_layernorm", "q_b_proj", "kv_a_proj_with_mqa")
+MLA_LAYER = (*(("self_attn." + m,) for m in (*MLA_Q, *MLA_KV)), *NOT_ATTN)
+MLA_Q_LAYER = (*(("self_attn." + m,) for m in ("q_proj", *MLA_KV)), *NOT_ATTN)
 # the DSpark Markov head: markov_w1 / markov_w2, and each head type's extra projection
 MARKOV_W = ("markov_head.markov_w1", "markov_head.markov_w2")
 MARKOV_EXTRA = {"gated": "markov_head.gate_proj", "rnn": "markov_head.joint_proj"}
@@ -113,6 +129,13 @@ class Block:
     template: tuple[Module, ...]
     aliases: dict[int, tuple[str, ...]] = field(default_factory=dict)
     first: dict[str, tuple[int, ...]] = field(default_factory=dict)  # index 0's own shapes
+    first_absent: tuple[str, ...] = ()  # modules of the template index 0 does not build
+
+    def at(self, i: int) -> tuple[Module, ...]:
+        """The template of index ``i``: index 0's without the modules it does not build."""
+        if i or not self.first_absent:
+            return self.template
+        return tuple(m for m in self.template if m.path not in self.first_absent)
 
 
 @dataclass(frozen=True)
@@ -192,7 +215,7 @@ class LoaderModel:
                             shown += self._shown(f"{part.prefix}.{j}.", m)
                 if i == end:
                     break
-                for m in part.template:
+                for m in part.at(i):
                     bases = [f"{part.prefix}.{i}."] + [f"{a}." for a in part.aliases.get(i, ())]
                     if not any(self._stored(names, b, m, m.stored_as) for b in bases):
                         items = self._shown(f"{part.prefix}.{i}.", m)
@@ -216,7 +239,7 @@ class LoaderModel:
                 if part.count is not None and i >= part.count:
                     break
                 bases = [f"{part.prefix}.{i}."] + [f"{a}." for a in part.aliases.get(i, ())]
-                for m in part.template:
+                for m in part.at(i):
                     shape = part.first.get(m.path, m.shape) if i == 0 else m.shape
                     for base in bases:
                         out += _differs(f, f"{base}{m.path}.weight", shape)
@@ -249,7 +272,7 @@ class LoaderModel:
             elif child in aliased and names[lo] != child:
                 block, i = aliased[child]
                 if block.count is None or i < block.count:
-                    other += self._uncovered(names, f"{child}.", block.template, lo, hi)
+                    other += self._uncovered(names, f"{child}.", block.at(i), lo, hi)
                 else:
                     beyond.append((lo, hi))
             else:
@@ -270,7 +293,9 @@ class LoaderModel:
             elif block.count is not None and int(child) >= block.count:
                 beyond.append((a, b))
             else:
-                other += self._uncovered(names, f"{block.prefix}.{child}.", block.template, a, b)
+                other += self._uncovered(
+                    names, f"{block.prefix}.{child}.", block.at(int(child)), a, b
+                )
 
     def _uncovered(self, names, base: str, mods, lo: int, hi: int) -> list[tuple[int, int]]:
         """The runs of positions in [lo, hi) (names under ``base``) that no module of
@@ -298,12 +323,15 @@ def _differs(f: Facts, name: str, shape: tuple[int, ...] | None) -> list:
     return [(name, tuple(info.shape), shape)]
 
 
-def layer_shapes(cfg: dict, eagle: bool) -> tuple[dict[str, tuple[int, ...]], dict]:
+def layer_shapes(
+    cfg: dict, eagle: bool, eagle1: bool = False
+) -> tuple[dict[str, tuple[int, ...]], dict]:
     """The weight shapes of a decoder layer's modules (and the norms) as the model builds
     them from the config, where it gives the sizes: head_dim is ``getattr(config,
     "head_dim", None) or hidden_size // num_attention_heads``, KV heads default to the heads
     (vLLM llama.py:158-161); an EAGLE-3 first layer takes ``2 * hidden_size`` into q/k/v
-    (llama_eagle3.py:82). Returns (shapes, index 0's own)."""
+    (llama_eagle3.py:82); a classic EAGLE fc takes [embedding, hidden state], ``2 *
+    hidden_size`` (llama_eagle.py:110-118). Returns (shapes, index 0's own)."""
     h = count(cfg.get("hidden_size"))
     heads = count(cfg.get("num_attention_heads"))
     kv = count(cfg.get("num_key_value_heads")) or heads
@@ -315,6 +343,8 @@ def layer_shapes(cfg: dict, eagle: bool) -> tuple[dict[str, tuple[int, ...]], di
         return out, first_in
     for norm in ("input_layernorm", "post_attention_layernorm", "norm", "hidden_norm"):
         out[norm] = (h,)
+    if eagle1:
+        out["fc"] = (h, 2 * h)
     if heads and kv and hd is not None and heads > 0 and kv > 0 and hd >= 0:
         out["self_attn.q_proj"] = (heads * hd, h)
         out["self_attn.k_proj"] = out["self_attn.v_proj"] = (kv * hd, h)
@@ -402,18 +432,25 @@ def _runtime_model(f: Facts, p: Profile) -> LoaderModel:
     layers = count(cfg.get("num_hidden_layers"))
     complete = layers is not None
     eagle = p.family == EAGLE3
-    layer = EAGLE3_LAYER if eagle else QWEN3_LAYER
+    eagle1 = p.family == EAGLE1
+    layer = EAGLE3_LAYER if eagle else LLAMA_LAYER if eagle1 else QWEN3_LAYER
+    # DeepSeek MLA (vLLM deepseek_eagle3.py): fc always, no input_norm, its mapper drops nothing
+    mla = eagle and architecture(f, p) in p.mla_architectures
     if eagle and architecture(f, p) in {name for name, _ in p.aux_layer_keys_by_class}:
         # the classes a profile counts aux states for on their own are its Qwen3 EAGLE-3
         # models: a Qwen3 decoder layer, q/k norms included (vLLM qwen3_eagle3.py:34)
         layer = (*EAGLE3_LAYER, ("self_attn.q_norm",), ("self_attn.k_norm",))
-    top: list[tuple[str, ...]] = [("norm",)]
+    top: list[tuple[str, ...]] = [("fc",)] if eagle1 else [("norm",)]  # EAGLE-1: no norm
     # names another code judges: mask_hidden (DSC655), the model's own or the target's head
-    # and embedding (the vocab rules)
-    skipped = {"lm_head", "embed_tokens"} | ({"mask_hidden"} if p.mask_hidden else set())
-    if not eagle:
+    # and embedding (the vocab rules); an lm_head the model does not build is refused here
+    skipped = {"lm_head", "embed_tokens"} | (
+        {"mask_hidden"} if p.mask_hidden and not mla else set()
+    )
+    if not p.builds_lm_head:
+        skipped.discard("lm_head")
+    if not eagle and not eagle1:
         top.append(("hidden_norm",))
-    aux = uses_aux(cfg, p.family)
+    aux = not eagle1 and (mla or uses_aux(cfg, p.family))
     if aux:
         top.append(("fc",))
     tail: list[tuple[str, ...]] = []
@@ -424,7 +461,7 @@ def _runtime_model(f: Facts, p: Profile) -> LoaderModel:
         nest = cfg.get("eagle_config")
         nest = nest if isinstance(nest, dict) else {}
         norm_before = nest.get("norm_before_fc", get(cfg, "norm_before_fc", False))
-        if aux and truthy(norm_before):
+        if aux and truthy(norm_before) and not mla:
             tail.append(("input_norm",))
         n = aux_count(f, p)
         if aux and truthy(get(cfg, "fc_norm", False)) and n is not None:
@@ -444,16 +481,21 @@ def _runtime_model(f: Facts, p: Profile) -> LoaderModel:
             skipped.add("markov_head")  # a Markov tensor vanilla lacks: DSC658
         if truthy(get(cfg, "enable_confidence_head", False)):
             tail.append((CONFIDENCE,))
-    shapes, first_in = layer_shapes(cfg, eagle)
+    shapes, first_in = layer_shapes(cfg, eagle, eagle1)
+    if mla:
+        layer = MLA_Q_LAYER if cfg.get("q_lora_rank") is None else MLA_LAYER
+        shapes, first_in = _not_attention(shapes), {}
     parts: list[Module | Block] = [*_shaped(_modules(top, maps), shapes)]
     template = _shaped(_modules(layer, maps), shapes)
-    parts.append(Block("layers", layers, template, maps.blocks.get("layers", {}), first_in))
+    absent = () if p.first_input_norm else ("input_layernorm",)
+    block = Block("layers", layers, template, maps.blocks.get("layers", {}), first_in, absent)
+    parts.append(block)
     parts += _modules(tail, maps)
     if fc_norm:
         parts.append(fc_norm)
     # what the loader's own mapper drops when the model does not build it (a profile field)
     built = {m.path.split(".")[0] for m in parts if isinstance(m, Module)}
-    skipped |= {name for name in p.dropped_unbuilt if name not in built}
+    skipped |= {name for name in p.dropped_unbuilt if name not in built and not mla}
     return LoaderModel(
         p,
         tuple(parts),
@@ -471,11 +513,15 @@ def _sglang_model(f: Facts, p: Profile) -> LoaderModel:
     layers = f.cfg.value("num_hidden_layers")
     layers = layers if type(layers) is int else None
     eagle = p.family == EAGLE3
+    eagle1 = p.family == EAGLE1
     maps = name_maps(p)
     parts: list[Module | Block] = []
     skipped = {"lm_head", "embed_tokens", "markov_head", "confidence_head", "mask_embedding"}
     skipped.add("mask_hidden")
-    if eagle:
+    if eagle1:  # fc over [embedding, hidden state], Llama (or Qwen2) layers, no norm
+        parts.append(Module("fc", ("fc",), ("weight", "bias") if p.fc_bias else ("weight",)))
+        layer = LLAMA_LAYER
+    elif eagle:
         parts += _modules([("fc",), ("norm",)], maps)
         if truthy(raw.get("bias")):  # fc = Linear(..., bias=config.bias)
             parts.append(Module("fc", ("fc",), ("bias",)))
@@ -491,16 +537,26 @@ def _sglang_model(f: Facts, p: Profile) -> LoaderModel:
         if own != f.cfg.hidden_size and raw.get("draft_vocab_size") is not None:
             parts.append(Module("embed_tokens", ("embed_tokens",)))  # set_embed keeps it
         layer = EAGLE3_LAYER
+        if architecture(f, p) in p.mla_architectures:
+            layer = MLA_LAYER
     else:
         parts += _modules([("fc",), ("hidden_norm",), ("norm",)], maps)
         kind = markov_built(f)  # the types this release builds (none for SGLang DFlash)
         if kind in p.markov_head_types:
             parts += _modules(_markov(kind, True), maps)
         layer = QWEN3_LAYER
-    shapes, first_in = layer_shapes(raw, eagle)
+    shapes, first_in = layer_shapes(raw, eagle, eagle1)
+    if layer is MLA_LAYER:
+        shapes, first_in = _not_attention(shapes), {}
     parts = [m if isinstance(m, Block) else _shaped((m,), shapes)[0] for m in parts]
     template = _shaped(_modules(layer, maps), shapes)
-    parts.append(Block("layers", layers, template, maps.blocks.get("layers", {}), first_in))
+    if architecture(f, p) in p.qkv_bias_architectures:  # Qwen2: q/k/v with a bias
+        qkv = ("self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj")
+        template = tuple(
+            replace(m, tensors=("weight", "bias")) if m.path in qkv else m for m in template
+        )
+    absent = () if p.first_input_norm else ("input_layernorm",)
+    parts.append(Block("layers", layers, template, maps.blocks.get("layers", {}), first_in, absent))
     return LoaderModel(
         p,
         tuple(parts),
@@ -510,6 +566,11 @@ def _sglang_model(f: Facts, p: Profile) -> LoaderModel:
         skipped=frozenset(skipped),
         ignored_suffixes=(),
     )
+
+
+def _not_attention(shapes: dict) -> dict:
+    """MLA's sizes are not Llama's: its attention shapes are not judged."""
+    return {k: v for k, v in shapes.items() if not k.startswith("self_attn.")}
 
 
 def _norm_before(f: Facts, p: Profile) -> Any:

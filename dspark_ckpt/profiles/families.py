@@ -1,25 +1,35 @@
-"""Drafter families: how a config names its family, which families the profiles cover,
-and each covered family's default profile."""
+"""Drafter families: how a config names its family (first by the draft architecture it
+names, ``architectures.py``), which families the profiles cover, and each covered family's
+default profile."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from dspark_ckpt.profiles.architectures import FAMILY_OF, known
+
 if TYPE_CHECKING:
     from dspark_ckpt.facts.config import DrafterConfig
 
-DSPARK, DFLASH, EAGLE3 = "dspark", "dflash", "eagle3"  # the schema's Family values
+# the schema's Family values (EAGLE1: classic EAGLE)
+DSPARK, DFLASH, EAGLE3, EAGLE1 = "dspark", "dflash", "eagle3", "eagle"
 # families seen in drafter configs that no profile covers (never judged by another's rules)
-MTP, EAGLE1, MEDUSA = "mtp", "eagle", "medusa"
+MTP, MEDUSA = "mtp", "medusa"
 
 DEFAULT_PROFILE = "vllm"
 # the primary profile for a family when --profile is not given
-FAMILY_DEFAULT = {DSPARK: "vllm", DFLASH: "vllm-dflash", EAGLE3: "vllm-eagle3"}
+FAMILY_DEFAULT = {
+    DSPARK: "vllm",
+    DFLASH: "vllm-dflash",
+    EAGLE3: "vllm-eagle3",
+    EAGLE1: "vllm-eagle",
+}
 COVERED = tuple(FAMILY_DEFAULT)
 
-# how a config names its family: substrings of architectures / model_type /
-# speculators_model_type (lower case), first match wins (P-EAGLE is served as EAGLE-3:
-# vllm/model_executor/models/registry.py:698-706; MTP and EAGLE-1 have no profile)
+# how a config names its family where it names no registered draft architecture
+# (architectures.py): substrings of architectures / model_type / speculators_model_type
+# (lower case), first match wins (P-EAGLE is served as EAGLE-3:
+# vllm/model_executor/models/registry.py:698-706; MTP has no profile)
 FAMILY_MARKERS = (
     (EAGLE3, ("eagle3", "peagle")),
     (DSPARK, ("dspark",)),
@@ -33,8 +43,11 @@ NESTED_MARKERS = ((DSPARK, "dspark_config"), (DFLASH, "dflash_config"))
 
 
 def detect_family(cfg: DrafterConfig) -> str | None:
-    """The drafter family from architectures, model_type and the speculators format;
+    """The drafter family: that of the first architecture a runtime registers for drafting
+    (``architectures.py``), else from architectures, model_type and the speculators format;
     a DSpark config is also known by its Markov head (``markov_rank``)."""
+    if (name := known(cfg.architectures)) is not None:
+        return FAMILY_OF[name] or None
     raw = cfg.raw if isinstance(cfg.raw, dict) else {}
     names = [*cfg.architectures, cfg.model_type or "", str(raw.get("speculators_model_type", ""))]
     names = [n.lower() for n in names]

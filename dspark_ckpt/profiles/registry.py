@@ -14,9 +14,12 @@ release it covers, and, the newest of its line, the line's name (``vllm-dspark``
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from dspark_ckpt.errors import UsageError
-from dspark_ckpt.profiles import sglang, trtllm, vllm
+from dspark_ckpt.profiles import eagle1, sglang, trtllm, vllm
+from dspark_ckpt.profiles.architectures import BY_NAME, known, unjudged
 from dspark_ckpt.profiles.families import (
     COVERED,
     DEFAULT_PROFILE,
@@ -30,17 +33,11 @@ from dspark_ckpt.profiles.families import (
     covered,
     detect_family,
 )
-from dspark_ckpt.profiles.schema import (
-    ABOUT,
-    LT,
-    NE,
-    RULE_FIELDS,
-    HiddenStates,
-    Profile,
-    covers,
-    history,
-    parse_version,
-)
+from dspark_ckpt.profiles.releases import covers, history, parse_version
+from dspark_ckpt.profiles.schema import ABOUT, LT, NE, RULE_FIELDS, HiddenStates, Profile
+
+if TYPE_CHECKING:
+    from dspark_ckpt.facts.config import DrafterConfig
 
 # the registry's own names, and the families' and the schema's that callers import from here
 __all__ = [
@@ -70,6 +67,7 @@ __all__ = [
     "parse_profiles",
     "register",
     "resolve_profile",
+    "route",
     "runtime_spec",
 ]
 
@@ -130,12 +128,67 @@ def register(profiles: dict[str, Profile], *entries: Profile) -> dict[str, Profi
 
 
 # in the order the CLI lists them and verdicts are shown
-PROFILES: dict[str, Profile] = register({}, *vllm.PROFILES, *sglang.PROFILES, *trtllm.PROFILES)
+PROFILES: dict[str, Profile] = register(
+    {},
+    *vllm.PROFILES,
+    eagle1.VLLM_EAGLE,
+    *sglang.PROFILES,
+    eagle1.SGLANG_EAGLE,
+    *trtllm.PROFILES,
+)
 
 
 def applicable_profiles(family: str | None) -> list[str]:
     """The profiles that load ``family`` (none for a family no profile covers)."""
     return [n for n, p in PROFILES.items() if p.family == family]
+
+
+@dataclass(frozen=True)
+class Route:
+    """How a drafter is judged, from its config: its family, the registered draft
+    architecture it names (None: none), the profiles that judge it (None: every profile of
+    the family), and why each runtime that registers the name and judges it by no profile
+    does not (one line each)."""
+
+    family: str | None
+    architecture: str | None
+    judges: tuple[str, ...] | None
+    unjudged: tuple[str, ...] = ()
+
+    @property
+    def judged(self) -> bool:
+        """Whether some profile judges it (else: DSC108, no verdict)."""
+        return covered(self.family) and self.judges != ()
+
+
+def _line(answer: str) -> str:
+    """The profile line an ``architectures.py`` answer (a profile or line name) names."""
+    return PROFILES[answer].line if answer in PROFILES else answer
+
+
+def route(cfg: DrafterConfig) -> Route:
+    """The profiles that judge this drafter. A config naming a draft architecture some
+    runtime registers (``architectures.py``) is judged, for each runtime that registers it,
+    by the profile line the table (or ``VARIANTS``) names, or not at all (the row's reason);
+    a runtime that does not register the name judges it as its registry does (refused).
+    Any other config: every profile of its family (``detect_family``)."""
+    family = detect_family(cfg)
+    name = known(cfg.architectures)
+    if name is None:
+        return Route(family, None, None)
+    rows = BY_NAME[name]
+    lines = {r.runtime: _line(r.judged_by) for r in rows if r.judged_by}
+    if not lines:
+        return Route(family, name, (), unjudged(name))
+    mine = {r.runtime: lines.get(r.runtime) for r in rows}
+    first = next(iter(lines.values()))
+    family = next((p.family for p in PROFILES.values() if p.line == first), family)
+    judges = tuple(
+        n
+        for n, p in PROFILES.items()
+        if p.family == family and (p.runtime not in mine or mine[p.runtime] == p.line)
+    )
+    return Route(family, name, judges, unjudged(name))
 
 
 def default_profile(family: str | None) -> str:

@@ -11,52 +11,15 @@ one module per runtime (``vllm.py``, ``sglang.py``, ``trtllm.py``). A value outs
 from dataclasses import dataclass, fields
 from typing import Literal, get_args, get_origin
 
+from dspark_ckpt.profiles.releases import first_release, runtime_key
+
 LT, NE = "<", "!="
-
-# how a release-qualified name and --runtime write each runtime
-RUNTIME_KEYS = {"vLLM": "vllm", "SGLang": "sglang", "TensorRT-LLM": "trtllm"}
-
-
-def runtime_key(runtime: str) -> str:
-    """``vllm`` for vLLM: the runtime as a qualified name and ``--runtime`` write it."""
-    return RUNTIME_KEYS[runtime]
-
-
-def _main(clause: str) -> bool:
-    """``main`` (the branch's newest commit read) or ``main@COMMIT`` (an earlier one)."""
-    return clause == "main" or clause.startswith("main@")
-
-
-def first_release(releases: str) -> str:
-    """The first release a ``Profile.releases`` range covers: its ``>=`` or ``==`` bound
-    (``main`` for the branch, ``main@COMMIT`` for an earlier commit of it); a ``ValueError``
-    for a range with no lower bound."""
-    for clause in releases.split(","):
-        clause = clause.strip()
-        if _main(clause):
-            return clause
-        if clause.startswith((">=", "==")):
-            return clause[2:].strip()
-    raise ValueError(f"release range {releases!r} has no first release (>=A or ==A)")
-
-
-def last_release(releases: str) -> str:
-    """The last release a ``Profile.releases`` range names: its ``<=`` or ``==`` bound
-    (``main`` for the branch); a ``ValueError`` for a range with none (``<B`` names no
-    release it covers)."""
-    for clause in reversed(releases.split(",")):
-        clause = clause.strip()
-        if _main(clause):
-            return clause
-        if clause.startswith(("<=", "==")):
-            return clause[2:].strip()
-    raise ValueError(f"release range {releases!r} names no last release (<=B or ==A)")
-
 
 Family = Literal[
     "dspark",  # DSpark: a DFlash block drafter with a Markov head (markov_rank)
     "dflash",  # DFlash block drafters
     "eagle3",  # EAGLE-3 (P-EAGLE is served as EAGLE-3)
+    "eagle",  # classic EAGLE (EAGLE-1): fc over [embedding, the target's last hidden state]
 ]
 """The drafter family a profile's loader reads."""
 
@@ -94,6 +57,7 @@ D2tParam = Literal[
     "hot_token_id",  # turned into hot_token_id = d2t + arange, never a parameter
     "ignored",  # skipped
     "rejected",  # strict state-dict load
+    "none",  # no such parameter: the weight loader refuses a shipped d2t / t2d by name
 ]
 """Where a checkpoint's d2t goes."""
 
@@ -452,6 +416,22 @@ class Profile:
     # --- issue 25, task B: silent replacements (DSC670) ---
     # what a true tie_word_embeddings does to the drafter's lm_head
     tied_head: TiedHead = ""
+    # --- issue 31: classic EAGLE (EAGLE-1) ---
+    # the model builds an lm_head module (False: a shipped lm_head names no parameter)
+    builds_lm_head: bool = True
+    # decoder layer 0 builds its input_layernorm (False: EAGLE-1's first layer has none)
+    first_input_norm: bool = True
+    # fc is built with a bias (a checkpoint must give fc.bias)
+    fc_bias: bool = False
+    # the architectures whose decoder layers build q/k/v with a bias (Qwen2's attention)
+    qkv_bias_architectures: tuple[str, ...] = ()
+    # the architectures whose decoder layer is DeepSeek MLA attention with a dense MLP
+    # (q_a_proj / kv_a_proj_with_mqa fused at load, kv_b_proj, ...): their draft_vocab_size
+    # is read with a default (no AttributeError)
+    mla_architectures: tuple[str, ...] = ()
+    # their class builds one decoder layer and needs q_lora_rank: num_hidden_layers != 1 or a
+    # null q_lora_rank is a ValueError when the drafter is built
+    mla_one_layer: bool = False
 
     def __post_init__(self) -> None:
         _check(self, PROFILE_CHOICES, f"profile {self.name!r}")
@@ -555,40 +535,11 @@ FIELDS_18 = (
     "unexpected_ignored_suffixes",
     "dropped_unbuilt",
     "name_maps",
+    # issue 31's classic EAGLE fields: every other family's loader builds these as the default
+    "builds_lm_head",
+    "first_input_norm",
+    "fc_bias",
+    "qkv_bias_architectures",
+    "mla_architectures",
+    "mla_one_layer",
 )
-
-
-def parse_version(text: str) -> tuple[int, ...]:
-    """``0.32.1`` as ``(0, 32, 1)``; a ``ValueError`` for anything else."""
-    parts = text.strip().split(".")
-    if not parts or not all(p.isdigit() for p in parts):
-        raise ValueError(f"not a release version: {text!r}")
-    return tuple(int(p) for p in parts)
-
-
-def history(releases: str) -> tuple:
-    """Sorts the entries of a line oldest first: release versions, then earlier commits of
-    a branch (``main@COMMIT``), then the newest one read (``main``)."""
-    first = first_release(releases)
-    if _main(first):
-        return (2 if first == "main" else 1, ())
-    return (0, parse_version(first))
-
-
-def covers(releases: str, version: str) -> bool:
-    """Whether ``releases`` (``Profile.releases``) covers ``version``: ``main`` matches
-    ``main`` only (an earlier ``main@COMMIT`` only itself); a release version must meet
-    every clause (missing trailing parts are zeros: 0.30 is 0.30.0)."""
-    if _main(releases) or _main(version):
-        return releases == version
-    if not releases:
-        return False
-    v = parse_version(version)
-    for clause in releases.split(","):
-        clause = clause.strip()
-        op = next(o for o in (">=", "<=", "==", "<", ">") if clause.startswith(o))
-        bound = parse_version(clause[len(op) :])
-        a, b = v + (0,) * (len(bound) - len(v)), bound + (0,) * (len(v) - len(bound))
-        if not {">=": a >= b, "<=": a <= b, "==": a == b, "<": a < b, ">": a > b}[op]:
-            return False
-    return True

@@ -14,6 +14,7 @@ SGLANG = "SGLang 0.5.23"
 SGLANG_RELEASES = "==0.5.23"  # the one release read
 S = "python/sglang/srt/"
 SG_EAGLE3 = S + "models/llama_eagle3.py"
+SG_KIMI = S + "models/kimi_k25_eagle3.py"
 SG_DSPARK = S + "models/dspark.py"
 SG_DFLASH = S + "models/dflash.py"
 SG_DFLASH_CFG = S + "speculative/dflash_utils.py"
@@ -408,6 +409,16 @@ PROFILES = (
             ),
             "tied_head": SG_TIED_EAGLE3,
             "name_maps": SG_EAGLE3_MAPS_CITE,
+            "mla_architectures": f"{SG_KIMI}:91-98 `self.self_attn = DeepseekV2AttentionMLA(`; "
+            f"{SG_KIMI}:137 `self.mlp = DeepseekV2MLP(`; {SG_KIMI}:479-486 "
+            '`fused_name = q_name.replace("q_a_proj", "fused_qkv_a_proj_with_mqa")` (q_a_proj '
+            f"and kv_a_proj_with_mqa load only as a pair); {SG_KIMI}:493-495 "
+            '`logger.warning("Eagle3 MLA: skipping unexpected weight %s", name)`; '
+            f'{SG_KIMI}:350-358 `draft_vocab_size = getattr(config, "draft_vocab_size", None)` '
+            "(a missing key is None: the target's head, as llama_eagle3.py:305-308 with an "
+            "explicit draft_vocab_size: a head nothing loads)",
+            "mla_one_layer": f"{SG_KIMI}:114-117 `if attn.q_lora_rank is None:` `Eagle3 MLA layer "
+            f"requires q_lora_rank`; {SG_KIMI}:243-244 `if config.num_hidden_layers != 1:`",
         },
         hidden_states=EAGLE3_HIDDEN,
         releases=SGLANG_RELEASES,
@@ -428,6 +439,8 @@ PROFILES = (
         missing_tensors="default_init",
         tied_head="embedding",
         name_maps=SG_EAGLE3_MAPS,
+        mla_architectures=("Eagle3DeepseekV2ForCausalLM",),
+        mla_one_layer=True,
     ),
     Profile(
         name="sglang-dspark",

@@ -10,6 +10,7 @@ The newest release of a family takes its short name (``vllm``, ``vllm-dflash``,
 from __future__ import annotations
 
 from dspark_ckpt.profiles.families import DFLASH, DSPARK, EAGLE3
+from dspark_ckpt.profiles.mla import VLLM_MLA_ARCHITECTURES, VLLM_MLA_CITE, vllm_mla_cites
 from dspark_ckpt.profiles.schema import LT, NE, Profile
 from dspark_ckpt.profiles.vllm_hidden import DFLASH_HIDDEN, EAGLE3_HIDDEN, VLLM_DFLASH_AUX
 
@@ -417,6 +418,11 @@ def _vllm_18_cites(family: str) -> dict[str, str]:
         f'{REGISTRY}:681-682 `"Qwen3DSparkModel"`'
         if family == "dspark"
         else f"{model_py} (not judged here)",
+        "builds_lm_head": VLLM_TIED[family],
+        "first_input_norm": f"{model_py} (every decoder layer builds its input_layernorm)",
+        "fc_bias": f"{model_py} (fc has no bias: a stored one is ignored as every .bias)",
+        "qkv_bias_architectures": f"{model_py} (attention biases not judged here)",
+        **vllm_mla_cites(model_py),
         "unserved_architecture": f"{SPEC_CONFIG}:1543-1567 `DeepSeek-V4(.1) DSpark reuses the full "
         "target config`"
         if family == "dspark"
@@ -570,15 +576,16 @@ VLLM_EAGLE3_0_29 = Profile(
     fc_norm_keys=("fc_norm",),
     target_hidden_size_null="type_error",
 )
-# 0.30.0: PR #53458, draft_id_to_target_id only when Vd != Vt; without it the logits
-# must be V wide
+MLA = {"mla_architectures": VLLM_MLA_CITE}  # read from 0.33.0 (profiles/mla.py)
+# 0.30.0 (PR #53458): draft_id_to_target_id only when Vd != Vt, else V-wide logits
 VLLM_EAGLE3_0_30 = VLLM_EAGLE3_0_29.derive(
     name="vllm-eagle3",
     release=VLLM,
     releases=CURRENT,
     sources=(EAGLE3_PY, M + "qwen3_eagle3.py", EAGLE_UTILS, LOGITS, SPECULATORS),
-    cites={k: EAGLE3_CITES[k] for k in ("d2t_param", "unmapped_logits_vocab_wide")},
+    cites={**{k: EAGLE3_CITES[k] for k in ("d2t_param", "unmapped_logits_vocab_wide")}, **MLA},
     d2t_param="reduced",
+    mla_architectures=VLLM_MLA_ARCHITECTURES,
     unmapped_logits_vocab_wide=True,
 )
 

@@ -66,7 +66,7 @@ def drop_d2t(f: Facts, p: Profile | None, finding: Finding) -> Fix | None:
     if name not in (D2T, T2D):
         return None
     identity = f.d2t_values is not None and not any(f.d2t_values)
-    safe = name == T2D or identity or p is not None and p.d2t_param == "rejected"
+    safe = name == T2D or identity or p is not None and p.d2t_param in ("rejected", "none")
     why = "the identity the runtime applies without it" if identity else "no parameter for it"
     return Fix((Drop(name),), f"drop {name} ({why})", SAFE if safe else UNSAFE)
 
@@ -146,7 +146,8 @@ def d2t_missing(f: Facts, p: Profile) -> list[Finding]:
 )
 def d2t_without_parameter(f: Facts, p: Profile) -> list[Finding]:
     """The runtime creates draft_id_to_target_id only for a reduced vocab; for any other checkpoint
-    tensor vLLM's weight loader raises 'There is no module or parameter named ...'. TensorRT-LLM
+    tensor vLLM's weight loader raises 'There is no module or parameter named ...'. vLLM's classic
+    EAGLE model has no such parameter at all (it drafts from the target's head). TensorRT-LLM
     loads a DSpark drafter with a strict state dict, where d2t and t2d are unexpected keys."""
     if p.d2t_param == "reduced":  # a parameter only for a reduced vocab
         if f.d2t is None or reduced(f, p):
@@ -161,6 +162,20 @@ def d2t_without_parameter(f: Facts, p: Profile) -> list[Finding]:
                 hint=f"drop d2t for {p.name}: its map is the identity here (a padded drafter "
                 "cannot satisfy both vllm and vllm-legacy with one checkpoint)",
             )
+        ]
+    if p.d2t_param == "none":  # no such parameter: refused by name
+        return [
+            new_finding(
+                "DSC105",
+                f"{role} is present but {p.name}'s model has no parameter for it (it drafts "
+                "from the target's head, with target ids): the weight loader raises 'There "
+                "is no module or parameter named ...'",
+                info,
+                hint=f"drop d2t and t2d for {p.runtime}: it uses the target's head, "
+                "whose ids are target ids",
+            )
+            for role in (D2T, T2D)
+            if (info := f.tensors.get(role)) is not None
         ]
     if p.d2t_param != "rejected":  # a strict state-dict load, which has no such key
         return []

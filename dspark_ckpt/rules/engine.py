@@ -244,21 +244,28 @@ def evaluate_profiles(facts: Facts, selected: list[str], evaluated: list[str]) -
 
 
 def select_profiles(
-    profile: str | list[str] | None, family: str | None
+    profile: str | list[str] | None,
+    family: str | None,
+    judges: tuple[str, ...] | None = None,
 ) -> tuple[list[str], list[str], list[str]]:
     """(selected, evaluated, not applicable) profile names.
 
-    Only the profiles of the drafter's family are evaluated (each gets a verdict); a
+    Only the profiles of the drafter's family are evaluated (each gets a verdict), and of
+    those only ``judges`` where the drafter's architecture names them (``route``); a
     profile of another family never decides and gets none. ``None`` selects the
-    family's default, and so does a list naming no profile of the family. A family no
-    profile covers selects and evaluates nothing."""
+    family's default (the first evaluated where the architecture leaves the default out),
+    and so does a list naming no evaluated profile. A family no profile covers selects and
+    evaluates nothing."""
     names = [] if profile is None else [profile] if isinstance(profile, str) else list(profile)
     # a RUNTIME==VERSION (--runtime) becomes that release's profile for the family
     names = list(dict.fromkeys(resolve_profile(name, family) for name in names))
     evaluated = applicable_profiles(family)
+    if judges is not None:
+        evaluated = [n for n in evaluated if n in judges]
     selected = [n for n in names if n in evaluated]
     if evaluated and not selected:
-        selected = [default_profile(family)]
+        default = default_profile(family)
+        selected = [default if default in evaluated else evaluated[0]]
     asked_all = set(names) == set(PROFILES)  # --profile all: the family's, nothing skipped
     return selected, evaluated, [] if asked_all else [n for n in names if n not in evaluated]
 
@@ -269,10 +276,15 @@ def report(
     facts: Facts,
     family: str | None,
     selection: tuple[list[str], list[str], list[str]],
+    unjudged: tuple[str, ...] = (),
 ) -> Report:
-    """The report of one drafter judged under ``selection`` (``select_profiles``)."""
+    """The report of one drafter judged under ``selection`` (``select_profiles``);
+    ``unjudged``: why a runtime that registers its architecture judges it by no profile
+    (``route``), each a check not made (DSC108)."""
     selected, evaluated, skipped = selection
     result = evaluate_profiles(facts, selected, evaluated)
+    undecided = not_checked(facts, [PROFILES[n] for n in result.verdicts])
+    undecided += [NotChecked(UNCOVERED, why) for why in unjudged]
     return Report(
         selected[0],
         source,
@@ -288,7 +300,7 @@ def report(
         others=result.others,
         not_applicable=skipped,
         target_checks=target_checks(facts, [PROFILES[n] for n in result.verdicts]),
-        not_checked=not_checked(facts, [PROFILES[n] for n in result.verdicts]),
+        not_checked=undecided,
     )
 
 
@@ -336,9 +348,11 @@ def uncovered_report(
     ckpt: Checkpoint,
     family: str | None,
     profile: str | list[str] | None,
+    unjudged: tuple[str, ...] = (),
 ) -> Report:
-    """The report on a drafter whose family no profile covers (MTP, EAGLE-1, unknown):
-    one DSC108 finding, no verdict; no rule of another family judges it."""
+    """The report on a drafter no profile judges (an MTP drafter, an unknown family, an
+    architecture whose loader no profile models: ``unjudged`` says why, per runtime): one
+    DSC108 finding, no verdict; no rule of another family judges it."""
     asked = [] if profile is None else [profile] if isinstance(profile, str) else list(profile)
     return Report(
         "",
@@ -346,7 +360,7 @@ def uncovered_report(
         target,
         cfg,
         ckpt,
-        [uncovered_finding(cfg, ckpt, family)],
+        [uncovered_finding(cfg, ckpt, family, unjudged)],
         {},
         profiles=[],
         family=family,

@@ -16,7 +16,14 @@ if TYPE_CHECKING:
 UNREADABLE = "DSC001"
 UNCOVERED = "DSC108"
 # the families no profile covers, as a message names them
-FAMILY_NAMES = {"mtp": "an MTP", "eagle": "an EAGLE-1", "medusa": "a Medusa"}
+FAMILY_NAMES = {
+    "dspark": "a DSpark",
+    "dflash": "a DFlash",
+    "eagle3": "an EAGLE-3",
+    "mtp": "an MTP",
+    "eagle": "an EAGLE-1",
+    "medusa": "a Medusa",
+}
 
 
 @rule(
@@ -39,23 +46,36 @@ def unreadable_finding(err: CheckpointError) -> Finding:
     "no profile covers this drafter family",
     scope=ENGINE,
     hint=(
-        "check the config's architectures / model_type; this tool judges DSpark, DFlash and "
-        "EAGLE-3 (P-EAGLE) drafters only"
+        "check the config's architectures / model_type; the message says why this one is not "
+        "judged (docs/profiles.md lists every draft architecture vLLM and SGLang register, "
+        "with the profile that judges it or why none does)"
     ),
 )
-def uncovered_finding(cfg: DrafterConfig, ckpt: Checkpoint, family: str | None) -> Finding:
-    """The drafter is not a DSpark, DFlash or EAGLE-3 drafter (an MTP head, EAGLE-1, Medusa, or a
-    config that names no family): no profile mirrors how a runtime loads it, so it is not judged,
-    and never by another family's rules. inspect exits 3."""
+def uncovered_finding(
+    cfg: DrafterConfig, ckpt: Checkpoint, family: str | None, why: tuple[str, ...] = ()
+) -> Finding:
+    """No profile mirrors how a runtime loads this drafter, so it is not judged, and never by
+    another family's rules: an MTP drafter (its draft layers are read from the target
+    checkpoint, where the target's own MTP check judges them), a model that drafts nothing (vLLM's
+    ExtractHiddenStatesModel), a registered draft architecture whose loader no profile models
+    yet (each says which class the runtime builds and why), Medusa, or a config that names no
+    family. inspect exits 3. Where a runtime judges the architecture and another registers it
+    without a profile, the drafter is judged and the other runtime's reason is listed as a
+    check not made."""
     what = (
         f"{FAMILY_NAMES.get(family, 'a ' + str(family))} drafter"
         if family
         else ("a drafter of no known family")
     )
     names = ", ".join(cfg.architectures) or cfg.model_type or "none"
+    reason = (
+        "; ".join(why)
+        if why
+        else "no profile covers it (profiles cover DSpark, DFlash, EAGLE-3 / P-EAGLE and "
+        "classic EAGLE drafters)"
+    )
     return Finding(
         UNCOVERED,
-        f"this is {what} (architectures/model_type: {names}): no profile covers it, so it "
-        "is not judged (profiles cover DSpark, DFlash and EAGLE-3 / P-EAGLE drafters)",
+        f"this is {what} (architectures/model_type: {names}), not judged: {reason}",
         file=str(ckpt.config_path),
     )

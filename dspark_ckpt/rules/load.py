@@ -14,7 +14,7 @@ from typing import Any
 from dspark_ckpt.facts.gather import Facts
 from dspark_ckpt.facts.vocab import EMBED, LM_HEAD
 from dspark_ckpt.loader.heads import REFUSED, SHIPPED, TARGET, UNINITIALISED, heads
-from dspark_ckpt.loader.view import native_config
+from dspark_ckpt.loader.view import architecture, native_config
 from dspark_ckpt.profiles.registry import EAGLE3, Profile
 from dspark_ckpt.rules.findings import ERROR, WARNING, Finding, new_finding
 from dspark_ckpt.rules.materialise import copy_target_embedding, copy_target_head
@@ -518,10 +518,13 @@ def draft_vocab_size_key_missing(f: Facts, p: Profile) -> list[Finding]:
     """SGLang's EAGLE-3 loader reads config.draft_vocab_size as an attribute whenever the
     embeddings are not tied: a config.json without the key fails to build the drafter with an
     AttributeError ('LlamaConfig' object has no attribute 'draft_vocab_size'). An explicit null is
-    read: the head is then the target's and Vd = V."""
+    read: the head is then the target's and Vd = V. Its EAGLE-3 over DeepSeek MLA
+    (``mla_architectures``, kimi_k25_eagle3.py) reads the key with a default: no error."""
     if p.missing_draft_vocab_size != "attribute_error" or f.cfg.speculators_format:
         return []
     if "draft_vocab_size" in f.raw or heads(f, p).head_source.field == "tied_head":
+        return []
+    if architecture(f, p) in p.mla_architectures:  # getattr(config, "draft_vocab_size", None)
         return []
     if f.lm_head is not None and len(f.lm_head.shape) == 2:
         hint = (

@@ -18,6 +18,7 @@ from dspark_ckpt.facts.vocab import LM_HEAD
 from dspark_ckpt.loader.model import loader_model, uses_aux
 from dspark_ckpt.loader.names import under
 from dspark_ckpt.loader.view import (
+    architecture,
     aux_count,
     dotted,
     fc_input,
@@ -29,7 +30,7 @@ from dspark_ckpt.loader.view import (
     truthy,
 )
 from dspark_ckpt.profiles.hidden_states import HiddenStates, hidden_states
-from dspark_ckpt.profiles.registry import DFLASH, DSPARK, EAGLE3, Profile
+from dspark_ckpt.profiles.registry import DFLASH, DSPARK, EAGLE1, EAGLE3, Profile
 from dspark_ckpt.rules.aux_default import pin_key, serving_default, serving_pin
 from dspark_ckpt.rules.findings import ERROR, Finding, new_finding
 from dspark_ckpt.rules.registry import PROFILE, TARGET, rule
@@ -229,7 +230,7 @@ def tensors_missing(f: Facts, p: Profile) -> list[Finding]:
     load_state_dict(strict=True): a missing name fails the load ('Missing key(s) in
     state_dict')."""
     model = loader_model(f, p)
-    if model is None or not model.complete or p.family not in (DSPARK, DFLASH, EAGLE3):
+    if model is None or not model.complete or p.family not in (DSPARK, DFLASH, EAGLE3, EAGLE1):
         return []
     missing = model.missing(f)
     if not missing.total:
@@ -456,6 +457,43 @@ def target_hidden_size_null(f: Facts, p: Profile) -> list[Finding]:
             tensor="target_hidden_size",
         )
     ]
+
+
+@rule(
+    "DSC689",
+    ERROR,
+    "EAGLE-3 over DeepSeek MLA: more than one layer, or no q_lora_rank",
+    scope=PROFILE,
+    hint="export the MLA drafter with num_hidden_layers 1 and its q_lora_rank",
+)
+def mla_one_layer(f: Facts, p: Profile) -> list[Finding]:
+    """SGLang's EAGLE-3 over DeepSeek MLA (Eagle3DeepseekV2ForCausalLM, kimi_k25_eagle3.py)
+    builds exactly one decoder layer whose q/kv down-projection is fused over q_lora_rank: a
+    config with num_hidden_layers other than 1 ('EAGLE3 currently only supports 1 layer') or a
+    null q_lora_rank ('Eagle3 MLA layer requires q_lora_rank') fails to build the drafter with a
+    ValueError. (vLLM's deepseek_eagle3.py builds every layer, and q_proj without q_lora_rank.)"""
+    if not p.mla_one_layer or architecture(f, p) not in p.mla_architectures:
+        return []
+    layers = f.raw.get("num_hidden_layers")
+    why = []
+    if type(layers) is int and layers != 1:
+        why.append(f"num_hidden_layers is {layers} ('EAGLE3 currently only supports 1 layer')")
+    if "q_lora_rank" in f.raw and f.raw["q_lora_rank"] is None:
+        why.append("q_lora_rank is null ('Eagle3 MLA layer requires q_lora_rank')")
+    return (
+        [
+            new_finding(
+                "DSC689",
+                f"{p.release} builds {architecture(f, p)} with one MLA layer over q_lora_rank: "
+                f"{' and '.join(why)}, a ValueError when the drafter is built",
+                tensor="num_hidden_layers"
+                if type(layers) is int and layers != 1
+                else "q_lora_rank",
+            )
+        ]
+        if why
+        else []
+    )
 
 
 @rule(

@@ -1,7 +1,8 @@
 """The names the checkpoint stores against the module tree the runtime's loader builds
 (``loader.model``): names under a wrapper prefix (DSC111), names the model has no
-parameter for (DSC112 refused, DSC665 a trained layer skipped, DSC666 skipped), and
-weight files loaded with the drafter that are not its weights (DSC620, DSC621).
+parameter for (DSC112 refused, DSC665 a trained layer skipped, DSC666 skipped, DSC672 a
+trained fc bias ignored), and weight files loaded with the drafter that are not its weights
+(DSC620, DSC621).
 
 One finding per root cause: d2t and t2d are DSC105's, names under a wrapper prefix
 DSC111's, a stray file's names DSC620's, fc_norm tensors without fc_norm DSC656's, a
@@ -18,7 +19,8 @@ from dspark_ckpt.errors import few
 from dspark_ckpt.facts.gather import WRAPPER_PREFIXES, Facts
 from dspark_ckpt.facts.vocab import BIAS_TENSOR, MASK_TENSOR
 from dspark_ckpt.facts.weight_files import WeightFile
-from dspark_ckpt.loader.model import Unexpected, loader_model
+from dspark_ckpt.loader.model import Module, Unexpected, loader_model
+from dspark_ckpt.loader.view import architecture
 from dspark_ckpt.profiles.registry import Profile
 from dspark_ckpt.rules.findings import ERROR, INFO, WARNING, Finding, new_finding
 from dspark_ckpt.rules.registry import PROFILE, rule
@@ -60,14 +62,20 @@ def wrapper_prefix(f: Facts, p: Profile) -> list[Finding]:
     """vLLM's drafter loaders prepend 'model.' to every name but lm_head and d2t, and TensorRT-LLM
     loads names as stored with a strict state dict: a stored model.lm_head.weight, model.d2t or
     model.embed_tokens.weight is no parameter of theirs and fails the load ('There is no module or
-    parameter named ...' / 'Unexpected key(s)')."""
+    parameter named ...' / 'Unexpected key(s)'). SGLang's EAGLE-3 over DeepSeek MLA
+    (``mla_architectures``) prepends 'model.' to every name but lm_head.: model.X becomes
+    model.model.X, which it skips with a warning, the weight left at its initial value."""
     # names under a wrapper prefix are not the tensors a strict loader maps
     names = f.prefixed
-    if p.prefixed_names != "rejected" or not names:
+    mla = architecture(f, p) in p.mla_architectures
+    if (p.prefixed_names != "rejected" and not mla) or not names:
         return []
     how = (
         "loads names as stored with load_state_dict(strict=True): 'Unexpected key(s)'"
         if p.strict_names
+        else "prepends 'model.' to every name but lm_head. itself: it skips model.model.* "
+        "with a warning and the weight keeps its initial value"
+        if mla
         else "prepends 'model.' to every name but lm_head and d2t itself: its weight loader "
         "raises 'There is no module or parameter named ...'"
     )
@@ -277,6 +285,37 @@ def unexpected_skipped(f: Facts, p: Profile) -> list[Finding]:
             f"{len(names)} tensor(s) the {p.runtime} model does not have ({few(names, 3)}):"
             f" {p.release} skips them silently (vLLM refuses the load)",
             f.tensors[names[0]],
+        )
+    ]
+
+
+@rule(
+    "DSC672",
+    ERROR,
+    "trained fc bias the runtime's model does not build: ignored silently",
+    scope=PROFILE,
+    hint="train the drafter with fc bias=False for this runtime, or serve it where its fc "
+    "takes the bias",
+)
+def fc_bias_ignored(f: Facts, p: Profile) -> list[Finding]:
+    """The checkpoint stores fc.bias and the runtime builds fc without a bias. vLLM's loader
+    ignores every unexpected name ending in .bias (AutoWeightsLoader, models/utils.py), so the
+    drafter loads with no error and runs its fc without the bias it was trained with: its
+    proposals are not the trained model's. The EAGLE release code (eagle/model/cnets.py) trains
+    fc with a bias by default, and vLLM's classic EAGLE builds it without one."""
+    model = loader_model(f, p)
+    if model is None or ".bias" not in model.ignored_suffixes or "fc.bias" not in f.tensors:
+        return []
+    fc = [m for m in model.parts if isinstance(m, Module) and m.path == "fc"]
+    if not fc or "bias" in fc[0].tensors:
+        return []
+    return [
+        new_finding(
+            "DSC672",
+            f"fc.bias is stored and {p.name}'s fc has no bias: {p.release} ignores it with "
+            "every unexpected .bias, and the drafter runs without the bias it was trained "
+            "with (no error)",
+            f.tensors["fc.bias"],
         )
     ]
 

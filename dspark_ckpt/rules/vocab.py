@@ -10,7 +10,7 @@ from __future__ import annotations
 from dspark_ckpt.facts.config import SPECULATORS_DEFAULT_DRAFT_VOCAB
 from dspark_ckpt.facts.gather import Facts
 from dspark_ckpt.facts.vocab import PADDED
-from dspark_ckpt.profiles.registry import DSPARK, EAGLE3, Profile, detect_family
+from dspark_ckpt.profiles.registry import DSPARK, EAGLE3, PROFILES, Profile, detect_family
 from dspark_ckpt.rules.findings import ERROR, INFO, WARNING, Finding, new_finding
 from dspark_ckpt.rules.registry import COMMON, PROFILE, rule
 from dspark_ckpt.rules.repairs import SAFE, Cut, Fix, SetKey, repair
@@ -161,6 +161,12 @@ def write_draft_vocab_size(f: Facts, p: Profile | None, finding: Finding) -> Fix
     return Fix((SetKey("draft_vocab_size", rows),), f"write draft_vocab_size {rows} (lm_head rows)")
 
 
+def _mla(f: Facts) -> bool:
+    """SGLang's EAGLE-3 over DeepSeek MLA reads draft_vocab_size with a default (no DSC681)."""
+    archs = f.cfg.architectures
+    return bool(archs) and archs[0] in PROFILES["sglang-eagle3"].mla_architectures
+
+
 @rule(
     "DSC501",
     INFO,
@@ -179,7 +185,7 @@ def draft_vocab_defaulted(f: Facts) -> list[Finding]:
     # DFlash/DSpark loaders never read the key
     if detect_family(f.cfg) != EAGLE3:
         who = f"vLLM and TensorRT-LLM use vocab_size {f.V} (SGLang does not read the key)"
-    elif "draft_vocab_size" not in f.raw:
+    elif "draft_vocab_size" not in f.raw and not _mla(f):
         who = (
             f"vLLM and TensorRT-LLM use vocab_size {f.V} (SGLang's EAGLE-3 loader fails "
             "without the key: DSC681)"

@@ -38,6 +38,11 @@ SG_EAGLE3_NULL_VD = {**EAGLE3, "draft_vocab_size": synth.NULL}  # null: the targ
 SG_BLOCK = synth.layer_weights(H)
 SG_EAGLE3 = synth.layer_weights(H, eagle3=True)
 FC3 = {"fc.weight": T("F32", (H, 3 * H), np.zeros((H, 3 * H), np.float32))}
+# classic EAGLE as vLLM and SGLang name it (the EAGLE release code's drafter: fc with a bias)
+_EAGLE1 = {"model_type": "llama", "markov_rank": None, "target_layer_ids": None}
+V_EAGLE1 = {**_EAGLE1, "architectures": ["EagleLlamaForCausalLM"]}
+S_EAGLE1 = {**_EAGLE1, "architectures": ["LlamaForCausalLMEagle"]}
+NO_FC_BIAS = {"fc.bias": None}
 
 
 def d2t(vd: int) -> dict[str, T]:
@@ -102,6 +107,15 @@ CASES = [
     # vllm-eagle3-legacy (before PR #53458): the parameter always exists
     ("vllm-eagle3-legacy", "equal-with-d2t", VT, VT, EAGLE3, (d2t(VT),), []),
     ("vllm-eagle3-legacy", "pruned-no-lm_head", VT, 40, EAGLE3, (d2t(40),), ["DSC102"]),
+    # vllm-eagle / sglang-eagle (classic EAGLE): the target's head, no d2t path; vLLM builds
+    # no lm_head and no fc bias, SGLang's fc takes the EAGLE release code's bias
+    ("vllm-eagle", "as-vllm-names-it", VT, None, V_EAGLE1, (NO_FC_BIAS,), []),
+    ("vllm-eagle", "fc-bias-dropped", VT, None, V_EAGLE1, (), ["DSC672"]),
+    ("vllm-eagle", "with-d2t", VT, None, V_EAGLE1, (NO_FC_BIAS, d2t(VT)), ["DSC105"]),
+    ("vllm-eagle", "own-head", VT, None, V_EAGLE1, (NO_FC_BIAS, lm_head(VT)), ["DSC112"]),
+    ("sglang-eagle", "as-sglang-names-it", VT, None, S_EAGLE1, (), []),
+    ("sglang-eagle", "vllm-name", VT, None, V_EAGLE1, (), ["DSC680"]),
+    ("sglang-eagle", "no-fc-bias", VT, None, S_EAGLE1, (NO_FC_BIAS,), ["DSC652"]),
     # sglang-eagle3: d2t -> hot_token_id; draft_vocab_size null -> the target's head, a
     # missing key -> AttributeError
     ("sglang-eagle3", "pruned", VT, 40, EAGLE3, (lm_head(40), d2t(40), SG_EAGLE3), []),
@@ -402,7 +416,7 @@ def test_family_from_config(tmp_path, config, family):
     path = make(tmp_path, "d", draft=VT, config={"model_type": None, **config})
     r = inspect(path)
     assert r.json["family"] == family
-    if family not in ("dspark", "dflash", "eagle3"):  # no profile covers it: not judged
+    if family not in ("dspark", "dflash", "eagle3", "eagle"):  # no profile covers it
         assert r.json["verdicts"] == {} and r.exit_code == 3
         assert [f["code"] for f in r.json["findings"]] == ["DSC108"]
 

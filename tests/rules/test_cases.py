@@ -3,6 +3,7 @@ where it does not. A new code without both fails here."""
 
 from __future__ import annotations
 
+import test_architectures
 import test_behaviour_rules
 import test_load_rules
 import test_loader_rules
@@ -23,6 +24,7 @@ TABLES = (
     test_sglang_rules,
     test_model_rules,
     test_behaviour_rules,
+    test_architectures,
 )
 ALL = [c for table in TABLES for c in table.CASES]
 

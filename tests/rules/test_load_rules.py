@@ -205,10 +205,13 @@ CASES: list[Case] = [
           config={**NESTED, "markov_rank": 4, "target_layer_ids": [0, 1]}, tensors=markov(VT, VT)),
     # DSC108: a family no profile covers is not judged
     fires("DSC108", "mtp", config={"architectures": ["DeepSeekMTPModel"], "markov_rank": None},
-          says="this is an MTP drafter (architectures/model_type: DeepSeekMTPModel): no "
-          "profile covers it"),
-    fires("DSC108", "eagle1", config={"architectures": ["EagleForCausalLM"], "markov_rank": None},
-          says="this is an EAGLE-1 drafter"),
+          says="this is an MTP drafter (architectures/model_type: DeepSeekMTPModel), not "
+          "judged: vLLM 0.33.0 builds DeepSeekMTP: MTP: the draft layers "
+          "are read from the target checkpoint"),
+    fires("DSC108", "eagle1", config={"architectures": ["EagleLlama4ForCausalLM"],
+                                      "markov_rank": None},
+          says="this is an EAGLE-1 drafter (architectures/model_type: EagleLlama4ForCausalLM), "
+          "not judged: vLLM 0.33.0 builds EagleLlama4ForCausalLM"),
     fires("DSC108", "no-family", config={"architectures": [], "markov_rank": None}),
     clean("DSC108", "dspark-by-architecture", config={"markov_rank": None}),
     clean("DSC108", "p-eagle-is-eagle3", profile="vllm-eagle3", by_default=True,

@@ -389,6 +389,24 @@ def test_eagle1_is_not_judged(drafters, targets):
     assert "DSC108" in {f["code"] for f in r.json["findings"]}
 
 
+@pytest.mark.parametrize(
+    "name,profile,errors",
+    [
+        # vLLM 0.33.0 llama_eagle.py builds fc without a bias and ignores the trained one
+        ("eagle-llm-eagle1-vllm", "vllm-eagle", {"DSC672"}),
+        ("eagle-llm-eagle1-vllm", "sglang-eagle", {"DSC680"}),  # not SGLang's class name
+        ("eagle-llm-eagle1-sglang", "sglang-eagle", set()),  # every weight it builds
+        ("eagle-llm-eagle1-sglang", "vllm-eagle", {"DSC672", "DSC680"}),
+    ],
+)
+def test_eagle1_as_the_runtimes_name_it(drafters, targets, name, profile, errors):
+    """The EAGLE release code's drafter (eagle-llm), its config naming the class each runtime
+    registers, is judged as classic EAGLE by each runtime's loader model."""
+    r = inspect(drafters / name, targets[1000], profile)
+    assert r.json["family"] == "eagle", r.stdout[-2000:]
+    assert errors_under(r.json, profile) == errors, r.stdout[-3000:]
+
+
 def test_fix_accepts_speculators_placeholder_t2d(drafters, targets, tmp_path):
     """speculators' padded EAGLE-3 ships the identity d2t with an all-False placeholder
     t2d (speculators writes an all-False t2d when it has no mapping): fix --emit-mask

@@ -5,8 +5,8 @@ the sglang-* profile of its family, as read from SGLang's source: a table, one r
 The ``why`` of each row names what SGLang does with exactly that checkpoint (paths under
 python/sglang/ of the 0.5.23 wheel). Slow: the producers' own code writes their drafters.
 
-Not in the table: ``eagle-llm-eagle1`` (an EAGLE-1 drafter, no SGLang profile: DSC108, see
-test_producers.py) and ``qwen3-8b-eagle3-nvfp4-head``, whose verdict turns on how SGLang
+Not in the table: ``eagle-llm-eagle1`` (an EAGLE-1 drafter whose config names the target's
+class, LlamaForCausalLM, as eagle-llm writes it: no family, DSC108, see test_producers.py) and ``qwen3-8b-eagle3-nvfp4-head``, whose verdict turns on how SGLang
 quantises every linear layer of a drafter that declares ModelOpt NVFP4 with no exclude list,
 which no rule models (the gate passes it; SGLang would build packed FP4 parameters for the
 unpacked BF16 decoder weights and fail the load).
@@ -33,6 +33,13 @@ HEAD_FROM_TARGET = "lm_head./embed_tokens. skipped, the target's used (dspark.py
 
 # (drafter, profile, deployable, error codes among the findings, why)
 PRODUCERS = [
+    ("eagle-llm-eagle1-sglang", "sglang-eagle", True, (),
+     "LlamaForCausalLMEagle registered (models/llama_eagle.py:153); fc with its bias "
+     "(llama_eagle.py:91) and every layer weight shipped, layer 0 without input_layernorm "
+     "(llama_eagle.py:52-56); embedding and head set from the target (eagle_worker_v2.py:371-378)"),
+    ("eagle-llm-eagle1-vllm", "sglang-eagle", False, ("DSC680",),
+     "EagleLlamaForCausalLM is vLLM's name: SGLang registers LlamaForCausalLMEagle "
+     "(models/registry.py:93-114: refused at start-up)"),
     ("specforge-dflash", "sglang-dflash", True, (),
      "DFlashDraftModel registered; dflash_config.mask_token_id 999 < Vt 1000 "
      "(dflash_worker_v2.py:1399-1408); ids [1, 3, 5] in [0, 8) and fc [64, 192] for 3 "

@@ -1,0 +1,381 @@
+"""Every registered draft architecture: the table (profiles/architectures.py) against the
+runtimes' own registries, the route a drafter takes by its architecture, and per group of
+architectures a firing row and its clean twin through the engine in-process.
+
+The groups: classic EAGLE (EAGLE-1) as vLLM and SGLang name it (judged by vllm-eagle and
+sglang-eagle), EAGLE-3 over DeepSeek MLA layers (vLLM deepseek_eagle3.py, SGLang
+kimi_k25_eagle3.py: the EAGLE-3 profiles' mla_architectures), the EAGLE-1 classes whose
+module tree no profile models (Llama 4, Mistral, ...), the DFlash variants with their own loader, MTP / NextN heads
+(read from the target checkpoint), and vLLM's hidden-state extraction model (no drafter).
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+from pathlib import Path
+
+import pytest
+from rules_harness import DROP, VT, H, T, check, clean, fires, head, ids, mapping
+
+from dspark_ckpt.facts.config import parse_drafter_config
+from dspark_ckpt.profiles.architectures import (
+    ARCHITECTURES,
+    BY_NAME,
+    SGLANG,
+    SGLANG_ARCHITECTURES,
+    VLLM,
+    VLLM_ARCHITECTURES,
+    unjudged,
+)
+from dspark_ckpt.profiles.registry import PROFILES, route
+from dspark_ckpt.profiles.variants import VARIANTS
+
+SOURCES = Path(
+    os.environ.get("DSPARK_CKPT_SOURCES") or Path.home() / ".cache/dspark-ckpt/sources"
+).expanduser()
+REQUIRE = os.environ.get("DSPARK_CKPT_REQUIRE_SOURCES") == "1"
+
+# classic EAGLE as the EAGLE release code writes it (eagle/model/cnets.py: fc with a bias, layer
+# 0 without input_layernorm, no norm, no head), under the name each runtime registers
+EAGLE1 = {
+    "model_type": "llama",
+    "markov_rank": None,
+    "target_layer_ids": None,
+    "mask_token_id": None,
+}
+V_EAGLE1 = {**EAGLE1, "architectures": ["EagleLlamaForCausalLM"]}
+S_EAGLE1 = {**EAGLE1, "architectures": ["LlamaForCausalLMEagle"]}
+Q_EAGLE1 = {**EAGLE1, "architectures": ["Qwen2ForCausalLMEagle"], "model_type": "qwen2"}
+EMBED = {"embed_tokens.weight": T("F32", (VT, H))}
+QK_NORMS = {f"layers.0.self_attn.{n}.weight": T("F32", (H,)) for n in ("q_norm", "k_norm")}
+QKV_BIAS = {f"layers.0.self_attn.{p}_proj.bias": T("F32", (H,)) for p in "qkv"}
+NO_BIAS = {**EMBED, "fc.bias": DROP}
+LN0 = {"layers.0.input_layernorm.weight": T("F32", (H,))}
+EAGLE3 = {
+    "architectures": ["LlamaForCausalLMEagle3"],
+    "model_type": "llama",
+    "target_layer_ids": None,
+    "eagle_config": {"eagle_aux_hidden_state_layer_ids": [0, 1]},
+}
+
+
+# EAGLE-3 over DeepSeek MLA (SGLang kimi_k25_eagle3.py): the Kimi K2.x drafters' layer
+MLA = {**EAGLE3, "architectures": ["Eagle3DeepseekV2ForCausalLM"], "model_type": "kimi_k2",
+       "q_lora_rank": H, "kv_lora_rank": H, "qk_nope_head_dim": 4, "qk_rope_head_dim": 4,
+       "v_head_dim": 4}  # fmt: skip
+MLA_W = {
+    **{f"layers.0.self_attn.{p}_proj.weight": DROP for p in "qkv"},
+    **{
+        f"layers.0.self_attn.{m}.weight": T("F32", (H,) if "norm" in m else (H, H))
+        for m in ("q_a_proj", "q_a_layernorm", "q_b_proj", "kv_a_proj_with_mqa")
+        + ("kv_a_layernorm", "kv_b_proj")
+    },
+}
+HEAD = {"lm_head.weight": T("F32", (VT, H))}
+V_MLA = {**MLA, "architectures": ["Eagle3DeepseekV3ForCausalLM"]}
+KV_A = {"layers.0.self_attn.kv_a_proj_with_mqa.weight": T("F32", (H, H))}
+MLA_Q = {  # no q_lora_rank: the synth layer's q_proj, MLA's kv_a_layernorm and kv_b_proj
+    **{f"layers.0.self_attn.{p}_proj.weight": DROP for p in "kv"},
+    **{k: v for k, v in MLA_W.items() if "kv_a_layernorm" in k or "kv_b_proj" in k},
+}
+
+
+def _named(name: str, **extra) -> dict:
+    return {"architectures": [name], "markov_rank": None, **extra}
+
+
+CASES = [
+    # classic EAGLE, vLLM: fc is built without a bias, which the loader ignores
+    fires("DSC672", "eagle1-release-code", profile="vllm-eagle", by_default=True, draft=None,
+          config=V_EAGLE1, tensors=EMBED, says="fc.bias is stored and vllm-eagle's fc has no "
+          "bias", exactly=("DSC501", "DSC672")),
+    clean("DSC672", "eagle1-no-bias", profile="vllm-eagle", by_default=True, draft=None,
+          config=V_EAGLE1, tensors=NO_BIAS, exactly=("DSC501",), verdicts={"vllm-eagle": True}),
+    fires("DSC672", "eagle3-with-fc-bias", profile="vllm-eagle3", config=EAGLE3,
+          tensors={"fc.bias": T("F32", (H,))}),
+    clean("DSC672", "sglang-eagle1-builds-it", profile="sglang-eagle", draft=None,
+          config=S_EAGLE1, tensors=EMBED, verdicts={"sglang-eagle": True}),
+    # classic EAGLE: layer 0 has no input_layernorm (vLLM refuses a stored one, SGLang skips it)
+    fires("DSC112", "eagle1-layer0-input-norm", profile="vllm-eagle", draft=None,
+          config=V_EAGLE1, tensors={**NO_BIAS, **LN0}, says="layers.0.input_layernorm.weight"),
+    fires("DSC112", "eagle1-own-head", profile="vllm-eagle", draft=None, config=V_EAGLE1,
+          tensors={**NO_BIAS, "lm_head.weight": T("F32", (VT, H))}, says="lm_head.weight"),
+    clean("DSC112", "eagle1-sglang-own-head-skipped", profile="sglang-eagle", draft=None,
+          config=S_EAGLE1, tensors={**EMBED, "lm_head.weight": T("F32", (VT, H))}),
+    fires("DSC666", "eagle1-layer0-input-norm", profile="sglang-eagle", draft=None,
+          config=S_EAGLE1, tensors={**EMBED, **LN0}, says="layers.0.input_layernorm.weight"),
+    clean("DSC666", "eagle1-release-code", profile="sglang-eagle", draft=None,
+          config=S_EAGLE1, tensors=EMBED, exactly=("DSC501",)),
+    fires("DSC652", "eagle1-sglang-no-fc-bias", profile="sglang-eagle", draft=None,
+          config=S_EAGLE1, tensors=NO_BIAS, says="fc.bias"),
+    fires("DSC652", "eagle1-layer-missing", profile="vllm-eagle", draft=None,
+          config={**V_EAGLE1, "num_hidden_layers": 2}, tensors=NO_BIAS, says="layers.1"),
+    clean("DSC652", "eagle1-every-layer", profile="vllm-eagle", draft=None,
+          config=V_EAGLE1, tensors=NO_BIAS),
+    fires("DSC105", "eagle1-d2t", profile="vllm-eagle", draft=None, config=V_EAGLE1,
+          tensors={**NO_BIAS, "d2t": T("I64", (VT,))}, says="no parameter for it"),
+    clean("DSC105", "eagle1-sglang-d2t-ignored", profile="sglang-eagle", draft=None,
+          config=S_EAGLE1, tensors={**EMBED, "d2t": T("I64", (VT,))}),
+    fires("DSC113", "eagle1-fc-width", profile="vllm-eagle", draft=None, config=V_EAGLE1,
+          tensors={**NO_BIAS, "fc.weight": T("F32", (H, 3 * H))}, says="fc.weight"),
+    # SGLang's Qwen2 classic EAGLE: the same model over Qwen2 layers, whose q/k/v take a bias
+    fires("DSC652", "eagle1-qwen2-no-qkv-bias", profile="sglang-eagle", draft=None,
+          config=Q_EAGLE1, tensors=EMBED, says="layers.0.self_attn.q_proj.bias"),
+    clean("DSC652", "eagle1-qwen2-qkv-bias", profile="sglang-eagle", draft=None,
+          config=Q_EAGLE1, tensors={**EMBED, **QKV_BIAS}, exactly=("DSC501",)),
+    clean("DSC652", "eagle1-llama-no-qkv-bias", profile="sglang-eagle", draft=None,
+          config=S_EAGLE1, tensors=EMBED),
+    # each runtime's registry refuses the other's class name
+    fires("DSC680", "eagle1-sglang-name", profile="vllm-eagle", draft=None, config=S_EAGLE1,
+          tensors=NO_BIAS, says="registers EagleLlamaForCausalLM"),
+    fires("DSC680", "eagle1-vllm-name", profile="sglang-eagle", draft=None, config=V_EAGLE1,
+          tensors=EMBED, says="registers LlamaForCausalLMEagle"),
+    # vLLM's EAGLE-3 names: the Llama layer (Eagle3LlamaForCausalLM) or the Qwen3 one, q/k norms
+    # included (Eagle3Qwen3ForCausalLM), by the class the registry maps the name to
+    fires("DSC652", "eagle3-qwen3-no-qk-norms", profile="vllm-eagle3",
+          config={**EAGLE3, "architectures": ["PeagleQwen3ForCausalLM"]},
+          says="layers.0.self_attn.q_norm"),
+    clean("DSC652", "eagle3-qwen3-qk-norms", profile="vllm-eagle3",
+          config={**EAGLE3, "architectures": ["Eagle3Qwen3ForCausalLM"]}, tensors=QK_NORMS),
+    fires("DSC112", "eagle3-llama-qk-norms", profile="vllm-eagle3",
+          config={**EAGLE3, "architectures": ["Eagle3Qwen2_5vlForCausalLM"]}, tensors=QK_NORMS,
+          says="layers.0.self_attn.k_norm.weight"),
+    clean("DSC112", "eagle3-llama", profile="vllm-eagle3",
+          config={**EAGLE3, "architectures": ["Eagle3MiniMaxM2ForCausalLM"]}),
+    # EAGLE-3 over DeepSeek MLA, SGLang: an explicit draft_vocab_size and no lm_head is a head
+    # nothing loads (sgl-project/sglang PR #27908, nvidia/Kimi-K2.6-Eagle3: accept rate 0.00)
+    fires("DSC601", "sglang-eagle3-mla-no-head", profile="sglang-eagle3", config=MLA,
+          tensors=MLA_W, says="nothing loads"),
+    clean("DSC601", "sglang-eagle3-mla-head-shipped", profile="sglang-eagle3", config=MLA,
+          tensors={**MLA_W, **HEAD}, exactly=(), verdicts={"sglang-eagle3": True}),
+    clean("DSC601", "sglang-eagle3-mla-no-draft-vocab", profile="sglang-eagle3", draft=None,
+          config=MLA, tensors=MLA_W, exactly=("DSC501",)),
+    fires("DSC501", "sglang-eagle3-mla-no-draft-vocab", profile="sglang-eagle3", draft=None,
+          config=MLA, tensors=MLA_W, says="vLLM, SGLang and TensorRT-LLM use vocab_size"),
+    # its draft_vocab_size is a getattr with a default: no key is no AttributeError
+    clean("DSC681", "sglang-eagle3-mla-no-draft-vocab-key", profile="sglang-eagle3",
+          draft=None, config=MLA, tensors=MLA_W),
+    fires("DSC681", "sglang-eagle3-llama-no-draft-vocab-key", profile="sglang-eagle3",
+          draft=None, config=EAGLE3),
+    # the MLA layer's weights: q_a_proj loads only with kv_a_proj_with_mqa (fused), Llama's
+    # q/k/v name no parameter (skipped, with a warning)
+    fires("DSC652", "sglang-eagle3-mla-kv-a-missing", profile="sglang-eagle3", config=MLA,
+          tensors={**MLA_W, **HEAD, "layers.0.self_attn.kv_a_proj_with_mqa.weight": DROP},
+          says="layers.0.self_attn.kv_a_proj_with_mqa"),
+    fires("DSC652", "sglang-eagle3-mla-llama-layer", profile="sglang-eagle3", config=MLA,
+          tensors=HEAD, says="layers.0.self_attn.q_a_proj"),
+    clean("DSC652", "sglang-eagle3-mla-every-weight", profile="sglang-eagle3", config=MLA,
+          tensors={**MLA_W, **HEAD}),
+    # it prepends model. to every name but lm_head.: a stored model.* is skipped, not stripped
+    fires("DSC111", "sglang-eagle3-mla-model-prefix", profile="sglang-eagle3", config=MLA,
+          tensors={**MLA_W, **HEAD, "norm.weight": DROP, "model.norm.weight": T("F32", (H,))},
+          says="skips model.model.*"),
+    clean("DSC111", "sglang-eagle3-llama-model-prefix", profile="sglang-eagle3",
+          config=EAGLE3, tensors={**HEAD, "norm.weight": DROP,
+                                  "model.norm.weight": T("F32", (H,))}),
+    # it builds one layer, fused over q_lora_rank: anything else is a ValueError at build
+    fires("DSC689", "sglang-eagle3-mla-two-layers", profile="sglang-eagle3",
+          config={**MLA, "num_hidden_layers": 2}, tensors={**MLA_W, **HEAD},
+          says="num_hidden_layers is 2"),
+    fires("DSC689", "sglang-eagle3-mla-no-q-lora", profile="sglang-eagle3",
+          config={**MLA, "q_lora_rank": None}, tensors={**MLA_W, **HEAD},
+          says="q_lora_rank is null"),
+    clean("DSC689", "sglang-eagle3-mla-one-layer", profile="sglang-eagle3", config=MLA,
+          tensors={**MLA_W, **HEAD}),
+    clean("DSC689", "vllm-eagle3-mla-two-layers", profile="vllm-eagle3",
+          config={**V_MLA, "num_hidden_layers": 2}, tensors=MLA_W),
+    # vLLM's (deepseek_eagle3.py, for both names): q_a_proj and kv_a_proj_with_mqa stacked
+    # into fused_qkv_a_proj; without q_lora_rank a q_proj, and a stored kv_a_proj_with_mqa is
+    # stacked into a module that attention does not build (refused)
+    fires("DSC652", "vllm-eagle3-mla-kv-a-missing", profile="vllm-eagle3", config=V_MLA,
+          tensors={**MLA_W, "layers.0.self_attn.kv_a_proj_with_mqa.weight": DROP},
+          says="layers.0.self_attn.kv_a_proj_with_mqa"),
+    clean("DSC652", "vllm-eagle3-mla-every-weight", profile="vllm-eagle3", config=V_MLA,
+          tensors=MLA_W, exactly=(), verdicts={"vllm-eagle3": True}),
+    fires("DSC112", "vllm-eagle3-mla-llama-layer", profile="vllm-eagle3", config=V_MLA,
+          says="layers.0.self_attn.q_proj.weight"),
+    fires("DSC112", "vllm-eagle3-mla-no-q-lora-kv-a", profile="vllm-eagle3",
+          config={**V_MLA, "q_lora_rank": None}, tensors={**MLA_Q, **KV_A},
+          says="kv_a_proj_with_mqa"),
+    clean("DSC112", "vllm-eagle3-mla-no-q-lora", profile="vllm-eagle3",
+          config={**V_MLA, "q_lora_rank": None}, tensors=MLA_Q),
+    # its mapper drops no input_norm: a stored one is refused, as norm_before_fc is not read
+    fires("DSC112", "vllm-eagle3-mla-input-norm", profile="vllm-eagle3", config=V_MLA,
+          tensors={**MLA_W, "input_norm.weight": T("F32", (2 * H,))}, says="input_norm"),
+    clean("DSC112", "vllm-eagle3-llama-input-norm-dropped", profile="vllm-eagle3",
+          config=EAGLE3, tensors={"input_norm.weight": T("F32", (2 * H,))}),
+    # its head is llama_eagle3.py's: an explicit draft_vocab_size below V and no lm_head
+    # shipped is scored by the target's rows (vLLM shares its head), as for vLLM's EAGLE-3
+    fires("DSC102", "vllm-eagle3-mla-shares-target-head", profile="vllm-eagle3", draft=40,
+          config=V_MLA, tensors={**MLA_W, **mapping(40)}, exactly=("DSC102",),
+          says="draft id i is scored with target token i's row"),
+    clean("DSC102", "vllm-eagle3-mla-own-head", profile="vllm-eagle3", draft=40,
+          config=V_MLA, tensors={**MLA_W, **mapping(40), "lm_head.weight": head(40)}),
+    # not judged, with the reason each runtime's row gives
+    fires("DSC108", "vllm-mtp", config=_named("Qwen3NextMTP"), says="MTP: the draft layers "
+          "are read from the target checkpoint, not from a drafter folder"),
+    fires("DSC108", "sglang-nextn", config=_named("DeepseekV3ForCausalLMNextN"),
+          says="SGLang 0.5.23 builds DeepseekV3ForCausalLMNextN"),
+    fires("DSC108", "hidden-states", config=_named("ExtractHiddenStatesModel"),
+          says="not a drafter: ExtractHiddenStatesModel"),
+    fires("DSC108", "eagle1-mistral", config=_named("EagleMistralForCausalLM"),
+          says="classic EAGLE over Mistral"),
+    fires("DSC108", "dflash-lilicorr", config=_named("LiLiCorrDraftModel"),
+          says="LiLiCorrForCausalLM and SGLang 0.5.23 builds LiLiCorrDraftModel: a LiLiCorr "
+          "DFlash drafter"),
+    fires("DSC108", "gemma4-assistant", config=_named("Gemma4AssistantForCausalLM"),
+          says="a Gemma 4 assistant drafter"),
+    # their clean twins: the names of each group that a profile judges
+    clean("DSC108", "eagle1-llama", profile="vllm-eagle", by_default=True, draft=None,
+          config=V_EAGLE1, tensors=NO_BIAS),
+    clean("DSC108", "eagle3-llama", profile="vllm-eagle3", by_default=True, config=EAGLE3),
+    clean("DSC108", "dflash-muse-glimmer", profile="vllm-dflash", by_default=True,
+          config={"architectures": ["MuseGlimmerAssistantModel"], "model_type": "qwen3",
+                  "markov_rank": None}),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("c", CASES, ids=ids(CASES))
+def test_case(bench, c):
+    check(bench, c)
+
+
+def test_a_drafter_judged_by_eagle1_gets_both_runtimes_verdicts(bench):
+    """The EAGLE release code's drafter under the name vLLM registers: vLLM judges it (and
+    its fc bias fails it), SGLang refuses the class it does not register; no profile of
+    another family is evaluated."""
+    report = bench.case(V_EAGLE1, EMBED, profile=None, draft=None)
+    assert report.family == "eagle" and report.profile == "vllm-eagle"
+    assert report.verdicts == {"vllm-eagle": False, "sglang-eagle": False}
+    assert all(n.code != "DSC108" for n in report.not_checked)
+
+
+# --- the table ------------------------------------------------------------------------
+
+
+def test_the_table_has_one_row_per_runtime_and_name_and_a_reason_for_every_unjudged_one():
+    assert len(VLLM_ARCHITECTURES) == 68
+    for rows in (VLLM_ARCHITECTURES, SGLANG_ARCHITECTURES):
+        names = [a.name for a in rows]
+        assert len(names) == len(set(names))
+    for a in ARCHITECTURES:
+        assert bool(a.judged_by) != bool(a.reason), a.name
+        if a.judged_by:
+            line = PROFILES[a.judged_by].line if a.judged_by in PROFILES else a.judged_by
+            runtimes = {p.runtime for p in PROFILES.values() if p.line == line}
+            assert runtimes == {a.runtime}, a.name
+
+
+def test_the_29_names_judged_before_the_table_keep_their_family_profiles():
+    """The names a family's substring judged before the table existed keep being judged by
+    that family's profiles; the DeepSeek MLA EAGLE-3 names (deepseek_eagle3.py,
+    kimi_k25_eagle3.py) on the MLA layer their source builds (``mla_architectures``)."""
+    before = {"eagle3", "peagle", "dspark", "dflash"}
+    mla = {"Eagle3DeepseekV2ForCausalLM", "Eagle3DeepseekV3ForCausalLM"}
+    names = {a.name for a in ARCHITECTURES if any(m in a.name.lower() for m in before)}
+    assert len(names) == 29
+    for name in names:
+        assert all(r.judged_by for r in BY_NAME[name]), name
+    for name in mla:
+        assert all(r.judged_by for r in BY_NAME[name]), name
+        assert name in PROFILES["vllm-eagle3"].mla_architectures
+    assert PROFILES["sglang-eagle3"].mla_architectures == ("Eagle3DeepseekV2ForCausalLM",)
+
+
+def _source(package: str, path: str) -> str:
+    release = {"vllm": "vllm-0.33.0", "sglang": "sglang-0.5.23"}[package]
+    found = SOURCES / release / path
+    if not found.is_file():
+        msg = f"{found} is not unpacked: run python tools/fetch_sources.py"
+        if REQUIRE:
+            pytest.fail(msg)
+        pytest.skip(msg)
+    return found.read_text(encoding="utf-8")
+
+
+def test_the_vllm_rows_are_its_registry():
+    """Every name of vLLM 0.33.0's _SPECULATIVE_DECODING_MODELS is a row, building the class
+    the registry names."""
+    text = _source("vllm", "vllm/model_executor/models/registry.py")
+    start = text.index("_SPECULATIVE_DECODING_MODELS = {")
+    body = text[text.index("{", start) : text.index("\n}\n", start) + 2]
+    registry = ast.literal_eval(body)
+    assert {a.name: a.builds for a in VLLM_ARCHITECTURES} == {
+        name: cls for name, (_, cls) in registry.items()
+    }
+
+
+def test_the_sglang_rows_are_the_entry_classes_of_its_draft_model_files():
+    """Every EntryClass name of SGLang 0.5.23's EAGLE, DFlash, DSpark, MTP and NextN model
+    files is a row (and the rows name no other, but the EntryClass drafters of other files:
+    LiLiCorr, GLM's DSA NextN, Inkling's MTP)."""
+    listing = _source("sglang", "WHEEL-FILES.txt").split()
+    files = [
+        p
+        for p in listing
+        if re.fullmatch(r"sglang/srt/models/[^/]*(eagle|dflash|dspark|mtp|nextn)[^/]*\.py", p)
+    ]
+    assert files
+    names = set()
+    for path in files:
+        text = _source("sglang", path)
+        entry = re.search(r"^EntryClass = (\[[^\]]*\]|\w+)", text, re.M)
+        assert entry, path
+        names |= set(re.findall(r"\w+", entry.group(1)))
+    rows = {a.name for a in SGLANG_ARCHITECTURES}
+    others = {
+        "LiLiCorrDraftModel",
+        "GlmMoeDsaForCausalLMNextN",
+        "InklingForConditionalGenerationMTP",
+    }
+    assert rows == names | others
+
+
+# --- the route ----------------------------------------------------------------------------
+
+
+def _route(*archs: str, **raw):
+    config = {"architectures": list(archs), "vocab_size": VT, "hidden_size": H, **raw}
+    return route(parse_drafter_config(config, Path("config.json")))
+
+
+def test_a_name_judged_by_one_runtime_is_judged_there_and_refused_by_the_other():
+    way = _route("EagleLlamaForCausalLM")
+    assert way.family == "eagle" and way.judged
+    assert set(way.judges) == {"vllm-eagle", "sglang-eagle"} and way.unjudged == ()
+
+
+def test_a_name_no_runtime_judges_is_not_judged_with_each_runtimes_reason():
+    way = _route("LiLiCorrDraftModel")
+    assert not way.judged and way.family == "dflash"
+    assert way.unjudged == (
+        f"{VLLM} 0.33.0 builds LiLiCorrForCausalLM and {SGLANG} 0.5.23 builds "
+        "LiLiCorrDraftModel: a LiLiCorr DFlash drafter with its own model and loader: no "
+        "profile models it yet",
+    )
+    assert way.unjudged == unjudged("LiLiCorrDraftModel")
+
+
+def test_the_first_registered_name_routes_and_any_other_config_is_routed_by_family():
+    assert _route("Foo", "Qwen3DSparkModel").architecture == "Qwen3DSparkModel"
+    plain = _route("Eagle3Speculator")
+    assert plain.architecture is None and plain.judges is None and plain.family == "eagle3"
+
+
+def test_a_runtime_that_registers_the_name_without_a_profile_is_a_check_not_made(
+    bench, monkeypatch
+):
+    """Where one runtime judges a name (here through VARIANTS, as a variant's profile would)
+    and another registers it with no profile, the drafter is judged by the first, and the
+    second's reason is a check not made (DSC108): a partial verdict, not a silent pass."""
+    monkeypatch.setitem(VARIANTS, ("vllm", "LiLiCorrDraftModel"), "vllm-dflash")
+    config = {"architectures": ["LiLiCorrDraftModel"], "model_type": "qwen3", "markov_rank": None}
+    way = _route("LiLiCorrDraftModel", model_type="qwen3", markov_rank=None)
+    assert way.judged and way.family == "dflash"
+    assert set(way.judges) == {"vllm-dflash", "vllm-dflash-legacy"}
+    report = bench.case(config, profile=None)
+    assert report.profile == "vllm-dflash" and set(report.verdicts) == set(way.judges)
+    (not_made,) = [n for n in report.not_checked if n.code == "DSC108"]
+    assert not_made.reason.startswith("SGLang 0.5.23 builds LiLiCorrDraftModel")
