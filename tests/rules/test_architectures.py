@@ -374,7 +374,8 @@ def test_a_runtime_that_registers_the_name_without_a_profile_is_a_check_not_made
     config = {"architectures": ["LiLiCorrDraftModel"], "model_type": "qwen3", "markov_rank": None}
     way = _route("LiLiCorrDraftModel", model_type="qwen3", markov_rank=None)
     assert way.judged and way.family == "dflash"
-    assert set(way.judges) == {"vllm-dflash", "vllm-dflash-legacy"}
+    # TensorRT-LLM registers no names: its DFlash profile judges it as its loader would
+    assert set(way.judges) == {"vllm-dflash", "vllm-dflash-legacy", "trtllm-dflash"}
     report = bench.case(config, profile=None)
     assert report.profile == "vllm-dflash" and set(report.verdicts) == set(way.judges)
     (not_made,) = [n for n in report.not_checked if n.code == "DSC108"]
