@@ -35,7 +35,15 @@ from typing import Any
 
 from dspark_ckpt.facts.gather import Facts
 from dspark_ckpt.loader import names as N
-from dspark_ckpt.loader.view import architecture, aux_count, count, get, model_config, truthy
+from dspark_ckpt.loader.view import (
+    architecture,
+    aux_count,
+    count,
+    dotted,
+    get,
+    model_config,
+    truthy,
+)
 from dspark_ckpt.profiles.registry import DSPARK, EAGLE3, Profile
 
 # a Qwen3 decoder layer's modules (the fused forms a checkpoint may store instead are the
@@ -101,6 +109,7 @@ class Module:
     stored_as: tuple[str, ...]
     tensors: tuple[str, ...] = ("weight",)
     shape: tuple[int, ...] | None = None  # the weight's shape, where the config gives it
+    exact: bool = False  # its exact tensor names even where the loader maps modules
 
 
 @dataclass(frozen=True)
@@ -150,17 +159,19 @@ class LoaderModel:
     def _stored(self, names: list[str], base: str, m: Module, paths: tuple[str, ...]) -> bool:
         for path in paths:
             full = base + path if path else base.rstrip(".")
-            if self.exact:
+            if self.exact or m.exact:
                 if all(N.has(names, f"{full}.{t}") for t in m.tensors):
                     return True
             elif (r := N.span(names, full))[0] < r[1]:
                 return True
         return False
 
-    def _shown(self, base: str, m: Module) -> list[str]:
+    def _shown(self, base: str, m: Module, names: list[str] = ()) -> list[str]:
         full = base + m.path if m.path else base.rstrip(".")
         if self.named_by_tensor:
             return [f"{full}.{t}" for t in m.tensors]
+        if m.exact:  # the tensors it lacks
+            return [f"{full}.{t}" for t in m.tensors if not N.has(names, f"{full}.{t}")]
         return [full]
 
     def missing(self, f: Facts) -> Missing:
@@ -172,7 +183,7 @@ class LoaderModel:
         for part in self.parts:
             if isinstance(part, Module):
                 if not self._stored(names, "", part, part.stored_as):
-                    items = self._shown("", part)
+                    items = self._shown("", part, names)
                     shown += items
                     total += len(items)
                 continue
@@ -195,7 +206,7 @@ class LoaderModel:
                 for m in part.template:
                     bases = [f"{part.prefix}.{i}."] + [f"{a}." for a in part.aliases.get(i, ())]
                     if not any(self._stored(names, b, m, m.stored_as) for b in bases):
-                        items = self._shown(f"{part.prefix}.{i}.", m)
+                        items = self._shown(f"{part.prefix}.{i}.", m, names)
                         shown += items
                         total += len(items)
                 at = i + 1
@@ -274,17 +285,19 @@ class LoaderModel:
 
     def _uncovered(self, names, base: str, mods, lo: int, hi: int) -> list[tuple[int, int]]:
         """The runs of positions in [lo, hi) (names under ``base``) that no module of
-        ``mods`` takes: by module ranges, or exact tensor names for an exact load."""
+        ``mods`` takes: by module ranges, or exact tensor names for an exact load (or an
+        exact module)."""
+        known = {
+            f"{base}{p}.{t}" if p else f"{base.rstrip('.')}.{t}"
+            for m in mods
+            if self.exact or m.exact
+            for p in m.stored_as
+            for t in m.tensors
+        }
         if self.exact:
-            known = {
-                f"{base}{p}.{t}" if p else f"{base.rstrip('.')}.{t}"
-                for m in mods
-                for p in m.stored_as
-                for t in m.tensors
-            }
             return [(i, i + 1) for i in range(lo, hi) if names[i] not in known]
-        covered = []
-        for m in mods:
+        covered = [(i, i + 1) for i in range(lo, hi) if names[i] in known] if known else []
+        for m in (m for m in mods if not m.exact):
             for p in m.stored_as:
                 full = base + p if p else base.rstrip(".")
                 covered.append(N.span(names, full, lo, hi))
@@ -394,6 +407,25 @@ def _markov(kind: str | None, built_types: bool) -> list[tuple[str, ...]]:
     return out
 
 
+def extra_modules(cfg: dict, p: Profile) -> tuple[tuple[Module, ...], tuple[Module, ...]]:
+    """The modules a variant's model builds beyond its family's (``Profile.extra_modules``,
+    "PATH[|STORED...][:TENSOR,...][?KEY]"), for this config: (top-level ones, each decoder
+    layer's)."""
+    top: list[Module] = []
+    layer: list[Module] = []
+    for entry in p.extra_modules:
+        entry, _, key = entry.partition("?")
+        if key and not truthy(dotted(cfg, key)):
+            continue  # built only where the key is set
+        paths, _, tensors = entry.partition(":")
+        per_layer = paths.startswith("layers.*.")
+        stored = tuple(path.removeprefix("layers.*.") for path in paths.split("|"))
+        named = tuple(tensors.split(",")) if tensors else ("weight",)
+        module = Module(stored[0], stored, named, exact=bool(tensors))
+        (layer if per_layer else top).append(module)
+    return tuple(top), tuple(layer)
+
+
 def _runtime_model(f: Facts, p: Profile) -> LoaderModel:
     """vLLM's (modules, aliases) and TensorRT-LLM's strict (exact names) model."""
     cfg = model_config(f, p)
@@ -445,10 +477,11 @@ def _runtime_model(f: Facts, p: Profile) -> LoaderModel:
         if truthy(get(cfg, "enable_confidence_head", False)):
             tail.append((CONFIDENCE,))
     shapes, first_in = layer_shapes(cfg, eagle)
+    extra, extra_layer = extra_modules(cfg, p)
     parts: list[Module | Block] = [*_shaped(_modules(top, maps), shapes)]
-    template = _shaped(_modules(layer, maps), shapes)
+    template = (*_shaped(_modules(layer, maps), shapes), *extra_layer)
     parts.append(Block("layers", layers, template, maps.blocks.get("layers", {}), first_in))
-    parts += _modules(tail, maps)
+    parts += [*_modules(tail, maps), *extra]
     if fc_norm:
         parts.append(fc_norm)
     # what the loader's own mapper drops when the model does not build it (a profile field)
@@ -498,8 +531,10 @@ def _sglang_model(f: Facts, p: Profile) -> LoaderModel:
             parts += _modules(_markov(kind, True), maps)
         layer = QWEN3_LAYER
     shapes, first_in = layer_shapes(raw, eagle)
+    extra, extra_layer = extra_modules(raw, p)
     parts = [m if isinstance(m, Block) else _shaped((m,), shapes)[0] for m in parts]
-    template = _shaped(_modules(layer, maps), shapes)
+    parts += extra
+    template = (*_shaped(_modules(layer, maps), shapes), *extra_layer)
     parts.append(Block("layers", layers, template, maps.blocks.get("layers", {}), first_in))
     return LoaderModel(
         p,

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from dspark_ckpt.errors import UsageError
-from dspark_ckpt.profiles import sglang, trtllm, vllm
+from dspark_ckpt.profiles import sglang, sglang_variants, trtllm, vllm, vllm_variants
 from dspark_ckpt.profiles.families import (
     COVERED,
     DEFAULT_PROFILE,
@@ -135,12 +135,21 @@ def register(profiles: dict[str, Profile], *entries: Profile) -> dict[str, Profi
 
 
 # in the order the CLI lists them and verdicts are shown
-PROFILES: dict[str, Profile] = register({}, *vllm.PROFILES, *sglang.PROFILES, *trtllm.PROFILES)
+# (a variant architecture's own profiles last: profiles/variants.py names what each judges)
+PROFILES: dict[str, Profile] = register(
+    {},
+    *vllm.PROFILES,
+    *sglang.PROFILES,
+    *trtllm.PROFILES,
+    *vllm_variants.PROFILES,
+    *sglang_variants.PROFILES,
+)
 
 
 def applicable_profiles(family: str | None) -> list[str]:
-    """The profiles that load ``family`` (none for a family no profile covers)."""
-    return [n for n, p in PROFILES.items() if p.family == family]
+    """The profiles that load ``family`` (none for a family no profile covers); a variant
+    architecture's own profile (``Profile.variant``) judges only when asked for."""
+    return [n for n, p in PROFILES.items() if p.family == family and not p.variant]
 
 
 def default_profile(family: str | None) -> str:
@@ -255,7 +264,7 @@ def resolve_profile(
         known = _ranges(profiles, runtime)
         raise UsageError(f"no {runtime} profile covers {version}; known: {known}")
     want = family or PROFILES[DEFAULT_PROFILE].family
-    of_family = [p.name for p in found if p.family == want]
+    of_family = [p.name for p in found if p.family == want and not p.variant]
     if of_family:
         return of_family[0]
     if family is None:

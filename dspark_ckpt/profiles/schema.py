@@ -304,7 +304,10 @@ class HiddenStates:
 
 
 # the fields of Profile that are not rules (everything else must be cited)
-ABOUT = ("name", "runtime", "family", "release", "sources", "cites", "hidden_states", "releases")
+ABOUT = (
+    *("name", "runtime", "family", "release", "sources", "cites", "hidden_states", "releases"),
+    "variant",
+)
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -431,9 +434,26 @@ class Profile:
     # --- issue 25, task B: silent replacements (DSC670) ---
     # what a true tie_word_embeddings does to the drafter's lm_head
     tied_head: TiedHead = ""
+    # --- issue 31: a variant architecture's own model (profiles/variants.py) ---
+    # modules it builds beyond its family's: "PATH[|STORED...][:TENSOR,...][?KEY]", PATH
+    # top-level or "layers.*.X" in each decoder layer (STORED: other names the loader maps
+    # onto it), TENSORs its exact names (default weight), built where config KEY is truthy
+    extra_modules: tuple[str, ...] = ()
+    # dotted config keys the build reads with no default: missing or null fails it
+    # ("truthy:KEY": a false value fails it too)
+    required_keys: tuple[str, ...] = ()
+    # stored tensor names whose absence fails the load (after the loader's renames)
+    required_tensors: tuple[str, ...] = ()
+    # the build refuses a draft vocab other than the target's (Vd != Vt)
+    vocab_equal_target: bool = False
+    # not a rule: the architecture group of a variant's own line ("" for a family's own)
+    variant: str = ""
 
     def __post_init__(self) -> None:
         _check(self, PROFILE_CHOICES, f"profile {self.name!r}")
+        for key, default in FIELDS_31.items():  # a family's own loader: no variant's parts
+            if not self.variant and getattr(self, key) == default:
+                self.cites.setdefault(key, "the family's own model (not read by this loader)")
         if self.hidden_states is not None and not isinstance(self.hidden_states, HiddenStates):
             raise TypeError(f"profile {self.name!r}: hidden_states is not a HiddenStates")
 
@@ -442,8 +462,9 @@ class Profile:
 
     @property
     def line(self) -> str:
-        """The runtime and family whose releases this entry is one of (``vllm-dspark``)."""
-        return f"{runtime_key(self.runtime)}-{self.family}"
+        """The runtime and family (or variant) whose releases this entry is one of
+        (``vllm-dspark``, ``vllm-xpress``)."""
+        return f"{runtime_key(self.runtime)}-{self.variant or self.family}"
 
     @property
     def qualified_name(self) -> str:
@@ -459,6 +480,7 @@ class Profile:
         releases: str,
         sources: tuple[str, ...],
         cites: dict[str, str] | None = None,
+        variant: str | None = None,
         **changed: object,
     ) -> "Profile":
         """The next release of this loader: this profile with the rule fields in
@@ -490,6 +512,7 @@ class Profile:
             sources=sources,
             cites={**self.cites, **cites},
             releases=releases,
+            variant=self.variant if variant is None else variant,
             **{**kept, **changed},
         )
 
@@ -507,6 +530,12 @@ class Profile:
 HIDDEN_STATES_CHOICES = _literal_fields(HiddenStates)
 PROFILE_CHOICES = _literal_fields(Profile)
 RULE_FIELDS = tuple(f.name for f in fields(Profile) if f.name not in ABOUT)
+# issue 31's fields, with their defaults (what a family's own loader has)
+FIELDS_31 = {
+    f.name: f.default
+    for f in fields(Profile)
+    if f.name in ("extra_modules", "required_keys", "required_tensors", "vocab_equal_target")
+}
 # the fields issue 18 added for vLLM 0.33.0 and TensorRT-LLM (a runtime that decides none
 # of them cites them as not judged)
 FIELDS_18 = (

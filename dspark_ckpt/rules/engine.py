@@ -255,11 +255,13 @@ def select_profiles(
     names = [] if profile is None else [profile] if isinstance(profile, str) else list(profile)
     # a RUNTIME==VERSION (--runtime) becomes that release's profile for the family
     names = list(dict.fromkeys(resolve_profile(name, family) for name in names))
+    asked_all = set(names) == set(PROFILES)  # --profile all: the family's, nothing skipped
     evaluated = applicable_profiles(family)
+    if evaluated and not asked_all:  # a variant architecture's own profile, asked for by name
+        evaluated += [n for n in names if PROFILES[n].family == family and n not in evaluated]
     selected = [n for n in names if n in evaluated]
     if evaluated and not selected:
         selected = [default_profile(family)]
-    asked_all = set(names) == set(PROFILES)  # --profile all: the family's, nothing skipped
     return selected, evaluated, [] if asked_all else [n for n in names if n not in evaluated]
 
 

@@ -106,7 +106,8 @@ def _judged(f: Facts, p: Profile) -> Unexpected | None:
     if f.cfg.speculators_format and not p.reads_speculators_format:
         return None  # DSC604: the drafter is not built at all
     stray = {n for w, why in loaded_strays(f, p) if why == FOREIGN for n in w.tensors or ()}
-    exclude = frozenset(_stripped(n) for n in (*f.prefixed, *stray))
+    # a tensor the loader reads outside the model (required_tensors) is no parameter's
+    exclude = frozenset(_stripped(n) for n in (*f.prefixed, *stray, *p.required_tensors))
     return model.unexpected(f, exclude)
 
 

@@ -37,6 +37,44 @@ SG_DFLASH = {"architectures": ["DFlashDraftModel"], "model_type": "qwen3"}
 SG_EAGLE3_NULL_VD = {**EAGLE3, "draft_vocab_size": synth.NULL}  # null: the target's head
 SG_BLOCK = synth.layer_weights(H)
 SG_EAGLE3 = synth.layer_weights(H, eagle3=True)
+# the variant architectures' own profiles (profiles/variants.py): XPress's refiner head,
+# DFlash2's candidate selector and grouped convolutions (tests/rules/test_variant_rules.py)
+XPRESS = {"architectures": ["Qwen3XPressModel"], "model_type": "qwen3", "markov_rank": None}
+XPRESS_HEAD = {
+    f"xpress_head.{name}": T("F32", shape)
+    for name, shape in (
+        ("mix.L", (16, 16)),
+        ("w1.weight", (VT, 4)),
+        ("down_h.weight", (4, H)),
+        ("down_g.weight", (4, H)),
+        ("in_proj.weight", (4, 12)),
+        ("w2.weight", (VT, 4)),
+        ("mlp.gate_proj.weight", (8, 4)),
+        ("mlp.up_proj.weight", (8, 4)),
+        ("mlp.down_proj.weight", (4, 8)),
+    )
+}
+DFLASH2_KEYS = {
+    "selector_rank": 4,
+    "selector_top_k": 2,
+    "conv_kernel_size": 3,
+    "conv_group_size": 4,
+}
+DFLASH2 = {
+    "architectures": ["DFlash2DraftModel"],
+    "model_type": "qwen3",
+    "dflash_config": DFLASH2_KEYS,
+}
+SELECTOR = {
+    "candidate_selector.predecessor_codebook": T("F32", (VT, 4)),
+    "candidate_selector.successor_codebook": T("F32", (VT, 4)),
+    "candidate_selector.hidden_projection.weight": T("F32", (4, H)),
+}
+CONV = {
+    f"layers.0.{conv}.{name}": T("F32", shape)
+    for conv in ("attention_conv", "mlp_conv")
+    for name, shape in (("base_kernel", (2, 3, H)), ("kernel_projection.weight", (12, H)))
+}
 
 
 def d2t(vd: int) -> dict[str, T]:
@@ -189,6 +227,20 @@ CASES = [
         (SG_BLOCK,),
         ["DSC210"],
     ),
+    ("vllm-xpress", "full-vocab", VT, VT, XPRESS, (XPRESS_HEAD,), []),
+    ("vllm-xpress", "pruned", VT, 40, XPRESS, (XPRESS_HEAD, lm_head(40), d2t(40)), ["DSC692"]),
+    ("vllm-dflash2", "whole", VT, VT, DFLASH2, (SELECTOR, CONV), []),
+    (
+        "vllm-dflash2",
+        "no-convolution-keys",
+        VT,
+        VT,
+        {**DFLASH2, "dflash_config": {"selector_rank": 4, "selector_top_k": 2}},
+        (SELECTOR, CONV),
+        ["DSC690", "DSC690"],
+    ),
+    ("sglang-dflash2", "whole", VT, VT, DFLASH2, (SELECTOR, CONV, SG_BLOCK), []),
+    ("sglang-dflash2", "no-selector", VT, VT, DFLASH2, (CONV, SG_BLOCK), ["DSC652"]),
 ]
 
 
@@ -350,6 +402,9 @@ def test_family_detection_picks_profiles(fixture, family, primary, verdict_keys)
         ({"architectures": ["Eagle3Speculator"]}, "eagle3"),
         ({"architectures": [], "speculators_model_type": "eagle3"}, "eagle3"),
         ({"architectures": ["Qwen3DSparkForCausalLM"]}, "dspark"),
+        # DFlash variants whose names say so nowhere (profiles/variants.py)
+        ({"architectures": ["Qwen3XPressModel"]}, "dflash"),
+        ({"architectures": ["MuseGlimmerAssistantModel"]}, "dflash"),
         ({"architectures": ["LlamaForCausalLM"], "model_type": "llama", "markov_rank": None}, None),
     ],
 )

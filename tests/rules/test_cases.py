@@ -11,6 +11,7 @@ import test_model_rules
 import test_sglang_rules
 import test_shape_rules
 import test_target_rules
+import test_variant_rules
 
 from dspark_ckpt.rules.codes import CODES
 
@@ -23,6 +24,7 @@ TABLES = (
     test_sglang_rules,
     test_model_rules,
     test_behaviour_rules,
+    test_variant_rules,
 )
 ALL = [c for table in TABLES for c in table.CASES]
 

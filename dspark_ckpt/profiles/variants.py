@@ -1,0 +1,72 @@
+"""The DFlash and DSpark variant architectures of vLLM 0.33.0 and SGLang 0.5.23, and the
+profile that judges each: ``VARIANTS[(runtime, architecture)]`` (runtime ``vllm`` or
+``sglang``), read from each model file (its module tree, its load_weights, what it takes
+from the target, the config keys it reads).
+
+A variant whose model reads as an existing profile's for every check made maps to that
+profile (``vllm-dflash`` for Muse Glimmer's assistant, an alias of the DFlash class); one
+that differs has its own profile, derived from its family's (``vllm_variants.py``,
+``sglang_variants.py``). ``NOT_JUDGED`` gives, for each variant no profile judges, why.
+"""
+
+from __future__ import annotations
+
+VARIANTS: dict[tuple[str, str], str] = {
+    # vLLM 0.33.0 (model_executor/models/registry.py:664-697)
+    # registry.py:674-675: both names build qwen3_dflash's DFlashQwen3ForCausalLM
+    ("vllm", "MuseGlimmerAssistantModel"): "vllm-dflash",
+    ("vllm", "DFlashMuseGlimmerAssistantModel"): "vllm-dflash",
+    # registry.py:666: qwen3_dflash2's DFlash2Qwen3ForCausalLM
+    ("vllm", "DFlash2DraftModel"): "vllm-dflash2",
+    # registry.py:686-687: qwen3_xpress's Qwen3XPressForCausalLM under both names
+    ("vllm", "Qwen3XPressModel"): "vllm-xpress",
+    ("vllm", "DFlashQwen3XPressModel"): "vllm-xpress",
+    # registry.py:682: qwen3_dspark's model, with the Omni checks of config/speculative.py
+    ("vllm", "Qwen3OmniDSparkModel"): "vllm",
+    # config/speculative.py:1534-1567: Qwen3DSparkModel where model_type is qwen3, else
+    # rewritten to the DeepSeek-V4 drafter (the vllm profile's DSC664 says so)
+    ("vllm", "DSparkDraftModel"): "vllm",
+    # SGLang 0.5.23 (each model file's EntryClass)
+    # models/dspark.py:981-992, lfm2_dspark.py:13-14: DSparkDraftModel subclasses, no changes
+    ("sglang", "LingDSparkModel"): "sglang-dspark",
+    ("sglang", "Lfm2DSparkDraftModel"): "sglang-dspark",
+    # models/dflash.py:1309-1310: an alias of DFlashDraftModel
+    ("sglang", "MuseGlimmerAssistantModel"): "sglang-dflash",
+    # models/dflash.py:1264-1315: DFlash2DraftModel and its two aliases
+    ("sglang", "DFlash2DraftModel"): "sglang-dflash2",
+    ("sglang", "DFlash2BeamDraftModel"): "sglang-dflash2",
+    ("sglang", "MiniMaxDFlash2DraftModel"): "sglang-dflash2",
+}
+
+# the variants no profile judges, with why (the reason an answer gives instead of a verdict)
+_TARGET = "its weights are read from the target checkpoint, not from a drafter folder: "
+_TREE = "its own module tree, which no profile models yet: "
+NOT_JUDGED: dict[tuple[str, str], str] = {
+    ("vllm", "DSparkV41DraftModel"): _TARGET
+    + "DeepSeek-V4.1 DSpark reuses the target's config and loads its mtp.* stages "
+    "(vllm/models/deepseek_v41/nvidia/dspark.py:1-7; config/speculative.py:1552-1567)",
+    ("vllm", "K3DSparkModel"): _TREE
+    + "Kimi-K3 MLA decoder layers (vllm/models/kimi_k3/nvidia/dspark_mla.py)",
+    ("vllm", "MuseSparkDSparkModel"): _TREE
+    + "Muse Spark 1.x decoder layers (vllm/models/muse_spark/common/dspark.py)",
+    ("vllm", "Gemma4DSparkModel"): _TREE
+    + "Gemma 4 decoder layers (model_executor/models/gemma4_dspark.py)",
+    ("vllm", "LiLiCorrDraftModel"): _TREE
+    + "a lattice correction head (model_executor/models/lilicorr.py)",
+    ("vllm", "DFlashLagunaForCausalLM"): _TREE
+    + "Laguna decoder layers and per-slice aux norms (model_executor/models/laguna_dflash.py)",
+    ("vllm", "DFlash2BeamDraftModel"): _TREE
+    + "the fused Beam DFlash2 model (vllm/models/beam/nvidia/dflash2.py)",
+    ("sglang", "DeepseekV4ForCausalLMDSpark"): _TARGET
+    + "the DSpark stage ships under mtp.* in the DeepSeek-V4 checkpoint "
+    "(srt/configs/model_config.py:1041-1054; srt/models/deepseek_v4_dspark.py:1120-1127)",
+    ("sglang", "DSparkMiniMaxDraftModel"): _TREE
+    + "MiniMax-M3 decoder layers under dspark.*, checked strictly "
+    "(srt/models/dspark_minimax.py:270-323)",
+    ("sglang", "DFlashLagunaForCausalLM"): _TREE
+    + "Laguna decoder layers (srt/models/dflash.py:1002-1140)",
+    ("sglang", "Gemma4AssistantForCausalLM"): _TREE
+    + "a Gemma 4 MTP assistant with its own Gemma 4 layers and head (srt/models/gemma4_mtp.py)",
+    ("sglang", "Gemma4UnifiedAssistantForCausalLM"): _TREE
+    + "a Gemma 4 MTP assistant with its own Gemma 4 layers and head (srt/models/gemma4_mtp.py)",
+}

@@ -1,0 +1,154 @@
+"""The DFlash variant architectures (profiles/variants.py): vLLM 0.33.0's XPress and DFlash2
+models and SGLang 0.5.23's DFlash2, each judged by its own profile (DSC690-DSC692, and the
+loader model's DSC112 / DSC652 / DSC666 over the modules each builds beyond DFlash's), firing
+rows and their clean twins, in-process through the engine. Each row's comment names the
+source line that decides it.
+
+The drafter is synth.py's DFlash backbone (hidden 8, one layer, Vt 100) with the variant's
+own tensors: XPress's refiner head (rank 4, an 8-wide MLP), DFlash2's candidate selector
+(rank 4) and each layer's grouped convolutions (3 taps, groups of 4)."""
+
+from __future__ import annotations
+
+import pytest
+from rules_harness import DROP, SG_BLOCK_LAYERS, check, clean, fires, ids, mapping, zeros
+from synth import VT, H
+
+from dspark_ckpt.profiles.registry import PROFILES, applicable_profiles
+from dspark_ckpt.profiles.variants import NOT_JUDGED, VARIANTS
+
+R = 4
+XPRESS = {"architectures": ["Qwen3XPressModel"], "model_type": "qwen3", "markov_rank": None}
+XPRESS_HEAD = {
+    "xpress_head.mix.L": zeros("F32", (16, 16)),
+    "xpress_head.w1.weight": zeros("F32", (VT, R)),
+    "xpress_head.down_h.weight": zeros("F32", (R, H)),
+    "xpress_head.down_g.weight": zeros("F32", (R, H)),
+    "xpress_head.in_proj.weight": zeros("F32", (R, 3 * R)),
+    "xpress_head.w2.weight": zeros("F32", (VT, R)),
+    "xpress_head.mlp.gate_proj.weight": zeros("F32", (8, R)),
+    "xpress_head.mlp.up_proj.weight": zeros("F32", (8, R)),
+    "xpress_head.mlp.down_proj.weight": zeros("F32", (R, 8)),
+}
+# the same head under vLLM's own names (XPressRefinerHead.HYBRID_KEY_MAP passes them through)
+XPRESS_NATIVE = {
+    k.replace("mlp.", "mlp_").replace("_proj.", ".") if ".mlp." in k else k: v
+    for k, v in XPRESS_HEAD.items()
+}
+SELECTOR = {
+    "candidate_selector.predecessor_codebook": zeros("F32", (VT, R)),
+    "candidate_selector.successor_codebook": zeros("F32", (VT, R)),
+    "candidate_selector.hidden_projection.weight": zeros("F32", (R, H)),
+}
+CONV = {
+    f"layers.0.{conv}.{name}": zeros("F32", shape)
+    for conv in ("attention_conv", "mlp_conv")
+    for name, shape in (("base_kernel", (2, 3, H)), ("kernel_projection.weight", (12, H)))
+}
+DFLASH2_KEYS = {
+    "selector_rank": R,
+    "selector_top_k": 2,
+    "conv_kernel_size": 3,
+    "conv_group_size": 4,
+}
+DFLASH2 = {
+    "architectures": ["DFlash2DraftModel"],
+    "model_type": "qwen3",
+    "dflash_config": DFLASH2_KEYS,
+}
+DFLASH2_OK = {**SELECTOR, **CONV, **SG_BLOCK_LAYERS}
+NO_CONV = {k: v for k, v in DFLASH2_KEYS.items() if not k.startswith("conv")}
+
+CASES = [
+    # DSC690: vLLM qwen3_dflash2.py:253-254,385-386 (int(draft_config[...]), no default)
+    fires("DSC690", "vllm-dflash2-no-selector-rank", profile="vllm-dflash2",
+          config={**DFLASH2, "dflash_config": {**DFLASH2_KEYS, "selector_rank": None}},
+          tensors=DFLASH2_OK, says="dflash_config.selector_rank is not set", exactly=("DSC690",)),
+    fires("DSC690", "vllm-dflash2-no-dflash-config", profile="vllm-dflash2",
+          config={**DFLASH2, "dflash_config": None}, tensors=DFLASH2_OK,
+          says="dflash_config.conv_kernel_size"),
+    clean("DSC690", "vllm-dflash2-keys-set", profile="vllm-dflash2", config=DFLASH2,
+          tensors=DFLASH2_OK, exactly=()),
+    # SGLang dflash.py:1270-1272 (`if not draft_config.selector_rank`), dflash_utils.py:645-649
+    fires("DSC690", "sglang-dflash2-selector-rank-0", profile="sglang-dflash2",
+          config={**DFLASH2, "dflash_config": {**DFLASH2_KEYS, "selector_rank": 0}},
+          tensors=DFLASH2_OK, says="dflash_config.selector_rank is 0"),
+    clean("DSC690", "sglang-dflash2-keys-set", profile="sglang-dflash2", config=DFLASH2,
+          tensors=DFLASH2_OK, exactly=()),
+    clean("DSC690", "sglang-dflash-reads-no-selector", profile="sglang-dflash",
+          config={**DFLASH2, "architectures": ["DFlashDraftModel"], "dflash_config": None},
+          tensors=SG_BLOCK_LAYERS, exactly=()),
+    # DSC691: qwen3_xpress.py:352-353 ('XPress checkpoint is missing xpress_head.mix.L')
+    fires("DSC691", "vllm-xpress-no-mix-L", profile="vllm-xpress", config=XPRESS,
+          tensors={**XPRESS_HEAD, "xpress_head.mix.L": DROP}, says="xpress_head.mix.L",
+          exactly=("DSC691",)),
+    clean("DSC691", "vllm-xpress-whole", profile="vllm-xpress", config=XPRESS,
+          tensors=XPRESS_HEAD, exactly=()),
+    clean("DSC691", "vllm-xpress-native-names", profile="vllm-xpress", config=XPRESS,
+          tensors=XPRESS_NATIVE, exactly=()),
+    # DSC692: qwen3_xpress.py:299-304 ('XPress currently requires a full-vocab draft')
+    fires("DSC692", "vllm-xpress-pruned", profile="vllm-xpress", config=XPRESS, draft=40,
+          tensors={**XPRESS_HEAD, **mapping(40)}, says="Vd 40 is not the target's Vt 100"),
+    clean("DSC692", "vllm-xpress-full-vocab", profile="vllm-xpress", config=XPRESS,
+          tensors=XPRESS_HEAD, exactly=()),
+    clean("DSC692", "vllm-dflash-pruned", profile="vllm-dflash", config=XPRESS, draft=40,
+          tensors=mapping(40)),
+    # the loader model: the refiner head is the XPress model's (qwen3_xpress.py:255-264), not
+    # the DFlash model's (models/utils.py:443 'There is no module or parameter named')
+    fires("DSC112", "vllm-dflash-has-no-xpress-head", profile="vllm-dflash", config=XPRESS,
+          tensors=XPRESS_HEAD, says="xpress_head.down_g.weight"),
+    fires("DSC112", "vllm-xpress-stray-head-name", profile="vllm-xpress", config=XPRESS,
+          tensors={**XPRESS_HEAD, "xpress_head.gate.weight": zeros("F32", (R, R))},
+          says="xpress_head.gate.weight", exactly=("DSC112",)),
+    # XPress's load_weights has no mapper that drops fc without aux states (qwen3_xpress.py:340)
+    fires("DSC112", "vllm-xpress-fc-without-aux-states", profile="vllm-xpress",
+          config={**XPRESS, "use_aux_hidden_state": False}, tensors=XPRESS_HEAD,
+          says="(fc.weight)"),
+    clean("DSC112", "vllm-dflash-fc-without-aux-states", profile="vllm-dflash",
+          config={**XPRESS, "architectures": ["DFlashDraftModel"], "use_aux_hidden_state": False}),
+    # DSC652: what the model builds and nothing loads stays uninitialised
+    fires("DSC652", "vllm-xpress-no-w2", profile="vllm-xpress", config=XPRESS,
+          tensors={**XPRESS_HEAD, "xpress_head.w2.weight": DROP}, says="(xpress_head.w2)"),
+    fires("DSC652", "vllm-dflash2-half-a-selector", profile="vllm-dflash2", config=DFLASH2,
+          tensors={**DFLASH2_OK, "candidate_selector.successor_codebook": DROP},
+          says="(candidate_selector.successor_codebook)", exactly=("DSC652",)),
+    fires("DSC652", "sglang-dflash2-no-conv", profile="sglang-dflash2", config=DFLASH2,
+          tensors={**SELECTOR, **SG_BLOCK_LAYERS}, says="layers.0.attention_conv.base_kernel"),
+    # SGLang builds the convolutions only where dflash_config sets them (dflash.py:719)
+    clean("DSC652", "sglang-dflash2-no-conv-configured", profile="sglang-dflash2",
+          config={**DFLASH2, "dflash_config": NO_CONV}, tensors={**SELECTOR, **SG_BLOCK_LAYERS},
+          exactly=()),
+    # DSC666: the base SGLang DFlash model has no candidate selector: skipped
+    fires("DSC666", "sglang-dflash-has-no-selector", profile="sglang-dflash", config=DFLASH2,
+          tensors=DFLASH2_OK, says="candidate_selector"),
+    clean("DSC666", "sglang-dflash2-has-its-selector", profile="sglang-dflash2", config=DFLASH2,
+          tensors=DFLASH2_OK, exactly=()),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", CASES, ids=ids(CASES))
+def test_case(bench, case):
+    check(bench, case)
+
+
+def test_each_variant_maps_to_a_profile_of_its_runtime_and_none_is_also_unjudged():
+    """VARIANTS names registered profiles of the runtime it is keyed by; no architecture is
+    both judged and given a reason not to be."""
+    runtimes = {"vllm": "vLLM", "sglang": "SGLang"}
+    for (runtime, arch), name in VARIANTS.items():
+        assert PROFILES[name].runtime == runtimes[runtime], (runtime, arch, name)
+    assert not set(VARIANTS) & set(NOT_JUDGED)
+    assert all(runtime in runtimes and why for (runtime, _), why in NOT_JUDGED.items())
+
+
+def test_a_variant_profile_judges_only_when_asked(bench):
+    """A variant's own profile is not one of its family's (a DFlash drafter keeps the verdicts
+    it had), and --profile reaches it; it decides only then."""
+    assert not {"vllm-dflash2", "vllm-xpress", "sglang-dflash2"} & set(
+        applicable_profiles("dflash")
+    )
+    plain = bench.case(XPRESS, XPRESS_HEAD, profile=None)
+    assert plain.profile == "vllm-dflash" and "vllm-xpress" not in plain.verdicts
+    asked = bench.case(XPRESS, XPRESS_HEAD, profile="vllm-xpress")
+    assert asked.profile == "vllm-xpress" and asked.verdicts["vllm-xpress"] is True
+    assert asked.verdicts["vllm-dflash"] is False  # the DFlash model has no refiner head
