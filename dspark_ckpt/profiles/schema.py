@@ -451,9 +451,10 @@ class Profile:
 
     def __post_init__(self) -> None:
         _check(self, PROFILE_CHOICES, f"profile {self.name!r}")
+        model = self.sources[0].split(" ")[0] if self.sources else "its model"
         for key, default in FIELDS_31.items():  # a family's own loader: no variant's parts
             if not self.variant and getattr(self, key) == default:
-                self.cites.setdefault(key, "the family's own model (not read by this loader)")
+                self.cites.setdefault(key, f"{model} (the family's own model: not read here)")
         if self.hidden_states is not None and not isinstance(self.hidden_states, HiddenStates):
             raise TypeError(f"profile {self.name!r}: hidden_states is not a HiddenStates")
 

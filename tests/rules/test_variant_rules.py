@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 from rules_harness import DROP, SG_BLOCK_LAYERS, check, clean, fires, ids, mapping, zeros
-from synth import VT, H
+from synth import VT, H, markov
 
 from dspark_ckpt.profiles.registry import PROFILES, applicable_profiles
 from dspark_ckpt.profiles.variants import NOT_JUDGED, VARIANTS
@@ -152,3 +152,31 @@ def test_a_variant_profile_judges_only_when_asked(bench):
     asked = bench.case(XPRESS, XPRESS_HEAD, profile="vllm-xpress")
     assert asked.profile == "vllm-xpress" and asked.verdicts["vllm-xpress"] is True
     assert asked.verdicts["vllm-dflash"] is False  # the DFlash model has no refiner head
+
+
+# each profile VARIANTS names, with the layout of a drafter its model loads whole
+LAYOUTS = {
+    "vllm": ({}, {}),
+    "vllm-dflash": ({"model_type": "qwen3", "markov_rank": None}, {}),
+    "sglang-dspark": ({"markov_head_type": "vanilla"}, {**markov(VT, VT), **SG_BLOCK_LAYERS}),
+    "sglang-dflash": ({"markov_rank": None}, SG_BLOCK_LAYERS),
+    "vllm-xpress": (XPRESS, XPRESS_HEAD),
+    "vllm-dflash2": (DFLASH2, DFLASH2_OK),
+    "sglang-dflash2": (DFLASH2, DFLASH2_OK),
+}
+MAPPED = sorted(VARIANTS.items())
+
+
+@pytest.mark.parametrize("key,profile", MAPPED, ids=[f"{r}-{a}" for (r, a), _ in MAPPED])
+def test_each_variant_is_judged_by_its_profile(bench, key, profile):
+    """A drafter of each variant architecture, laid out as the model its profile mirrors
+    builds it, passes there; without one of its decoder layer's weights it fails (DSC652:
+    uninitialised in vLLM, initial values in SGLang)."""
+    config, tensors = LAYOUTS[profile]
+    config = {**config, "architectures": [key[1]]}
+    whole = bench.case(config, tensors, profile=profile)
+    assert whole.profile == profile and whole.verdicts[profile] is True, whole.findings
+    down = "layers.0.mlp.down_proj.weight"
+    broken = bench.case(config, {**tensors, down: DROP}, profile=profile)
+    assert broken.verdicts[profile] is False
+    assert "DSC652" in {f.code for f in broken.findings if f.profile == profile}
