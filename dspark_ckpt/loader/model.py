@@ -166,7 +166,7 @@ class LoaderModel:
                 return True
         return False
 
-    def _shown(self, base: str, m: Module, names: list[str] = ()) -> list[str]:
+    def _shown(self, base: str, m: Module, names: list[str] | tuple = ()) -> list[str]:
         full = base + m.path if m.path else base.rstrip(".")
         if self.named_by_tensor:
             return [f"{full}.{t}" for t in m.tensors]

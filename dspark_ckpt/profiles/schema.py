@@ -454,7 +454,7 @@ class Profile:
         model = self.sources[0].split(" ")[0] if self.sources else "its model"
         for key, default in FIELDS_31.items():  # a family's own loader: no variant's parts
             if not self.variant and getattr(self, key) == default:
-                self.cites.setdefault(key, f"{model} (the family's own model: not read here)")
+                self.cites.setdefault(key, f"{model} (not read by this loader)")
         if self.hidden_states is not None and not isinstance(self.hidden_states, HiddenStates):
             raise TypeError(f"profile {self.name!r}: hidden_states is not a HiddenStates")
 
