@@ -63,6 +63,8 @@ NOT_JUDGED: dict[tuple[str, str], str] = {
     ("sglang", "DSparkMiniMaxDraftModel"): _TREE
     + "MiniMax-M3 decoder layers under dspark.*, checked strictly "
     "(srt/models/dspark_minimax.py:270-323)",
+    ("sglang", "LiLiCorrDraftModel"): _TREE
+    + "a lattice correction head (srt/models/lilicorr.py:529-575)",
     ("sglang", "DFlashLagunaForCausalLM"): _TREE
     + "Laguna decoder layers (srt/models/dflash.py:1002-1140)",
     ("sglang", "Gemma4AssistantForCausalLM"): _TREE
