@@ -411,9 +411,21 @@ def extra_modules(cfg: dict, p: Profile) -> tuple[tuple[Module, ...], tuple[Modu
     """The modules a variant's model builds beyond its family's (``Profile.extra_modules``,
     "PATH[|STORED...][:TENSOR,...][?KEY]"), for this config: (top-level ones, each decoder
     layer's)."""
+    return _parsed(cfg, p.extra_modules)
+
+
+def layer_template(cfg: dict, p: Profile, family: tuple[Module, ...]) -> tuple[Module, ...]:
+    """A decoder layer's modules: the variant's own layer (``Profile.layer_modules``, the
+    syntax of ``extra_modules``, unshaped) where it has one, else the family's; then the
+    modules it adds to each layer."""
+    own = _parsed(cfg, tuple(f"layers.*.{e}" for e in p.layer_modules))[1]
+    return (*(own or family), *extra_modules(cfg, p)[1])
+
+
+def _parsed(cfg: dict, entries: tuple[str, ...]) -> tuple[tuple[Module, ...], tuple[Module, ...]]:
     top: list[Module] = []
     layer: list[Module] = []
-    for entry in p.extra_modules:
+    for entry in entries:
         entry, _, key = entry.partition("?")
         if key and not truthy(dotted(cfg, key)):
             continue  # built only where the key is set
@@ -477,9 +489,9 @@ def _runtime_model(f: Facts, p: Profile) -> LoaderModel:
         if truthy(get(cfg, "enable_confidence_head", False)):
             tail.append((CONFIDENCE,))
     shapes, first_in = layer_shapes(cfg, eagle)
-    extra, extra_layer = extra_modules(cfg, p)
+    extra = extra_modules(cfg, p)[0]
     parts: list[Module | Block] = [*_shaped(_modules(top, maps), shapes)]
-    template = (*_shaped(_modules(layer, maps), shapes), *extra_layer)
+    template = layer_template(cfg, p, _shaped(_modules(layer, maps), shapes))
     parts.append(Block("layers", layers, template, maps.blocks.get("layers", {}), first_in))
     parts += [*_modules(tail, maps), *extra]
     if fc_norm:
@@ -531,10 +543,9 @@ def _sglang_model(f: Facts, p: Profile) -> LoaderModel:
             parts += _modules(_markov(kind, True), maps)
         layer = QWEN3_LAYER
     shapes, first_in = layer_shapes(raw, eagle)
-    extra, extra_layer = extra_modules(raw, p)
     parts = [m if isinstance(m, Block) else _shaped((m,), shapes)[0] for m in parts]
-    parts += extra
-    template = (*_shaped(_modules(layer, maps), shapes), *extra_layer)
+    parts += extra_modules(raw, p)[0]
+    template = layer_template(raw, p, _shaped(_modules(layer, maps), shapes))
     parts.append(Block("layers", layers, template, maps.blocks.get("layers", {}), first_in))
     return LoaderModel(
         p,

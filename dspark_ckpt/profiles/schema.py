@@ -92,6 +92,7 @@ MissingLmHead = Literal[
     "refused",  # load error
     "target",  # the target's head is shared silently
     "uninitialised",  # an explicit draft_vocab_size creates a head nothing loads
+    "unshared",  # the own head nothing loads unless Vd == Vt (then the target's)
     "target-always",  # the head always comes from the target
     "unchecked",  # not read here
 ]
@@ -439,8 +440,11 @@ class Profile:
     # top-level or "layers.*.X" in each decoder layer (STORED: other names the loader maps
     # onto it), TENSORs its exact names (default weight), built where config KEY is truthy
     extra_modules: tuple[str, ...] = ()
+    # its decoder layer's modules where they are not its family's (extra_modules' syntax,
+    # without "layers.*."; shapes not judged); () for the family's layer
+    layer_modules: tuple[str, ...] = ()
     # dotted config keys the build reads with no default: missing or null fails it
-    # ("truthy:KEY": a false value fails it too)
+    # ("truthy:KEY": a false value fails it too; "every:KEY=V": a list, each entry V)
     required_keys: tuple[str, ...] = ()
     # stored tensor names whose absence fails the load (after the loader's renames)
     required_tensors: tuple[str, ...] = ()
@@ -532,10 +536,9 @@ HIDDEN_STATES_CHOICES = _literal_fields(HiddenStates)
 PROFILE_CHOICES = _literal_fields(Profile)
 RULE_FIELDS = tuple(f.name for f in fields(Profile) if f.name not in ABOUT)
 # issue 31's fields, with their defaults (what a family's own loader has)
+ISSUE_31 = ("extra_modules", "layer_modules", "required_keys", "required_tensors")
 FIELDS_31 = {
-    f.name: f.default
-    for f in fields(Profile)
-    if f.name in ("extra_modules", "required_keys", "required_tensors", "vocab_equal_target")
+    f.name: f.default for f in fields(Profile) if f.name in (*ISSUE_31, "vocab_equal_target")
 }
 # the fields issue 18 added for vLLM 0.33.0 and TensorRT-LLM (a runtime that decides none
 # of them cites them as not judged)

@@ -26,6 +26,9 @@ VARIANTS: dict[tuple[str, str], str] = {
     # config/speculative.py:1534-1567: Qwen3DSparkModel where model_type is qwen3, else
     # rewritten to the DeepSeek-V4 drafter (the vllm profile's DSC664 says so)
     ("vllm", "DSparkDraftModel"): "vllm",
+    # registry.py:697: gemma4_dspark's Gemma4DSparkForCausalLM, Gemma 4 layers under the DSpark
+    # speculator (config/speculative.py:1462, 1549, 1568-1577)
+    ("vllm", "Gemma4DSparkModel"): "vllm-gemma4-dspark",
     # SGLang 0.5.23 (each model file's EntryClass)
     # models/dspark.py:981-992, lfm2_dspark.py:13-14: DSparkDraftModel subclasses, no changes
     ("sglang", "LingDSparkModel"): "sglang-dspark",
@@ -49,8 +52,6 @@ NOT_JUDGED: dict[tuple[str, str], str] = {
     + "Kimi-K3 MLA decoder layers (vllm/models/kimi_k3/nvidia/dspark_mla.py)",
     ("vllm", "MuseSparkDSparkModel"): _TREE
     + "Muse Spark 1.x decoder layers (vllm/models/muse_spark/common/dspark.py)",
-    ("vllm", "Gemma4DSparkModel"): _TREE
-    + "Gemma 4 decoder layers (model_executor/models/gemma4_dspark.py)",
     ("vllm", "LiLiCorrDraftModel"): _TREE
     + "a lattice correction head (model_executor/models/lilicorr.py)",
     ("vllm", "DFlashLagunaForCausalLM"): _TREE

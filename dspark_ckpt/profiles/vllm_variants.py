@@ -7,10 +7,20 @@ all).
 
 from __future__ import annotations
 
-from dspark_ckpt.profiles.vllm import REGISTRY, VLLM, VLLM_DFLASH_0_31, M
+from dspark_ckpt.profiles.vllm import (
+    DSPARK_UTILS,
+    REGISTRY,
+    SPEC_CONFIG,
+    VLLM,
+    VLLM_DFLASH_0_31,
+    VLLM_DSPARK_0_30,
+    M,
+)
 
 DFLASH2_PY = M + "qwen3_dflash2.py"
 XPRESS_PY = M + "qwen3_xpress.py"
+GEMMA4_PY = M + "gemma4_dspark.py"
+GEMMA4_MTP_PY = M + "gemma4_mtp.py"
 READ = "==0.33.0"  # the one release read
 
 # DFlash2 (DFlash2DraftModel): the DFlash model with a candidate selector and, in every decoder
@@ -83,4 +93,68 @@ VLLM_XPRESS = VLLM_DFLASH_0_31.derive(
     mask_hidden="no_parameter",
 )
 
-PROFILES = (VLLM_DFLASH2, VLLM_XPRESS)
+# Gemma 4 DSpark (Gemma4DSparkModel): a DSpark drafter (the DSpark speculator, its Markov head)
+# of Gemma 4 decoder layers whose K projection is also V (attention_k_eq_v), with its own
+# load_weights: "model." + each name but lm_head, gate/up stacked, any name it has no
+# parameter for skipped; its own lm_head (vocab_size rows) and no d2t
+GEMMA4_LOAD = f'{GEMMA4_PY}:315-323 `name = "model." + name` `if name in params:`'
+VLLM_GEMMA4_DSPARK = VLLM_DSPARK_0_30.derive(
+    name="vllm-gemma4-dspark",
+    release=VLLM,
+    releases=READ,
+    variant="gemma4-dspark",
+    sources=(GEMMA4_PY, GEMMA4_MTP_PY, M + "qwen3_dspark.py", DSPARK_UTILS, SPEC_CONFIG),
+    cites={
+        "layer_modules": f"{GEMMA4_MTP_PY}:183-197 `self.q_proj = ColumnParallelLinear(` "
+        "`self.o_proj = RowParallelLinear(` `self.q_norm = RMSNorm(`; "
+        f"{GEMMA4_PY}:71-88 `self.k_proj = ColumnParallelLinear(` `if self.use_k_eq_v` "
+        "(no v_proj) `has_weight=False` (v_norm); "
+        f"{GEMMA4_MTP_PY}:285-302 `self.mlp = Gemma4MLP(` `self.pre_feedforward_layernorm = "
+        f'RMSNorm(`; {GEMMA4_PY}:309 `stacked = [("gate_up_proj", "gate_proj", 0)`',
+        "name_maps": f"{GEMMA4_PY}:308-323 `def load_weights` (no hf_to_vllm_mapper: no "
+        "midlayer, encoder.* or qkv_proj names; gate_up_proj is a parameter)",
+        "dropped_unbuilt": GEMMA4_LOAD + " (every name it lacks is skipped)",
+        "stray_names": GEMMA4_LOAD,
+        "required_keys": f"{GEMMA4_PY}:212-214 `assert all(a.use_k_eq_v for a in "
+        f"layers_attn)`; {GEMMA4_PY}:45-48 `self.use_k_eq_v = layer_type == "
+        '"full_attention" and getattr(`',
+        "missing_d2t": f"{GEMMA4_PY}:306 `self.draft_id_to_target_id = None` (no d2t path)",
+        "d2t_param": f"{GEMMA4_PY}:306 `self.draft_id_to_target_id = None`; {GEMMA4_LOAD} "
+        "(model.d2t is no parameter: skipped)",
+        "missing_lm_head": f"{GEMMA4_PY}:297-301 `self.lm_head = ParallelLMHead(` (loaded "
+        f"only from lm_head.*); {DSPARK_UTILS}:142-149 `draft_output_vocab_size == "
+        "target_vocab_size` (a reduced drafter keeps it)",
+        "requires_embed_when_expanded": f"{GEMMA4_PY}:308-332 `def load_weights` (no "
+        "embed_tokens check)",
+        "aux_layer_keys": f"{GEMMA4_PY}:148-150 `getattr(config, "
+        '"dspark_target_layer_ids", None) or config.target_layer_ids`',
+        "aux_default": f"{GEMMA4_PY}:148-150 `or config.target_layer_ids` (AttributeError "
+        "without either)",
+        "fc_input_hidden": f"{GEMMA4_PY}:165-167 `config.hidden_size * len(self.target_layer_ids)`",
+        "served_architectures": f'{SPEC_CONFIG}:1462 `or "Gemma4DSparkModel" in '
+        f"self.draft_model_config.architectures`; {SPEC_CONFIG}:1549 `and "
+        '"Gemma4DSparkModel" not in self.draft_model_config.architectures` (not rewritten)',
+    },
+    layer_modules=(
+        *(f"self_attn.{m}" for m in ("q_proj", "k_proj", "o_proj", "q_norm", "k_norm")),
+        "mlp.gate_proj|mlp.gate_up_proj",
+        "mlp.up_proj|mlp.gate_up_proj",
+        "mlp.down_proj",
+        *(f"{m}_layernorm" for m in ("input", "post_attention", "pre_feedforward")),
+        "post_feedforward_layernorm",
+    ),
+    name_maps=(),
+    dropped_unbuilt=(),
+    stray_names="skipped",
+    required_keys=("truthy:attention_k_eq_v", "every:layer_types=full_attention"),
+    missing_d2t="unused",
+    d2t_param="ignored",
+    missing_lm_head="unshared",
+    requires_embed_when_expanded=False,
+    aux_layer_keys=("dspark_target_layer_ids", "target_layer_ids"),
+    aux_default="required",
+    fc_input_hidden="hidden_size",
+    served_architectures=("Gemma4DSparkModel",),
+)
+
+PROFILES = (VLLM_DFLASH2, VLLM_XPRESS, VLLM_GEMMA4_DSPARK)

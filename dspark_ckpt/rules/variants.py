@@ -15,6 +15,7 @@ from dspark_ckpt.rules.findings import ERROR, Finding, new_finding
 from dspark_ckpt.rules.registry import PROFILE, rule
 
 TRUTHY = "truthy:"
+EVERY = "every:"
 
 
 @rule(
@@ -27,16 +28,23 @@ TRUTHY = "truthy:"
 def required_key_missing(f: Facts, p: Profile) -> list[Finding]:
     """The runtime's model for this architecture reads these config keys with no default while
     it is built (vLLM's DFlash2: `int(draft_config["selector_rank"])`, a KeyError or TypeError
-    without it; SGLang's DFlash2: `if not draft_config.selector_rank: raise ValueError`). A
-    config without them never builds the drafter: the server fails at start-up."""
+    without it; SGLang's DFlash2: `if not draft_config.selector_rank: raise ValueError`), or asserts every entry of a list
+    key (vLLM's Gemma 4 DSpark: every layer of layer_types full_attention, with
+    attention_k_eq_v). A config without them never builds the drafter: the server fails at
+    start-up."""
     cfg = model_config(f, p)
     out = []
     for entry in p.required_keys:
-        key = entry.removeprefix(TRUTHY)
+        key, _, each = entry.removeprefix(TRUTHY).removeprefix(EVERY).partition("=")
         value = dotted(cfg, key)
-        if value is not None and (truthy(value) or not entry.startswith(TRUTHY)):
+        if each:  # every element must be `each` (the build asserts it)
+            if isinstance(value, list) and all(v == each for v in value):
+                continue
+        elif value is not None and (truthy(value) or not entry.startswith(TRUTHY)):
             continue
         how = "is not set" if value is None else f"is {value!r}"
+        if each and value is not None:
+            how += f", not {each} in every entry"
         out.append(
             new_finding(
                 "DSC690",

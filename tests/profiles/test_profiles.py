@@ -76,6 +76,14 @@ CONV = {
     for name, shape in (("base_kernel", (2, 3, H)), ("kernel_projection.weight", (12, H)))
 }
 
+# vLLM's Gemma 4 DSpark: K is also V, two feed-forward norms per layer (a v_proj it skips)
+GEMMA4 = {
+    "architectures": ["Gemma4DSparkModel"],
+    "attention_k_eq_v": True,
+    "layer_types": ["full_attention"],
+}
+FFN_NORMS = {f"layers.0.{n}_feedforward_layernorm.weight": T("F32", (H,)) for n in ("pre", "post")}
+
 
 def d2t(vd: int) -> dict[str, T]:
     offsets, t2d = sorted_mapping(VT, vd) if vd < VT else (np.zeros(vd, np.int64), None)
@@ -240,6 +248,16 @@ CASES = [
         ["DSC690", "DSC690"],
     ),
     ("sglang-dflash2", "whole", VT, VT, DFLASH2, (SELECTOR, CONV, SG_BLOCK), []),
+    ("vllm-gemma4-dspark", "whole", VT, VT, GEMMA4, (FFN_NORMS,), []),
+    (
+        "vllm-gemma4-dspark",
+        "sliding-layer",
+        VT,
+        VT,
+        {**GEMMA4, "layer_types": ["sliding_attention"]},
+        (FFN_NORMS,),
+        ["DSC690"],
+    ),
     ("sglang-dflash2", "no-selector", VT, VT, DFLASH2, (CONV, SG_BLOCK), ["DSC652"]),
 ]
 

@@ -11,7 +11,17 @@ own tensors: XPress's refiner head (rank 4, an 8-wide MLP), DFlash2's candidate 
 from __future__ import annotations
 
 import pytest
-from rules_harness import DROP, SG_BLOCK_LAYERS, check, clean, fires, ids, mapping, zeros
+from rules_harness import (
+    DROP,
+    SG_BLOCK_LAYERS,
+    check,
+    clean,
+    fires,
+    head,
+    ids,
+    mapping,
+    zeros,
+)
 from synth import VT, H, markov
 
 from dspark_ckpt.profiles.registry import PROFILES, applicable_profiles
@@ -58,6 +68,19 @@ DFLASH2 = {
 }
 DFLASH2_OK = {**SELECTOR, **CONV, **SG_BLOCK_LAYERS}
 NO_CONV = {k: v for k, v in DFLASH2_KEYS.items() if not k.startswith("conv")}
+# vLLM's Gemma 4 DSpark drafter: K is also V in every (full-attention) layer, so no v_proj,
+# and Gemma 4's two feed-forward norms
+GEMMA4 = {
+    "architectures": ["Gemma4DSparkModel"],
+    "model_type": "gemma4_text",
+    "attention_k_eq_v": True,
+    "layer_types": ["full_attention"],
+}
+GEMMA4_LAYER = {
+    "layers.0.self_attn.v_proj.weight": DROP,
+    "layers.0.pre_feedforward_layernorm.weight": zeros("F32", (H,)),
+    "layers.0.post_feedforward_layernorm.weight": zeros("F32", (H,)),
+}
 
 CASES = [
     # DSC690: vLLM qwen3_dflash2.py:253-254,385-386 (int(draft_config[...]), no default)
@@ -78,6 +101,16 @@ CASES = [
     clean("DSC690", "sglang-dflash-reads-no-selector", profile="sglang-dflash",
           config={**DFLASH2, "architectures": ["DFlashDraftModel"], "dflash_config": None},
           tensors=SG_BLOCK_LAYERS, exactly=()),
+    # vLLM gemma4_dspark.py:212-214 (assert all(a.use_k_eq_v ...), use_k_eq_v: a full-attention
+    # layer with attention_k_eq_v, 45-48)
+    fires("DSC690", "vllm-gemma4-dspark-k-not-v", profile="vllm-gemma4-dspark",
+          config={**GEMMA4, "attention_k_eq_v": False}, tensors=GEMMA4_LAYER,
+          says="attention_k_eq_v is False", exactly=("DSC690",)),
+    fires("DSC690", "vllm-gemma4-dspark-sliding-layer", profile="vllm-gemma4-dspark",
+          config={**GEMMA4, "layer_types": ["sliding_attention"]}, tensors=GEMMA4_LAYER,
+          says="not full_attention in every entry"),
+    clean("DSC690", "vllm-gemma4-dspark-k-is-v", profile="vllm-gemma4-dspark", config=GEMMA4,
+          tensors=GEMMA4_LAYER, exactly=()),
     # DSC691: qwen3_xpress.py:352-353 ('XPress checkpoint is missing xpress_head.mix.L')
     fires("DSC691", "vllm-xpress-no-mix-L", profile="vllm-xpress", config=XPRESS,
           tensors={**XPRESS_HEAD, "xpress_head.mix.L": DROP}, says="xpress_head.mix.L",
@@ -118,6 +151,26 @@ CASES = [
     clean("DSC652", "sglang-dflash2-no-conv-configured", profile="sglang-dflash2",
           config={**DFLASH2, "dflash_config": NO_CONV}, tensors={**SELECTOR, **SG_BLOCK_LAYERS},
           exactly=()),
+    # vLLM's Gemma 4 DSpark layer (gemma4_mtp.py:297-302): its feed-forward norms uninitialised
+    fires("DSC652", "vllm-gemma4-dspark-no-ffn-norm", profile="vllm-gemma4-dspark",
+          config=GEMMA4, tensors={**GEMMA4_LAYER, "layers.0.pre_feedforward_layernorm.weight": DROP},
+          says="layers.0.pre_feedforward_layernorm", exactly=("DSC652",)),
+    # ... which the Qwen3 DSpark model does not have: refused there (models/utils.py:443)
+    fires("DSC112", "vllm-dspark-has-no-ffn-norm", profile="vllm", config=GEMMA4,
+          tensors=GEMMA4_LAYER, says="pre_feedforward_layernorm"),
+    # DSC601: its own lm_head (gemma4_dspark.py:297-301), the target's only when Vd == Vt
+    # (spec_decode/dspark/utils.py:142-149): a pruned drafter without one runs on memory
+    fires("DSC601", "vllm-gemma4-dspark-pruned-no-head", profile="vllm-gemma4-dspark",
+          config=GEMMA4, draft=40, tensors=GEMMA4_LAYER, says="its own stays uninitialised"),
+    clean("DSC601", "vllm-gemma4-dspark-pruned-own-head", profile="vllm-gemma4-dspark",
+          config=GEMMA4, draft=40, tensors={**GEMMA4_LAYER, "lm_head.weight": head(VT)}),
+    clean("DSC601", "vllm-gemma4-dspark-full-vocab-shares", profile="vllm-gemma4-dspark",
+          config=GEMMA4, tensors=GEMMA4_LAYER),
+    # DSC666: Gemma 4 DSpark's load_weights skips a name it has no parameter for
+    # (gemma4_dspark.py:315-323 `if name in params:`): v_proj is not built where K is V
+    fires("DSC666", "vllm-gemma4-dspark-v-proj-skipped", profile="vllm-gemma4-dspark",
+          config=GEMMA4, tensors={**GEMMA4_LAYER, "layers.0.self_attn.v_proj.weight": zeros(
+              "F32", (H, H))}, says="layers.0.self_attn.v_proj.weight", exactly=("DSC666",)),
     # DSC666: the base SGLang DFlash model has no candidate selector: skipped
     fires("DSC666", "sglang-dflash-has-no-selector", profile="sglang-dflash", config=DFLASH2,
           tensors=DFLASH2_OK, says="candidate_selector"),
@@ -163,6 +216,7 @@ LAYOUTS = {
     "vllm-xpress": (XPRESS, XPRESS_HEAD),
     "vllm-dflash2": (DFLASH2, DFLASH2_OK),
     "sglang-dflash2": (DFLASH2, DFLASH2_OK),
+    "vllm-gemma4-dspark": (GEMMA4, GEMMA4_LAYER),
 }
 MAPPED = sorted(VARIANTS.items())
 
