@@ -87,7 +87,7 @@ def _head(f: Facts, p: Profile, tied: bool, own: bool) -> Source:
         return Source(EMBEDDING, "tied_head", p.tied_head)
     if f.lm_head is not None:
         taken = p.lm_head_from_target
-        if taken == "always" or (
+        if taken in ("always", "unbuilt") or (
             taken == "no_draft_vocab_size" and f.cfg.draft_vocab_size_defaulted
         ):
             return Source(TARGET, "lm_head_from_target", taken)

@@ -455,6 +455,8 @@ def _runtime_model(f: Facts, p: Profile) -> LoaderModel:
     # names another code judges: mask_hidden (DSC655), the model's own or the target's head
     # and embedding (the vocab rules)
     skipped = {"lm_head", "embed_tokens"} | ({"mask_hidden"} if p.mask_hidden else set())
+    if p.lm_head_from_target == "unbuilt":  # no lm_head module: a shipped one is refused
+        skipped.discard("lm_head")
     if not eagle:
         top.append(("hidden_norm",))
     aux = uses_aux(cfg, p.family)

@@ -102,6 +102,7 @@ LmHeadFromTarget = Literal[
     "never",
     "no_draft_vocab_size",  # when the config has no draft_vocab_size
     "always",
+    "unbuilt",  # always, and the model has no lm_head: a shipped one is a name it lacks
 ]
 """When a shipped lm_head is replaced by the target's."""
 

@@ -29,6 +29,8 @@ VARIANTS: dict[tuple[str, str], str] = {
     # registry.py:697: gemma4_dspark's Gemma4DSparkForCausalLM, Gemma 4 layers under the DSpark
     # speculator (config/speculative.py:1462, 1549, 1568-1577)
     ("vllm", "Gemma4DSparkModel"): "vllm-gemma4-dspark",
+    # registry.py:667: vllm.models.beam's DFlash2BeamForCausalLM (models/beam/nvidia/dflash2.py)
+    ("vllm", "DFlash2BeamDraftModel"): "vllm-dflash2-beam",
     # SGLang 0.5.23 (each model file's EntryClass)
     # models/dspark.py:981-992, lfm2_dspark.py:13-14: DSparkDraftModel subclasses, no changes
     ("sglang", "LingDSparkModel"): "sglang-dspark",
@@ -56,8 +58,6 @@ NOT_JUDGED: dict[tuple[str, str], str] = {
     + "a lattice correction head (model_executor/models/lilicorr.py)",
     ("vllm", "DFlashLagunaForCausalLM"): _TREE
     + "Laguna decoder layers and per-slice aux norms (model_executor/models/laguna_dflash.py)",
-    ("vllm", "DFlash2BeamDraftModel"): _TREE
-    + "the fused Beam DFlash2 model (vllm/models/beam/nvidia/dflash2.py)",
     ("sglang", "DeepseekV4ForCausalLMDSpark"): _TARGET
     + "the DSpark stage ships under mtp.* in the DeepSeek-V4 checkpoint "
     "(srt/configs/model_config.py:1041-1054; srt/models/deepseek_v4_dspark.py:1120-1127)",

@@ -8,7 +8,10 @@ all).
 from __future__ import annotations
 
 from dspark_ckpt.profiles.vllm import (
+    DFLASH_UTILS,
     DSPARK_UTILS,
+    FUSED_MAPS,
+    NO_PARAM_ANCHORED,
     REGISTRY,
     SPEC_CONFIG,
     VLLM,
@@ -19,6 +22,7 @@ from dspark_ckpt.profiles.vllm import (
 
 DFLASH2_PY = M + "qwen3_dflash2.py"
 XPRESS_PY = M + "qwen3_xpress.py"
+BEAM_PY = "vllm/models/beam/nvidia/dflash2.py"
 GEMMA4_PY = M + "gemma4_dspark.py"
 GEMMA4_MTP_PY = M + "gemma4_mtp.py"
 READ = "==0.33.0"  # the one release read
@@ -157,4 +161,59 @@ VLLM_GEMMA4_DSPARK = VLLM_DSPARK_0_30.derive(
     served_architectures=("Gemma4DSparkModel",),
 )
 
-PROFILES = (VLLM_DFLASH2, VLLM_XPRESS, VLLM_GEMMA4_DSPARK)
+# DFlash2 for Beam targets (DFlash2BeamDraftModel, vllm.models.beam in the wheel): the DFlash2
+# model over sliding-attention layers, loaded by AutoWeightsLoader on the inner model with
+# only the q/k/v and gate/up stacking (no midlayer / encoder.* names, nothing dropped), no
+# lm_head module (the target's, always), the target's embedding always, no d2t
+BEAM_AUTO = f"{BEAM_PY}:537-539 `loader = AutoWeightsLoader(self)`; {NO_PARAM_ANCHORED}"
+VLLM_DFLASH2_BEAM = VLLM_DFLASH2.derive(
+    name="vllm-dflash2-beam",
+    release=VLLM,
+    releases=READ,
+    variant="dflash2-beam",
+    sources=(BEAM_PY, DFLASH2_PY, DFLASH_UTILS, REGISTRY),
+    cites={
+        "extra_modules": f"{BEAM_PY}:370-377 `self.candidate_selector = "
+        f"DFlash2BeamCandidateSelector(`; {BEAM_PY}:273-285 `self.predecessor_codebook = "
+        f"nn.Parameter(` `self.hidden_projection = ReplicatedLinear(`; {BEAM_PY}:209-214 "
+        "`self.attention_conv = DFlashGroupedConv(` `self.mlp_conv = DFlashGroupedConv(`",
+        "required_keys": f'{BEAM_PY}:199-204 `taps=int(draft_config["conv_kernel_size"])`; '
+        f'{BEAM_PY}:373-374 `rank=int(draft_config["selector_rank"])`; {BEAM_PY}:563-566 '
+        f'`soft_cap=float(draft_config["final_logit_softcapping"])`; {BEAM_PY}:79 '
+        '`assert config.layer_types[layer_idx] == "sliding_attention"`',
+        "name_maps": f"{BEAM_PY}:310-318 `hf_to_vllm_mapper = WeightsMapper(` (the stacked "
+        "q/k/v and gate/up only)",
+        "dropped_unbuilt": BEAM_AUTO + " (no skipped names)",
+        "aux_layer_keys": f"{BEAM_PY}:356-357 `config.hidden_size * "
+        'len(draft_config["target_layer_ids"])`',
+        "aux_default": f'{BEAM_PY}:357 `len(draft_config["target_layer_ids"])` (a KeyError '
+        "without it)",
+        "fc_input_hidden": f"{BEAM_PY}:356-357 `config.hidden_size * `",
+        "lm_head_from_target": f"{BEAM_PY}:543-545 `has_own_lm_head = False`; {BEAM_PY}:"
+        f"619-623 `self.model.load_weights(weights)` (lm_head is no name of the inner model: "
+        f"{NO_PARAM_ANCHORED})",
+        "missing_lm_head": f"{BEAM_PY}:543-545 `has_own_lm_head = False`; {DFLASH_UTILS}:62-73 "
+        "`and _should_share(`",
+        "own_embed_kept": f"{BEAM_PY}:543-544 `has_own_embed_tokens = False`; "
+        f"{DFLASH_UTILS}:60 `maybe_share_target_embed(dflash_model` (always the target's)",
+        "missing_d2t": f"{BEAM_PY}:546-547 `draft_id_to_target_id = None` (no d2t path)",
+        "d2t_param": f"{BEAM_PY}:546-547 `draft_id_to_target_id = None`; {BEAM_AUTO}",
+    },
+    required_keys=(
+        *VLLM_DFLASH2.required_keys,
+        "dflash_config.final_logit_softcapping",
+        "every:layer_types=sliding_attention",
+    ),
+    name_maps=FUSED_MAPS,
+    dropped_unbuilt=(),
+    aux_layer_keys=("dflash_config.target_layer_ids",),
+    aux_default="required",
+    fc_input_hidden="hidden_size",
+    lm_head_from_target="unbuilt",
+    missing_lm_head="target-always",
+    own_embed_kept=False,
+    missing_d2t="unused",
+    d2t_param="rejected",
+)
+
+PROFILES = (VLLM_DFLASH2, VLLM_XPRESS, VLLM_GEMMA4_DSPARK, VLLM_DFLASH2_BEAM)

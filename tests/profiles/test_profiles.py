@@ -76,6 +76,13 @@ CONV = {
     for name, shape in (("base_kernel", (2, 3, H)), ("kernel_projection.weight", (12, H)))
 }
 
+# vLLM's DFlash2 for Beam targets: sliding-attention layers, no lm_head module
+BEAM = {
+    **DFLASH2,
+    "architectures": ["DFlash2BeamDraftModel"],
+    "dflash_config": {**DFLASH2_KEYS, "target_layer_ids": [0, 1], "final_logit_softcapping": 30.0},
+    "layer_types": ["sliding_attention"],
+}
 # vLLM's Gemma 4 DSpark: K is also V, two feed-forward norms per layer (a v_proj it skips)
 GEMMA4 = {
     "architectures": ["Gemma4DSparkModel"],
@@ -249,6 +256,8 @@ CASES = [
     ),
     ("sglang-dflash2", "whole", VT, VT, DFLASH2, (SELECTOR, CONV, SG_BLOCK), []),
     ("vllm-gemma4-dspark", "whole", VT, VT, GEMMA4, (FFN_NORMS,), []),
+    ("vllm-dflash2-beam", "whole", VT, VT, BEAM, (SELECTOR, CONV), []),
+    ("vllm-dflash2-beam", "ships-lm-head", VT, VT, BEAM, (SELECTOR, CONV, lm_head(VT)), ["DSC112"]),
     (
         "vllm-gemma4-dspark",
         "sliding-layer",

@@ -68,6 +68,13 @@ DFLASH2 = {
 }
 DFLASH2_OK = {**SELECTOR, **CONV, **SG_BLOCK_LAYERS}
 NO_CONV = {k: v for k, v in DFLASH2_KEYS.items() if not k.startswith("conv")}
+# vLLM's DFlash2 for Beam targets: sliding-attention layers, every dflash_config key read
+BEAM = {
+    **DFLASH2,
+    "architectures": ["DFlash2BeamDraftModel"],
+    "dflash_config": {**DFLASH2_KEYS, "target_layer_ids": [0, 1], "final_logit_softcapping": 30.0},
+    "layer_types": ["sliding_attention"],
+}
 # vLLM's Gemma 4 DSpark drafter: K is also V in every (full-attention) layer, so no v_proj,
 # and Gemma 4's two feed-forward norms
 GEMMA4 = {
@@ -111,6 +118,18 @@ CASES = [
           says="not full_attention in every entry"),
     clean("DSC690", "vllm-gemma4-dspark-k-is-v", profile="vllm-gemma4-dspark", config=GEMMA4,
           tensors=GEMMA4_LAYER, exactly=()),
+    # vLLM beam/nvidia/dflash2.py:563-566 (float(draft_config["final_logit_softcapping"])), 79
+    # (assert config.layer_types[layer_idx] == "sliding_attention")
+    fires("DSC690", "vllm-dflash2-beam-no-softcap", profile="vllm-dflash2-beam",
+          config={**BEAM, "dflash_config": {**BEAM["dflash_config"],
+                                            "final_logit_softcapping": None}},
+          tensors=DFLASH2_OK, says="dflash_config.final_logit_softcapping is not set",
+          exactly=("DSC690",)),
+    fires("DSC690", "vllm-dflash2-beam-full-attention", profile="vllm-dflash2-beam",
+          config={**BEAM, "layer_types": ["full_attention"]}, tensors=DFLASH2_OK,
+          says="layer_types is ['full_attention'], not sliding_attention"),
+    clean("DSC690", "vllm-dflash2-beam-keys-set", profile="vllm-dflash2-beam", config=BEAM,
+          tensors=DFLASH2_OK, exactly=()),
     # DSC691: qwen3_xpress.py:352-353 ('XPress checkpoint is missing xpress_head.mix.L')
     fires("DSC691", "vllm-xpress-no-mix-L", profile="vllm-xpress", config=XPRESS,
           tensors={**XPRESS_HEAD, "xpress_head.mix.L": DROP}, says="xpress_head.mix.L",
@@ -139,6 +158,20 @@ CASES = [
           says="(fc.weight)"),
     clean("DSC112", "vllm-dflash-fc-without-aux-states", profile="vllm-dflash",
           config={**XPRESS, "architectures": ["DFlashDraftModel"], "use_aux_hidden_state": False}),
+    # Beam's DFlash2 has no lm_head module and loads through the inner model's
+    # AutoWeightsLoader (dflash2.py:537-547, 619-623): a shipped head fails the load
+    fires("DSC112", "vllm-dflash2-beam-ships-lm-head", profile="vllm-dflash2-beam", config=BEAM,
+          tensors={**DFLASH2_OK, "lm_head.weight": head(VT)}, says="(lm_head.weight)",
+          exactly=("DSC112",)),
+    clean("DSC112", "vllm-dflash2-ships-lm-head", profile="vllm-dflash2", config=BEAM,
+          tensors={**DFLASH2_OK, "lm_head.weight": head(VT)}),
+    # ... and no midlayer / encoder.* names (its mapper stacks q/k/v and gate/up only: 310-318)
+    fires("DSC112", "vllm-dflash2-beam-encoder-fc", profile="vllm-dflash2-beam", config=BEAM,
+          tensors={**DFLASH2_OK, "fc.weight": DROP, "encoder.fc.weight": zeros("F32", (H, 2 * H))},
+          says="encoder.fc.weight"),
+    clean("DSC112", "vllm-dflash2-encoder-fc", profile="vllm-dflash2", config=BEAM,
+          tensors={**DFLASH2_OK, "fc.weight": DROP, "encoder.fc.weight": zeros("F32", (H, 2 * H))},
+          exactly=()),
     # DSC652: what the model builds and nothing loads stays uninitialised
     fires("DSC652", "vllm-xpress-no-w2", profile="vllm-xpress", config=XPRESS,
           tensors={**XPRESS_HEAD, "xpress_head.w2.weight": DROP}, says="(xpress_head.w2)"),
@@ -217,6 +250,7 @@ LAYOUTS = {
     "vllm-dflash2": (DFLASH2, DFLASH2_OK),
     "sglang-dflash2": (DFLASH2, DFLASH2_OK),
     "vllm-gemma4-dspark": (GEMMA4, GEMMA4_LAYER),
+    "vllm-dflash2-beam": (BEAM, DFLASH2_OK),
 }
 MAPPED = sorted(VARIANTS.items())
 
