@@ -31,6 +31,8 @@ VARIANTS: dict[tuple[str, str], str] = {
     ("vllm", "Gemma4DSparkModel"): "vllm-gemma4-dspark",
     # registry.py:667: vllm.models.beam's DFlash2BeamForCausalLM (models/beam/nvidia/dflash2.py)
     ("vllm", "DFlash2BeamDraftModel"): "vllm-dflash2-beam",
+    # registry.py:665: lilicorr's LiLiCorrForCausalLM, DFlash with a lattice correction head
+    ("vllm", "LiLiCorrDraftModel"): "vllm-lilicorr",
     # SGLang 0.5.23 (each model file's EntryClass)
     # models/dspark.py:981-992, lfm2_dspark.py:13-14: DSparkDraftModel subclasses, no changes
     ("sglang", "LingDSparkModel"): "sglang-dspark",
@@ -54,8 +56,6 @@ NOT_JUDGED: dict[tuple[str, str], str] = {
     + "Kimi-K3 MLA decoder layers (vllm/models/kimi_k3/nvidia/dspark_mla.py)",
     ("vllm", "MuseSparkDSparkModel"): _TREE
     + "Muse Spark 1.x decoder layers (vllm/models/muse_spark/common/dspark.py)",
-    ("vllm", "LiLiCorrDraftModel"): _TREE
-    + "a lattice correction head (model_executor/models/lilicorr.py)",
     ("vllm", "DFlashLagunaForCausalLM"): _TREE
     + "Laguna decoder layers and per-slice aux norms (model_executor/models/laguna_dflash.py)",
     ("sglang", "DeepseekV4ForCausalLMDSpark"): _TARGET

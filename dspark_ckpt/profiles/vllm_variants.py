@@ -24,6 +24,7 @@ DFLASH2_PY = M + "qwen3_dflash2.py"
 XPRESS_PY = M + "qwen3_xpress.py"
 BEAM_PY = "vllm/models/beam/nvidia/dflash2.py"
 GEMMA4_PY = M + "gemma4_dspark.py"
+LILICORR_PY = M + "lilicorr.py"
 GEMMA4_MTP_PY = M + "gemma4_mtp.py"
 READ = "==0.33.0"  # the one release read
 
@@ -216,4 +217,72 @@ VLLM_DFLASH2_BEAM = VLLM_DFLASH2.derive(
     d2t_param="rejected",
 )
 
-PROFILES = (VLLM_DFLASH2, VLLM_XPRESS, VLLM_GEMMA4_DSPARK, VLLM_DFLASH2_BEAM)
+# LiLiCorr (LiLiCorrDraftModel): the DFlash model (DFlash2's convolutional layers where
+# dflash_config sets conv_kernel_size) with a lattice correction head, lilicorr.*, sized by
+# dflash_config keys read with [] and loaded strictly: every head parameter (and each layer's
+# convolutions) must be in the checkpoint, else 'LiLiCorr checkpoint coverage mismatch'; a
+# full-vocab draft only; names under model. are stripped. The head's fixed parameters and its
+# first layer's are required by name (ReplicatedLinear has a bias by default).
+_LILI_LINEAR = ("pass_hidden_proj", "context_proj", "factor_input_proj", "out_head", "in_head")
+_LILI_LAYER = ("attn.out_proj", "mlp.up_proj", "mlp.down_proj")
+WB = ("weight", "bias")
+LILICORR_TENSORS = tuple(
+    f"lilicorr.{name}"
+    for name in (
+        *(f"{m}.{t}" for m in (*_LILI_LINEAR, "anchor_out_head") for t in WB),
+        *(f"feature_{m}.{t}" for m in ("norm", "mlp.up_proj", "mlp.down_proj") for t in WB),
+        "slot_embedding",
+        "rank_embedding",
+        "relative_slot_bias",
+        "same_slot_bias",
+        "output_norm.weight",
+        "anchor_norm.weight",
+        *(f"layers.0.{m}.{t}" for m in _LILI_LAYER for t in WB),
+        "layers.0.attn_norm.weight",
+        "layers.0.mlp_norm.weight",
+        "layers.0.attn.in_proj_weight",
+        "layers.0.attn.in_proj_bias",
+    )
+)
+LILI_KEYS = ("candidate_topk", "num_heads", "mlp_ratio", "factor_dim", "vector_eps")
+VLLM_LILICORR = VLLM_DFLASH_0_31.derive(
+    name="vllm-lilicorr",
+    release=VLLM,
+    releases=READ,
+    variant="lilicorr",
+    sources=(LILICORR_PY, M + "qwen3_dflash.py", DFLASH2_PY, REGISTRY),
+    cites={
+        "extra_modules": f"{LILICORR_PY}:453-462 `self.lilicorr = LiLiCorrHead(`; "
+        f"{LILICORR_PY}:448-450 `self.decoder_layer_cls = DFlash2Qwen3DecoderLayer`; "
+        f"{DFLASH2_PY}:260-265 `self.attention_conv = DFlashGroupedConv(`",
+        "required_keys": f'{LILICORR_PY}:142-154 `config["lilicorr_candidate_topk"]` '
+        f'`config["lilicorr_logit_scale"]`; {LILICORR_PY}:213 '
+        '`range(config["lilicorr_num_layers"])`',
+        "required_tensors": f"{LILICORR_PY}:512-520 `expected = {{` "
+        '`name.startswith("model.lilicorr.")`; '
+        f"{LILICORR_PY}:539-543 `LiLiCorr checkpoint coverage mismatch`; "
+        f"{LILICORR_PY}:51-62 `self.in_proj_weight = nn.Parameter(` "
+        "`self.out_proj = ReplicatedLinear(`; vllm/model_executor/layers/linear.py:352 "
+        "`bias: bool = True,` (ReplicatedLinear's default)",
+        "vocab_equal_target": f"{LILICORR_PY}:472-473 `LiLiCorr candidates require the full "
+        f"target vocabulary`; {M}qwen3_dflash.py:769-770 `if self.config.draft_vocab_size "
+        "!= target_vocab_size:`",
+        "prefixed_names": f'{LILICORR_PY}:527-528 `name = name.removeprefix("model.")`',
+    },
+    extra_modules=(
+        "lilicorr",
+        "layers.*.attention_conv:base_kernel,kernel_projection.weight"
+        "?dflash_config.conv_kernel_size",
+        "layers.*.mlp_conv:base_kernel,kernel_projection.weight?dflash_config.conv_kernel_size",
+    ),
+    required_keys=(
+        *(f"dflash_config.lilicorr_{k}" for k in LILI_KEYS),
+        "dflash_config.lilicorr_logit_scale",
+        "dflash_config.lilicorr_num_layers",
+    ),
+    required_tensors=LILICORR_TENSORS,
+    vocab_equal_target=True,
+    prefixed_names="stripped",
+)
+
+PROFILES = (VLLM_DFLASH2, VLLM_XPRESS, VLLM_GEMMA4_DSPARK, VLLM_DFLASH2_BEAM, VLLM_LILICORR)

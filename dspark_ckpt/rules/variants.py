@@ -8,6 +8,7 @@ explanation. They read only the gathered ``Facts`` and the profile's fields.
 
 from __future__ import annotations
 
+from dspark_ckpt.errors import few
 from dspark_ckpt.facts.gather import Facts
 from dspark_ckpt.loader.view import dotted, model_config, truthy
 from dspark_ckpt.profiles.registry import Profile
@@ -66,16 +67,18 @@ def required_key_missing(f: Facts, p: Profile) -> list[Finding]:
 def required_tensor_missing(f: Facts, p: Profile) -> list[Finding]:
     """The runtime's loader for this architecture reads this tensor outside its model's
     parameters and raises when the checkpoint lacks it (vLLM's XPress: 'XPress checkpoint is
-    missing xpress_head.mix.L'): the drafter does not load."""
+    missing xpress_head.mix.L'; LiLiCorr: 'LiLiCorr checkpoint coverage mismatch' for any
+    parameter of its correction head): the drafter does not load."""
+    absent = [name for name in p.required_tensors if name not in f.tensors]
+    if not absent:
+        return []
     return [
         new_finding(
             "DSC691",
-            f"{name} is not in the checkpoint: {p.name} ({p.release}) refuses to load "
-            "the drafter without it",
-            tensor=name,
+            f"{few(absent, 3)} {'is' if len(absent) == 1 else 'are'} not in the checkpoint: "
+            f"{p.name} ({p.release}) refuses to load the drafter without them",
+            tensor=absent[0],
         )
-        for name in p.required_tensors
-        if name not in f.tensors
     ]
 
 

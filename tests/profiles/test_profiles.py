@@ -18,6 +18,7 @@ from dspark_ckpt.profiles.cites import form_problem, parse_cites
 from dspark_ckpt.profiles.hidden_states import hidden_states
 from dspark_ckpt.profiles.registry import COVERED, PROFILES, RULE_FIELDS, applicable_profiles
 from dspark_ckpt.profiles.schema import PROFILE_CHOICES, Family
+from dspark_ckpt.profiles.vllm_variants import LILICORR_TENSORS
 
 DFLASH = {"architectures": ["DFlashQwen3ForCausalLM"], "model_type": "qwen3"}
 # SpecForge's EAGLE-3 keys: aux ids under eagle_config only (no DSpark target_layer_ids)
@@ -83,6 +84,16 @@ BEAM = {
     "dflash_config": {**DFLASH2_KEYS, "target_layer_ids": [0, 1], "final_logit_softcapping": 30.0},
     "layer_types": ["sliding_attention"],
 }
+# vLLM's LiLiCorr: DFlash with a lattice correction head it requires whole
+LILICORR = {
+    **XPRESS,
+    "architectures": ["LiLiCorrDraftModel"],
+    "dflash_config": {
+        **{f"lilicorr_{k}": 2 for k in ("candidate_topk", "num_heads", "mlp_ratio", "factor_dim")},
+        **{"lilicorr_vector_eps": 1e-6, "lilicorr_logit_scale": 1.0, "lilicorr_num_layers": 1},
+    },
+}
+LILI_HEAD = {name: T("F32", (H,)) for name in LILICORR_TENSORS}
 # vLLM's Gemma 4 DSpark: K is also V, two feed-forward norms per layer (a v_proj it skips)
 GEMMA4 = {
     "architectures": ["Gemma4DSparkModel"],
@@ -257,6 +268,8 @@ CASES = [
     ("sglang-dflash2", "whole", VT, VT, DFLASH2, (SELECTOR, CONV, SG_BLOCK), []),
     ("vllm-gemma4-dspark", "whole", VT, VT, GEMMA4, (FFN_NORMS,), []),
     ("vllm-dflash2-beam", "whole", VT, VT, BEAM, (SELECTOR, CONV), []),
+    ("vllm-lilicorr", "whole", VT, VT, LILICORR, (LILI_HEAD,), []),
+    ("vllm-lilicorr", "no-head", VT, VT, LILICORR, (), ["DSC652", "DSC691"]),
     ("vllm-dflash2-beam", "ships-lm-head", VT, VT, BEAM, (SELECTOR, CONV, lm_head(VT)), ["DSC112"]),
     (
         "vllm-gemma4-dspark",

@@ -26,6 +26,7 @@ from synth import VT, H, markov
 
 from dspark_ckpt.profiles.registry import PROFILES, applicable_profiles
 from dspark_ckpt.profiles.variants import NOT_JUDGED, VARIANTS
+from dspark_ckpt.profiles.vllm_variants import LILICORR_TENSORS
 
 R = 4
 XPRESS = {"architectures": ["Qwen3XPressModel"], "model_type": "qwen3", "markov_rank": None}
@@ -75,6 +76,22 @@ BEAM = {
     "dflash_config": {**DFLASH2_KEYS, "target_layer_ids": [0, 1], "final_logit_softcapping": 30.0},
     "layer_types": ["sliding_attention"],
 }
+# vLLM's LiLiCorr: DFlash with a lattice correction head, every parameter of which it requires
+LILI_KEYS = ("candidate_topk", "num_heads", "mlp_ratio", "factor_dim", "vector_eps")
+LILICORR = {
+    **XPRESS,
+    "architectures": ["LiLiCorrDraftModel"],
+    "dflash_config": {
+        **{f"lilicorr_{k}": 2 for k in LILI_KEYS},
+        "lilicorr_logit_scale": 1.0,
+        "lilicorr_num_layers": 1,
+        "lilicorr_hidden_size": None,
+        "block_size": 4,
+    },
+}
+LILI_HEAD = {name: zeros("F32", (H,)) for name in LILICORR_TENSORS}
+LILI_CONV = {"dflash_config": {**LILICORR["dflash_config"], "conv_kernel_size": 3,
+                               "conv_group_size": 4}}  # fmt: skip
 # vLLM's Gemma 4 DSpark drafter: K is also V in every (full-attention) layer, so no v_proj,
 # and Gemma 4's two feed-forward norms
 GEMMA4 = {
@@ -130,6 +147,22 @@ CASES = [
           says="layer_types is ['full_attention'], not sliding_attention"),
     clean("DSC690", "vllm-dflash2-beam-keys-set", profile="vllm-dflash2-beam", config=BEAM,
           tensors=DFLASH2_OK, exactly=()),
+    # vLLM lilicorr.py:142-154, 213 (config["lilicorr_..."], no default)
+    fires("DSC690", "vllm-lilicorr-no-layer-count", profile="vllm-lilicorr",
+          config={**LILICORR, "dflash_config": {**LILICORR["dflash_config"],
+                                                "lilicorr_num_layers": None}},
+          tensors=LILI_HEAD, says="dflash_config.lilicorr_num_layers is not set",
+          exactly=("DSC690",)),
+    clean("DSC690", "vllm-lilicorr-keys-set", profile="vllm-lilicorr", config=LILICORR,
+          tensors=LILI_HEAD, exactly=()),
+    # lilicorr.py:512-520, 539-543 ('LiLiCorr checkpoint coverage mismatch')
+    fires("DSC691", "vllm-lilicorr-no-slot-bias", profile="vllm-lilicorr", config=LILICORR,
+          tensors={**LILI_HEAD, "lilicorr.same_slot_bias": DROP},
+          says="lilicorr.same_slot_bias is not in the checkpoint", exactly=("DSC691",)),
+    fires("DSC691", "vllm-lilicorr-no-head", profile="vllm-lilicorr", config=LILICORR,
+          says="and 31 more are not in the checkpoint"),
+    clean("DSC691", "vllm-lilicorr-whole", profile="vllm-lilicorr", config=LILICORR,
+          tensors=LILI_HEAD, exactly=()),
     # DSC691: qwen3_xpress.py:352-353 ('XPress checkpoint is missing xpress_head.mix.L')
     fires("DSC691", "vllm-xpress-no-mix-L", profile="vllm-xpress", config=XPRESS,
           tensors={**XPRESS_HEAD, "xpress_head.mix.L": DROP}, says="xpress_head.mix.L",
@@ -143,6 +176,10 @@ CASES = [
           tensors={**XPRESS_HEAD, **mapping(40)}, says="Vd 40 is not the target's Vt 100"),
     clean("DSC692", "vllm-xpress-full-vocab", profile="vllm-xpress", config=XPRESS,
           tensors=XPRESS_HEAD, exactly=()),
+    # lilicorr.py:472-473 ('LiLiCorr candidates require the full target vocabulary')
+    fires("DSC692", "vllm-lilicorr-pruned", profile="vllm-lilicorr", config=LILICORR, draft=40,
+          tensors={**LILI_HEAD, **mapping(40), "lm_head.weight": head(40)},
+          says="Vd 40 is not the target's Vt 100"),
     clean("DSC692", "vllm-dflash-pruned", profile="vllm-dflash", config=XPRESS, draft=40,
           tensors=mapping(40)),
     # the loader model: the refiner head is the XPress model's (qwen3_xpress.py:255-264), not
@@ -172,6 +209,9 @@ CASES = [
     clean("DSC112", "vllm-dflash2-encoder-fc", profile="vllm-dflash2", config=BEAM,
           tensors={**DFLASH2_OK, "fc.weight": DROP, "encoder.fc.weight": zeros("F32", (H, 2 * H))},
           exactly=()),
+    # the correction head is LiLiCorr's (lilicorr.py:453-462), no name of the DFlash model
+    fires("DSC112", "vllm-dflash-has-no-lilicorr-head", profile="vllm-dflash", config=LILICORR,
+          tensors=LILI_HEAD, says="lilicorr."),
     # DSC652: what the model builds and nothing loads stays uninitialised
     fires("DSC652", "vllm-xpress-no-w2", profile="vllm-xpress", config=XPRESS,
           tensors={**XPRESS_HEAD, "xpress_head.w2.weight": DROP}, says="(xpress_head.w2)"),
@@ -180,6 +220,13 @@ CASES = [
           says="(candidate_selector.successor_codebook)", exactly=("DSC652",)),
     fires("DSC652", "sglang-dflash2-no-conv", profile="sglang-dflash2", config=DFLASH2,
           tensors={**SELECTOR, **SG_BLOCK_LAYERS}, says="layers.0.attention_conv.base_kernel"),
+    # LiLiCorr builds DFlash2's convolutional layers where dflash_config sets conv_kernel_size
+    # (lilicorr.py:444-450), and requires their weights (lilicorr.py:512-520)
+    fires("DSC652", "vllm-lilicorr-conv-without-weights", profile="vllm-lilicorr",
+          config={**LILICORR, **LILI_CONV}, tensors=LILI_HEAD,
+          says="layers.0.attention_conv"),
+    clean("DSC652", "vllm-lilicorr-conv-with-weights", profile="vllm-lilicorr",
+          config={**LILICORR, **LILI_CONV}, tensors={**LILI_HEAD, **CONV}, exactly=()),
     # SGLang builds the convolutions only where dflash_config sets them (dflash.py:719)
     clean("DSC652", "sglang-dflash2-no-conv-configured", profile="sglang-dflash2",
           config={**DFLASH2, "dflash_config": NO_CONV}, tensors={**SELECTOR, **SG_BLOCK_LAYERS},
@@ -251,6 +298,7 @@ LAYOUTS = {
     "sglang-dflash2": (DFLASH2, DFLASH2_OK),
     "vllm-gemma4-dspark": (GEMMA4, GEMMA4_LAYER),
     "vllm-dflash2-beam": (BEAM, DFLASH2_OK),
+    "vllm-lilicorr": (LILICORR, LILI_HEAD),
 }
 MAPPED = sorted(VARIANTS.items())
 
