@@ -33,6 +33,8 @@ VARIANTS: dict[tuple[str, str], str] = {
     ("vllm", "DFlash2BeamDraftModel"): "vllm-dflash2-beam",
     # registry.py:665: lilicorr's LiLiCorrForCausalLM, DFlash with a lattice correction head
     ("vllm", "LiLiCorrDraftModel"): "vllm-lilicorr",
+    # registry.py:696: laguna_dflash's DFlashLagunaForCausalLM, Laguna decoder layers
+    ("vllm", "DFlashLagunaForCausalLM"): "vllm-laguna",
     # SGLang 0.5.23 (each model file's EntryClass)
     # models/dspark.py:981-992, lfm2_dspark.py:13-14: DSparkDraftModel subclasses, no changes
     ("sglang", "LingDSparkModel"): "sglang-dspark",
@@ -56,8 +58,6 @@ NOT_JUDGED: dict[tuple[str, str], str] = {
     + "Kimi-K3 MLA decoder layers (vllm/models/kimi_k3/nvidia/dspark_mla.py)",
     ("vllm", "MuseSparkDSparkModel"): _TREE
     + "Muse Spark 1.x decoder layers (vllm/models/muse_spark/common/dspark.py)",
-    ("vllm", "DFlashLagunaForCausalLM"): _TREE
-    + "Laguna decoder layers and per-slice aux norms (model_executor/models/laguna_dflash.py)",
     ("sglang", "DeepseekV4ForCausalLMDSpark"): _TARGET
     + "the DSpark stage ships under mtp.* in the DeepSeek-V4 checkpoint "
     "(srt/configs/model_config.py:1041-1054; srt/models/deepseek_v4_dspark.py:1120-1127)",

@@ -25,6 +25,8 @@ XPRESS_PY = M + "qwen3_xpress.py"
 BEAM_PY = "vllm/models/beam/nvidia/dflash2.py"
 GEMMA4_PY = M + "gemma4_dspark.py"
 LILICORR_PY = M + "lilicorr.py"
+LAGUNA_PY = M + "laguna_dflash.py"
+LAGUNA_LAYER_PY = M + "laguna.py"
 GEMMA4_MTP_PY = M + "gemma4_mtp.py"
 READ = "==0.33.0"  # the one release read
 
@@ -285,4 +287,72 @@ VLLM_LILICORR = VLLM_DFLASH_0_31.derive(
     prefixed_names="stripped",
 )
 
-PROFILES = (VLLM_DFLASH2, VLLM_XPRESS, VLLM_GEMMA4_DSPARK, VLLM_DFLASH2_BEAM, VLLM_LILICORR)
+# Laguna DFlash (DFlashLagunaForCausalLM): the DFlash model over Laguna decoder layers (fused
+# qkv_proj, an optional output gate and attention sink, separate gate/up projections; MoE
+# layers it cannot load), one RMSNorm per target hidden state (aux_hidden_norms), loaded by
+# its own load_weights: params_dict[name], no renames, no names dropped or ignored
+LAGUNA_LOAD = f"{LAGUNA_PY}:225-233 `param = params_dict[name]` (a KeyError for any other name)"
+VLLM_LAGUNA = VLLM_DFLASH_0_31.derive(
+    name="vllm-laguna",
+    release=VLLM,
+    releases=READ,
+    variant="laguna",
+    sources=(LAGUNA_PY, LAGUNA_LAYER_PY, M + "qwen3_dflash.py", REGISTRY),
+    cites={
+        "layer_modules": f"{LAGUNA_LAYER_PY}:307-318 `self.qkv_proj = QKVParallelLinear(` "
+        f"`self.o_proj = RowParallelLinear(`; {LAGUNA_LAYER_PY}:331-342 `if self.gating:` "
+        f"`self.g_proj = ColumnParallelLinear(`; {LAGUNA_LAYER_PY}:357 `self.sink = "
+        f"make_attention_sink(`; {LAGUNA_LAYER_PY}:423-424 `self.q_norm = RMSNorm(`; "
+        f"{LAGUNA_LAYER_PY}:91-105 `self.gate_proj = ColumnParallelLinear(` `self.down_proj = "
+        f"RowParallelLinear(`; {LAGUNA_LAYER_PY}:538-539 `self.input_layernorm = RMSNorm(`",
+        "extra_modules": f"{LAGUNA_PY}:128 `self.aux_hidden_norms = nn.ModuleList(`",
+        "required_keys": f"{LAGUNA_PY}:45-58 `Laguna DFlash config requires` (layer_types, "
+        f"uniform); {LAGUNA_PY}:78-83 "
+        '`target_layer_ids = self.config.dflash_config["target_layer_ids"]`; '
+        f"{LAGUNA_PY}:244-245 `Laguna DFlash config requires` (draft_vocab_size); "
+        f'{LAGUNA_LAYER_PY}:517-519 `get_mlp_layer_types(config)[layer_idx] == "sparse"` (a '
+        "LagunaMoE layer, whose experts' weight_loader this load_weights cannot call: "
+        "vllm/model_executor/layers/fused_moe/routed_experts.py:688-695 `expert_id: int,`)",
+        "vocab_equal_target": f"{LAGUNA_PY}:250-256 `to match the target vocabulary size`",
+        "name_maps": LAGUNA_LOAD + " (no hf_to_vllm_mapper)",
+        "dropped_unbuilt": LAGUNA_LOAD + " (mask_embedding is a buffer, no parameter)",
+        "unexpected_ignored_suffixes": LAGUNA_LOAD,
+        "aux_layer_keys": f'{LAGUNA_PY}:78 `self.config.dflash_config["target_layer_ids"]`',
+        "aux_default": f"{LAGUNA_PY}:78-83 `requires non-empty` (a KeyError without it)",
+    },
+    layer_modules=(
+        "self_attn.qkv_proj",
+        "self_attn.o_proj",
+        "self_attn.q_norm",
+        "self_attn.k_norm",
+        "self_attn.g_proj?gating",
+        "self_attn:sink?swa_attention_sink_enabled",
+        "mlp.gate_proj",
+        "mlp.up_proj",
+        "mlp.down_proj",
+        "input_layernorm",
+        "post_attention_layernorm",
+    ),
+    extra_modules=("aux_hidden_norms",),
+    required_keys=(
+        "layer_types",
+        "draft_vocab_size",
+        "truthy:dflash_config.target_layer_ids",
+        "every:mlp_layer_types=dense",
+    ),
+    vocab_equal_target=True,
+    name_maps=(),
+    dropped_unbuilt=(),
+    unexpected_ignored_suffixes=(),
+    aux_layer_keys=("dflash_config.target_layer_ids",),
+    aux_default="required",
+)
+
+PROFILES = (
+    VLLM_DFLASH2,
+    VLLM_XPRESS,
+    VLLM_GEMMA4_DSPARK,
+    VLLM_DFLASH2_BEAM,
+    VLLM_LILICORR,
+    VLLM_LAGUNA,
+)

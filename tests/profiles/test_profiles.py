@@ -94,6 +94,19 @@ LILICORR = {
     },
 }
 LILI_HEAD = {name: T("F32", (H,)) for name in LILICORR_TENSORS}
+# vLLM's Laguna DFlash: q/k/v stored fused, one norm per target hidden state
+LAGUNA = {
+    **XPRESS,
+    "architectures": ["DFlashLagunaForCausalLM"],
+    "layer_types": ["full_attention"],
+    "mlp_layer_types": ["dense"],
+    "dflash_config": {"target_layer_ids": [0, 1]},
+}
+LAGUNA_PARTS = {
+    **{f"layers.0.self_attn.{m}_proj.weight": None for m in "qkv"},
+    "layers.0.self_attn.qkv_proj.weight": T("F32", (3 * H, H)),
+    **{f"aux_hidden_norms.{i}.weight": T("F32", (H,)) for i in (0, 1)},
+}
 # vLLM's Gemma 4 DSpark: K is also V, two feed-forward norms per layer (a v_proj it skips)
 GEMMA4 = {
     "architectures": ["Gemma4DSparkModel"],
@@ -269,6 +282,16 @@ CASES = [
     ("vllm-gemma4-dspark", "whole", VT, VT, GEMMA4, (FFN_NORMS,), []),
     ("vllm-dflash2-beam", "whole", VT, VT, BEAM, (SELECTOR, CONV), []),
     ("vllm-lilicorr", "whole", VT, VT, LILICORR, (LILI_HEAD,), []),
+    ("vllm-laguna", "whole", VT, VT, LAGUNA, (LAGUNA_PARTS,), []),
+    (
+        "vllm-laguna",
+        "moe-layer",
+        VT,
+        VT,
+        {**LAGUNA, "mlp_layer_types": ["sparse"]},
+        (LAGUNA_PARTS,),
+        ["DSC690"],
+    ),
     ("vllm-lilicorr", "no-head", VT, VT, LILICORR, (), ["DSC652", "DSC691"]),
     ("vllm-dflash2-beam", "ships-lm-head", VT, VT, BEAM, (SELECTOR, CONV, lm_head(VT)), ["DSC112"]),
     (

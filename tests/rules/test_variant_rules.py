@@ -92,6 +92,21 @@ LILICORR = {
 LILI_HEAD = {name: zeros("F32", (H,)) for name in LILICORR_TENSORS}
 LILI_CONV = {"dflash_config": {**LILICORR["dflash_config"], "conv_kernel_size": 3,
                                "conv_group_size": 4}}  # fmt: skip
+# vLLM's Laguna DFlash: Laguna layers (q/k/v stored fused, its load has no renames), one norm
+# per target hidden state
+LAGUNA = {
+    **XPRESS,
+    "architectures": ["DFlashLagunaForCausalLM"],
+    "model_type": "laguna",
+    "layer_types": ["full_attention"],
+    "mlp_layer_types": ["dense"],
+    "dflash_config": {"target_layer_ids": [0, 1]},
+}
+LAGUNA_LAYER = {
+    **{f"layers.0.self_attn.{m}_proj.weight": DROP for m in "qkv"},
+    "layers.0.self_attn.qkv_proj.weight": zeros("F32", (3 * H, H)),
+    **{f"aux_hidden_norms.{i}.weight": zeros("F32", (H,)) for i in (0, 1)},
+}
 # vLLM's Gemma 4 DSpark drafter: K is also V in every (full-attention) layer, so no v_proj,
 # and Gemma 4's two feed-forward norms
 GEMMA4 = {
@@ -163,6 +178,16 @@ CASES = [
           says="and 31 more are not in the checkpoint"),
     clean("DSC691", "vllm-lilicorr-whole", profile="vllm-lilicorr", config=LILICORR,
           tensors=LILI_HEAD, exactly=()),
+    # vLLM laguna_dflash.py:45-58 (layer_types), laguna.py:517-519 (an MoE layer: LagunaMoE,
+    # whose experts this load_weights cannot load)
+    fires("DSC690", "vllm-laguna-no-layer-types", profile="vllm-laguna",
+          config={**LAGUNA, "layer_types": None}, tensors=LAGUNA_LAYER,
+          says="layer_types is not set", exactly=("DSC690",)),
+    fires("DSC690", "vllm-laguna-moe-layer", profile="vllm-laguna",
+          config={**LAGUNA, "mlp_layer_types": ["sparse"]}, tensors=LAGUNA_LAYER,
+          says="mlp_layer_types is ['sparse'], not dense"),
+    clean("DSC690", "vllm-laguna-keys-set", profile="vllm-laguna", config=LAGUNA,
+          tensors=LAGUNA_LAYER, exactly=()),
     # DSC691: qwen3_xpress.py:352-353 ('XPress checkpoint is missing xpress_head.mix.L')
     fires("DSC691", "vllm-xpress-no-mix-L", profile="vllm-xpress", config=XPRESS,
           tensors={**XPRESS_HEAD, "xpress_head.mix.L": DROP}, says="xpress_head.mix.L",
@@ -179,6 +204,10 @@ CASES = [
     # lilicorr.py:472-473 ('LiLiCorr candidates require the full target vocabulary')
     fires("DSC692", "vllm-lilicorr-pruned", profile="vllm-lilicorr", config=LILICORR, draft=40,
           tensors={**LILI_HEAD, **mapping(40), "lm_head.weight": head(40)},
+          says="Vd 40 is not the target's Vt 100"),
+    # laguna_dflash.py:250-256 ('requires `draft_vocab_size` to match the target vocabulary')
+    fires("DSC692", "vllm-laguna-pruned", profile="vllm-laguna", config=LAGUNA, draft=40,
+          tensors={**LAGUNA_LAYER, **mapping(40), "lm_head.weight": head(40)},
           says="Vd 40 is not the target's Vt 100"),
     clean("DSC692", "vllm-dflash-pruned", profile="vllm-dflash", config=XPRESS, draft=40,
           tensors=mapping(40)),
@@ -212,6 +241,29 @@ CASES = [
     # the correction head is LiLiCorr's (lilicorr.py:453-462), no name of the DFlash model
     fires("DSC112", "vllm-dflash-has-no-lilicorr-head", profile="vllm-dflash", config=LILICORR,
           tensors=LILI_HEAD, says="lilicorr."),
+    # Laguna's load_weights: params_dict[name] (laguna_dflash.py:225-233), no stacking of
+    # q/k/v into qkv_proj and no mapper dropping mask_embedding
+    fires("DSC112", "vllm-laguna-unfused-qkv", profile="vllm-laguna", config=LAGUNA,
+          tensors={**LAGUNA_LAYER, "layers.0.self_attn.qkv_proj.weight": DROP,
+                   **{f"layers.0.self_attn.{m}_proj.weight": zeros("F32", (H, H)) for m in "qkv"}},
+          says="layers.0.self_attn.k_proj.weight"),
+    fires("DSC112", "vllm-laguna-mask-embedding", profile="vllm-laguna", config=LAGUNA,
+          tensors={**LAGUNA_LAYER, "mask_embedding": zeros("F32", (H,))}, says="mask_embedding",
+          exactly=("DSC112",)),
+    clean("DSC112", "vllm-dflash-drops-mask-embedding", profile="vllm-dflash",
+          config={**LAGUNA, "architectures": ["DFlashDraftModel"]},
+          tensors={"mask_embedding": zeros("F32", (H,))}, exactly=()),
+    # the output gate where the config turns it on (laguna.py:331-342)
+    fires("DSC652", "vllm-laguna-gate-not-shipped", profile="vllm-laguna",
+          config={**LAGUNA, "gating": True}, tensors=LAGUNA_LAYER,
+          says="layers.0.self_attn.g_proj", exactly=("DSC652",)),
+    clean("DSC652", "vllm-laguna-gate-shipped", profile="vllm-laguna",
+          config={**LAGUNA, "gating": True},
+          tensors={**LAGUNA_LAYER, "layers.0.self_attn.g_proj.weight": zeros("F32", (2, H))},
+          exactly=()),
+    fires("DSC652", "vllm-laguna-no-aux-norms", profile="vllm-laguna", config=LAGUNA,
+          tensors={**LAGUNA_LAYER, **{f"aux_hidden_norms.{i}.weight": DROP for i in (0, 1)}},
+          says="aux_hidden_norms"),
     # DSC652: what the model builds and nothing loads stays uninitialised
     fires("DSC652", "vllm-xpress-no-w2", profile="vllm-xpress", config=XPRESS,
           tensors={**XPRESS_HEAD, "xpress_head.w2.weight": DROP}, says="(xpress_head.w2)"),
@@ -299,6 +351,7 @@ LAYOUTS = {
     "vllm-gemma4-dspark": (GEMMA4, GEMMA4_LAYER),
     "vllm-dflash2-beam": (BEAM, DFLASH2_OK),
     "vllm-lilicorr": (LILICORR, LILI_HEAD),
+    "vllm-laguna": (LAGUNA, LAGUNA_LAYER),
 }
 MAPPED = sorted(VARIANTS.items())
 
