@@ -42,6 +42,7 @@ from dspark_ckpt.loader.view import (
     dotted,
     get,
     model_config,
+    present,
     truthy,
 )
 from dspark_ckpt.profiles.registry import DSPARK, EAGLE3, Profile
@@ -408,9 +409,8 @@ def _markov(kind: str | None, built_types: bool) -> list[tuple[str, ...]]:
 
 
 def extra_modules(cfg: dict, p: Profile) -> tuple[tuple[Module, ...], tuple[Module, ...]]:
-    """The modules a variant's model builds beyond its family's (``Profile.extra_modules``,
-    "PATH[|STORED...][:TENSOR,...][?KEY]"), for this config: (top-level ones, each decoder
-    layer's)."""
+    """The modules a variant's model builds beyond its family's (``Profile.extra_modules``),
+    for this config: (top-level ones, each decoder layer's)."""
     return _parsed(cfg, p.extra_modules)
 
 
@@ -422,13 +422,21 @@ def layer_template(cfg: dict, p: Profile, family: tuple[Module, ...]) -> tuple[M
     return (*(own or family), *extra_modules(cfg, p)[1])
 
 
+def _per_aux(f: Facts, p: Profile, mods: tuple[Module, ...]) -> list[Module | Block]:
+    """Top-level extra modules, a ``PATH.#`` one a block of one per target hidden state."""
+    n = (aux_count(f, p) or (None,))[0]
+    return [Block(m.path[:-2], n, (Module("", ("",)),)) if m.path[-2:] == ".#" else m for m in mods]
+
+
 def _parsed(cfg: dict, entries: tuple[str, ...]) -> tuple[tuple[Module, ...], tuple[Module, ...]]:
     top: list[Module] = []
     layer: list[Module] = []
     for entry in entries:
         entry, _, key = entry.partition("?")
-        if key and not truthy(dotted(cfg, key)):
-            continue  # built only where the key is set
+        # built where the key is set (~KEY: unless it is set false)
+        unset = not truthy(dotted(cfg, key.lstrip("~")))
+        if key and unset and (key[0] != "~" or present(cfg, key[1:])):
+            continue
         paths, _, tensors = entry.partition(":")
         per_layer = paths.startswith("layers.*.")
         stored = tuple(path.removeprefix("layers.*.") for path in paths.split("|"))
@@ -491,7 +499,7 @@ def _runtime_model(f: Facts, p: Profile) -> LoaderModel:
         if truthy(get(cfg, "enable_confidence_head", False)):
             tail.append((CONFIDENCE,))
     shapes, first_in = layer_shapes(cfg, eagle)
-    extra = extra_modules(cfg, p)[0]
+    extra = _per_aux(f, p, extra_modules(cfg, p)[0])
     parts: list[Module | Block] = [*_shaped(_modules(top, maps), shapes)]
     template = layer_template(cfg, p, _shaped(_modules(layer, maps), shapes))
     parts.append(Block("layers", layers, template, maps.blocks.get("layers", {}), first_in))
@@ -546,7 +554,7 @@ def _sglang_model(f: Facts, p: Profile) -> LoaderModel:
         layer = QWEN3_LAYER
     shapes, first_in = layer_shapes(raw, eagle)
     parts = [m if isinstance(m, Block) else _shaped((m,), shapes)[0] for m in parts]
-    parts += extra_modules(raw, p)[0]
+    parts += _per_aux(f, p, extra_modules(raw, p)[0])
     template = layer_template(raw, p, _shaped(_modules(layer, maps), shapes))
     parts.append(Block("layers", layers, template, maps.blocks.get("layers", {}), first_in))
     return LoaderModel(

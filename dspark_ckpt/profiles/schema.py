@@ -437,9 +437,10 @@ class Profile:
     # what a true tie_word_embeddings does to the drafter's lm_head
     tied_head: TiedHead = ""
     # --- issue 31: a variant architecture's own model (profiles/variants.py) ---
-    # modules it builds beyond its family's: "PATH[|STORED...][:TENSOR,...][?KEY]", PATH
-    # top-level or "layers.*.X" in each decoder layer (STORED: other names the loader maps
-    # onto it), TENSORs its exact names (default weight), built where config KEY is truthy
+    # modules it builds beyond its family's: "PATH[|STORED...][:TENSOR,...][?[~]KEY]", PATH
+    # top-level ("X.#": one per target hidden state) or "layers.*.X" in each decoder layer
+    # (STORED: other names the loader maps onto it), TENSORs its exact names (default weight),
+    # built where config KEY is truthy (~KEY: unless KEY is set false)
     extra_modules: tuple[str, ...] = ()
     # its decoder layer's modules where they are not its family's (extra_modules' syntax,
     # without "layers.*."; shapes not judged); () for the family's layer

@@ -41,4 +41,23 @@ SGLANG_DFLASH2 = SG_DFLASH_PROFILE.derive(
     required_keys=("truthy:dflash_config.selector_rank", "truthy:dflash_config.selector_top_k"),
 )
 
-PROFILES = (SGLANG_DFLASH2,)
+# Laguna DFlash (DFlashLagunaForCausalLM): the DFlash model whose attention has Laguna's output
+# gate (built unless the config's gating is false: getattr(config, "gating", True)), and one
+# RMSNorm per target hidden state; the DFlash loader and its names otherwise
+SGLANG_LAGUNA = SG_DFLASH_PROFILE.derive(
+    name="sglang-laguna",
+    release=SGLANG,
+    releases=SGLANG_RELEASES,
+    variant="laguna",
+    sources=(SG_DFLASH, SG_DFLASH_CFG),
+    cites={
+        "extra_modules": f"{SG_DFLASH}:1016-1027 "
+        '`gating = normalize_gating(getattr(config, "gating", True))` '
+        '`if self.gating == "disabled":` `self.g_proj = ColumnParallelLinear(`; '
+        f"{SG_DFLASH}:1057-1067 `decoder_layer_cls = DFlashLagunaDecoderLayer` "
+        "`self.aux_hidden_norms = nn.ModuleList(`",
+    },
+    extra_modules=("layers.*.self_attn.g_proj?~gating", "aux_hidden_norms.#"),
+)
+
+PROFILES = (SGLANG_DFLASH2, SGLANG_LAGUNA)

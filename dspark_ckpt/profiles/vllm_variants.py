@@ -333,7 +333,7 @@ VLLM_LAGUNA = VLLM_DFLASH_0_31.derive(
         "input_layernorm",
         "post_attention_layernorm",
     ),
-    extra_modules=("aux_hidden_norms",),
+    extra_modules=("aux_hidden_norms.#",),
     required_keys=(
         "layer_types",
         "draft_vocab_size",

@@ -107,6 +107,8 @@ LAGUNA_PARTS = {
     "layers.0.self_attn.qkv_proj.weight": T("F32", (3 * H, H)),
     **{f"aux_hidden_norms.{i}.weight": T("F32", (H,)) for i in (0, 1)},
 }
+SG_LAGUNA_NORMS = {f"aux_hidden_norms.{i}.weight": T("F32", (H,)) for i in (0, 1)}
+SG_LAGUNA_PARTS = {**SG_LAGUNA_NORMS, "layers.0.self_attn.g_proj.weight": T("F32", (2, H))}
 # vLLM's Gemma 4 DSpark: K is also V, two feed-forward norms per layer (a v_proj it skips)
 GEMMA4 = {
     "architectures": ["Gemma4DSparkModel"],
@@ -283,6 +285,8 @@ CASES = [
     ("vllm-dflash2-beam", "whole", VT, VT, BEAM, (SELECTOR, CONV), []),
     ("vllm-lilicorr", "whole", VT, VT, LILICORR, (LILI_HEAD,), []),
     ("vllm-laguna", "whole", VT, VT, LAGUNA, (LAGUNA_PARTS,), []),
+    ("sglang-laguna", "whole", VT, VT, LAGUNA, (SG_BLOCK, SG_LAGUNA_PARTS), []),
+    ("sglang-laguna", "no-gate", VT, VT, LAGUNA, (SG_BLOCK, SG_LAGUNA_NORMS), ["DSC652"]),
     (
         "vllm-laguna",
         "moe-layer",

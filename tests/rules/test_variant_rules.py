@@ -107,6 +107,13 @@ LAGUNA_LAYER = {
     "layers.0.self_attn.qkv_proj.weight": zeros("F32", (3 * H, H)),
     **{f"aux_hidden_norms.{i}.weight": zeros("F32", (H,)) for i in (0, 1)},
 }
+# SGLang's Laguna DFlash: the DFlash layout with a gate per layer and two aux norms
+SG_LAGUNA = {**LAGUNA, "dflash_config": {"target_layer_ids": [1, 2]}}
+SG_LAGUNA_OK = {
+    **SG_BLOCK_LAYERS,
+    "layers.0.self_attn.g_proj.weight": zeros("F32", (2, H)),
+    **{f"aux_hidden_norms.{i}.weight": zeros("F32", (H,)) for i in (0, 1)},
+}
 # vLLM's Gemma 4 DSpark drafter: K is also V in every (full-attention) layer, so no v_proj,
 # and Gemma 4's two feed-forward norms
 GEMMA4 = {
@@ -303,6 +310,22 @@ CASES = [
     fires("DSC666", "vllm-gemma4-dspark-v-proj-skipped", profile="vllm-gemma4-dspark",
           config=GEMMA4, tensors={**GEMMA4_LAYER, "layers.0.self_attn.v_proj.weight": zeros(
               "F32", (H, H))}, says="layers.0.self_attn.v_proj.weight", exactly=("DSC666",)),
+    # SGLang dflash.py:1016-1027: the gate is built unless gating is set false (default True)
+    fires("DSC652", "sglang-laguna-no-gate", profile="sglang-laguna", config=SG_LAGUNA,
+          tensors={**SG_LAGUNA_OK, "layers.0.self_attn.g_proj.weight": DROP},
+          says="layers.0.self_attn.g_proj.weight", exactly=("DSC652",)),
+    clean("DSC652", "sglang-laguna-gating-off", profile="sglang-laguna",
+          config={**SG_LAGUNA, "gating": False},
+          tensors={**SG_LAGUNA_OK, "layers.0.self_attn.g_proj.weight": DROP}, exactly=()),
+    # dflash.py:1067: one norm per target hidden state, left at its initial value without it
+    fires("DSC652", "sglang-laguna-one-aux-norm", profile="sglang-laguna", config=SG_LAGUNA,
+          tensors={**SG_LAGUNA_OK, "aux_hidden_norms.1.weight": DROP},
+          says="aux_hidden_norms.1.weight"),
+    # ... which the base DFlash model does not have: skipped
+    fires("DSC666", "sglang-dflash-has-no-laguna-gate", profile="sglang-dflash",
+          config=SG_LAGUNA, tensors=SG_LAGUNA_OK, says="g_proj"),
+    clean("DSC666", "sglang-laguna-has-its-gate", profile="sglang-laguna", config=SG_LAGUNA,
+          tensors=SG_LAGUNA_OK, exactly=()),
     # DSC666: the base SGLang DFlash model has no candidate selector: skipped
     fires("DSC666", "sglang-dflash-has-no-selector", profile="sglang-dflash", config=DFLASH2,
           tensors=DFLASH2_OK, says="candidate_selector"),
@@ -352,6 +375,7 @@ LAYOUTS = {
     "vllm-dflash2-beam": (BEAM, DFLASH2_OK),
     "vllm-lilicorr": (LILICORR, LILI_HEAD),
     "vllm-laguna": (LAGUNA, LAGUNA_LAYER),
+    "sglang-laguna": (SG_LAGUNA, SG_LAGUNA_OK),
 }
 MAPPED = sorted(VARIANTS.items())
 
