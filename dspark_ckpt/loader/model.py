@@ -73,6 +73,9 @@ MARKOV_EXTRA = {"gated": "markov_head.gate_proj", "rnn": "markov_head.joint_proj
 CONFIDENCE = "confidence_head.proj"
 # modules whose checkpoint tensors are a weight and a bias
 WITH_BIAS = (CONFIDENCE, *MARKOV_EXTRA.values())
+# the tensors of a module that takes any name under it, even in an exact load, and needs
+# none ("PATH:*": what it needs is the profile's required_tensors)
+ANY = ("*",)
 # names that are not parameters: mapping tensors (DSC105's), training-only tensors
 MAPPINGS = ("d2t", "t2d")
 
@@ -157,10 +160,14 @@ class LoaderModel:
 
     # --- what the checkpoint does not give ------------------------------------------------
 
+    def _named(self, m: Module) -> bool:
+        """Whether ``m`` is matched by its exact tensor names (not any name under it)."""
+        return (self.exact or m.exact) and m.tensors != ANY
+
     def _stored(self, names: list[str], base: str, m: Module, paths: tuple[str, ...]) -> bool:
         for path in paths:
             full = base + path if path else base.rstrip(".")
-            if self.exact or m.exact:
+            if self._named(m):
                 if all(N.has(names, f"{full}.{t}") for t in m.tensors):
                     return True
             elif (r := N.span(names, full))[0] < r[1]:
@@ -169,7 +176,7 @@ class LoaderModel:
 
     def _shown(self, base: str, m: Module, names: list[str] | tuple = ()) -> list[str]:
         full = base + m.path if m.path else base.rstrip(".")
-        if self.named_by_tensor:
+        if self.named_by_tensor and m.tensors != ANY:
             return [f"{full}.{t}" for t in m.tensors]
         if m.exact:  # the tensors it lacks
             return [f"{full}.{t}" for t in m.tensors if not N.has(names, f"{full}.{t}")]
@@ -183,7 +190,7 @@ class LoaderModel:
         per_module = 1 if not self.named_by_tensor else None
         for part in self.parts:
             if isinstance(part, Module):
-                if not self._stored(names, "", part, part.stored_as):
+                if part.tensors != ANY and not self._stored(names, "", part, part.stored_as):
                     items = self._shown("", part, names)
                     shown += items
                     total += len(items)
@@ -291,14 +298,12 @@ class LoaderModel:
         known = {
             f"{base}{p}.{t}" if p else f"{base.rstrip('.')}.{t}"
             for m in mods
-            if self.exact or m.exact
+            if self._named(m)
             for p in m.stored_as
             for t in m.tensors
         }
-        if self.exact:
-            return [(i, i + 1) for i in range(lo, hi) if names[i] not in known]
         covered = [(i, i + 1) for i in range(lo, hi) if names[i] in known] if known else []
-        for m in (m for m in mods if not m.exact):
+        for m in (m for m in mods if not self._named(m)):
             for p in m.stored_as:
                 full = base + p if p else base.rstrip(".")
                 covered.append(N.span(names, full, lo, hi))
@@ -441,7 +446,7 @@ def _parsed(cfg: dict, entries: tuple[str, ...]) -> tuple[tuple[Module, ...], tu
         per_layer = paths.startswith("layers.*.")
         stored = tuple(path.removeprefix("layers.*.") for path in paths.split("|"))
         named = tuple(tensors.split(",")) if tensors else ("weight",)
-        module = Module(stored[0], stored, named, exact=bool(tensors))
+        module = Module(stored[0], stored, named, exact=bool(tensors) and named != ANY)
         (layer if per_layer else top).append(module)
     return tuple(top), tuple(layer)
 

@@ -7,7 +7,8 @@ each judges).
 from __future__ import annotations
 
 from dspark_ckpt.profiles.sglang import PROFILES as SGLANG_PROFILES
-from dspark_ckpt.profiles.sglang import SG_DFLASH, SG_DFLASH_CFG, SGLANG, SGLANG_RELEASES
+from dspark_ckpt.profiles.sglang import SG_DFLASH, SG_DFLASH_CFG, SGLANG, SGLANG_RELEASES, S
+from dspark_ckpt.profiles.vllm_variants import LILICORR_TENSORS
 
 SG_DFLASH_PROFILE = next(p for p in SGLANG_PROFILES if p.name == "sglang-dflash")
 CONV = "base_kernel,kernel_projection.weight?dflash_config.conv_kernel_size"
@@ -60,4 +61,45 @@ SGLANG_LAGUNA = SG_DFLASH_PROFILE.derive(
     extra_modules=("layers.*.self_attn.g_proj?~gating", "aux_hidden_norms.#"),
 )
 
-PROFILES = (SGLANG_DFLASH2, SGLANG_LAGUNA)
+# LiLiCorr (LiLiCorrDraftModel): the DFlash model with a lattice correction head, lilicorr.*,
+# rebuilt from dflash_config's lilicorr_* keys (each required, no default) and checked after the
+# load: every head parameter must be there (the DFlash loader would skip a missing one), and
+# the grouped convolutions where dflash_config builds them. The head's names are vLLM's.
+SG_LILICORR = S + "models/lilicorr.py"
+SG_LILICORR_CFG = S + "speculative/lilicorr_utils.py"
+SGLANG_LILICORR = SG_DFLASH_PROFILE.derive(
+    name="sglang-lilicorr",
+    release=SGLANG,
+    releases=SGLANG_RELEASES,
+    variant="lilicorr",
+    sources=(SG_LILICORR, SG_LILICORR_CFG, SG_DFLASH, SG_DFLASH_CFG),
+    cites={
+        "extra_modules": f"{SG_LILICORR}:534 `self.lilicorr = LiLiCorrHead(`; "
+        f"{SG_DFLASH}:719,733-734 `if not draft_config.conv_kernel_size:` "
+        "`attention_conv=grouped_conv(),`",
+        "required_keys": f"{SG_LILICORR_CFG}:55-60 `if full_key not in dflash_cfg:` "
+        f"`is required to rebuild the LiLiCorr`; {SG_LILICORR_CFG}:72-93 "
+        '`candidate_topk = required("candidate_topk", int)` '
+        '`logit_scale=required("logit_scale", float),`',
+        "architectures": f"{SG_LILICORR}:575 `EntryClass = [LiLiCorrDraftModel]`",
+        "required_tensors": f"{SG_LILICORR}:459-476 `def check_head_weight_coverage` "
+        f"`LiLiCorr checkpoint is missing`; {SG_LILICORR}:568 "
+        "`check_head_weight_coverage(self.lilicorr, seen)`",
+    },
+    extra_modules=(
+        "lilicorr:*",
+        f"layers.*.attention_conv:{CONV}",
+        f"layers.*.mlp_conv:{CONV}",
+    ),
+    required_keys=tuple(
+        f"dflash_config.lilicorr_{k}"
+        for k in (
+            *("candidate_topk", "hidden_size", "num_layers", "num_heads", "mlp_ratio"),
+            *("factor_dim", "vector_eps", "logit_scale"),
+        )
+    ),
+    required_tensors=LILICORR_TENSORS,
+    architectures=("LiLiCorrDraftModel",),
+)
+
+PROFILES = (SGLANG_DFLASH2, SGLANG_LAGUNA, SGLANG_LILICORR)

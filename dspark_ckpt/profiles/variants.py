@@ -45,6 +45,8 @@ VARIANTS: dict[tuple[str, str], str] = {
     ("sglang", "DFlash2DraftModel"): "sglang-dflash2",
     ("sglang", "DFlash2BeamDraftModel"): "sglang-dflash2",
     ("sglang", "MiniMaxDFlash2DraftModel"): "sglang-dflash2",
+    # models/lilicorr.py:529-575: DFlash with a lattice correction head
+    ("sglang", "LiLiCorrDraftModel"): "sglang-lilicorr",
     # models/dflash.py:1057-1072: DFlash with Laguna's attention gate and aux norms
     ("sglang", "DFlashLagunaForCausalLM"): "sglang-laguna",
 }
@@ -66,8 +68,6 @@ NOT_JUDGED: dict[tuple[str, str], str] = {
     ("sglang", "DSparkMiniMaxDraftModel"): _TREE
     + "MiniMax-M3 decoder layers under dspark.*, checked strictly "
     "(srt/models/dspark_minimax.py:270-323)",
-    ("sglang", "LiLiCorrDraftModel"): _TREE
-    + "a lattice correction head (srt/models/lilicorr.py:529-575)",
     ("sglang", "Gemma4AssistantForCausalLM"): _TREE
     + "a Gemma 4 MTP assistant with its own Gemma 4 layers and head (srt/models/gemma4_mtp.py)",
     ("sglang", "Gemma4UnifiedAssistantForCausalLM"): _TREE

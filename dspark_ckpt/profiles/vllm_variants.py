@@ -272,7 +272,7 @@ VLLM_LILICORR = VLLM_DFLASH_0_31.derive(
         "prefixed_names": f'{LILICORR_PY}:527-528 `name = name.removeprefix("model.")`',
     },
     extra_modules=(
-        "lilicorr",
+        "lilicorr:*",
         "layers.*.attention_conv:base_kernel,kernel_projection.weight"
         "?dflash_config.conv_kernel_size",
         "layers.*.mlp_conv:base_kernel,kernel_projection.weight?dflash_config.conv_kernel_size",

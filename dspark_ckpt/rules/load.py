@@ -348,6 +348,7 @@ def lm_head_never_loaded(f: Facts, p: Profile) -> list[Finding]:
                 f"no lm_head and Vd {f.Vd} is not Vt {f.Vt}: {p.name} takes the target's "
                 "head only when they are equal, and its own stays uninitialised (no error)",
                 tensor=LM_HEAD,
+                hint="ship the drafter's lm_head.weight, or serve a full-vocab draft (Vd == Vt)",
             )
         ]
     return [

@@ -94,6 +94,10 @@ LILICORR = {
     },
 }
 LILI_HEAD = {name: T("F32", (H,)) for name in LILICORR_TENSORS}
+SG_LILICORR = {
+    **LILICORR,
+    "dflash_config": {**LILICORR["dflash_config"], "lilicorr_hidden_size": 0},
+}
 # vLLM's Laguna DFlash: q/k/v stored fused, one norm per target hidden state
 LAGUNA = {
     **XPRESS,
@@ -284,6 +288,8 @@ CASES = [
     ("vllm-gemma4-dspark", "whole", VT, VT, GEMMA4, (FFN_NORMS,), []),
     ("vllm-dflash2-beam", "whole", VT, VT, BEAM, (SELECTOR, CONV), []),
     ("vllm-lilicorr", "whole", VT, VT, LILICORR, (LILI_HEAD,), []),
+    ("sglang-lilicorr", "whole", VT, VT, SG_LILICORR, (LILI_HEAD, SG_BLOCK), []),
+    ("sglang-lilicorr", "no-head", VT, VT, SG_LILICORR, (SG_BLOCK,), ["DSC691"]),
     ("vllm-laguna", "whole", VT, VT, LAGUNA, (LAGUNA_PARTS,), []),
     ("sglang-laguna", "whole", VT, VT, LAGUNA, (SG_BLOCK, SG_LAGUNA_PARTS), []),
     ("sglang-laguna", "no-gate", VT, VT, LAGUNA, (SG_BLOCK, SG_LAGUNA_NORMS), ["DSC652"]),
@@ -296,7 +302,7 @@ CASES = [
         (LAGUNA_PARTS,),
         ["DSC690"],
     ),
-    ("vllm-lilicorr", "no-head", VT, VT, LILICORR, (), ["DSC652", "DSC691"]),
+    ("vllm-lilicorr", "no-head", VT, VT, LILICORR, (), ["DSC691"]),
     ("vllm-dflash2-beam", "ships-lm-head", VT, VT, BEAM, (SELECTOR, CONV, lm_head(VT)), ["DSC112"]),
     (
         "vllm-gemma4-dspark",

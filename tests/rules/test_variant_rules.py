@@ -107,6 +107,12 @@ LAGUNA_LAYER = {
     "layers.0.self_attn.qkv_proj.weight": zeros("F32", (3 * H, H)),
     **{f"aux_hidden_norms.{i}.weight": zeros("F32", (H,)) for i in (0, 1)},
 }
+# SGLang's LiLiCorr: every lilicorr_* key, lilicorr_hidden_size included (0: the draft's width)
+SG_LILICORR = {
+    **LILICORR,
+    "dflash_config": {**LILICORR["dflash_config"], "lilicorr_hidden_size": 0},
+}
+SG_LILI_OK = {**LILI_HEAD, **SG_BLOCK_LAYERS}
 # SGLang's Laguna DFlash: the DFlash layout with a gate per layer and two aux norms
 SG_LAGUNA = {**LAGUNA, "dflash_config": {"target_layer_ids": [1, 2]}}
 SG_LAGUNA_OK = {
@@ -195,6 +201,16 @@ CASES = [
           says="mlp_layer_types is ['sparse'], not dense"),
     clean("DSC690", "vllm-laguna-keys-set", profile="vllm-laguna", config=LAGUNA,
           tensors=LAGUNA_LAYER, exactly=()),
+    # SGLang lilicorr_utils.py:55-60 (no default: null is no int either, 61-66)
+    fires("DSC690", "sglang-lilicorr-null-hidden-size", profile="sglang-lilicorr",
+          config=LILICORR, tensors=SG_LILI_OK, says="dflash_config.lilicorr_hidden_size is not set",
+          exactly=("DSC690",)),
+    clean("DSC690", "sglang-lilicorr-keys-set", profile="sglang-lilicorr", config=SG_LILICORR,
+          tensors=SG_LILI_OK, exactly=()),
+    # SGLang lilicorr.py:459-476, 568 ('LiLiCorr checkpoint is missing ... head parameters')
+    fires("DSC691", "sglang-lilicorr-no-in-head-bias", profile="sglang-lilicorr",
+          config=SG_LILICORR, tensors={**SG_LILI_OK, "lilicorr.in_head.bias": DROP},
+          says="lilicorr.in_head.bias is not in the checkpoint", exactly=("DSC691",)),
     # DSC691: qwen3_xpress.py:352-353 ('XPress checkpoint is missing xpress_head.mix.L')
     fires("DSC691", "vllm-xpress-no-mix-L", profile="vllm-xpress", config=XPRESS,
           tensors={**XPRESS_HEAD, "xpress_head.mix.L": DROP}, says="xpress_head.mix.L",
@@ -321,6 +337,13 @@ CASES = [
     fires("DSC652", "sglang-laguna-one-aux-norm", profile="sglang-laguna", config=SG_LAGUNA,
           tensors={**SG_LAGUNA_OK, "aux_hidden_norms.1.weight": DROP},
           says="aux_hidden_norms.1.weight"),
+    # the head's other parameters (a second lattice layer) are its own: loaded, not skipped
+    clean("DSC666", "sglang-lilicorr-second-head-layer", profile="sglang-lilicorr",
+          config=SG_LILICORR,
+          tensors={**SG_LILI_OK, "lilicorr.layers.1.attn_norm.weight": zeros("F32", (H,))},
+          exactly=()),
+    fires("DSC666", "sglang-dflash-has-no-lilicorr-head", profile="sglang-dflash",
+          config=SG_LILICORR, tensors=SG_LILI_OK, says="lilicorr."),
     # ... which the base DFlash model does not have: skipped
     fires("DSC666", "sglang-dflash-has-no-laguna-gate", profile="sglang-dflash",
           config=SG_LAGUNA, tensors=SG_LAGUNA_OK, says="g_proj"),
@@ -376,6 +399,7 @@ LAYOUTS = {
     "vllm-lilicorr": (LILICORR, LILI_HEAD),
     "vllm-laguna": (LAGUNA, LAGUNA_LAYER),
     "sglang-laguna": (SG_LAGUNA, SG_LAGUNA_OK),
+    "sglang-lilicorr": (SG_LILICORR, SG_LILI_OK),
 }
 MAPPED = sorted(VARIANTS.items())
 
