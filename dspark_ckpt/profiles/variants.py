@@ -51,25 +51,42 @@ VARIANTS: dict[tuple[str, str], str] = {
     ("sglang", "DFlashLagunaForCausalLM"): "sglang-laguna",
 }
 
-# the variants no profile judges, with why (the reason an answer gives instead of a verdict)
+# the variants no profile judges, with why (the reason an answer gives instead of a verdict):
+# what the runtime's loader does that the loader model (loader/model.py) cannot describe
 _TARGET = "its weights are read from the target checkpoint, not from a drafter folder: "
-_TREE = "its own module tree, which no profile models yet: "
+_TREE = "its model is no DFlash/DSpark model the loader model can describe: "
+_GEMMA4_MTP = (
+    "not a block drafter but a Gemma 4 MTP assistant (srt/models/gemma4_mtp.py:59-135): a "
+    "Gemma4TextModel under model.*, pre_projection and post_projection between it and the "
+    "target's hidden state and embedding, its own lm_head unless tie_word_embeddings, "
+    "centroids and token_ordering with use_ordered_embeddings, loaded by SGLang's Gemma 4 "
+    "loader once masked_embedding. is stripped (gemma4_mtp.py:372-381)"
+)
 NOT_JUDGED: dict[tuple[str, str], str] = {
     ("vllm", "DSparkV41DraftModel"): _TARGET
     + "DeepSeek-V4.1 DSpark reuses the target's config and loads its mtp.* stages "
     "(vllm/models/deepseek_v41/nvidia/dspark.py:1-7; config/speculative.py:1552-1567)",
     ("vllm", "K3DSparkModel"): _TREE
-    + "Kimi-K3 MLA decoder layers (vllm/models/kimi_k3/nvidia/dspark_mla.py)",
+    + "context_proj, context_norm, final_norm and a cross-layer context_kv_proj in place of "
+    "DSpark's fc, hidden_norm and norm (vllm/models/kimi_k3/nvidia/dspark_mla.py:134-200), "
+    "Kimi-K3 multi-head latent attention layers (q_a_proj and kv_a_proj_with_mqa stacked into "
+    "fused_qkv_a_proj, dspark_mla.py:437-452), and each kv_a_proj_with_mqa weight loaded a "
+    "second time into context_kv_proj (dspark_mla.py:39-58)",
     ("vllm", "MuseSparkDSparkModel"): _TREE
-    + "Muse Spark 1.x decoder layers (vllm/models/muse_spark/common/dspark.py)",
+    + "Muse Spark 1.x decoder layers, a class chosen by platform (MuseSpark1xDecoderLayer of "
+    "vllm/models/muse_spark/nvidia/model.py or amd/model.py, "
+    "vllm/models/muse_spark/common/dspark.py:39-44) with q/k/v/o_gate_proj stacked into "
+    "qkv_proj and feed_forward.* (dspark.py:283-293), built only from a "
+    "MuseSparkDSparkConfig (dspark.py:99-100)",
     ("sglang", "DeepseekV4ForCausalLMDSpark"): _TARGET
     + "the DSpark stage ships under mtp.* in the DeepSeek-V4 checkpoint "
     "(srt/configs/model_config.py:1041-1054; srt/models/deepseek_v4_dspark.py:1120-1127)",
     ("sglang", "DSparkMiniMaxDraftModel"): _TREE
-    + "MiniMax-M3 decoder layers under dspark.*, checked strictly "
+    + "MiniMax-M3 decoder layers (block_sparse_moe read as mlp), whose names it reads only "
+    "under dspark., model.dspark. or language_model.model.dspark. (any other name skipped), "
+    "then refuses any name it has no parameter for and any parameter not loaded "
     "(srt/models/dspark_minimax.py:270-323)",
-    ("sglang", "Gemma4AssistantForCausalLM"): _TREE
-    + "a Gemma 4 MTP assistant with its own Gemma 4 layers and head (srt/models/gemma4_mtp.py)",
-    ("sglang", "Gemma4UnifiedAssistantForCausalLM"): _TREE
-    + "a Gemma 4 MTP assistant with its own Gemma 4 layers and head (srt/models/gemma4_mtp.py)",
+    ("sglang", "Gemma4AssistantForCausalLM"): _GEMMA4_MTP,
+    ("sglang", "Gemma4UnifiedAssistantForCausalLM"): _GEMMA4_MTP
+    + "; the unified assistant is the same model (gemma4_mtp.py:400-401)",
 }

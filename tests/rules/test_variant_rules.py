@@ -372,6 +372,15 @@ def test_each_variant_maps_to_a_profile_of_its_runtime_and_none_is_also_unjudged
     assert all(runtime in runtimes and why for (runtime, _), why in NOT_JUDGED.items())
 
 
+def test_variant_counts():
+    """docs/profiles.md's counts: 26 variant architectures (vLLM 14, SGLang 12), 19 judged, and
+    each of the 7 others unjudged for a reason that names the source lines it was read from."""
+    every = [*VARIANTS, *NOT_JUDGED]
+    assert len(every) == 26 and len(VARIANTS) == 19
+    assert sum(r == "vllm" for r, _ in every) == 14 and sum(r == "sglang" for r, _ in every) == 12
+    assert all(".py:" in why for why in NOT_JUDGED.values())
+
+
 def test_a_variant_profile_judges_only_when_asked(bench):
     """A variant's own profile is not one of its family's (a DFlash drafter keeps the verdicts
     it had), and --profile reaches it; it decides only then."""
