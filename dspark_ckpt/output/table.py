@@ -319,10 +319,10 @@ def print_profiles(console: Console) -> None:
     line per source file its rules mirror (the file:line of each rule: ``--format json``,
     ``cites``). Laid out between words, a path broken only after a ``/`` where it is
     wider than the line. The profiles of variant architectures (``Profile.variant``, reached
-    by --profile) close the list by name only."""
+    by --profile) close the list by their release-qualified names only."""
     width = max(console.width, 20)
-    variants = [name for name, p in PROFILES.items() if p.variant]
-    for name in (n for n in PROFILES if n not in variants):
+    variants = [p.qualified_name for p in PROFILES.values() if p.variant]
+    for name in (n for n, p in PROFILES.items() if not p.variant):
         o = profile_obj(name)
         others = [
             n + ("," if i < len(o["names"]) - 2 else ")") for i, n in enumerate(o["names"][1:])

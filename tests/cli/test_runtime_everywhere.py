@@ -81,7 +81,8 @@ def test_profiles_fit_80_columns_in_80_lines(columns):
     obj = cli("profiles", "--format", "json").json
     for p in obj["profiles"]:
         if PROFILES[p["name"]].variant:
-            assert any(p["name"] in line.replace(",", " ").split() for line in lines[-4:])
+            named = p["qualified_name"]
+            assert any(named in line.replace(",", " ").split() for line in lines[-6:])
             continue
         for src in p["sources"]:
             path = src.split(" ")[0]
