@@ -169,7 +169,7 @@ def generated_architectures(profiles: dict[str, Profile] | None = None) -> str:
     ]
     out += [
         f"| `{a.name}` | {RELEASE[a.runtime]} | `{a.builds}` | {a.family or '-'} | "
-        f"{_answer(a.judged_by) if a.judged_by else _cell(a.reason)} | {_cell(a.cite)} |"
+        f"{_answer(a.judged_by) if a.judged_by else _cell(a.why)} | {_cell(a.cite)} |"
         for a in ARCHITECTURES
     ]
     return "\n".join([*out, "", ARCH_END])

@@ -267,7 +267,9 @@ class _Keys:
                         f"unknown profile {_shown(name)}; choose from {', '.join(PROFILES)} or all"
                     )
                 raise self.fail(f"{key}[{i}]", why) from None
-        expanded = [p for name in names for p in (PROFILES if name == "all" else [name])]
+        # 'all': every family's profiles (a variant architecture's judges only when named)
+        every = [n for n, p in PROFILES.items() if not p.variant]
+        expanded = [p for name in names for p in (every if name == "all" else [name])]
         return tuple(dict.fromkeys(expanded))
 
     def runtimes(self, value: Any, key: str) -> tuple[str, ...]:

@@ -87,7 +87,7 @@ def _head(f: Facts, p: Profile, tied: bool, own: bool) -> Source:
         return Source(EMBEDDING, "tied_head", p.tied_head)
     if f.lm_head is not None:
         taken = p.lm_head_from_target
-        if taken == "always" or (
+        if taken in ("always", "unbuilt") or (
             taken == "no_draft_vocab_size" and f.cfg.draft_vocab_size_defaulted
         ):
             return Source(TARGET, "lm_head_from_target", taken)
@@ -98,6 +98,8 @@ def _head(f: Facts, p: Profile, tied: bool, own: bool) -> Source:
             return Source(REFUSED, "missing_lm_head", missing)
         if f.classification == PADDED:  # shared only when Vd == Vt
             return Source(UNINITIALISED, "missing_lm_head", missing)
+    if missing == "unshared" and f.Vd != f.Vt:
+        return Source(UNINITIALISED, "missing_lm_head", missing)
     if missing == "uninitialised" and not f.cfg.draft_vocab_size_defaulted:
         return Source(UNINITIALISED, "missing_lm_head", missing)
     return Source(TARGET, "missing_lm_head", missing)

@@ -36,106 +36,41 @@ EAGLE-3 over DeepSeek MLA (``mla_architectures``): the MLA decoder layer.
 from __future__ import annotations
 
 from bisect import bisect_left
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from dspark_ckpt.facts.gather import Facts
 from dspark_ckpt.loader import names as N
-from dspark_ckpt.loader.view import architecture, aux_count, count, get, model_config, truthy
+from dspark_ckpt.loader.parts import (
+    ANY,
+    CONFIDENCE,
+    EAGLE3_LAYER,
+    LLAMA_LAYER,
+    MAPPINGS,
+    MLA_LAYER,
+    MLA_Q_LAYER,
+    QWEN3_LAYER,
+    Block,
+    Module,
+    extra_modules,
+    layer_shapes,
+    layer_template,
+    markov_modules,
+    modules_of,
+    name_maps,
+    not_attention,
+    per_aux,
+    shaped,
+)
+from dspark_ckpt.loader.view import (
+    architecture,
+    aux_count,
+    count,
+    get,
+    model_config,
+    truthy,
+)
 from dspark_ckpt.profiles.registry import DSPARK, EAGLE1, EAGLE3, Profile
-
-# a Qwen3 decoder layer's modules (the fused forms a checkpoint may store instead are the
-# profile's name_maps)
-QWEN3_LAYER = (
-    ("self_attn.q_proj",),
-    ("self_attn.k_proj",),
-    ("self_attn.v_proj",),
-    ("self_attn.o_proj",),
-    ("self_attn.q_norm",),
-    ("self_attn.k_norm",),
-    ("mlp.gate_proj",),
-    ("mlp.up_proj",),
-    ("mlp.down_proj",),
-    ("input_layernorm",),
-    ("post_attention_layernorm",),
-)
-# the EAGLE-3 decoder layer: Llama's (no q/k norms), with its own hidden_norm
-EAGLE3_LAYER = (
-    *(m for m in QWEN3_LAYER if m[0] not in ("self_attn.q_norm", "self_attn.k_norm")),
-    ("hidden_norm",),
-)
-# the Llama decoder layer classic EAGLE (EAGLE-1) builds: EAGLE-3's without its hidden_norm
-LLAMA_LAYER = tuple(m for m in EAGLE3_LAYER if m[0] != "hidden_norm")
-# the EAGLE-3 decoder layer over DeepSeek MLA attention and a dense MLP (q_lora_rank set);
-# MLA_Q_LAYER without it: vLLM's q_proj, and no kv_a_proj_with_mqa (deepseek_eagle3.py's
-# mapper stacks that name into fused_qkv_a_proj, which this attention does not build)
-MLA_KV = ("kv_a_layernorm", "kv_b_proj", "o_proj")
-NOT_ATTN = tuple(m for m in EAGLE3_LAYER if not m[0].startswith("self_attn."))
-MLA_Q = ("q_a_proj", "q_a_layernorm", "q_b_proj", "kv_a_proj_with_mqa")
-MLA_LAYER = (*(("self_attn." + m,) for m in (*MLA_Q, *MLA_KV)), *NOT_ATTN)
-MLA_Q_LAYER = (*(("self_attn." + m,) for m in ("q_proj", *MLA_KV)), *NOT_ATTN)
-# the DSpark Markov head: markov_w1 / markov_w2, and each head type's extra projection
-MARKOV_W = ("markov_head.markov_w1", "markov_head.markov_w2")
-MARKOV_EXTRA = {"gated": "markov_head.gate_proj", "rnn": "markov_head.joint_proj"}
-CONFIDENCE = "confidence_head.proj"
-# modules whose checkpoint tensors are a weight and a bias
-WITH_BIAS = (CONFIDENCE, *MARKOV_EXTRA.values())
-# names that are not parameters: mapping tensors (DSC105's), training-only tensors
-MAPPINGS = ("d2t", "t2d")
-
-
-@dataclass(frozen=True)
-class NameMaps:
-    """A profile's ``name_maps`` ("stored>model"), read: the stored paths of a module (a
-    top-level one, or a decoder layer's by its path in the layer), and the stored prefixes of
-    a block index (``midlayer`` for ``layers.0``)."""
-
-    modules: dict[str, tuple[str, ...]]
-    blocks: dict[str, dict[int, tuple[str, ...]]]
-
-
-def name_maps(p: Profile) -> NameMaps:
-    modules: dict[str, tuple[str, ...]] = {}
-    blocks: dict[str, dict[int, tuple[str, ...]]] = {}
-    for entry in p.name_maps:
-        stored, _, model = entry.partition(">")
-        prefix, _, index = model.rpartition(".")
-        if prefix and index.isdigit():
-            at = blocks.setdefault(prefix, {})
-            at[int(index)] = (*at.get(int(index), ()), stored)
-        else:
-            modules[model] = (*modules.get(model, ()), stored)
-    return NameMaps(modules, blocks)
-
-
-@dataclass(frozen=True)
-class Module:
-    """One module of the model: its path (relative to its block's index), the paths a
-    checkpoint may store it under (its own first), and its tensors (an exact load)."""
-
-    path: str
-    stored_as: tuple[str, ...]
-    tensors: tuple[str, ...] = ("weight",)
-    shape: tuple[int, ...] | None = None  # the weight's shape, where the config gives it
-
-
-@dataclass(frozen=True)
-class Block:
-    """``prefix.<i>.<module>`` for i in [0, count): a count (None: not declared as a
-    count) and one template; ``aliases`` are other stored prefixes of an index."""
-
-    prefix: str
-    count: int | None
-    template: tuple[Module, ...]
-    aliases: dict[int, tuple[str, ...]] = field(default_factory=dict)
-    first: dict[str, tuple[int, ...]] = field(default_factory=dict)  # index 0's own shapes
-    first_absent: tuple[str, ...] = ()  # modules of the template index 0 does not build
-
-    def at(self, i: int) -> tuple[Module, ...]:
-        """The template of index ``i``: index 0's without the modules it does not build."""
-        if i or not self.first_absent:
-            return self.template
-        return tuple(m for m in self.template if m.path not in self.first_absent)
 
 
 @dataclass(frozen=True)
@@ -170,20 +105,26 @@ class LoaderModel:
 
     # --- what the checkpoint does not give ------------------------------------------------
 
+    def _named(self, m: Module) -> bool:
+        """Whether ``m`` is matched by its exact tensor names (not any name under it)."""
+        return (self.exact or m.exact) and m.tensors != ANY
+
     def _stored(self, names: list[str], base: str, m: Module, paths: tuple[str, ...]) -> bool:
         for path in paths:
             full = base + path if path else base.rstrip(".")
-            if self.exact:
+            if self._named(m):
                 if all(N.has(names, f"{full}.{t}") for t in m.tensors):
                     return True
             elif (r := N.span(names, full))[0] < r[1]:
                 return True
         return False
 
-    def _shown(self, base: str, m: Module) -> list[str]:
+    def _shown(self, base: str, m: Module, names: list[str] | tuple = ()) -> list[str]:
         full = base + m.path if m.path else base.rstrip(".")
-        if self.named_by_tensor:
+        if self.named_by_tensor and m.tensors != ANY:
             return [f"{full}.{t}" for t in m.tensors]
+        if m.exact:  # the tensors it lacks
+            return [f"{full}.{t}" for t in m.tensors if not N.has(names, f"{full}.{t}")]
         return [full]
 
     def missing(self, f: Facts) -> Missing:
@@ -194,8 +135,8 @@ class LoaderModel:
         per_module = 1 if not self.named_by_tensor else None
         for part in self.parts:
             if isinstance(part, Module):
-                if not self._stored(names, "", part, part.stored_as):
-                    items = self._shown("", part)
+                if part.tensors != ANY and not self._stored(names, "", part, part.stored_as):
+                    items = self._shown("", part, names)
                     shown += items
                     total += len(items)
                 continue
@@ -218,7 +159,7 @@ class LoaderModel:
                 for m in part.at(i):
                     bases = [f"{part.prefix}.{i}."] + [f"{a}." for a in part.aliases.get(i, ())]
                     if not any(self._stored(names, b, m, m.stored_as) for b in bases):
-                        items = self._shown(f"{part.prefix}.{i}.", m)
+                        items = self._shown(f"{part.prefix}.{i}.", m, names)
                         shown += items
                         total += len(items)
                 at = i + 1
@@ -299,17 +240,17 @@ class LoaderModel:
 
     def _uncovered(self, names, base: str, mods, lo: int, hi: int) -> list[tuple[int, int]]:
         """The runs of positions in [lo, hi) (names under ``base``) that no module of
-        ``mods`` takes: by module ranges, or exact tensor names for an exact load."""
-        if self.exact:
-            known = {
-                f"{base}{p}.{t}" if p else f"{base.rstrip('.')}.{t}"
-                for m in mods
-                for p in m.stored_as
-                for t in m.tensors
-            }
-            return [(i, i + 1) for i in range(lo, hi) if names[i] not in known]
-        covered = []
-        for m in mods:
+        ``mods`` takes: by module ranges, or exact tensor names for an exact load (or an
+        exact module)."""
+        known = {
+            f"{base}{p}.{t}" if p else f"{base.rstrip('.')}.{t}"
+            for m in mods
+            if self._named(m)
+            for p in m.stored_as
+            for t in m.tensors
+        }
+        covered = [(i, i + 1) for i in range(lo, hi) if names[i] in known] if known else []
+        for m in (m for m in mods if not self._named(m)):
             for p in m.stored_as:
                 full = base + p if p else base.rstrip(".")
                 covered.append(N.span(names, full, lo, hi))
@@ -321,51 +262,6 @@ def _differs(f: Facts, name: str, shape: tuple[int, ...] | None) -> list:
     if shape is None or info is None or tuple(info.shape) == shape:
         return []
     return [(name, tuple(info.shape), shape)]
-
-
-def layer_shapes(
-    cfg: dict, eagle: bool, eagle1: bool = False
-) -> tuple[dict[str, tuple[int, ...]], dict]:
-    """The weight shapes of a decoder layer's modules (and the norms) as the model builds
-    them from the config, where it gives the sizes: head_dim is ``getattr(config,
-    "head_dim", None) or hidden_size // num_attention_heads``, KV heads default to the heads
-    (vLLM llama.py:158-161); an EAGLE-3 first layer takes ``2 * hidden_size`` into q/k/v
-    (llama_eagle3.py:82); a classic EAGLE fc takes [embedding, hidden state], ``2 *
-    hidden_size`` (llama_eagle.py:110-118). Returns (shapes, index 0's own)."""
-    h = count(cfg.get("hidden_size"))
-    heads = count(cfg.get("num_attention_heads"))
-    kv = count(cfg.get("num_key_value_heads")) or heads
-    inter = count(cfg.get("intermediate_size"))
-    hd = count(cfg.get("head_dim")) or (h // heads if h and heads and heads > 0 else None)
-    out: dict[str, tuple[int, ...]] = {}
-    first_in: dict[str, tuple[int, ...]] = {}
-    if not h or h <= 0:
-        return out, first_in
-    for norm in ("input_layernorm", "post_attention_layernorm", "norm", "hidden_norm"):
-        out[norm] = (h,)
-    if eagle1:
-        out["fc"] = (h, 2 * h)
-    if heads and kv and hd is not None and heads > 0 and kv > 0 and hd >= 0:
-        out["self_attn.q_proj"] = (heads * hd, h)
-        out["self_attn.k_proj"] = out["self_attn.v_proj"] = (kv * hd, h)
-        out["self_attn.o_proj"] = (h, heads * hd)
-        out["self_attn.q_norm"] = out["self_attn.k_norm"] = (hd,)
-        if eagle:
-            first_in = {m: (out[m][0], 2 * h) for m in ("self_attn.q_proj", "self_attn.k_proj")}
-            first_in["self_attn.v_proj"] = (kv * hd, 2 * h)
-    if inter and inter > 0:
-        out["mlp.gate_proj"] = out["mlp.up_proj"] = (inter, h)
-        out["mlp.down_proj"] = (h, inter)
-    return out, first_in
-
-
-def _shaped(mods: tuple[Module, ...], shapes: dict) -> tuple[Module, ...]:
-    return tuple(
-        Module(
-            m.path, m.stored_as, m.tensors, shapes.get(m.path) if m.tensors == ("weight",) else None
-        )
-        for m in mods
-    )
 
 
 def _under(path: str, child: str) -> bool:
@@ -409,21 +305,6 @@ def uses_aux(cfg: dict, family: str) -> bool:
     return truthy(get(cfg, "use_aux_hidden_state", True))
 
 
-def _modules(paths, maps: NameMaps) -> tuple[Module, ...]:
-    out = []
-    for (path,) in paths:
-        tensors = ("weight", "bias") if path in WITH_BIAS else ("weight",)
-        out.append(Module(path, (path, *maps.modules.get(path, ())), tensors))
-    return tuple(out)
-
-
-def _markov(kind: str | None, built_types: bool) -> list[tuple[str, ...]]:
-    out: list[tuple[str, ...]] = [(m,) for m in MARKOV_W]
-    if built_types and kind in MARKOV_EXTRA:
-        out.append((MARKOV_EXTRA[kind],))
-    return out
-
-
 def _runtime_model(f: Facts, p: Profile) -> LoaderModel:
     """vLLM's (modules, aliases) and TensorRT-LLM's strict (exact names) model."""
     cfg = model_config(f, p)
@@ -446,7 +327,7 @@ def _runtime_model(f: Facts, p: Profile) -> LoaderModel:
     skipped = {"lm_head", "embed_tokens"} | (
         {"mask_hidden"} if p.mask_hidden and not mla else set()
     )
-    if not p.builds_lm_head:
+    if not p.builds_lm_head or p.lm_head_from_target == "unbuilt":
         skipped.discard("lm_head")
     if not eagle and not eagle1:
         top.append(("hidden_norm",))
@@ -476,7 +357,7 @@ def _runtime_model(f: Facts, p: Profile) -> LoaderModel:
             complete = False
         if rank:
             kind = str(cfg.get("markov_head_type") or "vanilla").lower()
-            tail += _markov(kind, p.markov_head_type == "built")
+            tail += markov_modules(kind, p.markov_head_type == "built")
         if p.markov_head_type == "ignored":
             skipped.add("markov_head")  # a Markov tensor vanilla lacks: DSC658
         if truthy(get(cfg, "enable_confidence_head", False)):
@@ -484,13 +365,13 @@ def _runtime_model(f: Facts, p: Profile) -> LoaderModel:
     shapes, first_in = layer_shapes(cfg, eagle, eagle1)
     if mla:
         layer = MLA_Q_LAYER if cfg.get("q_lora_rank") is None else MLA_LAYER
-        shapes, first_in = _not_attention(shapes), {}
-    parts: list[Module | Block] = [*_shaped(_modules(top, maps), shapes)]
-    template = _shaped(_modules(layer, maps), shapes)
+        shapes, first_in = not_attention(shapes), {}
+    extra = per_aux(f, p, extra_modules(cfg, p)[0])
+    parts: list[Module | Block] = [*shaped(modules_of(top, maps), shapes)]
+    template = layer_template(cfg, p, shaped(modules_of(layer, maps), shapes))
     absent = () if p.first_input_norm else ("input_layernorm",)
     block = Block("layers", layers, template, maps.blocks.get("layers", {}), first_in, absent)
-    parts.append(block)
-    parts += _modules(tail, maps)
+    parts += [block, *modules_of(tail, maps), *extra]
     if fc_norm:
         parts.append(fc_norm)
     # what the loader's own mapper drops when the model does not build it (a profile field)
@@ -522,7 +403,7 @@ def _sglang_model(f: Facts, p: Profile) -> LoaderModel:
         parts.append(Module("fc", ("fc",), ("weight", "bias") if p.fc_bias else ("weight",)))
         layer = LLAMA_LAYER
     elif eagle:
-        parts += _modules([("fc",), ("norm",)], maps)
+        parts += modules_of([("fc",), ("norm",)], maps)
         if truthy(raw.get("bias")):  # fc = Linear(..., bias=config.bias)
             parts.append(Module("fc", ("fc",), ("bias",)))
         if truthy(_norm_before(f, p)):
@@ -540,16 +421,17 @@ def _sglang_model(f: Facts, p: Profile) -> LoaderModel:
         if architecture(f, p) in p.mla_architectures:
             layer = MLA_LAYER
     else:
-        parts += _modules([("fc",), ("hidden_norm",), ("norm",)], maps)
+        parts += modules_of([("fc",), ("hidden_norm",), ("norm",)], maps)
         kind = markov_built(f)  # the types this release builds (none for SGLang DFlash)
         if kind in p.markov_head_types:
-            parts += _modules(_markov(kind, True), maps)
+            parts += modules_of(markov_modules(kind, True), maps)
         layer = QWEN3_LAYER
     shapes, first_in = layer_shapes(raw, eagle, eagle1)
     if layer is MLA_LAYER:
-        shapes, first_in = _not_attention(shapes), {}
-    parts = [m if isinstance(m, Block) else _shaped((m,), shapes)[0] for m in parts]
-    template = _shaped(_modules(layer, maps), shapes)
+        shapes, first_in = not_attention(shapes), {}
+    parts = [m if isinstance(m, Block) else shaped((m,), shapes)[0] for m in parts]
+    parts += per_aux(f, p, extra_modules(raw, p)[0])
+    template = layer_template(raw, p, shaped(modules_of(layer, maps), shapes))
     if architecture(f, p) in p.qkv_bias_architectures:  # Qwen2: q/k/v with a bias
         qkv = ("self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj")
         template = tuple(
@@ -566,11 +448,6 @@ def _sglang_model(f: Facts, p: Profile) -> LoaderModel:
         skipped=frozenset(skipped),
         ignored_suffixes=(),
     )
-
-
-def _not_attention(shapes: dict) -> dict:
-    """MLA's sizes are not Llama's: its attention shapes are not judged."""
-    return {k: v for k, v in shapes.items() if not k.startswith("self_attn.")}
 
 
 def _norm_before(f: Facts, p: Profile) -> Any:

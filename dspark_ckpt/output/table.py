@@ -261,9 +261,11 @@ def print_profiles(console: Console) -> None:
     names, runtime and family; its release and the ``--runtime`` releases it covers; a
     line per source file its rules mirror (the file:line of each rule: ``--format json``,
     ``cites``). Laid out between words, a path broken only after a ``/`` where it is
-    wider than the line."""
+    wider than the line. The profiles of variant architectures (``Profile.variant``, reached
+    by --profile) close the list by their release-qualified names only."""
     width = max(console.width, 20)
-    for name in PROFILES:
+    variants = [p.qualified_name for p in PROFILES.values() if p.variant]
+    for name in (n for n, p in PROFILES.items() if not p.variant):
         o = profile_obj(name)
         others = [
             n + ("," if i < len(o["names"]) - 2 else ")") for i, n in enumerate(o["names"][1:])
@@ -279,6 +281,10 @@ def print_profiles(console: Console) -> None:
         for src in o["sources"]:
             for line in flow(src.split(" "), width - 4).split("\n"):
                 console.print(Text("  - " if src else "    ", "dim") + line, soft_wrap=True)
+    if variants:
+        head = "variant architectures' profiles (--format json gives their sources):"
+        words = [*head.split(" "), *(n + "," for n in variants[:-1]), variants[-1]]
+        console.print(flow(words, width), soft_wrap=True)
 
 
 def explain_line(code: Code) -> Text:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dspark_ckpt.profiles.variants import VARIANTS
+from dspark_ckpt.profiles.variants import NOT_JUDGED, VARIANTS
 
 VLLM, SGLANG = "vLLM", "SGLang"
 RELEASE = {VLLM: "vLLM 0.33.0", SGLANG: "SGLang 0.5.23"}
@@ -103,14 +103,20 @@ class Architecture:
 
     @property
     def judged_by(self) -> str:
-        """The profile (or line) that judges it: ``VARIANTS``' answer first, then the row's;
-        "" where none does."""
-        return VARIANTS.get((KEY[self.runtime], self.name), self.line)
+        """The profile (or line) that judges it: the variants' answer first (``VARIANTS``,
+        or none for a variant in ``NOT_JUDGED``), then the row's; "" where none does."""
+        key = (KEY[self.runtime], self.name)
+        return "" if key in NOT_JUDGED else VARIANTS.get(key, self.line)
+
+    @property
+    def why(self) -> str:
+        """Why no profile judges it: the variants' reason first, then the row's."""
+        return NOT_JUDGED.get((KEY[self.runtime], self.name), self.reason)
 
     @property
     def answer(self) -> str:
         """The table's answer in words: the profile, or the reason."""
-        return f"judged by `{self.judged_by}`" if self.judged_by else self.reason
+        return f"judged by `{self.judged_by}`" if self.judged_by else self.why
 
 
 def _vllm(
@@ -421,5 +427,5 @@ def unjudged(name: str) -> tuple[str, ...]:
     by_reason: dict[str, list[str]] = {}
     for r in BY_NAME.get(name, ()):
         if not r.judged_by:
-            by_reason.setdefault(r.reason, []).append(f"{RELEASE[r.runtime]} builds {r.builds}")
+            by_reason.setdefault(r.why, []).append(f"{RELEASE[r.runtime]} builds {r.builds}")
     return tuple(f"{' and '.join(who)}: {why}" for why, who in by_reason.items())

@@ -33,7 +33,7 @@ COVERED = tuple(FAMILY_DEFAULT)
 FAMILY_MARKERS = (
     (EAGLE3, ("eagle3", "peagle")),
     (DSPARK, ("dspark",)),
-    (DFLASH, ("dflash",)),
+    (DFLASH, ("dflash", "xpress", "museglimmerassistant")),  # profiles/variants.py
     (MTP, ("mtp",)),
     (MEDUSA, ("medusa",)),
     (EAGLE1, ("eagle",)),

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from dspark_ckpt.errors import UsageError
-from dspark_ckpt.profiles import eagle1, sglang, trtllm, vllm
+from dspark_ckpt.profiles import eagle1, sglang, sglang_variants, trtllm, vllm, vllm_variants
 from dspark_ckpt.profiles.architectures import BY_NAME, known, unjudged
 from dspark_ckpt.profiles.families import (
     COVERED,
@@ -128,6 +128,7 @@ def register(profiles: dict[str, Profile], *entries: Profile) -> dict[str, Profi
 
 
 # in the order the CLI lists them and verdicts are shown
+# (a variant architecture's own profiles last: profiles/variants.py names what each judges)
 PROFILES: dict[str, Profile] = register(
     {},
     *vllm.PROFILES,
@@ -135,12 +136,15 @@ PROFILES: dict[str, Profile] = register(
     *sglang.PROFILES,
     eagle1.SGLANG_EAGLE,
     *trtllm.PROFILES,
+    *vllm_variants.PROFILES,
+    *sglang_variants.PROFILES,
 )
 
 
 def applicable_profiles(family: str | None) -> list[str]:
-    """The profiles that load ``family`` (none for a family no profile covers)."""
-    return [n for n, p in PROFILES.items() if p.family == family]
+    """The profiles that load ``family`` (none for a family no profile covers); a variant
+    architecture's own profile (``Profile.variant``) judges only when asked for."""
+    return [n for n, p in PROFILES.items() if p.family == family and not p.variant]
 
 
 @dataclass(frozen=True)
@@ -186,7 +190,10 @@ def route(cfg: DrafterConfig) -> Route:
     judges = tuple(
         n
         for n, p in PROFILES.items()
-        if p.family == family and (p.runtime not in mine or mine[p.runtime] == p.line)
+        # a runtime that does not register the name: its family's own profiles (a variant's
+        # profile judges only the architectures it is named for)
+        if p.family == family
+        and (mine[p.runtime] == p.line if p.runtime in mine else not p.variant)
     )
     return Route(family, name, judges, unjudged(name))
 
@@ -303,7 +310,7 @@ def resolve_profile(
         known = _ranges(profiles, runtime)
         raise UsageError(f"no {runtime} profile covers {version}; known: {known}")
     want = family or PROFILES[DEFAULT_PROFILE].family
-    of_family = [p.name for p in found if p.family == want]
+    of_family = [p.name for p in found if p.family == want and not p.variant]
     if of_family:
         return of_family[0]
     if family is None:

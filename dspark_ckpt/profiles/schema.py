@@ -65,6 +65,7 @@ MissingLmHead = Literal[
     "refused",  # load error
     "target",  # the target's head is shared silently
     "uninitialised",  # an explicit draft_vocab_size creates a head nothing loads
+    "unshared",  # the own head nothing loads unless Vd == Vt (then the target's)
     "target-always",  # the head always comes from the target
     "unchecked",  # not read here
 ]
@@ -74,6 +75,7 @@ LmHeadFromTarget = Literal[
     "never",
     "no_draft_vocab_size",  # when the config has no draft_vocab_size
     "always",
+    "unbuilt",  # always, and the model has no lm_head: a shipped one is a name it lacks
 ]
 """When a shipped lm_head is replaced by the target's."""
 
@@ -289,7 +291,10 @@ class HiddenStates:
 
 
 # the fields of Profile that are not rules (everything else must be cited)
-ABOUT = ("name", "runtime", "family", "release", "sources", "cites", "hidden_states", "releases")
+ABOUT = (
+    *("name", "runtime", "family", "release", "sources", "cites", "hidden_states", "releases"),
+    "variant",
+)
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -432,9 +437,31 @@ class Profile:
     # their class builds one decoder layer and needs q_lora_rank: num_hidden_layers != 1 or a
     # null q_lora_rank is a ValueError when the drafter is built
     mla_one_layer: bool = False
+    # --- issue 31: a variant architecture's own model (profiles/variants.py) ---
+    # modules it builds beyond its family's: "PATH[|STORED...][:TENSOR,...][?[~]KEY]", PATH
+    # top-level ("X.#": one per target hidden state) or "layers.*.X" in each decoder layer
+    # (STORED: other names the loader maps onto it), TENSORs its exact names (default weight),
+    # built where config KEY is truthy (~KEY: unless KEY is set false)
+    extra_modules: tuple[str, ...] = ()
+    # its decoder layer's modules where they are not its family's (extra_modules' syntax,
+    # without "layers.*."; shapes not judged); () for the family's layer
+    layer_modules: tuple[str, ...] = ()
+    # dotted config keys the build reads with no default: missing or null fails it
+    # ("truthy:KEY": a false value fails it too; "every:KEY=V": a list, each entry V)
+    required_keys: tuple[str, ...] = ()
+    # stored tensor names whose absence fails the load (after the loader's renames)
+    required_tensors: tuple[str, ...] = ()
+    # the build refuses a draft vocab other than the target's (Vd != Vt)
+    vocab_equal_target: bool = False
+    # not a rule: the architecture group of a variant's own line ("" for a family's own)
+    variant: str = ""
 
     def __post_init__(self) -> None:
         _check(self, PROFILE_CHOICES, f"profile {self.name!r}")
+        model = self.sources[0].split(" ")[0] if self.sources else "its model"
+        for key, default in FIELDS_31.items():  # a family's own loader: no variant's parts
+            if not self.variant and getattr(self, key) == default:
+                self.cites.setdefault(key, f"{model} (not read by this loader)")
         if self.hidden_states is not None and not isinstance(self.hidden_states, HiddenStates):
             raise TypeError(f"profile {self.name!r}: hidden_states is not a HiddenStates")
 
@@ -443,8 +470,9 @@ class Profile:
 
     @property
     def line(self) -> str:
-        """The runtime and family whose releases this entry is one of (``vllm-dspark``)."""
-        return f"{runtime_key(self.runtime)}-{self.family}"
+        """The runtime and family (or variant) whose releases this entry is one of
+        (``vllm-dspark``, ``vllm-xpress``)."""
+        return f"{runtime_key(self.runtime)}-{self.variant or self.family}"
 
     @property
     def qualified_name(self) -> str:
@@ -460,6 +488,7 @@ class Profile:
         releases: str,
         sources: tuple[str, ...],
         cites: dict[str, str] | None = None,
+        variant: str | None = None,
         **changed: object,
     ) -> "Profile":
         """The next release of this loader: this profile with the rule fields in
@@ -491,6 +520,7 @@ class Profile:
             sources=sources,
             cites={**self.cites, **cites},
             releases=releases,
+            variant=self.variant if variant is None else variant,
             **{**kept, **changed},
         )
 
@@ -508,6 +538,11 @@ class Profile:
 HIDDEN_STATES_CHOICES = _literal_fields(HiddenStates)
 PROFILE_CHOICES = _literal_fields(Profile)
 RULE_FIELDS = tuple(f.name for f in fields(Profile) if f.name not in ABOUT)
+# issue 31's fields, with their defaults (what a family's own loader has)
+ISSUE_31 = ("extra_modules", "layer_modules", "required_keys", "required_tensors")
+FIELDS_31 = {
+    f.name: f.default for f in fields(Profile) if f.name in (*ISSUE_31, "vocab_equal_target")
+}
 # the fields issue 18 added for vLLM 0.33.0 and TensorRT-LLM (a runtime that decides none
 # of them cites them as not judged)
 FIELDS_18 = (

@@ -1,8 +1,92 @@
-"""The DFlash / DSpark variants judged by a profile of their own (issue 31): each (runtime,
-architecture) mapped to the name of the profile that judges it. ``architectures.py`` consults
-it before its own answer; a name here is judged by that profile."""
+"""The DFlash and DSpark variant architectures of vLLM 0.33.0 and SGLang 0.5.23, and the
+profile that judges each: ``VARIANTS[(runtime, architecture)]`` (runtime ``vllm`` or
+``sglang``), read from each model file (its module tree, its load_weights, what it takes
+from the target, the config keys it reads).
+
+A variant whose model reads as an existing profile's for every check made maps to that
+profile (``vllm-dflash`` for Muse Glimmer's assistant, an alias of the DFlash class); one
+that differs has its own profile, derived from its family's (``vllm_variants.py``,
+``sglang_variants.py``). ``NOT_JUDGED`` gives, for each variant no profile judges, why.
+"""
 
 from __future__ import annotations
 
-# (runtime key "vllm" or "sglang", architecture) -> profile name
-VARIANTS: dict[tuple[str, str], str] = {}
+VARIANTS: dict[tuple[str, str], str] = {
+    # vLLM 0.33.0 (model_executor/models/registry.py:664-697)
+    # registry.py:674-675: both names build qwen3_dflash's DFlashQwen3ForCausalLM
+    ("vllm", "MuseGlimmerAssistantModel"): "vllm-dflash",
+    ("vllm", "DFlashMuseGlimmerAssistantModel"): "vllm-dflash",
+    # registry.py:666: qwen3_dflash2's DFlash2Qwen3ForCausalLM
+    ("vllm", "DFlash2DraftModel"): "vllm-dflash2",
+    # registry.py:686-687: qwen3_xpress's Qwen3XPressForCausalLM under both names
+    ("vllm", "Qwen3XPressModel"): "vllm-xpress",
+    ("vllm", "DFlashQwen3XPressModel"): "vllm-xpress",
+    # registry.py:682: qwen3_dspark's model, with the Omni checks of config/speculative.py
+    ("vllm", "Qwen3OmniDSparkModel"): "vllm",
+    # config/speculative.py:1534-1567: Qwen3DSparkModel where model_type is qwen3, else
+    # rewritten to the DeepSeek-V4 drafter (the vllm profile's DSC664 says so)
+    ("vllm", "DSparkDraftModel"): "vllm",
+    # registry.py:697: gemma4_dspark's Gemma4DSparkForCausalLM, Gemma 4 layers under the DSpark
+    # speculator (config/speculative.py:1462, 1549, 1568-1577)
+    ("vllm", "Gemma4DSparkModel"): "vllm-gemma4-dspark",
+    # registry.py:667: vllm.models.beam's DFlash2BeamForCausalLM (models/beam/nvidia/dflash2.py)
+    ("vllm", "DFlash2BeamDraftModel"): "vllm-dflash2-beam",
+    # registry.py:665: lilicorr's LiLiCorrForCausalLM, DFlash with a lattice correction head
+    ("vllm", "LiLiCorrDraftModel"): "vllm-lilicorr",
+    # registry.py:696: laguna_dflash's DFlashLagunaForCausalLM, Laguna decoder layers
+    ("vllm", "DFlashLagunaForCausalLM"): "vllm-laguna",
+    # SGLang 0.5.23 (each model file's EntryClass)
+    # models/dspark.py:981-992, lfm2_dspark.py:13-14: DSparkDraftModel subclasses, no changes
+    ("sglang", "LingDSparkModel"): "sglang-dspark",
+    ("sglang", "Lfm2DSparkDraftModel"): "sglang-dspark",
+    # models/dflash.py:1309-1310: an alias of DFlashDraftModel
+    ("sglang", "MuseGlimmerAssistantModel"): "sglang-dflash",
+    # models/dflash.py:1264-1315: DFlash2DraftModel and its two aliases
+    ("sglang", "DFlash2DraftModel"): "sglang-dflash2",
+    ("sglang", "DFlash2BeamDraftModel"): "sglang-dflash2",
+    ("sglang", "MiniMaxDFlash2DraftModel"): "sglang-dflash2",
+    # models/lilicorr.py:529-575: DFlash with a lattice correction head
+    ("sglang", "LiLiCorrDraftModel"): "sglang-lilicorr",
+    # models/dflash.py:1057-1072: DFlash with Laguna's attention gate and aux norms
+    ("sglang", "DFlashLagunaForCausalLM"): "sglang-laguna",
+}
+
+# the variants no profile judges, with why (the reason an answer gives instead of a verdict):
+# what the runtime's loader does that the loader model (loader/model.py) cannot describe
+_TARGET = "its weights are read from the target checkpoint, not from a drafter folder: "
+_TREE = "its model is no DFlash/DSpark model the loader model can describe: "
+_GEMMA4_MTP = (
+    "not a block drafter but a Gemma 4 MTP assistant (srt/models/gemma4_mtp.py:59-135): a "
+    "Gemma4TextModel under model.*, pre_projection and post_projection between it and the "
+    "target's hidden state and embedding, its own lm_head unless tie_word_embeddings, "
+    "centroids and token_ordering with use_ordered_embeddings, loaded by SGLang's Gemma 4 "
+    "loader once masked_embedding. is stripped (gemma4_mtp.py:372-381)"
+)
+NOT_JUDGED: dict[tuple[str, str], str] = {
+    ("vllm", "DSparkV41DraftModel"): _TARGET
+    + "DeepSeek-V4.1 DSpark reuses the target's config and loads its mtp.* stages "
+    "(vllm/models/deepseek_v41/nvidia/dspark.py:1-7; config/speculative.py:1552-1567)",
+    ("vllm", "K3DSparkModel"): _TREE
+    + "context_proj, context_norm, final_norm and a cross-layer context_kv_proj in place of "
+    "DSpark's fc, hidden_norm and norm (vllm/models/kimi_k3/nvidia/dspark_mla.py:134-200), "
+    "Kimi-K3 multi-head latent attention layers (q_a_proj and kv_a_proj_with_mqa stacked into "
+    "fused_qkv_a_proj, dspark_mla.py:437-452), and each kv_a_proj_with_mqa weight loaded a "
+    "second time into context_kv_proj (dspark_mla.py:39-58)",
+    ("vllm", "MuseSparkDSparkModel"): _TREE
+    + "Muse Spark 1.x decoder layers, a class chosen by platform (MuseSpark1xDecoderLayer of "
+    "vllm/models/muse_spark/nvidia/model.py or amd/model.py, "
+    "vllm/models/muse_spark/common/dspark.py:39-44) with q/k/v/o_gate_proj stacked into "
+    "qkv_proj and feed_forward.* (dspark.py:283-293), built only from a "
+    "MuseSparkDSparkConfig (dspark.py:99-100)",
+    ("sglang", "DeepseekV4ForCausalLMDSpark"): _TARGET
+    + "the DSpark stage ships under mtp.* in the DeepSeek-V4 checkpoint "
+    "(srt/configs/model_config.py:1041-1054; srt/models/deepseek_v4_dspark.py:1120-1127)",
+    ("sglang", "DSparkMiniMaxDraftModel"): _TREE
+    + "MiniMax-M3 decoder layers (block_sparse_moe read as mlp), whose names it reads only "
+    "under dspark., model.dspark. or language_model.model.dspark. (any other name skipped), "
+    "then refuses any name it has no parameter for and any parameter not loaded "
+    "(srt/models/dspark_minimax.py:270-323)",
+    ("sglang", "Gemma4AssistantForCausalLM"): _GEMMA4_MTP,
+    ("sglang", "Gemma4UnifiedAssistantForCausalLM"): _GEMMA4_MTP
+    + "; the unified assistant is the same model (gemma4_mtp.py:400-401)",
+}

@@ -24,6 +24,7 @@ from dspark_ckpt.rules import (  # noqa: F401
     tied,
     tokenizer,
     translation,
+    variants,
     vocab,
 )
 from dspark_ckpt.rules.findings import Code

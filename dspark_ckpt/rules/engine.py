@@ -259,14 +259,17 @@ def select_profiles(
     names = [] if profile is None else [profile] if isinstance(profile, str) else list(profile)
     # a RUNTIME==VERSION (--runtime) becomes that release's profile for the family
     names = list(dict.fromkeys(resolve_profile(name, family) for name in names))
-    evaluated = applicable_profiles(family)
-    if judges is not None:
-        evaluated = [n for n in evaluated if n in judges]
-    selected = [n for n in names if n in evaluated]
-    if evaluated and not selected:
-        default = default_profile(family)
-        selected = [default if default in evaluated else evaluated[0]]
     asked_all = set(names) == set(PROFILES)  # --profile all: the family's, nothing skipped
+    evaluated = applicable_profiles(family)
+    if evaluated and not asked_all:  # a variant architecture's own profile, asked for by name
+        evaluated += [n for n in names if PROFILES[n].family == family and n not in evaluated]
+    if judges is not None:  # the architecture's: a variant's own profile included
+        evaluated = [n for n in judges if n in evaluated or PROFILES[n].variant]
+    selected = [n for n in names if n in evaluated]
+    if evaluated and not selected:  # the default, else the first of the default's runtime
+        runtime = PROFILES[default_profile(family)].runtime
+        mine = [n for n in evaluated if PROFILES[n].runtime == runtime] or evaluated
+        selected = [default_profile(family) if default_profile(family) in evaluated else mine[0]]
     return selected, evaluated, [] if asked_all else [n for n in names if n not in evaluated]
 
 

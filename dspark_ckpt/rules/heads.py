@@ -14,8 +14,9 @@ from typing import Any
 
 from dspark_ckpt.errors import few
 from dspark_ckpt.facts.gather import Facts
-from dspark_ckpt.loader.model import MARKOV_EXTRA, MARKOV_W, markov_built
+from dspark_ckpt.loader.model import markov_built
 from dspark_ckpt.loader.names import under
+from dspark_ckpt.loader.parts import MARKOV_EXTRA, MARKOV_W
 from dspark_ckpt.loader.view import count, dotted, get, model_config, truthy
 from dspark_ckpt.profiles.registry import DSPARK, Profile
 from dspark_ckpt.rules.findings import ERROR, Finding, new_finding

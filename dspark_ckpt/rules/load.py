@@ -335,10 +335,22 @@ def lm_head_never_loaded(f: Facts, p: Profile) -> list[Finding]:
     """SGLang's EAGLE-3 loader creates an lm_head of draft_vocab_size rows whenever the config sets
     draft_vocab_size (and does not tie embeddings); its weight loader skips names it lacks and the
     worker only shares the target's embedding, so without an lm_head in the checkpoint the head
-    stays uninitialised memory: acceptance rate zero, no error."""
+    stays uninitialised memory: acceptance rate zero, no error. vLLM's Gemma 4 DSpark model
+    builds its own lm_head and takes the target's in its place only when Vd == Vt: otherwise,
+    without an lm_head in the checkpoint, the same."""
     head = heads(f, p).head_source
-    if head.source != UNINITIALISED or head.value != "uninitialised":
+    if head.source != UNINITIALISED or head.value not in ("uninitialised", "unshared"):
         return []
+    if head.value == "unshared":
+        return [
+            new_finding(
+                "DSC601",
+                f"no lm_head and Vd {f.Vd} is not Vt {f.Vt}: {p.name} takes the target's "
+                "head only when they are equal, and its own stays uninitialised (no error)",
+                tensor=LM_HEAD,
+                hint="ship the drafter's lm_head.weight, or serve a full-vocab draft (Vd == Vt)",
+            )
+        ]
     return [
         new_finding(
             "DSC601",

@@ -19,7 +19,8 @@ from dspark_ckpt.errors import few
 from dspark_ckpt.facts.gather import WRAPPER_PREFIXES, Facts
 from dspark_ckpt.facts.vocab import BIAS_TENSOR, MASK_TENSOR
 from dspark_ckpt.facts.weight_files import WeightFile
-from dspark_ckpt.loader.model import Module, Unexpected, loader_model
+from dspark_ckpt.loader.model import Unexpected, loader_model
+from dspark_ckpt.loader.parts import Module
 from dspark_ckpt.loader.view import architecture
 from dspark_ckpt.profiles.registry import Profile
 from dspark_ckpt.rules.findings import ERROR, INFO, WARNING, Finding, new_finding
@@ -114,7 +115,8 @@ def _judged(f: Facts, p: Profile) -> Unexpected | None:
     if f.cfg.speculators_format and not p.reads_speculators_format:
         return None  # DSC604: the drafter is not built at all
     stray = {n for w, why in loaded_strays(f, p) if why == FOREIGN for n in w.tensors or ()}
-    exclude = frozenset(_stripped(n) for n in (*f.prefixed, *stray))
+    # a tensor the loader reads outside the model (required_tensors) is no parameter's
+    exclude = frozenset(_stripped(n) for n in (*f.prefixed, *stray, *p.required_tensors))
     return model.unexpected(f, exclude)
 
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from dspark_ckpt.facts.gather import Facts
 from dspark_ckpt.facts.vocab import ROLE_TENSORS
-from dspark_ckpt.loader.model import Module, loader_model
+from dspark_ckpt.loader.model import loader_model
+from dspark_ckpt.loader.parts import Module
 from dspark_ckpt.loader.view import fc_input, translated
 from dspark_ckpt.profiles.registry import DSPARK, Profile
 from dspark_ckpt.rules.findings import ERROR, Finding, new_finding

@@ -18,6 +18,7 @@ from dspark_ckpt.profiles.cites import form_problem, parse_cites
 from dspark_ckpt.profiles.hidden_states import hidden_states
 from dspark_ckpt.profiles.registry import COVERED, PROFILES, RULE_FIELDS, applicable_profiles
 from dspark_ckpt.profiles.schema import PROFILE_CHOICES, Family
+from dspark_ckpt.profiles.vllm_variants import LILICORR_TENSORS
 
 DFLASH = {"architectures": ["DFlashQwen3ForCausalLM"], "model_type": "qwen3"}
 # SpecForge's EAGLE-3 keys: aux ids under eagle_config only (no DSpark target_layer_ids)
@@ -43,6 +44,88 @@ _EAGLE1 = {"model_type": "llama", "markov_rank": None, "target_layer_ids": None}
 V_EAGLE1 = {**_EAGLE1, "architectures": ["EagleLlamaForCausalLM"]}
 S_EAGLE1 = {**_EAGLE1, "architectures": ["LlamaForCausalLMEagle"]}
 NO_FC_BIAS = {"fc.bias": None}
+# the variant architectures' own profiles (profiles/variants.py): XPress's refiner head,
+# DFlash2's candidate selector and grouped convolutions (tests/rules/test_variant_rules.py)
+XPRESS = {"architectures": ["Qwen3XPressModel"], "model_type": "qwen3", "markov_rank": None}
+XPRESS_HEAD = {
+    f"xpress_head.{name}": T("F32", shape)
+    for name, shape in (
+        ("mix.L", (16, 16)),
+        ("w1.weight", (VT, 4)),
+        ("down_h.weight", (4, H)),
+        ("down_g.weight", (4, H)),
+        ("in_proj.weight", (4, 12)),
+        ("w2.weight", (VT, 4)),
+        ("mlp.gate_proj.weight", (8, 4)),
+        ("mlp.up_proj.weight", (8, 4)),
+        ("mlp.down_proj.weight", (4, 8)),
+    )
+}
+DFLASH2_KEYS = {
+    "selector_rank": 4,
+    "selector_top_k": 2,
+    "conv_kernel_size": 3,
+    "conv_group_size": 4,
+}
+DFLASH2 = {
+    "architectures": ["DFlash2DraftModel"],
+    "model_type": "qwen3",
+    "dflash_config": DFLASH2_KEYS,
+}
+SELECTOR = {
+    "candidate_selector.predecessor_codebook": T("F32", (VT, 4)),
+    "candidate_selector.successor_codebook": T("F32", (VT, 4)),
+    "candidate_selector.hidden_projection.weight": T("F32", (4, H)),
+}
+CONV = {
+    f"layers.0.{conv}.{name}": T("F32", shape)
+    for conv in ("attention_conv", "mlp_conv")
+    for name, shape in (("base_kernel", (2, 3, H)), ("kernel_projection.weight", (12, H)))
+}
+
+# vLLM's DFlash2 for Beam targets: sliding-attention layers, no lm_head module
+BEAM = {
+    **DFLASH2,
+    "architectures": ["DFlash2BeamDraftModel"],
+    "dflash_config": {**DFLASH2_KEYS, "target_layer_ids": [0, 1], "final_logit_softcapping": 30.0},
+    "layer_types": ["sliding_attention"],
+}
+# vLLM's LiLiCorr: DFlash with a lattice correction head it requires whole
+LILICORR = {
+    **XPRESS,
+    "architectures": ["LiLiCorrDraftModel"],
+    "dflash_config": {
+        **{f"lilicorr_{k}": 2 for k in ("candidate_topk", "num_heads", "mlp_ratio", "factor_dim")},
+        **{"lilicorr_vector_eps": 1e-6, "lilicorr_logit_scale": 1.0, "lilicorr_num_layers": 1},
+    },
+}
+LILI_HEAD = {name: T("F32", (H,)) for name in LILICORR_TENSORS}
+SG_LILICORR = {
+    **LILICORR,
+    "dflash_config": {**LILICORR["dflash_config"], "lilicorr_hidden_size": 0},
+}
+# vLLM's Laguna DFlash: q/k/v stored fused, one norm per target hidden state
+LAGUNA = {
+    **XPRESS,
+    "architectures": ["DFlashLagunaForCausalLM"],
+    "layer_types": ["full_attention"],
+    "mlp_layer_types": ["dense"],
+    "dflash_config": {"target_layer_ids": [0, 1]},
+}
+LAGUNA_PARTS = {
+    **{f"layers.0.self_attn.{m}_proj.weight": None for m in "qkv"},
+    "layers.0.self_attn.qkv_proj.weight": T("F32", (3 * H, H)),
+    **{f"aux_hidden_norms.{i}.weight": T("F32", (H,)) for i in (0, 1)},
+}
+SG_LAGUNA_NORMS = {f"aux_hidden_norms.{i}.weight": T("F32", (H,)) for i in (0, 1)}
+SG_LAGUNA_PARTS = {**SG_LAGUNA_NORMS, "layers.0.self_attn.g_proj.weight": T("F32", (2, H))}
+# vLLM's Gemma 4 DSpark: K is also V, two feed-forward norms per layer (a v_proj it skips)
+GEMMA4 = {
+    "architectures": ["Gemma4DSparkModel"],
+    "attention_k_eq_v": True,
+    "layer_types": ["full_attention"],
+}
+FFN_NORMS = {f"layers.0.{n}_feedforward_layernorm.weight": T("F32", (H,)) for n in ("pre", "post")}
 
 
 def d2t(vd: int) -> dict[str, T]:
@@ -243,6 +326,48 @@ CASES = [
         (SG_BLOCK,),
         ["DSC210"],
     ),
+    ("vllm-xpress", "full-vocab", VT, VT, XPRESS, (XPRESS_HEAD,), []),
+    ("vllm-xpress", "pruned", VT, 40, XPRESS, (XPRESS_HEAD, lm_head(40), d2t(40)), ["DSC692"]),
+    ("vllm-dflash2", "whole", VT, VT, DFLASH2, (SELECTOR, CONV), []),
+    (
+        "vllm-dflash2",
+        "no-convolution-keys",
+        VT,
+        VT,
+        {**DFLASH2, "dflash_config": {"selector_rank": 4, "selector_top_k": 2}},
+        (SELECTOR, CONV),
+        ["DSC690", "DSC690"],
+    ),
+    ("sglang-dflash2", "whole", VT, VT, DFLASH2, (SELECTOR, CONV, SG_BLOCK), []),
+    ("vllm-gemma4-dspark", "whole", VT, VT, GEMMA4, (FFN_NORMS,), []),
+    ("vllm-dflash2-beam", "whole", VT, VT, BEAM, (SELECTOR, CONV), []),
+    ("vllm-lilicorr", "whole", VT, VT, LILICORR, (LILI_HEAD,), []),
+    ("sglang-lilicorr", "whole", VT, VT, SG_LILICORR, (LILI_HEAD, SG_BLOCK), []),
+    ("sglang-lilicorr", "no-head", VT, VT, SG_LILICORR, (SG_BLOCK,), ["DSC691"]),
+    ("vllm-laguna", "whole", VT, VT, LAGUNA, (LAGUNA_PARTS,), []),
+    ("sglang-laguna", "whole", VT, VT, LAGUNA, (SG_BLOCK, SG_LAGUNA_PARTS), []),
+    ("sglang-laguna", "no-gate", VT, VT, LAGUNA, (SG_BLOCK, SG_LAGUNA_NORMS), ["DSC652"]),
+    (
+        "vllm-laguna",
+        "moe-layer",
+        VT,
+        VT,
+        {**LAGUNA, "mlp_layer_types": ["sparse"]},
+        (LAGUNA_PARTS,),
+        ["DSC690"],
+    ),
+    ("vllm-lilicorr", "no-head", VT, VT, LILICORR, (), ["DSC691"]),
+    ("vllm-dflash2-beam", "ships-lm-head", VT, VT, BEAM, (SELECTOR, CONV, lm_head(VT)), ["DSC112"]),
+    (
+        "vllm-gemma4-dspark",
+        "sliding-layer",
+        VT,
+        VT,
+        {**GEMMA4, "layer_types": ["sliding_attention"]},
+        (FFN_NORMS,),
+        ["DSC690"],
+    ),
+    ("sglang-dflash2", "no-selector", VT, VT, DFLASH2, (CONV, SG_BLOCK), ["DSC652"]),
 ]
 
 
@@ -409,6 +534,9 @@ def test_family_detection_picks_profiles(fixture, family, primary, verdict_keys)
         ({"architectures": ["Eagle3Speculator"]}, "eagle3"),
         ({"architectures": [], "speculators_model_type": "eagle3"}, "eagle3"),
         ({"architectures": ["Qwen3DSparkForCausalLM"]}, "dspark"),
+        # DFlash variants whose names say so nowhere (profiles/variants.py)
+        ({"architectures": ["Qwen3XPressModel"]}, "dflash"),
+        ({"architectures": ["MuseGlimmerAssistantModel"]}, "dflash"),
         ({"architectures": ["LlamaForCausalLM"], "model_type": "llama", "markov_rank": None}, None),
     ],
 )

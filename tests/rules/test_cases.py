@@ -12,6 +12,7 @@ import test_model_rules
 import test_sglang_rules
 import test_shape_rules
 import test_target_rules
+import test_variant_rules
 
 from dspark_ckpt.rules.codes import CODES
 
@@ -25,6 +26,7 @@ TABLES = (
     test_model_rules,
     test_behaviour_rules,
     test_architectures,
+    test_variant_rules,
 )
 ALL = [c for table in TABLES for c in table.CASES]
 

@@ -1,0 +1,238 @@
+"""The parts a loader model is built of: the modules and blocks, the decoder layers each
+family builds (Qwen3, EAGLE-3's, classic EAGLE's Llama, DeepSeek MLA) with their shapes, the
+Markov and confidence heads, a profile's ``name_maps`` read, and a variant architecture's own
+modules (``extra_modules`` / ``layer_modules``, parsed from the profile's fields)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from dspark_ckpt.facts.gather import Facts
+from dspark_ckpt.loader.view import aux_count, count, dotted, present, truthy
+from dspark_ckpt.profiles.registry import Profile
+
+# a Qwen3 decoder layer's modules (the fused forms a checkpoint may store instead are the
+# profile's name_maps)
+QWEN3_LAYER = (
+    ("self_attn.q_proj",),
+    ("self_attn.k_proj",),
+    ("self_attn.v_proj",),
+    ("self_attn.o_proj",),
+    ("self_attn.q_norm",),
+    ("self_attn.k_norm",),
+    ("mlp.gate_proj",),
+    ("mlp.up_proj",),
+    ("mlp.down_proj",),
+    ("input_layernorm",),
+    ("post_attention_layernorm",),
+)
+
+
+# the EAGLE-3 decoder layer: Llama's (no q/k norms), with its own hidden_norm
+EAGLE3_LAYER = (
+    *(m for m in QWEN3_LAYER if m[0] not in ("self_attn.q_norm", "self_attn.k_norm")),
+    ("hidden_norm",),
+)
+
+
+# the Llama decoder layer classic EAGLE (EAGLE-1) builds: EAGLE-3's without its hidden_norm
+LLAMA_LAYER = tuple(m for m in EAGLE3_LAYER if m[0] != "hidden_norm")
+
+
+# the EAGLE-3 decoder layer over DeepSeek MLA attention and a dense MLP (q_lora_rank set);
+# MLA_Q_LAYER without it: vLLM's q_proj, and no kv_a_proj_with_mqa (deepseek_eagle3.py's
+# mapper stacks that name into fused_qkv_a_proj, which this attention does not build)
+MLA_KV = ("kv_a_layernorm", "kv_b_proj", "o_proj")
+
+
+NOT_ATTN = tuple(m for m in EAGLE3_LAYER if not m[0].startswith("self_attn."))
+
+
+MLA_Q = ("q_a_proj", "q_a_layernorm", "q_b_proj", "kv_a_proj_with_mqa")
+
+
+MLA_LAYER = (*(("self_attn." + m,) for m in (*MLA_Q, *MLA_KV)), *NOT_ATTN)
+
+
+MLA_Q_LAYER = (*(("self_attn." + m,) for m in ("q_proj", *MLA_KV)), *NOT_ATTN)
+
+
+# the DSpark Markov head: markov_w1 / markov_w2, and each head type's extra projection
+MARKOV_W = ("markov_head.markov_w1", "markov_head.markov_w2")
+
+
+MARKOV_EXTRA = {"gated": "markov_head.gate_proj", "rnn": "markov_head.joint_proj"}
+
+
+CONFIDENCE = "confidence_head.proj"
+
+
+# modules whose checkpoint tensors are a weight and a bias
+WITH_BIAS = (CONFIDENCE, *MARKOV_EXTRA.values())
+
+
+# the tensors of a module that takes any name under it, even in an exact load, and needs
+# none ("PATH:*": what it needs is the profile's required_tensors)
+ANY = ("*",)
+
+
+# names that are not parameters: mapping tensors (DSC105's), training-only tensors
+MAPPINGS = ("d2t", "t2d")
+
+
+@dataclass(frozen=True)
+class NameMaps:
+    """A profile's ``name_maps`` ("stored>model"), read: the stored paths of a module (a
+    top-level one, or a decoder layer's by its path in the layer), and the stored prefixes of
+    a block index (``midlayer`` for ``layers.0``)."""
+
+    modules: dict[str, tuple[str, ...]]
+    blocks: dict[str, dict[int, tuple[str, ...]]]
+
+
+def name_maps(p: Profile) -> NameMaps:
+    modules: dict[str, tuple[str, ...]] = {}
+    blocks: dict[str, dict[int, tuple[str, ...]]] = {}
+    for entry in p.name_maps:
+        stored, _, model = entry.partition(">")
+        prefix, _, index = model.rpartition(".")
+        if prefix and index.isdigit():
+            at = blocks.setdefault(prefix, {})
+            at[int(index)] = (*at.get(int(index), ()), stored)
+        else:
+            modules[model] = (*modules.get(model, ()), stored)
+    return NameMaps(modules, blocks)
+
+
+@dataclass(frozen=True)
+class Module:
+    """One module of the model: its path (relative to its block's index), the paths a
+    checkpoint may store it under (its own first), and its tensors (an exact load)."""
+
+    path: str
+    stored_as: tuple[str, ...]
+    tensors: tuple[str, ...] = ("weight",)
+    shape: tuple[int, ...] | None = None  # the weight's shape, where the config gives it
+    exact: bool = False  # its exact tensor names even where the loader maps modules
+
+
+@dataclass(frozen=True)
+class Block:
+    """``prefix.<i>.<module>`` for i in [0, count): a count (None: not declared as a
+    count) and one template; ``aliases`` are other stored prefixes of an index."""
+
+    prefix: str
+    count: int | None
+    template: tuple[Module, ...]
+    aliases: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    first: dict[str, tuple[int, ...]] = field(default_factory=dict)  # index 0's own shapes
+    first_absent: tuple[str, ...] = ()  # modules of the template index 0 does not build
+
+    def at(self, i: int) -> tuple[Module, ...]:
+        """The template of index ``i``: index 0's without the modules it does not build."""
+        if i or not self.first_absent:
+            return self.template
+        return tuple(m for m in self.template if m.path not in self.first_absent)
+
+
+def layer_shapes(
+    cfg: dict, eagle: bool, eagle1: bool = False
+) -> tuple[dict[str, tuple[int, ...]], dict]:
+    """The weight shapes of a decoder layer's modules (and the norms) as the model builds
+    them from the config, where it gives the sizes: head_dim is ``getattr(config,
+    "head_dim", None) or hidden_size // num_attention_heads``, KV heads default to the heads
+    (vLLM llama.py:158-161); an EAGLE-3 first layer takes ``2 * hidden_size`` into q/k/v
+    (llama_eagle3.py:82); a classic EAGLE fc takes [embedding, hidden state], ``2 *
+    hidden_size`` (llama_eagle.py:110-118). Returns (shapes, index 0's own)."""
+    h = count(cfg.get("hidden_size"))
+    heads = count(cfg.get("num_attention_heads"))
+    kv = count(cfg.get("num_key_value_heads")) or heads
+    inter = count(cfg.get("intermediate_size"))
+    hd = count(cfg.get("head_dim")) or (h // heads if h and heads and heads > 0 else None)
+    out: dict[str, tuple[int, ...]] = {}
+    first_in: dict[str, tuple[int, ...]] = {}
+    if not h or h <= 0:
+        return out, first_in
+    for norm in ("input_layernorm", "post_attention_layernorm", "norm", "hidden_norm"):
+        out[norm] = (h,)
+    if eagle1:
+        out["fc"] = (h, 2 * h)
+    if heads and kv and hd is not None and heads > 0 and kv > 0 and hd >= 0:
+        out["self_attn.q_proj"] = (heads * hd, h)
+        out["self_attn.k_proj"] = out["self_attn.v_proj"] = (kv * hd, h)
+        out["self_attn.o_proj"] = (h, heads * hd)
+        out["self_attn.q_norm"] = out["self_attn.k_norm"] = (hd,)
+        if eagle:
+            first_in = {m: (out[m][0], 2 * h) for m in ("self_attn.q_proj", "self_attn.k_proj")}
+            first_in["self_attn.v_proj"] = (kv * hd, 2 * h)
+    if inter and inter > 0:
+        out["mlp.gate_proj"] = out["mlp.up_proj"] = (inter, h)
+        out["mlp.down_proj"] = (h, inter)
+    return out, first_in
+
+
+def shaped(mods: tuple[Module, ...], shapes: dict) -> tuple[Module, ...]:
+    return tuple(
+        Module(
+            m.path, m.stored_as, m.tensors, shapes.get(m.path) if m.tensors == ("weight",) else None
+        )
+        for m in mods
+    )
+
+
+def modules_of(paths, maps: NameMaps) -> tuple[Module, ...]:
+    out = []
+    for (path,) in paths:
+        tensors = ("weight", "bias") if path in WITH_BIAS else ("weight",)
+        out.append(Module(path, (path, *maps.modules.get(path, ())), tensors))
+    return tuple(out)
+
+
+def markov_modules(kind: str | None, built_types: bool) -> list[tuple[str, ...]]:
+    out: list[tuple[str, ...]] = [(m,) for m in MARKOV_W]
+    if built_types and kind in MARKOV_EXTRA:
+        out.append((MARKOV_EXTRA[kind],))
+    return out
+
+
+def extra_modules(cfg: dict, p: Profile) -> tuple[tuple[Module, ...], tuple[Module, ...]]:
+    """The modules a variant's model builds beyond its family's (``Profile.extra_modules``),
+    for this config: (top-level ones, each decoder layer's)."""
+    return _parsed(cfg, p.extra_modules)
+
+
+def layer_template(cfg: dict, p: Profile, family: tuple[Module, ...]) -> tuple[Module, ...]:
+    """A decoder layer's modules: the variant's own layer (``Profile.layer_modules``, the
+    syntax of ``extra_modules``, unshaped) where it has one, else the family's; then the
+    modules it adds to each layer."""
+    own = _parsed(cfg, tuple(f"layers.*.{e}" for e in p.layer_modules))[1]
+    return (*(own or family), *extra_modules(cfg, p)[1])
+
+
+def per_aux(f: Facts, p: Profile, mods: tuple[Module, ...]) -> list[Module | Block]:
+    """Top-level extra modules, a ``PATH.#`` one a block of one per target hidden state."""
+    n = (aux_count(f, p) or (None,))[0]
+    return [Block(m.path[:-2], n, (Module("", ("",)),)) if m.path[-2:] == ".#" else m for m in mods]
+
+
+def _parsed(cfg: dict, entries: tuple[str, ...]) -> tuple[tuple[Module, ...], tuple[Module, ...]]:
+    top: list[Module] = []
+    layer: list[Module] = []
+    for entry in entries:
+        entry, _, key = entry.partition("?")
+        # built where the key is set (~KEY: unless it is set false)
+        unset = not truthy(dotted(cfg, key.lstrip("~")))
+        if key and unset and (key[0] != "~" or present(cfg, key[1:])):
+            continue
+        paths, _, tensors = entry.partition(":")
+        per_layer = paths.startswith("layers.*.")
+        stored = tuple(path.removeprefix("layers.*.") for path in paths.split("|"))
+        named = tuple(tensors.split(",")) if tensors else ("weight",)
+        module = Module(stored[0], stored, named, exact=bool(tensors) and named != ANY)
+        (layer if per_layer else top).append(module)
+    return tuple(top), tuple(layer)
+
+
+def not_attention(shapes: dict) -> dict:
+    """MLA's sizes are not Llama's: its attention shapes are not judged."""
+    return {k: v for k, v in shapes.items() if not k.startswith("self_attn.")}
