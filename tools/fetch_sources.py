@@ -26,6 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from dspark_ckpt.profiles.cites import Release, parse_cites  # noqa: E402
+from dspark_ckpt.profiles.mtp import LOADERS  # noqa: E402
 from dspark_ckpt.profiles.registry import PROFILES  # noqa: E402
 
 FILE_LIST = "WHEEL-FILES.txt"
@@ -42,9 +43,10 @@ def default_dest() -> Path:
 
 
 def cited_files() -> dict[Release, set[str]]:
-    """Every release file the profiles cite (line and file cites), by release."""
+    """Every release file the profiles and the MTP loaders cite (line and file cites), by
+    release."""
     out: dict[Release, set[str]] = {}
-    for profile in PROFILES.values():
+    for profile in (*PROFILES.values(), *LOADERS):
         for value in profile.cites.values():
             for cite in parse_cites(value):
                 if cite.kind in ("line", "file") and cite.release is not None:
