@@ -179,6 +179,8 @@ VLLM_GLM4_MOE = MtpLoader(
 )
 QWEN_LAYER_CITES = {
     "first": "the draft layers are stored from 0 under mtp.layers",
+    "own": f"{M}qwen3_next_mtp.py:79-82 `self.fc = ColumnParallelLinear(` (fc and its norms "
+    "are the model's, loaded once: no module of its own in a layer)",
     "decoder": f"{M}qwen3_next_mtp.py:88-95 `Qwen3NextDecoderLayer(`",
 }
 VLLM_QWEN3_NEXT = MtpLoader(
@@ -453,6 +455,8 @@ SGLANG_QWEN3_NEXT = MtpLoader(
     cites={
         "targets": f'{S}configs/model_config.py:1134-1136 `"Qwen3NextForCausalLMMTP"`',
         "count_fixed": f"{S}configs/model_config.py:1134-1136 `num_nextn_predict_layers = 1`",
+        "own": f"{S}models/qwen3_next_mtp.py:60 `self.fc = nn.Linear(2 * config.hidden_size` "
+        "(fc and its norms are the model's, loaded once)",
         "first": f'{S}models/qwen3_next.py:1183-1184 `name = name.replace("mtp", "model")`',
         "layer": f'{S}models/qwen3_next.py:1173-1184 `if "mtp" not in name:`',
         "decoder": f"{S}models/qwen3_next_mtp.py:69 `self.model = Qwen3NextModel(`",
@@ -482,6 +486,8 @@ SGLANG_QWEN3_5 = MtpLoader(
     cites={
         "targets": f'{S}configs/model_config.py:1159-1166 `"Qwen3_5MoeForConditionalGeneration",`',
         "count_fixed": f"{S}configs/model_config.py:1179-1181 `num_nextn_predict_layers = 1`",
+        "own": f"{S}models/qwen3_5_mtp.py:129 `self.fc = nn.Linear(2 * config.hidden_size` "
+        "(fc and its norms are the model's, loaded once)",
         "first": f"{S}models/qwen3_5_mtp.py:135-137 `mtp_config.num_hidden_layers = 1`",
         "layer": f'{S}models/qwen3_5_mtp.py:362-367 `name = name.replace("mtp.", "model.")`',
         "decoder": f'{S}models/qwen3_5_mtp.py:135-141 `add_prefix("mtp", prefix)`',
@@ -518,7 +524,7 @@ UNJUDGED: dict[tuple[str, str], str] = {
     "are read from index 0 of a separate MTP export: not modelled",
     ("vllm", "GlmOcrMTPModel"): "the override sets num_hidden_layers to 0 (a separate MTP "
     "export): not modelled",
-    ("vllm", "OpenPanguMTP"): "not modelled yet (DeepSeek-like layout)",
+    ("vllm", "OpenPanguMTPModel"): "not modelled yet (DeepSeek-like layout)",
     ("vllm", "KimiK3MTPModel"): "not modelled yet",
     ("vllm", "MiMoV2MTPModel"): "not modelled yet (model.mtp.layers.*, one layer)",
     ("vllm", "MiMoV2OmniMTPModel"): "not modelled yet (model.mtp.layers.*, one layer)",
@@ -551,6 +557,12 @@ UNJUDGED: dict[tuple[str, str], str] = {
     ("sglang", "ExaoneMoEForCausalLMMTP"): "not modelled yet",
     ("sglang", "HYV3ForCausalLMNextN"): "not modelled yet",
     ("sglang", "DeepseekV4ForCausalLMNextN"): "not modelled yet",
+    ("sglang", "GigaChat35ForCausalLMNextN"): "not modelled yet",
+    ("sglang", "Glm5NextForConditionalGenerationNextN"): "not modelled yet",
+    ("sglang", "GlmOcrForConditionalGenerationNextN"): "not modelled yet",
+    ("sglang", "HYV4ForCausalLMNextN"): "not modelled yet",
+    ("sglang", "InklingForConditionalGenerationMTP"): "not modelled yet",
+    ("sglang", "Qwen4ExpForCausalLMMTP"): "not modelled yet",
 }
 
 

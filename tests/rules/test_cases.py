@@ -8,6 +8,7 @@ import test_load_rules
 import test_loader_rules
 import test_map_rules
 import test_model_rules
+import test_mtp_rules
 import test_sglang_rules
 import test_shape_rules
 import test_target_rules
@@ -23,6 +24,7 @@ TABLES = (
     test_sglang_rules,
     test_model_rules,
     test_behaviour_rules,
+    test_mtp_rules,
 )
 ALL = [c for table in TABLES for c in table.CASES]
 

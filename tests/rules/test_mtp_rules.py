@@ -1,0 +1,192 @@
+"""The MTP / NextN rules (DSC801-DSC806), in-process on target checkpoints written with the
+names and shapes each family's release stores (fixtures/mtp_targets.py): a firing row and a
+clean twin per family group, judged by the loader named in the row."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import mtp_targets as MT  # fixtures/, on sys.path through tests/conftest.py
+import pytest
+
+from dspark_ckpt.commands.mtp import inspect_mtp, run_loader
+from dspark_ckpt.facts.mtp import read_mtp_target
+from dspark_ckpt.profiles.mtp import LOADERS, loaders_for
+
+BY_NAME = {x.name: x for x in LOADERS}
+N = MT.N  # the tiny targets' decoder layers: their first MTP layer is model.layers.2
+
+
+@dataclass(frozen=True)
+class MtpCase:
+    code: str
+    id: str
+    fires: bool
+    family: str
+    loader: str
+    drop: tuple[str, ...] = ()
+    shapes: dict = field(default_factory=dict)
+    extra: dict = field(default_factory=dict)
+    config: dict = field(default_factory=dict)
+    dtype: str = "BF16"
+    says: str | None = None
+
+
+def fires(code, id, family, loader, says=None, **kw):
+    return MtpCase(code, id, True, family, loader, says=says, **kw)
+
+
+def clean(code, id, family, loader, **kw):
+    return MtpCase(code, id, False, family, loader, **kw)
+
+
+Q = {"quantization_config": {"quant_method": "fp8"}}
+DS61 = f"model.layers.{N}."
+RULE_CASES = [
+    # DSC801: no layer count
+    fires("DSC801", "ernie-no-count", "ernie", "vllm-mtp-ernie",
+          config={"num_nextn_predict_layers": None}, says="has no default"),
+    clean("DSC801", "ernie-count", "ernie", "vllm-mtp-ernie"),
+    fires("DSC801", "deepseek-zero", "deepseek_v3", "vllm-mtp-deepseek",
+          config={"num_nextn_predict_layers": 0}, says="is 0"),
+    clean("DSC801", "deepseek-no-key-default-1", "deepseek_v3", "vllm-mtp-deepseek",
+          config={"num_nextn_predict_layers": None}),
+    fires("DSC801", "nemotron-no-pattern", "nemotron_h", "vllm-mtp-nemotron-h",
+          config={"mtp_hybrid_override_pattern": None}, says="mtp_hybrid_override_pattern"),
+    clean("DSC801", "nemotron-pattern", "nemotron_h", "vllm-mtp-nemotron-h"),
+    fires("DSC801", "qwen3.5-count-string", "qwen3_5", "vllm-mtp-qwen3.5",
+          config={"text.mtp_num_hidden_layers": "1"}, says="not a layer count"),
+    # DSC802: a draft layer dropped (a quantised / re-exported target)
+    fires("DSC802", "deepseek-dropped", "deepseek_v3", "vllm-mtp-deepseek", drop=(DS61,),
+          says="MTP speculative decoding layer 2 weights missing"),
+    clean("DSC802", "deepseek-kept", "deepseek_v3", "vllm-mtp-deepseek"),
+    fires("DSC802", "deepseek-v32-dropped", "deepseek_v32", "vllm-mtp-deepseek-v32",
+          drop=(DS61,), says="refused at start-up"),
+    clean("DSC802", "deepseek-v32-kept", "deepseek_v32", "vllm-mtp-deepseek-v32"),
+    fires("DSC802", "sglang-deepseek-dropped", "deepseek_v3", "sglang-nextn-deepseek",
+          drop=(DS61,), says="uninitialised"),
+    clean("DSC802", "sglang-deepseek-kept", "deepseek_v3", "sglang-nextn-deepseek"),
+    fires("DSC802", "glm-dropped-quantised", "glm4_moe", "vllm-mtp-glm4-moe", drop=(DS61,),
+          config=Q, says="quantised (fp8)"),
+    clean("DSC802", "glm-kept-quantised", "glm4_moe", "vllm-mtp-glm4-moe", config=Q),
+    fires("DSC802", "glm-dropped", "glm4_moe", "vllm-mtp-glm4-moe", drop=(DS61,),
+          says="Following weights were not initialized"),
+    fires("DSC802", "qwen3-next-two-declared", "qwen3_next", "vllm-mtp-qwen3-next",
+          config={"num_nextn_predict_layers": 2}, says="mtp.layers.1.*"),
+    clean("DSC802", "qwen3-next-one", "qwen3_next", "vllm-mtp-qwen3-next"),
+    fires("DSC802", "qwen3.5-moe-dropped", "qwen3_5_moe", "vllm-mtp-qwen3.5-moe",
+          drop=("mtp.layers.",), says="mtp.layers.0.*"),
+    clean("DSC802", "qwen3.5-moe-kept", "qwen3_5_moe", "vllm-mtp-qwen3.5-moe"),
+    fires("DSC802", "mimo-dropped", "mimo", "vllm-mtp-mimo", drop=("model.mtp_layers.",)),
+    clean("DSC802", "mimo-kept", "mimo", "vllm-mtp-mimo"),
+    fires("DSC802", "longcat-dropped", "longcat_flash", "vllm-mtp-longcat-flash",
+          drop=("model.mtp.layers.",)),
+    clean("DSC802", "longcat-kept", "longcat_flash", "vllm-mtp-longcat-flash"),
+    fires("DSC802", "nemotron-second-dropped", "nemotron_h", "vllm-mtp-nemotron-h",
+          drop=("mtp.layers.1.",), says="mtp.layers.1.*"),
+    fires("DSC802", "bailing-dropped", "bailing", "vllm-mtp-bailing", drop=(DS61,),
+          config=Q, says="MTP speculative decoding layer 2"),
+    clean("DSC802", "bailing-kept", "bailing", "vllm-mtp-bailing"),
+    fires("DSC802", "ernie-dropped", "ernie", "vllm-mtp-ernie", drop=("model.mtp_",)),
+    # DSC803: one tensor of a layer missing
+    fires("DSC803", "deepseek-no-eh-proj", "deepseek_v3", "vllm-mtp-deepseek",
+          drop=(f"{DS61}eh_proj",), says=f"{DS61}eh_proj"),
+    fires("DSC803", "deepseek-no-own-head", "deepseek_v3", "vllm-mtp-deepseek",
+          drop=(f"{DS61}shared_head.head",), says="shared_head.head"),
+    clean("DSC803", "sglang-takes-the-target-head", "deepseek_v3", "sglang-nextn-deepseek",
+          drop=(f"{DS61}shared_head.head",)),
+    fires("DSC803", "glm-no-enorm", "glm4_moe", "sglang-nextn-glm4-moe",
+          drop=(f"{DS61}enorm",), says="uninitialised"),
+    clean("DSC803", "glm-enorm", "glm4_moe", "sglang-nextn-glm4-moe"),
+    fires("DSC803", "qwen3-next-no-fc", "qwen3_next", "sglang-mtp-qwen3-next",
+          drop=("mtp.fc.",), says="mtp.fc.weight"),
+    clean("DSC803", "qwen3-next-fc", "qwen3_next", "sglang-mtp-qwen3-next"),
+    fires("DSC803", "qwen3.5-no-pre-fc-norm", "qwen3_5", "sglang-mtp-qwen3.5",
+          drop=("mtp.pre_fc_norm_hidden",)),
+    clean("DSC803", "qwen3.5-whole", "qwen3_5", "sglang-mtp-qwen3.5"),
+    fires("DSC803", "mimo-no-input-proj", "mimo", "vllm-mtp-mimo",
+          drop=("model.mtp_layers.0.input_proj",), says="input_proj"),
+    fires("DSC803", "ernie-no-linear-proj", "ernie", "vllm-mtp-ernie",
+          drop=("model.mtp_linear_proj",), says="model.mtp_linear_proj.0.weight"),
+    clean("DSC803", "ernie-whole", "ernie", "vllm-mtp-ernie"),
+    fires("DSC803", "longcat-no-final-norm", "longcat_flash", "vllm-mtp-longcat-flash",
+          drop=("model.mtp.norm",), says="model.mtp.norm.weight"),
+    fires("DSC803", "nemotron-no-final-norm", "nemotron_h", "vllm-mtp-nemotron-h",
+          drop=("mtp.layers.1.final_layernorm",), says="mtp.layers.1.final_layernorm"),
+    clean("DSC803", "nemotron-whole", "nemotron_h", "vllm-mtp-nemotron-h"),
+    fires("DSC803", "bailing-no-attention", "bailing", "vllm-mtp-bailing",
+          drop=(f"{DS61}attention.",), says=f"{DS61}attention"),
+    clean("DSC803", "bailing-whole", "bailing", "vllm-mtp-bailing"),
+    # DSC804: a misshapen draft tensor
+    fires("DSC804", "deepseek-eh-proj-square", "deepseek_v3", "vllm-mtp-deepseek",
+          shapes={f"{DS61}eh_proj.weight": (MT.H, MT.H)}, says="[8, 16]"),
+    clean("DSC804", "deepseek-eh-proj", "deepseek_v3", "vllm-mtp-deepseek"),
+    fires("DSC804", "qwen3-next-fc-transposed", "qwen3_next", "vllm-mtp-qwen3-next",
+          shapes={"mtp.fc.weight": (2 * MT.H, MT.H)}),
+    clean("DSC804", "qwen3-next-fc-packed-int4-not-judged", "qwen3_next",
+          "vllm-mtp-qwen3-next", shapes={"mtp.fc.weight": (2 * MT.H, MT.H)}, dtype="U8"),
+    fires("DSC804", "deepseek-head-of-another-vocab", "deepseek_v3", "vllm-mtp-deepseek",
+          shapes={f"{DS61}shared_head.head.weight": (MT.V + 1, MT.H)}, says="[33, 8]"),
+    # DSC805: more layers than the runtime loads
+    fires("DSC805", "sglang-deepseek-two", "deepseek_v3", "sglang-nextn-deepseek",
+          config={"num_nextn_predict_layers": 2}, says="at most 1"),
+    clean("DSC805", "vllm-deepseek-two", "deepseek_v3", "vllm-mtp-deepseek",
+          config={"num_nextn_predict_layers": 2},
+          extra={f"model.layers.{N + 1}.{k[len(DS61):]}": v
+                 for k, v in MT.FAMILIES["deepseek_v3"][1].items()}),
+    fires("DSC805", "nemotron-two-steps", "nemotron_h", "vllm-mtp-nemotron-h",
+          config={"num_nextn_predict_layers": 2}),
+    fires("DSC805", "ernie-two", "ernie", "vllm-mtp-ernie",
+          config={"num_nextn_predict_layers": 2}),
+    clean("DSC805", "sglang-qwen3-next-fixes-one", "qwen3_next", "sglang-mtp-qwen3-next",
+          config={"num_nextn_predict_layers": 3}),
+    # DSC806: layers stored past the count
+    fires("DSC806", "deepseek-stores-two-declares-one", "deepseek_v3", "vllm-mtp-deepseek",
+          extra={f"model.layers.{N + 1}.enorm.weight": (MT.H,)}, says="model.layers.3.*"),
+    clean("DSC806", "deepseek-stores-one", "deepseek_v3", "vllm-mtp-deepseek"),
+    fires("DSC806", "sglang-qwen3-next-second-unused", "qwen3_next", "sglang-mtp-qwen3-next",
+          extra={"mtp.layers.1.input_layernorm.weight": (MT.H,)}, says="mtp.layers.1.*"),
+]  # fmt: skip
+
+# the engine-emitted code: a target no MTP loader is picked for
+UNJUDGED_CASES = [
+    fires("DSC807", "qwen3-dense-no-mtp", "deepseek_v3", "",
+          config={"architectures": ["Qwen3ForCausalLM"], "model_type": "qwen3"}),
+    clean("DSC807", "deepseek-judged", "deepseek_v3", ""),
+]  # fmt: skip
+CASES = RULE_CASES + UNJUDGED_CASES  # every code's rows (tests/rules/test_cases.py)
+
+
+def _write(tmp_path, case: MtpCase):
+    return MT.write(
+        tmp_path / "t",
+        case.family,
+        drop=case.drop,
+        shapes=case.shapes,
+        extra=case.extra,
+        config=case.config,
+        dtype=case.dtype,
+    )
+
+
+@pytest.mark.parametrize("case", RULE_CASES, ids=lambda c: f"{c.code}-{c.id}")
+def test_mtp_rule_case(tmp_path, case):
+    t = read_mtp_target(_write(tmp_path, case))
+    loader = BY_NAME[case.loader]
+    assert loader in loaders_for(t.architecture, t.model_type), "the row's loader is picked"
+    found = [f for f in run_loader(t, loader).findings if f.code == case.code]
+    if not case.fires:
+        assert found == [], [f.message for f in found]
+        return
+    assert found, f"{case.code} does not fire"
+    assert all(f.profile == loader.name for f in found)
+    if case.says:
+        assert any(case.says in f.message for f in found), [f.message for f in found]
+
+
+@pytest.mark.parametrize("case", UNJUDGED_CASES, ids=lambda c: c.id)
+def test_unjudged_target(tmp_path, case):
+    r = inspect_mtp(str(_write(tmp_path, case)))
+    assert (r.covered, [f.code for f in r.findings]) == (
+        (False, ["DSC807"]) if case.fires else (True, [])
+    )
