@@ -190,3 +190,29 @@ def test_unjudged_target(tmp_path, case):
     assert (r.covered, [f.code for f in r.findings]) == (
         (False, ["DSC807"]) if case.fires else (True, [])
     )
+
+
+def test_deepseek_v3_at_its_real_sizes(tmp_path):
+    """DeepSeek-V3's real config (61 decoder layers, FP8) and its MTP layer 61 at the real
+    shapes, sparse: whole it passes both runtimes; re-exported without layer 61, vLLM refuses
+    it at start-up and SGLang drafts from uninitialised weights."""
+    whole = inspect_mtp(str(MT.deepseek_v3_real(tmp_path / "whole")))
+    assert whole.ok and whole.all_findings == []
+    assert [(r.loader.name, r.model.layers) for r in whole.runs] == [
+        ("vllm-mtp-deepseek", (61,)),
+        ("sglang-nextn-deepseek", (61,)),
+    ]
+    dropped = inspect_mtp(str(MT.deepseek_v3_real(tmp_path / "dropped", drop_mtp=True)))
+    assert not dropped.ok
+    vllm, sglang = ([f.message for f in r.findings] for r in dropped.runs)
+    assert len(vllm) == 1 and "MTP speculative decoding layer 61 weights missing" in vllm[0]
+    assert len(sglang) == 1 and "uninitialised weights" in sglang[0]
+
+
+def test_a_real_sized_misshapen_eh_proj_is_refused(tmp_path):
+    t = MT.deepseek_v3_real(tmp_path / "t", eh_proj=(7168, 7168))
+    [run] = inspect_mtp(str(t), ["vllm"]).runs[:1]
+    assert [(f.code, f.tensor) for f in run.findings] == [
+        ("DSC804", "model.layers.61.eh_proj.weight")
+    ]
+    assert "is [7168, 7168], the model builds [7168, 14336]" in run.findings[0].message
