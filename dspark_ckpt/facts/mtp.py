@@ -59,6 +59,10 @@ class MtpTarget:
             return self.text[key], f"{where}.{key}"
         return None
 
+    def top(self, key: str) -> tuple[Any, str] | None:
+        """A key of the config's top level alone (``getattr(hf_config, key)``)."""
+        return (self.config[key], key) if key in self.config else None
+
     def size(self, key: str) -> int | None:
         found = self.get(key)
         value = found[0] if found else None

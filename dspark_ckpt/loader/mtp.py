@@ -55,7 +55,7 @@ def resolve_count(t: MtpTarget, x: MtpLoader) -> Count:
     if x.count_fixed is not None:
         return Count(x.count_fixed, "fixed")
     for key in x.count_keys:
-        found = t.get(key)
+        found = t.get(key) if x.count_in_text else t.top(key)
         if found is not None:
             value, where = found
             ok = type(value) is int and value >= 0

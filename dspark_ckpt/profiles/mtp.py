@@ -73,9 +73,10 @@ class MtpLoader:
     family: str  # in words: "DeepSeek V3/R1"
     # the targets it is picked for: "arch:<architectures[0]>" or "type:<model_type>"
     targets: tuple[str, ...]
-    # the layer count: the first of these keys set (the config's top level, then its
-    # text_config), else ``count_default`` (None: no default, no draft layer)
+    # the layer count: the first of these keys set in the config's top level (and its
+    # text_config with ``count_in_text``), else ``count_default`` (None: no draft layer)
     count_keys: tuple[str, ...] = ("num_nextn_predict_layers",)
+    count_in_text: bool = False
     count_default: int | None = None
     count_fixed: int | None = None  # the runtime sets the count itself, whatever the config says
     count_max: int | None = None  # a larger count is refused at start-up (an assert)
@@ -214,6 +215,7 @@ VLLM_QWEN3_5 = MtpLoader(
     family="Qwen3.5",
     targets=("type:qwen3_5", "type:qwen3_5_text"),
     count_keys=("mtp_num_hidden_layers",),
+    count_in_text=True,
     count_default=1,
     first="0",
     layer="mtp.layers.{i}",
@@ -221,6 +223,7 @@ VLLM_QWEN3_5 = MtpLoader(
     once=QWEN_NEXT_ONCE,
     cites={
         "targets": f'{SPEC}:985-1008 `"Qwen3_5MoeMTP" if is_moe else "Qwen3_5MTP"`',
+        "count_in_text": f"{SPEC}:998-1001 `text_config = get_hf_text_config(hf_config)`",
         "count_keys": f"{SPEC}:998-1001 `mtp_num_hidden_layers`",
         "count_default": f'{M}qwen3_5_mtp.py:82 `getattr(config, "mtp_num_hidden_layers", 1)`',
         **QWEN_LAYER_CITES,
@@ -382,6 +385,120 @@ VLLM_BAILING = MtpLoader(
     },
 )
 
+VLLM_OPENPANGU = MtpLoader(
+    name="vllm-mtp-openpangu",
+    runtime="vllm",
+    release=VLLM,
+    architecture="OpenPanguMTPModel",
+    family="openPangu Ultra MoE",
+    targets=("type:pangu_ultra_moe",),
+    own=(*DEEPSEEK_OWN, ("shared_head.head", "V,H")),
+    cites={
+        "targets": f'{SPEC}:777-783 `"OpenPanguMTPModel"`',
+        "count_keys": f"{M}openpangu_mtp.py:76-77 `self.num_mtp_layers = config.num_nextn_predict_layers`",
+        "first": f"{M}openpangu_mtp.py:140-143 `mtp_idx = layer_idx - self.config.num_hidden_layers`",
+        "layer": f"{M}openpangu_mtp.py:134-143 `def get_spec_layer`",
+        "own": f"{M}openpangu_mtp.py:61-67 `self.eh_proj = nn.Linear(config.hidden_size * 2`; "
+        f"{M}deepseek_mtp.py:61-65 `self.head = ParallelLMHead(`",
+        "decoder": f"{M}openpangu_mtp.py:69 `self.mtp_block = OpenPanguDecoderLayer`",
+        "missing": f"{M}openpangu_mtp.py:242 `return loaded_params`; {TRACKED}",
+    },
+)
+VLLM_EXAONE_MOE = replace(
+    VLLM_QWEN3_NEXT,
+    name="vllm-mtp-exaone-moe",
+    architecture="ExaoneMoeMTP",
+    family="EXAONE MoE",
+    targets=("type:exaone_moe",),
+    cites={
+        "targets": f'{SPEC}:973-979 `"ExaoneMoeMTP"`',
+        "count_keys": f'{M}exaone_moe_mtp.py:56 `getattr(config, "num_nextn_predict_layers", 1)`',
+        "count_default": f'{M}exaone_moe_mtp.py:56 `getattr(config, "num_nextn_predict_layers", 1)`',
+        "first": "the draft layers are stored from 0 under mtp.layers",
+        "own": f"{M}exaone_moe_mtp.py:63 `self.fc = ColumnParallelLinear(` (fc and its norms "
+        "are the model's, loaded once)",
+        "decoder": f'{M}exaone_moe_mtp.py:72-80 `prefix=f"{{prefix}}.layers.{{idx}}",`',
+        "layer": f'{M}exaone_moe_mtp.py:194-197 `name = name.replace("mtp.", "model.")`',
+        "once": f"{M}exaone_moe_mtp.py:63 `self.fc = ColumnParallelLinear(`; "
+        f"{M}exaone_moe_mtp.py:82-84 `self.pre_fc_norm_hidden = RMSNorm`",
+        "missing": f"{M}exaone_moe_mtp.py:201-202 `loader.load_weights`; {TRACKED}",
+    },
+)
+VLLM_EXAONE4_5 = replace(
+    VLLM_EXAONE_MOE,
+    name="vllm-mtp-exaone4.5",
+    architecture="Exaone4_5_MTP",
+    family="EXAONE 4.5",
+    targets=("type:exaone4_5",),
+    cites={
+        "targets": f'{SPEC}:980-986 `"Exaone4_5_MTP"`',
+        "count_keys": f'{M}exaone4_5_mtp.py:59 `getattr(config, "num_nextn_predict_layers", 1)`',
+        "count_default": f'{M}exaone4_5_mtp.py:59 `getattr(config, "num_nextn_predict_layers", 1)`',
+        "first": "the draft layers are stored from 0 under mtp.layers",
+        "own": f"{M}exaone4_5_mtp.py:66 `self.fc = ColumnParallelLinear(` (fc and its norms "
+        "are the model's, loaded once)",
+        "decoder": f'{M}exaone4_5_mtp.py:75-83 `prefix=f"{{prefix}}.layers.{{idx}}",`',
+        "layer": f'{M}exaone4_5_mtp.py:191-194 `name = name.replace("mtp.", "model.")`',
+        "once": f"{M}exaone4_5_mtp.py:66 `self.fc = ColumnParallelLinear(`; "
+        f"{M}exaone4_5_mtp.py:86 `self.pre_fc_norm_hidden = RMSNorm(`",
+        "missing": f"{M}exaone4_5_mtp.py:201-202 `loader.load_weights`; {TRACKED}",
+    },
+)
+VLLM_HY_V3 = MtpLoader(
+    name="vllm-mtp-hy-v3",
+    runtime="vllm",
+    release=VLLM,
+    architecture="HYV3MTPModel",
+    family="Hunyuan V3",
+    targets=("type:hy_v3",),
+    own=(("enorm", "H"), ("hnorm", "H"), ("eh_proj", "H,2H"), ("final_layernorm", "H")),
+    from_target=("shared_head.head", "embed_tokens"),
+    missing="silent",
+    cites={
+        "targets": f'{SPEC}:1073-1078 `"HYV3MTPModel"`',
+        "count_keys": f"{SPEC}:1075 `num_nextn_predict_layers`",
+        "first": f"{M}hy_v3_mtp.py:149 `self.mtp_start_layer_idx = config.num_hidden_layers`",
+        "layer": SPEC_IDX,
+        "own": f"{M}hy_v3_mtp.py:104-106 `self.eh_proj = nn.Linear(config.hidden_size * 2`; "
+        f"{M}hy_v3_mtp.py:116 `self.final_layernorm = RMSNorm`",
+        "decoder": f"{M}hy_v3_mtp.py:470-478 `.mtp_block.`",
+        "from_target": f'{M}hy_v3_mtp.py:330-333 `"lm_head.weight": f"model.layers.{{mtp_start}}'
+        f'.shared_head.head.weight",`; {M}hy_v3_mtp.py:463-468 `return "__skip__"`',
+        "missing": f"{M}hy_v3_mtp.py:272 `def load_weights(self, weights: Iterable[tuple[str, "
+        "torch.Tensor]]):` (returns no set of loaded names: nothing tracks what was loaded)",
+    },
+)
+VLLM_MIMO_V2 = MtpLoader(
+    name="vllm-mtp-mimo-v2",
+    runtime="vllm",
+    release=VLLM,
+    architecture="MiMoV2MTPModel",
+    family="MiMo-V2 (Pro, Flash)",
+    targets=("arch:MiMoV2ForCausalLM", "arch:MiMoV2FlashForCausalLM"),
+    count_fixed=1,
+    first="0",
+    layer="model.mtp.layers.{i}",
+    own=(("enorm", "H"), ("hnorm", "H"), ("eh_proj", "H,2H"), ("final_layernorm", "H")),
+    decoder=(
+        ("input_layernorm", "H"),
+        ("pre_mlp_layernorm", "H"),
+        ("self_attn", None),
+        ("mlp", None),
+    ),
+    cites={
+        "targets": f'{SPEC}:809-829 `"MiMoV2ForCausalLM": "MiMoV2MTPModel",`; '
+        f'{SPEC}:831-846 `"MiMoV2FlashForCausalLM"`',
+        "count_fixed": f"{M}mimo_v2_mtp.py:53-54 `_MIMO_V2_PRO_NUM_MTP_LAYERS = 1`; "
+        f"{SPEC}:820-821 `vLLM currently supports only the first MiMo-V2 MTP layer.`",
+        "first": f'{M}mimo_v2_mtp.py:187-192 `prefix=maybe_prefix(prefix, "mtp.layers"),`',
+        "layer": f'{M}mimo_v2_mtp.py:284-290 `"model.mtp" not in name`',
+        "own": f"{M}mimo_v2_mtp.py:73-77 `self.eh_proj = ReplicatedLinear(`; "
+        f"{M}mimo_v2_mtp.py:119 `self.final_layernorm = RMSNorm`",
+        "decoder": f"{M}mimo_v2_mtp.py:109 `self.pre_mlp_layernorm = RMSNorm(`",
+        "missing": f"{M}mimo_v2_mtp.py:386 `return loaded_params`; {TRACKED}",
+    },
+)
+
 # --- SGLang 0.5.23 ---------------------------------------------------------------------------
 S = "python/sglang/srt/"
 SILENT = "nothing checks what was loaded"
@@ -508,6 +625,11 @@ LOADERS: tuple[MtpLoader, ...] = (
     VLLM_LONGCAT,
     VLLM_NEMOTRON_H,
     VLLM_BAILING,
+    VLLM_OPENPANGU,
+    VLLM_EXAONE_MOE,
+    VLLM_EXAONE4_5,
+    VLLM_HY_V3,
+    VLLM_MIMO_V2,
     SGLANG_DEEPSEEK,
     SGLANG_GLM4_MOE,
     SGLANG_QWEN3_NEXT,
@@ -524,16 +646,11 @@ UNJUDGED: dict[tuple[str, str], str] = {
     "are read from index 0 of a separate MTP export: not modelled",
     ("vllm", "GlmOcrMTPModel"): "the override sets num_hidden_layers to 0 (a separate MTP "
     "export): not modelled",
-    ("vllm", "OpenPanguMTPModel"): "not modelled yet (DeepSeek-like layout)",
     ("vllm", "KimiK3MTPModel"): "not modelled yet",
-    ("vllm", "MiMoV2MTPModel"): "not modelled yet (model.mtp.layers.*, one layer)",
     ("vllm", "MiMoV2OmniMTPModel"): "not modelled yet (model.mtp.layers.*, one layer)",
-    ("vllm", "ExaoneMoeMTP"): "not modelled yet (mtp.*)",
-    ("vllm", "Exaone4_5_MTP"): "not modelled yet (mtp.*)",
     ("vllm", "BailingMoeV3MTPModel"): "not modelled yet",
     ("vllm", "Step3p5MTP"): "not modelled yet (DeepSeek-like layout)",
     ("vllm", "Step5MTP"): "its model file is not in the 0.33.0 wheel's models folder",
-    ("vllm", "HYV3MTPModel"): "not modelled yet (DeepSeek-like layout)",
     ("vllm", "HYV4MTPModel"): "its model file is not in the 0.33.0 wheel's models folder",
     ("vllm", "Qwen4ExpMTP"): "its model file is not in the 0.33.0 wheel's models folder",
     ("vllm", "InternS2MobiusMTP"): "not modelled yet",

@@ -146,6 +146,25 @@ RULE_CASES = [
     clean("DSC806", "deepseek-stores-one", "deepseek_v3", "vllm-mtp-deepseek"),
     fires("DSC806", "sglang-qwen3-next-second-unused", "qwen3_next", "sglang-mtp-qwen3-next",
           extra={"mtp.layers.1.input_layernorm.weight": (MT.H,)}, says="mtp.layers.1.*"),
+    # the families added beside them: openPangu, EXAONE MoE / 4.5, Hunyuan V3, MiMo-V2
+    fires("DSC802", "openpangu-dropped", "openpangu", "vllm-mtp-openpangu", drop=(DS61,),
+          says="Following weights were not initialized"),
+    clean("DSC802", "openpangu-kept", "openpangu", "vllm-mtp-openpangu"),
+    fires("DSC803", "exaone-moe-no-fc", "exaone_moe", "vllm-mtp-exaone-moe",
+          drop=("mtp.fc.",), says="mtp.fc.weight"),
+    clean("DSC803", "exaone-moe-whole", "exaone_moe", "vllm-mtp-exaone-moe"),
+    fires("DSC802", "exaone4.5-dropped", "exaone4_5", "vllm-mtp-exaone4.5",
+          drop=("mtp.layers.",)),
+    clean("DSC802", "exaone4.5-kept", "exaone4_5", "vllm-mtp-exaone4.5"),
+    fires("DSC803", "hy-v3-no-final-norm-silent", "hy_v3", "vllm-mtp-hy-v3",
+          drop=(f"{DS61}final_layernorm",), says="nothing checks"),
+    clean("DSC803", "hy-v3-head-from-the-target", "hy_v3", "vllm-mtp-hy-v3"),
+    fires("DSC806", "mimo-v2-three-stored-one-loaded", "mimo_v2", "vllm-mtp-mimo-v2",
+          says="model.mtp.layers.1.*"),
+    clean("DSC806", "mimo-v2-one-stored", "mimo_v2", "vllm-mtp-mimo-v2",
+          drop=("model.mtp.layers.1.", "model.mtp.layers.2.")),
+    fires("DSC803", "mimo-v2-no-pre-mlp-norm", "mimo_v2", "vllm-mtp-mimo-v2",
+          drop=("model.mtp.layers.0.pre_mlp_layernorm",)),
 ]  # fmt: skip
 
 # the engine-emitted code: a target no MTP loader is picked for
