@@ -88,7 +88,12 @@ class MtpLoader:
     first_of_step: tuple[Module, ...] = ()  # only in a step's first physical layer
     last_of_step: tuple[Module, ...] = ()  # only in a step's last physical layer
     once: tuple[Module, ...] = ()  # full names, loaded once for every layer
-    layer_check: bool = False  # a layer with no stored tensor is refused, quantised or not
+    # what the runtime raises for a draft layer with no stored tensor, quantised or not
+    # (``{j}``: its stored index); "": nothing checks a layer as a whole
+    layer_check: str = ""
+    # every stored draft layer is read into the one built (the index is dropped from the
+    # name): a layer stored past the count overwrites it
+    stacked: bool = False
     missing: Missing = "tracked"
     # the tensors of a layer it takes from the target instead (never read from the layer)
     from_target: tuple[str, ...] = ()
@@ -119,7 +124,7 @@ VLLM_DEEPSEEK = MtpLoader(
     count_keys=TF_KEYS,
     count_default=1,
     own=(*DEEPSEEK_OWN, ("shared_head.head", "V,H")),
-    layer_check=True,
+    layer_check="MTP speculative decoding layer {j} weights missing from checkpoint",
     cites={
         "count_default": TF_DEFAULT,
         "targets": f'{SPEC}:749-762 `"DeepSeekMTPModel"`',
@@ -370,7 +375,7 @@ VLLM_BAILING = MtpLoader(
         ("mlp", None),
     ),
     from_target=("shared_head.head",),
-    layer_check=True,
+    layer_check="Bailing MTP speculative decoding layer {j} weights are missing from checkpoint",
     cites={
         "targets": f'{SPEC}:950-961 `"BailingMoeV25MTPModel"`',
         "count_keys": f"{SPEC}:955 `num_nextn_predict_layers`",
@@ -613,6 +618,143 @@ SGLANG_QWEN3_5 = MtpLoader(
     },
 )
 
+SGLANG_MIMO = replace(
+    VLLM_MIMO,
+    name="sglang-mtp-mimo",
+    runtime="sglang",
+    release=SGLANG,
+    architecture="MiMoMTP",
+    count_keys=(),
+    count_fixed=1,
+    stacked=True,
+    missing="silent",
+    cites={
+        "targets": f'{S}configs/model_config.py:1092-1093 `"MiMoMTP"`',
+        "count_fixed": f"{S}models/mimo_mtp.py:45 `self.mtp_block = Qwen2DecoderLayer(` (one "
+        "layer, whatever the config declares)",
+        "first": f"{S}models/mimo_mtp.py:185 `model.mtp_layers.(\\d+).`",
+        "layer": f"{S}models/mimo_mtp.py:185-192 `model.mtp_layers.(\\d+).`",
+        "own": f"{S}models/mimo_mtp.py:39-41 `self.input_proj = nn.Linear(`",
+        "decoder": f"{S}models/mimo_mtp.py:192 `model.mtp_block.`",
+        "stacked": f"{S}models/mimo_mtp.py:185-192 `name = name.replace(group.group(), "
+        '"model.mtp_block.")` (any index maps onto the one layer: the last read wins)',
+        "missing": f"{S}models/mimo_mtp.py:172-174 `weight_loader(param, loaded_weight)` ({SILENT})",
+    },
+)
+SGLANG_LONGCAT = replace(
+    VLLM_LONGCAT,
+    name="sglang-nextn-longcat-flash",
+    runtime="sglang",
+    release=SGLANG,
+    architecture="LongcatFlashForCausalLMNextN",
+    missing="silent",
+    cites={
+        "targets": f'{S}configs/model_config.py:1085-1090 `"LongcatFlashForCausalLMNextN"`',
+        "count_fixed": f'{S}models/longcat_flash_nextn.py:516 `"model.mtp.layers.0.eh_proj.weight"` '
+        "(only layer 0 is mapped)",
+        "first": f'{S}models/longcat_flash_nextn.py:516 `"model.mtp.layers.0.eh_proj.weight"`',
+        "layer": f'{S}models/longcat_flash_nextn.py:516-519 `"model.mtp.layers.0.eh_proj.weight"`',
+        "own": f"{S}models/longcat_flash_nextn.py:516-519 `enorm.m.weight`",
+        "decoder": f"{S}models/longcat_flash_nextn.py:534 `transformer_layer.mlp.down_proj.weight`",
+        "once": f'{S}models/longcat_flash_nextn.py:540 `"model.mtp.norm.weight"`',
+        "missing": f'{S}models/longcat_flash_nextn.py:547-548 `if ".mtp." not in name:` ({SILENT})',
+    },
+)
+SGLANG_BAILING = replace(
+    VLLM_BAILING,
+    name="sglang-nextn-bailing",
+    runtime="sglang",
+    release=SGLANG,
+    architecture="BailingMoeForCausalLMNextN",
+    family="Bailing MoE V1 / V2 (Ling)",
+    targets=("arch:BailingMoeForCausalLM", "arch:BailingMoeV2ForCausalLM"),
+    count_max=1,
+    layer_check="",
+    missing="silent",
+    from_target=("shared_head.head", "embed_tokens"),
+    cites={
+        "targets": f'{S}configs/model_config.py:1120-1127 `"BailingMoeForCausalLMNextN"`; '
+        f"{S}models/bailing_moe_nextn.py:255-256 `BailingMoEForCausalLM.load_weights`",
+        "count_keys": f"{S}models/bailing_moe.py:947-949 `num_nextn_predict_layers`",
+        "count_max": f"{S}models/bailing_moe.py:949 `Only 1 nextn layer is supported`",
+        "first": f"{S}models/bailing_moe.py:951-955 `else self.config.num_hidden_layers`",
+        "layer": f'{S}models/bailing_moe.py:970 `nextn_layer_prefix = f"model.layers.{{nextn_layer_id}}"`',
+        "own": f'{S}models/bailing_moe.py:971-976 `"final_layernorm",`',
+        "decoder": f"{S}models/bailing_moe.py:1025-1026 `model.decoder`",
+        "from_target": f'{S}models/bailing_moe.py:1014 `if "shared_head.head" in name or '
+        '"embed_tokens" in name:`',
+        "missing": f"{S}models/bailing_moe.py:1010-1011 `if not name.startswith(nextn_layer_prefix):` ({SILENT})",
+    },
+)
+SGLANG_ERNIE = replace(
+    VLLM_ERNIE,
+    name="sglang-mtp-ernie",
+    runtime="sglang",
+    release=SGLANG,
+    architecture="Ernie4_5_MoeForCausalLMMTP",
+    count_keys=(),
+    count_fixed=1,
+    count_max=None,
+    layer_check="MTP layers 'mtp_*.0.*' not found in weights",
+    missing="silent",
+    cites={
+        "targets": f'{S}configs/model_config.py:1128-1132 `"Ernie4_5_MoeForCausalLMMTP"`',
+        "count_fixed": f'{S}models/ernie4_eagle.py:145-149 `f"mtp_emb_norm.{{self.mtp_layer_id}}",` '
+        "(one layer: mtp_layer_id 0)",
+        "first": f'{S}models/ernie4_eagle.py:145-149 `f"mtp_emb_norm.{{self.mtp_layer_id}}",`',
+        "layer": f'{S}models/ernie4_eagle.py:160-161 `name = name.replace(f".{{self.mtp_layer_id}}.", ".")`',
+        "own": f"{S}models/ernie4_eagle.py:54-56 `self.mtp_linear_proj = nn.Linear(`",
+        "decoder": f"{S}models/ernie4_eagle.py:59 `self.mtp_block = Ernie4DecoderLayer(`",
+        "layer_check": f"{S}models/ernie4_eagle.py:183-185 `not found in weights.`",
+        "missing": f"{S}models/ernie4_eagle.py:143-144 `mtp_layer_found = False` (the layer is "
+        f"checked, not its tensors: {SILENT})",
+    },
+)
+SGLANG_NEMOTRON_H = replace(
+    VLLM_NEMOTRON_H,
+    name="sglang-mtp-nemotron-h",
+    runtime="sglang",
+    release=SGLANG,
+    architecture="NemotronHForCausalLMMTP",
+    targets=("arch:NemotronHForCausalLM", "arch:NemotronHPuzzleForCausalLM"),
+    count_keys=(),
+    count_fixed=1,
+    count_max=None,
+    missing="silent",
+    cites={
+        "targets": f'{S}configs/model_config.py:1197-1202 `"NemotronHForCausalLMMTP"`',
+        "count_fixed": f"{S}configs/model_config.py:1197-1203 `num_nextn_predict_layers = 1`",
+        "first": f'{S}models/nemotron_h_mtp.py:388 `has_mtp_layers |= name.startswith("mtp.layers.")`',
+        "layer": f'{S}models/nemotron_h_mtp.py:388 `name.startswith("mtp.layers.")`',
+        "step_pattern": f"{S}models/nemotron_h_mtp.py:227-242 `total_layers = self.num_mtp_layers * self.pattern_len`",
+        "own": f"{S}models/nemotron_h.py:560 `self.norm = RMSNorm`",
+        "decoder": f"{S}models/nemotron_h.py:551 `self.mixer = NemotronHMLP(`",
+        "first_of_step": f"{S}models/nemotron_h_mtp.py:63-69 `self.eh_proj = ColumnParallelLinear(`",
+        "last_of_step": f"{S}models/nemotron_h_mtp.py:82-83 `self.final_layernorm = RMSNorm(`",
+        "missing": f"{S}models/nemotron_h_mtp.py:398 `super().load_weights(normalized_weights(), "
+        f"is_mtp=True)` ({SILENT})",
+    },
+)
+SGLANG_QWEN3_MOE = replace(
+    SGLANG_QWEN3_NEXT,
+    name="sglang-mtp-qwen3-moe",
+    architecture="Qwen3MoeForCausalLMMTP",
+    family="Qwen3-MoE",
+    targets=("arch:Qwen3MoeForCausalLM",),
+    cites={
+        **SGLANG_QWEN3_NEXT.cites,
+        "targets": f'{S}configs/model_config.py:1155-1157 `"Qwen3MoeForCausalLMMTP"`',
+        "count_fixed": f"{S}configs/model_config.py:1155-1157 `num_nextn_predict_layers = 1`",
+        "own": f"{S}models/qwen3_moe_mtp.py:51 `self.fc = nn.Linear(2 * config.hidden_size` "
+        "(fc and its norms are the model's, loaded once)",
+        "once": f'{S}models/qwen3_moe.py:1184-1191 `"mtp.fc.weight",`',
+        "layer": f'{S}models/qwen3_moe.py:1180-1191 `name = name.replace("mtp", "model")`',
+        "first": f'{S}models/qwen3_moe.py:1191 `name = name.replace("mtp", "model")`',
+        "decoder": f"{S}models/qwen3_moe_mtp.py:56 `self.model = Qwen3MoeModel(`",
+        "missing": f'{S}models/qwen3_moe.py:1180-1182 `if "mtp" not in name:` ({SILENT})',
+    },
+)
+
 LOADERS: tuple[MtpLoader, ...] = (
     VLLM_DEEPSEEK,
     VLLM_DEEPSEEK_V32,
@@ -634,6 +776,12 @@ LOADERS: tuple[MtpLoader, ...] = (
     SGLANG_GLM4_MOE,
     SGLANG_QWEN3_NEXT,
     SGLANG_QWEN3_5,
+    SGLANG_MIMO,
+    SGLANG_LONGCAT,
+    SGLANG_BAILING,
+    SGLANG_ERNIE,
+    SGLANG_NEMOTRON_H,
+    SGLANG_QWEN3_MOE,
 )
 RUNTIMES = {"vllm": VLLM, "sglang": SGLANG}
 
@@ -661,16 +809,10 @@ UNJUDGED: dict[tuple[str, str], str] = {
     ("vllm", "Gemma4MTPModel"): "a separate assistant checkpoint, not layers of the target",
     ("vllm", "ParseAuxMTPModel"): "a vision-prefix parser's auxiliary head, not layers past "
     "the decoder",
-    ("sglang", "LongcatFlashForCausalLMNextN"): "not modelled yet",
-    ("sglang", "MiMoMTP"): "not modelled yet",
     ("sglang", "MiMoV2MTP"): "not modelled yet",
-    ("sglang", "Ernie4_5_MoeForCausalLMMTP"): "not modelled yet",
-    ("sglang", "BailingMoeForCausalLMNextN"): "not modelled yet",
-    ("sglang", "NemotronHForCausalLMMTP"): "not modelled yet",
     ("sglang", "GlmMoeDsaForCausalLMNextN"): "not modelled yet",
     ("sglang", "Glm4MoeLiteForCausalLMNextN"): "not modelled yet",
     ("sglang", "Step3p5MTP"): "not modelled yet",
-    ("sglang", "Qwen3MoeForCausalLMMTP"): "not modelled yet",
     ("sglang", "ExaoneMoEForCausalLMMTP"): "not modelled yet",
     ("sglang", "HYV3ForCausalLMNextN"): "not modelled yet",
     ("sglang", "DeepseekV4ForCausalLMNextN"): "not modelled yet",

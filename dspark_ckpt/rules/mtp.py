@@ -103,8 +103,7 @@ def layer_missing(t: MtpTarget, x: MtpLoader) -> list[Finding]:
         return []
     layers = [f"{m.prefix(j)}.*" for j in m.missing_layers]
     if x.layer_check:
-        outcome = f"refused at start-up ('MTP speculative decoding layer {m.missing_layers[0]}"
-        outcome += " weights missing from checkpoint')"
+        outcome = f"refused at start-up ('{x.layer_check.format(j=m.missing_layers[0])}')"
     else:
         outcome = _outcome(t, x)
     total = len(m.layers)
@@ -210,7 +209,7 @@ def beyond_count(t: MtpTarget, x: MtpLoader) -> list[Finding]:
     the runtime fixes): the runtime never loads them, so the drafter runs with fewer MTP
     steps than the target was trained with. Nothing fails; the depth is lost."""
     m = model(t, x)
-    if not m.beyond or m.count.value is None:
+    if not m.beyond or m.count.value is None or x.stacked:
         return []
     shown = [f"{m.prefix(j)}.*" for j in m.beyond]
     return [
@@ -218,6 +217,33 @@ def beyond_count(t: MtpTarget, x: MtpLoader) -> list[Finding]:
             "DSC806",
             f"{_who(x)}: the checkpoint stores {len(shown)} draft layer(s) past the "
             f"{m.count.value} it builds ({few(shown)}): never loaded",
+            tensor=shown[0],
+        )
+    ]
+
+
+@rule(
+    "DSC808",
+    ERROR,
+    "MTP layers past the first overwrite it",
+    scope=MTP,
+    hint="keep only the draft layer the runtime builds (layer 0), or serve the target with "
+    "a runtime that loads each MTP layer into its own module",
+)
+def overwrites(t: MtpTarget, x: MtpLoader) -> list[Finding]:
+    """The runtime builds one draft layer and maps every stored MTP layer onto it (SGLang's
+    MiMo MTP drops the layer index from the name): a checkpoint with more than one MTP layer
+    has the later layers' weights read over the first, so the drafter runs with a layer
+    trained for another step. No error; acceptance drops."""
+    m = model(t, x)
+    if not x.stacked or not m.beyond:
+        return []
+    shown = [f"{m.prefix(j)}.*" for j in m.beyond]
+    return [
+        Finding(
+            "DSC808",
+            f"{_who(x)}: {few(shown)} are read into its one draft layer "
+            f"({m.prefix(m.layers[0]) if m.layers else x.layer}): the last read wins, silently",
             tensor=shown[0],
         )
     ]

@@ -71,8 +71,8 @@ def test_runtime_picks_the_deciding_loader(tmp_path):
 
 
 def test_a_target_no_mtp_loader_judges_exits_3(tmp_path):
-    t = MT.write(tmp_path / "t", "ernie")
-    r = cli("inspect", t, "--mtp", "--runtime", "sglang")  # SGLang's Ernie MTP: not modelled
+    t = MT.write(tmp_path / "t", "openpangu")
+    r = cli("inspect", t, "--mtp", "--runtime", "sglang")  # SGLang drafts openPangu with none
     assert r.exit_code == 3
     assert "DSC807" in r.stdout and "no MTP / NextN loader of SGLang 0.5.23" in r.stdout
 
