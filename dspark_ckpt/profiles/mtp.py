@@ -647,6 +647,7 @@ SGLANG_LONGCAT = replace(
     runtime="sglang",
     release=SGLANG,
     architecture="LongcatFlashForCausalLMNextN",
+    targets=("arch:LongcatFlashForCausalLM",),
     missing="silent",
     cites={
         "targets": f'{S}configs/model_config.py:1085-1090 `"LongcatFlashForCausalLMNextN"`',
@@ -692,6 +693,7 @@ SGLANG_ERNIE = replace(
     runtime="sglang",
     release=SGLANG,
     architecture="Ernie4_5_MoeForCausalLMMTP",
+    targets=("arch:Ernie4_5_MoeForCausalLM",),
     count_keys=(),
     count_fixed=1,
     count_max=None,
@@ -788,24 +790,48 @@ RUNTIMES = {"vllm": VLLM, "sglang": SGLANG}
 # The MTP architectures each release registers that no loader above judges, and why: the
 # answer `inspect TARGET --mtp` gives for a target the runtime drafts with one of them.
 UNJUDGED: dict[tuple[str, str], str] = {
-    ("vllm", "DeepSeekV4MTPModel"): "DeepSeek V4's MTP stages (mtp.*, compressed attention) "
-    "are not modelled yet",
+    ("vllm", "DeepSeekV4MTPModel"): "DeepSeek V4's MTP stages (mtp.*, compressed attention, "
+    "per-platform source under vllm/models/deepseek_v4) are not modelled yet",
     ("vllm", "Glm4MoeLiteMTPModel"): "the override sets num_hidden_layers to 0, so the layers "
     "are read from index 0 of a separate MTP export: not modelled",
     ("vllm", "GlmOcrMTPModel"): "the override sets num_hidden_layers to 0 (a separate MTP "
     "export): not modelled",
-    ("vllm", "KimiK3MTPModel"): "not modelled yet",
+    (
+        "vllm",
+        "KimiK3MTPModel",
+    ): "not modelled yet: its per-platform source (vllm/models/kimi_k3/{nvidia,amd}/mtp.py) is in the wheel, outside model_executor/models",
     ("vllm", "MiMoV2OmniMTPModel"): "not modelled yet (model.mtp.layers.*, one layer)",
     ("vllm", "BailingMoeV3MTPModel"): "not modelled yet",
     ("vllm", "Step3p5MTP"): "not modelled yet (DeepSeek-like layout)",
-    ("vllm", "Step5MTP"): "its model file is not in the 0.33.0 wheel's models folder",
-    ("vllm", "HYV4MTPModel"): "its model file is not in the 0.33.0 wheel's models folder",
-    ("vllm", "Qwen4ExpMTP"): "its model file is not in the 0.33.0 wheel's models folder",
+    (
+        "vllm",
+        "Step5MTP",
+    ): "not modelled yet: its per-platform source (vllm/models/step5/nvidia/mtp.py) is in the wheel, outside model_executor/models",
+    (
+        "vllm",
+        "HYV4MTPModel",
+    ): "not modelled yet: its per-platform source (vllm/models/hy_v4/nvidia/mtp.py) is in the wheel, outside model_executor/models",
+    (
+        "vllm",
+        "Qwen4ExpMTP",
+    ): "not modelled yet: its per-platform source (vllm/models/qwen4_exp/{nvidia,amd}/mtp.py) is in the wheel, outside model_executor/models",
     ("vllm", "InternS2MobiusMTP"): "not modelled yet",
-    ("vllm", "Dots3NoteMTPModel"): "its model file is not in the 0.33.0 wheel's models folder",
-    ("vllm", "InklingMTPModel"): "its model file is not in the 0.33.0 wheel's models folder",
-    ("vllm", "MiniMaxM3MTP"): "its model file is not in the 0.33.0 wheel's models folder",
-    ("vllm", "Glm5NextMTPModel"): "its model file is not in the 0.33.0 wheel's models folder",
+    (
+        "vllm",
+        "Dots3NoteMTPModel",
+    ): "not modelled yet: its per-platform source (vllm/models/dots3_note/nvidia/mtp.py) is in the wheel, outside model_executor/models",
+    (
+        "vllm",
+        "InklingMTPModel",
+    ): "not modelled yet: its per-platform source (vllm/models/inkling/{nvidia,amd}/mtp.py) is in the wheel, outside model_executor/models",
+    (
+        "vllm",
+        "MiniMaxM3MTP",
+    ): "not modelled yet: its per-platform source (vllm/models/minimax_m3/{nvidia,amd}/mtp.py) is in the wheel, outside model_executor/models",
+    (
+        "vllm",
+        "Glm5NextMTPModel",
+    ): "not modelled yet: its per-platform source (vllm/models/glm5next/common/mtp.py) is in the wheel, outside model_executor/models",
     ("vllm", "Gemma4MTPModel"): "a separate assistant checkpoint, not layers of the target",
     ("vllm", "ParseAuxMTPModel"): "a vision-prefix parser's auxiliary head, not layers past "
     "the decoder",

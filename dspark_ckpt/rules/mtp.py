@@ -40,12 +40,11 @@ def _silent(t: MtpTarget, x: MtpLoader) -> bool:
 def _outcome(t: MtpTarget, x: MtpLoader) -> str:
     if not _silent(t, x):
         return "refused at start-up ('Following weights were not initialized from checkpoint')"
-    why = "nothing"
-    if x.missing != "silent":  # vLLM's check of the loaded weights is off for a quantised target
-        why = f"the target is quantised ({t.quantized}), so {why}"
+    then = "it drafts from uninitialised weights (acceptance near zero, no error)"
+    if x.missing == "silent":
+        return f"nothing checks what was loaded: {then}"
     return (
-        f"{why} checks what was loaded, so it drafts from uninitialised weights "
-        "(acceptance near zero, no error)"
+        f"the target is quantised ({t.quantized}), which turns the loaded-weights check off: {then}"
     )
 
 

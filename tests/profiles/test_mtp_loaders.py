@@ -83,3 +83,17 @@ def test_every_sglang_draft_rewrite_is_judged_or_has_a_reason():
     answered |= {a for r, a in UNJUDGED if r == "sglang"}
     assert len(names) >= 15
     assert sorted(names - answered) == []
+
+
+def test_docs_mtp_tables_are_current():
+    import importlib.util
+
+    root = Path(__file__).resolve().parents[2]
+    spec = importlib.util.spec_from_file_location("mtp_table", root / "tools/mtp_table.py")
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    text = (root / "docs/mtp.md").read_text(encoding="utf-8")
+    assert text == tool.page(text), "run python tools/mtp_table.py"
+    for x in LOADERS:  # every architecture judged, and every one not, is on the page
+        assert f"`{x.architecture}`" in text
+    assert all(f"`{a}`" in text for _, a in UNJUDGED)
