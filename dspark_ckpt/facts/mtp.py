@@ -12,11 +12,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dspark_ckpt.errors import CheckpointError
-from dspark_ckpt.source.checkpoint import Checkpoint, build_checkpoint, open_source
-from dspark_ckpt.source.safetensors import TensorInfo
+
+if TYPE_CHECKING:  # the readers load only where a target is read (explain lists the codes)
+    from dspark_ckpt.source.checkpoint import Checkpoint
+    from dspark_ckpt.source.safetensors import TensorInfo
 
 # the nodes a text config sits in (vLLM's get_text_config / SGLang's hf_text_config)
 TEXT_NODES = ("text_config", "language_config", "llm_config")
@@ -91,6 +93,8 @@ class MtpTarget:
 def read_mtp_target(name: str | Path) -> MtpTarget:
     """The target at ``name``: its config and every header. Raises ``CheckpointError``
     for a config or header that cannot be read, or a folder without weights."""
+    from dspark_ckpt.source.checkpoint import build_checkpoint, open_source
+
     ckpt = build_checkpoint(open_source(name, folder=True), weights=True)
     if not isinstance(ckpt.config, dict):
         raise CheckpointError(ckpt.config_path, "config.json is not a JSON object")
