@@ -28,6 +28,7 @@ def inspect_mtp_cmd(
     drafter (``--target``, ...), each a usage error with ``--mtp``."""
     from dspark_ckpt.commands.mtp import inspect_mtp
     from dspark_ckpt.output import mtp as out
+    from dspark_ckpt.output.stderr import error_lines
 
     given = [name for name, value in refused.items() if value]
     if given:
@@ -37,9 +38,8 @@ def inspect_mtp_cmd(
         )
     with header_progress(show_progress(fmt, quiet)):
         report = inspect_mtp(target, runtime)
-    for f in report.findings:
-        if f.code == "DSC001":  # an unreadable input: one line on stderr, as inspect says it
-            print(f"dspark-ckpt: {f.file}: {f.message}", file=sys.stderr)
+    for line in error_lines(report):  # an unreadable target: one line, as inspect says it
+        print(line, file=sys.stderr)
 
     def show(console) -> None:
         for line in out.lines(report):

@@ -15,7 +15,7 @@ from functools import cache
 from dspark_ckpt.errors import CheckpointError, UsageError
 from dspark_ckpt.facts.mtp import MtpTarget, read_mtp_target
 from dspark_ckpt.loader.mtp import MtpModel
-from dspark_ckpt.profiles.mtp import LOADERS, RUNTIMES, UNJUDGED, MtpLoader, loaders_for
+from dspark_ckpt.profiles.mtp import RUNTIMES, MtpLoader, loaders_for
 from dspark_ckpt.rules import codes  # noqa: F401 (every rule module, registered)
 from dspark_ckpt.rules.findings import ERROR, Finding
 from dspark_ckpt.rules.inputs import unreadable_finding
@@ -117,15 +117,3 @@ def _unjudged(t: MtpTarget, runtime: str) -> Finding:
         "for this target (docs/mtp.md lists those judged, and those not with why)"
     )
     return replace(f, file=str(t.config_path))
-
-
-def covered_architectures() -> dict[str, list[str]]:
-    """The MTP architectures judged, by runtime (docs and the report)."""
-    out: dict[str, list[str]] = {}
-    for x in LOADERS:
-        out.setdefault(x.runtime, []).append(x.architecture)
-    return out
-
-
-def unjudged_architectures() -> dict[tuple[str, str], str]:
-    return dict(UNJUDGED)

@@ -90,7 +90,7 @@ def test_an_unreadable_target_is_one_stderr_line_and_exit_1(kept):
     r = cli("inspect", kept, "--mtp", "--format", "json")
     assert r.exit_code == 1
     [line] = r.stderr.splitlines()
-    assert line.startswith(f"dspark-ckpt: {kept / 'model.safetensors'}: ")
+    assert line.startswith(f"dspark-ckpt: error: {kept / 'model.safetensors'}: ")
     assert "Traceback" not in r.stderr
     out = json.loads(r.stdout)
     follows("mtp-v1", out)
