@@ -79,6 +79,14 @@ class MtpTarget:
         q = found[0]
         return str(q.get("quant_method") or q.get("quant_algo") or "unnamed")
 
+    @property
+    def fp4(self) -> bool:
+        """An NVFP4 checkpoint (vLLM's ``modelopt_fp4``: ModelOpt's ``quant_algo`` NVFP4)."""
+        found = self.get("quantization_config")
+        q = found[0] if found and isinstance(found[0], dict) else {}
+        names = (q.get("quant_method"), q.get("quant_algo"))
+        return any(str(n).lower() in ("nvfp4", "modelopt_fp4") for n in names if n)
+
     @cached_property
     def memo(self) -> dict:
         """What later stages compute once per target (each MTP loader's model)."""

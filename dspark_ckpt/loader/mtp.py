@@ -100,17 +100,20 @@ def _modules(x: MtpLoader, step_pos: int, per_step: int) -> tuple[Module, ...]:
     return tuple(mods)
 
 
-def _check(t: MtpTarget, full: str, shape: str | None, missing: list, wrong: list) -> bool:
+def _check(
+    t: MtpTarget, full: str, shape: str | None, missing: list, wrong: list, dense: bool = False
+) -> bool:
     """Whether module ``full`` is stored; records what is missing or misshapen. A norm
     (a 1-D shape) is its exact ``.weight``; any other module is stored when some tensor lies
-    under it (a quantised linear stores ``qweight`` / ``weight_packed`` ...)."""
+    under it (a quantised linear stores ``qweight`` / ``weight_packed`` ...). ``dense``: the
+    model builds it unquantised, so a packed weight's shape is judged too."""
     weight = t.tensors.get(f"{full}.weight")
     one_d = shape is not None and "," not in shape
     stored = weight is not None if one_d else _span(t.names, full)
     if not stored:
         missing.append(f"{full}.weight" if shape else full)
         return False
-    if shape and weight is not None and weight.dtype in FLOAT_DTYPES:
+    if shape and weight is not None and (dense or weight.dtype in FLOAT_DTYPES):
         want = _shape(shape, t)
         if want is not None and tuple(weight.shape) != want:
             wrong.append((f"{full}.weight", tuple(weight.shape), want))
@@ -123,7 +126,7 @@ def mtp_model(t: MtpTarget, x: MtpLoader) -> MtpModel:
     missing: list[str] = []
     wrong: list = []
     for path, shape in x.once:
-        _check(t, path, shape, missing, wrong)
+        _check(t, path, shape, missing, wrong, t.fp4 and path in x.fp4_unquantised)
     if count.value is None or first is None or per_step is None:
         return MtpModel(x, count, first, per_step, (), (), tuple(missing), tuple(wrong), ())
     total = count.value * per_step

@@ -88,6 +88,9 @@ class MtpLoader:
     first_of_step: tuple[Module, ...] = ()  # only in a step's first physical layer
     last_of_step: tuple[Module, ...] = ()  # only in a step's last physical layer
     once: tuple[Module, ...] = ()  # full names, loaded once for every layer
+    # modules built unquantised for an NVFP4 (modelopt_fp4) target: stored packed, their
+    # weight meets a full-width parameter
+    fp4_unquantised: tuple[str, ...] = ()
     # what the runtime raises for a draft layer with no stored tensor, quantised or not
     # (``{j}``: its stored index); "": nothing checks a layer as a whole
     layer_check: str = ""
@@ -201,7 +204,9 @@ VLLM_QWEN3_NEXT = MtpLoader(
     layer="mtp.layers.{i}",
     own=(),
     once=QWEN_NEXT_ONCE,
+    fp4_unquantised=("mtp.fc",),
     cites={
+        "fp4_unquantised": f'{M}qwen3_next_mtp.py:70-79 `quant_config.get_name() == "modelopt_fp4"`',
         "targets": f'{SPEC}:908-914 `"Qwen3NextMTP"`',
         "count_keys": f'{M}qwen3_next_mtp.py:63 `getattr(config, "num_nextn_predict_layers", 1)`',
         "count_default": f'{M}qwen3_next_mtp.py:63 `getattr(config, "num_nextn_predict_layers", 1)`',
@@ -226,7 +231,9 @@ VLLM_QWEN3_5 = MtpLoader(
     layer="mtp.layers.{i}",
     own=(),
     once=QWEN_NEXT_ONCE,
+    fp4_unquantised=("mtp.fc",),
     cites={
+        "fp4_unquantised": f'{M}qwen3_5_mtp.py:88-98 `quant_config.get_name() == "modelopt_fp4"`',
         "targets": f'{SPEC}:985-1008 `"Qwen3_5MoeMTP" if is_moe else "Qwen3_5MTP"`',
         "count_in_text": f"{SPEC}:998-1001 `text_config = get_hf_text_config(hf_config)`",
         "count_keys": f"{SPEC}:998-1001 `mtp_num_hidden_layers`",
@@ -415,6 +422,7 @@ VLLM_EXAONE_MOE = replace(
     architecture="ExaoneMoeMTP",
     family="EXAONE MoE",
     targets=("type:exaone_moe",),
+    fp4_unquantised=(),  # its fc takes the quantisation config as it is
     cites={
         "targets": f'{SPEC}:973-979 `"ExaoneMoeMTP"`',
         "count_keys": f'{M}exaone_moe_mtp.py:56 `getattr(config, "num_nextn_predict_layers", 1)`',

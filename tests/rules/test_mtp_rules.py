@@ -41,6 +41,7 @@ def clean(code, id, family, loader, **kw):
 
 
 Q = {"quantization_config": {"quant_method": "fp8"}}
+FP4 = {"quantization_config": {"quant_method": "modelopt", "quant_algo": "NVFP4"}}
 DS61 = f"model.layers.{N}."
 RULE_CASES = [
     # DSC801: no layer count
@@ -125,6 +126,10 @@ RULE_CASES = [
           shapes={"mtp.fc.weight": (2 * MT.H, MT.H)}),
     clean("DSC804", "qwen3-next-fc-packed-int4-not-judged", "qwen3_next",
           "vllm-mtp-qwen3-next", shapes={"mtp.fc.weight": (2 * MT.H, MT.H)}, dtype="U8"),
+    fires("DSC804", "qwen3-next-nvfp4-fc-packed", "qwen3_next", "vllm-mtp-qwen3-next",
+          shapes={"mtp.fc.weight": (MT.H, MT.H)}, dtype="U8", config=FP4,
+          says="is [8, 8], the model builds [8, 16]"),
+    clean("DSC804", "qwen3.5-nvfp4-fc-bf16", "qwen3_5", "vllm-mtp-qwen3.5", config=FP4),
     fires("DSC804", "deepseek-head-of-another-vocab", "deepseek_v3", "vllm-mtp-deepseek",
           shapes={f"{DS61}shared_head.head.weight": (MT.V + 1, MT.H)}, says="[33, 8]"),
     # DSC805: more layers than the runtime loads
