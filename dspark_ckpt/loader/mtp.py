@@ -58,11 +58,12 @@ def resolve_count(t: MtpTarget, x: MtpLoader) -> Count:
         found = t.get(key) if x.count_in_text else t.top(key)
         if found is not None:
             value, where = found
-            ok = type(value) is int and value >= 0
-            return Count(value if ok else None, where, value)
+            # Python reads a JSON true as 1 (range(n, n + True) builds one layer)
+            ok = isinstance(value, int) and value >= 0
+            return Count(int(value) if ok else None, where, value)
     if x.count_default is not None:
         return Count(x.count_default, "default")
-    return Count(None, x.count_keys[0])
+    return Count(None, x.count_keys[0] if x.count_keys else "count")
 
 
 def _first(t: MtpTarget, x: MtpLoader) -> int | None:

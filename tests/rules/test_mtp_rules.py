@@ -143,6 +143,10 @@ RULE_CASES = [
           config={"num_nextn_predict_layers": 2}),
     fires("DSC805", "ernie-two", "ernie", "vllm-mtp-ernie",
           config={"num_nextn_predict_layers": 2}),
+    fires("DSC805", "deepseek-a-billion-layers-not-walked", "deepseek_v3", "vllm-mtp-deepseek",
+          config={"num_nextn_predict_layers": 10**9}, says="at most 4096"),
+    clean("DSC801", "deepseek-count-true-reads-as-1", "deepseek_v3", "vllm-mtp-deepseek",
+          config={"num_nextn_predict_layers": True}),
     clean("DSC805", "sglang-qwen3-next-fixes-one", "qwen3_next", "sglang-mtp-qwen3-next",
           config={"num_nextn_predict_layers": 3}),
     # DSC806: layers stored past the count
