@@ -93,10 +93,12 @@ def layer_missing(t: MtpTarget, x: MtpLoader) -> list[Finding]:
     """A draft layer the runtime builds from the target's config has no tensor in the
     target checkpoint: a quantised or re-exported target dropped the layers past its last
     decoder layer (or ``mtp.*``). vLLM's DeepSeek and Bailing MTP loaders refuse it at
-    start-up ("MTP speculative decoding layer N weights missing from checkpoint"); other vLLM
-    MTP loaders refuse it for an unquantised target ("Following weights were not initialized
-    from checkpoint") and leave it uninitialised for a quantised one; SGLang never checks:
-    the draft runs on uninitialised weights and accepts almost nothing."""
+    start-up ("MTP speculative decoding layer N weights missing from checkpoint"), as
+    SGLang's Ernie MTP does ("MTP layers ... not found in weights"); other vLLM MTP loaders
+    refuse it for an unquantised target ("Following weights were not initialized from
+    checkpoint") and leave it uninitialised for a quantised one; vLLM's Hunyuan V3 MTP and
+    SGLang's other loaders never check: the draft runs on uninitialised weights and accepts
+    almost nothing."""
     m = model(t, x)
     if not m.missing_layers:
         return []
@@ -178,8 +180,8 @@ def tensor_misshapen(t: MtpTarget, x: MtpLoader) -> list[Finding]:
 )
 def too_many(t: MtpTarget, x: MtpLoader) -> list[Finding]:
     """The target declares more MTP layers than the runtime's MTP architecture loads:
-    SGLang's DeepSeek and GLM NextN loaders and vLLM's Nemotron-H MTP assert a single layer
-    and refuse the start-up; vLLM's Ernie MTP maps only the ``.0`` block, so a second layer's
+    SGLang's DeepSeek, GLM and Bailing NextN loaders and vLLM's Nemotron-H MTP assert a single
+    layer and refuse the start-up; vLLM's Ernie MTP maps only the ``.0`` block, so a second layer's
     weights never reach the model. A count of more than 4096 layers is not walked either."""
     m = model(t, x)
     if not m.too_many:
