@@ -119,6 +119,9 @@ UNJUDGED: dict[tuple[str, str], str] = {
     ("sglang", "HYV4ForCausalLMNextN"): "not modelled yet",
     ("sglang", "InklingForConditionalGenerationMTP"): "not modelled yet",
     ("sglang", "Qwen4ExpForCausalLMMTP"): "not modelled yet",
+    ("sglang", "Dots3NoteForCausalLMNextN"): "not modelled yet (the draft architecture is "
+    "chosen by the config class: Dots3Config.configure_draft_model)",
+    ("sglang", "IQuestQ1MTP"): "not modelled yet",
 }
 
 
