@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from dspark_ckpt.profiles import mtp_sglang as sg
 from dspark_ckpt.profiles import mtp_vllm as vl
+from dspark_ckpt.profiles import mtp_vllm_models as vm
 from dspark_ckpt.profiles.mtp_loader import SGLANG, VLLM, Module, MtpLoader
 
 __all__ = ["LOADERS", "RUNTIMES", "UNJUDGED", "Module", "MtpLoader", "loaders_for"]
@@ -45,6 +46,8 @@ LOADERS: tuple[MtpLoader, ...] = (
     vl.VLLM_EXAONE4_5,
     vl.VLLM_HY_V3,
     vl.VLLM_MIMO_V2,
+    vm.VLLM_GLM5_NEXT,
+    vm.VLLM_GLM5_NEXT_VL,
     sg.SGLANG_DEEPSEEK,
     sg.SGLANG_GLM4_MOE,
     sg.SGLANG_QWEN3_NEXT,
@@ -99,10 +102,6 @@ UNJUDGED: dict[tuple[str, str], str] = {
         "vllm",
         "MiniMaxM3MTP",
     ): "not modelled yet: its per-platform source (vllm/models/minimax_m3/{nvidia,amd}/mtp.py) is in the wheel, outside model_executor/models",
-    (
-        "vllm",
-        "Glm5NextMTPModel",
-    ): "not modelled yet: its per-platform source (vllm/models/glm5next/common/mtp.py) is in the wheel, outside model_executor/models",
     ("vllm", "Gemma4MTPModel"): "a separate assistant checkpoint, not layers of the target",
     ("vllm", "ParseAuxMTPModel"): "a vision-prefix parser's auxiliary head, not layers past "
     "the decoder",

@@ -202,6 +202,19 @@ RULE_CASES = [
     fires("DSC802", "sglang-qwen3-moe-without-mtp", "qwen3_moe", "sglang-mtp-qwen3-moe",
           drop=("mtp.",)),
     clean("DSC802", "sglang-qwen3-moe-with-mtp", "qwen3_moe", "sglang-mtp-qwen3-moe"),
+    # the families whose vLLM source lies under vllm/models/<family>/: GLM-5 Next
+    fires("DSC802", "glm5-next-dropped-quantised", "glm5_next", "vllm-mtp-glm5-next",
+          drop=(DS61,), config=Q, says="MTP speculative decoding layer 2 weights missing"),
+    clean("DSC802", "glm5-next-kept", "glm5_next", "vllm-mtp-glm5-next"),
+    fires("DSC801", "glm5-next-no-count", "glm5_next", "vllm-mtp-glm5-next",
+          config={"num_nextn_predict_layers": None}),
+    fires("DSC803", "glm5-next-vl-no-eh-proj", "glm5_next_vl", "vllm-mtp-glm5-next-vl",
+          drop=("model.language_model.layers.2.eh_proj",),
+          says="model.language_model.layers.2.eh_proj"),
+    fires("DSC802", "glm5-next-vl-dropped", "glm5_next_vl", "vllm-mtp-glm5-next-vl",
+          drop=("model.language_model.layers.2.",)),
+    clean("DSC802", "glm5-next-vl-kept-under-language-model", "glm5_next_vl",
+          "vllm-mtp-glm5-next-vl"),
 ]  # fmt: skip
 
 # the engine-emitted code: a target no MTP loader is picked for
