@@ -41,7 +41,7 @@ def _count(x: MtpLoader) -> str:
 
 def _layers(x: MtpLoader) -> str:
     if "{i}" in x.layer:
-        where = f"`{x.layer}`, i from {x.first}"
+        where = " or ".join(f"`{p}`" for p in (x.layer, *x.layer_also)) + f", i from {x.first}"
     else:  # the index sits in each module's path (Ernie's model.mtp_emb_norm.{i})
         paths = [f"`{x.layer}.{p}`" for p, _ in (*x.own, *x.decoder) if "{i}" in p]
         where = ", ".join(dict.fromkeys(p.split("{i}")[0] + "{i}`" for p in paths))

@@ -46,9 +46,10 @@ class MtpModel:
     misshapen: tuple[tuple[str, tuple[int, ...], tuple[int, ...]], ...]
     beyond: tuple[int, ...]  # stored draft-layer indices past the count: never loaded
     too_many: bool = False  # declared more layers than are walked (or the runtime loads)
+    layout: str = ""  # the stored layer prefix judged (``layer`` or one of ``layer_also``)
 
     def prefix(self, index: int) -> str:
-        return self.loader.layer.format(i=index)
+        return (self.layout or self.loader.layer).format(i=index)
 
 
 def resolve_count(t: MtpTarget, x: MtpLoader) -> Count:
@@ -92,6 +93,15 @@ def _shape(spec: str, t: MtpTarget) -> tuple[int, ...] | None:
     return None if any(d is None for d in out) else out  # type: ignore[return-value]
 
 
+def _layout(t: MtpTarget, x: MtpLoader, first: int) -> str:
+    """The stored layer prefix the checkpoint uses: the first of ``layer`` and
+    ``layer_also`` that draft layer 0 is stored under, else ``layer``."""
+    for layout in (x.layer, *x.layer_also):
+        if _span(t.names, layout.format(i=first)):
+            return layout
+    return x.layer
+
+
 def _modules(x: MtpLoader, step_pos: int, per_step: int) -> tuple[Module, ...]:
     mods = [*x.own, *x.decoder]
     if step_pos == 0:
@@ -131,13 +141,14 @@ def mtp_model(t: MtpTarget, x: MtpLoader) -> MtpModel:
     if count.value is None or first is None or per_step is None:
         return MtpModel(x, count, first, per_step, (), (), tuple(missing), tuple(wrong), ())
     total = count.value * per_step
+    layout = _layout(t, x, first)
     too_many = total > MAX_WALKED or (x.count_max is not None and count.value > x.count_max)
     walked = min(total, MAX_WALKED)
     layers, whole = [], []
     for k in range(walked):
         j = first + k
         mods = _modules(x, k % per_step, per_step)
-        paths = [(x.layer + "." + p).format(i=j) for p, _ in mods]
+        paths = [(layout + "." + p).format(i=j) for p, _ in mods]
         layers.append(j)
         if not any(_span(t.names, p) for p in paths):
             whole.append(j)
@@ -153,17 +164,18 @@ def mtp_model(t: MtpTarget, x: MtpLoader) -> MtpModel:
         tuple(whole),
         tuple(missing),
         tuple(wrong),
-        _beyond(t, x, first + total),
+        _beyond(t, layout, first + total),
         too_many,
+        layout,
     )
 
 
-def _beyond(t: MtpTarget, x: MtpLoader, end: int) -> tuple[int, ...]:
+def _beyond(t: MtpTarget, layout: str, end: int) -> tuple[int, ...]:
     """Stored indices at or past ``end`` under the layer block, where the layer prefix
     ends in its index (``model.layers.{i}``); () for other layouts."""
-    if not x.layer.endswith("{i}"):
+    if not layout.endswith("{i}"):
         return ()
-    parent = x.layer[: -len("{i}")]
+    parent = layout[: -len("{i}")]
     found = set()
     i = bisect_left(t.names, parent)
     while i < len(t.names) and t.names[i].startswith(parent):

@@ -47,7 +47,6 @@ LOADERS: tuple[MtpLoader, ...] = (
     vl.VLLM_HY_V3,
     vl.VLLM_MIMO_V2,
     vm.VLLM_GLM5_NEXT,
-    vm.VLLM_GLM5_NEXT_VL,
     sg.SGLANG_DEEPSEEK,
     sg.SGLANG_GLM4_MOE,
     sg.SGLANG_QWEN3_NEXT,
@@ -58,6 +57,7 @@ LOADERS: tuple[MtpLoader, ...] = (
     sg.SGLANG_ERNIE,
     sg.SGLANG_NEMOTRON_H,
     sg.SGLANG_QWEN3_MOE,
+    sg.SGLANG_GLM5_NEXT,
 )
 RUNTIMES = {"vllm": VLLM, "sglang": SGLANG}
 
@@ -113,7 +113,6 @@ UNJUDGED: dict[tuple[str, str], str] = {
     ("sglang", "HYV3ForCausalLMNextN"): "not modelled yet",
     ("sglang", "DeepseekV4ForCausalLMNextN"): "not modelled yet",
     ("sglang", "GigaChat35ForCausalLMNextN"): "not modelled yet",
-    ("sglang", "Glm5NextForConditionalGenerationNextN"): "not modelled yet",
     ("sglang", "GlmOcrForConditionalGenerationNextN"): "not modelled yet",
     ("sglang", "HYV4ForCausalLMNextN"): "not modelled yet",
     ("sglang", "InklingForConditionalGenerationMTP"): "not modelled yet",

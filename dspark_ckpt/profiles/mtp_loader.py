@@ -65,6 +65,9 @@ class MtpLoader:
     count_max: int | None = None  # a larger count is refused at start-up (an assert)
     first: str = "num_hidden_layers"  # the stored index of draft layer 0: a config key or "0"
     layer: str = "model.layers.{i}"  # a draft layer's stored prefix
+    # other stored prefixes the loader reads a draft layer under (it strips a prefix off the
+    # name first): the first one draft layer 0 is stored under is judged, else ``layer``
+    layer_also: tuple[str, ...] = ()
     step_pattern: str | None = None  # a config key whose length is the physical layers per step
     own: tuple[Module, ...] = DEEPSEEK_OWN  # in every draft layer
     decoder: tuple[Module, ...] = DECODER  # the decoder block in every draft layer

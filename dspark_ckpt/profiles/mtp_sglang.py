@@ -267,3 +267,30 @@ SGLANG_QWEN3_MOE = replace(
         "missing": f'{S}models/qwen3_moe.py:1180-1182 `if "mtp" not in name:` ({SILENT})',
     },
 )
+G5 = f"{S}models/glm5_next.py"
+SGLANG_GLM5_NEXT = MtpLoader(
+    name="sglang-nextn-glm5-next",
+    runtime="sglang",
+    release=SGLANG,
+    architecture="Glm5NextForConditionalGenerationNextN",
+    family="GLM-5 Next",
+    targets=("arch:Glm5NextForConditionalGeneration",),
+    count_fixed=1,
+    layer_also=("model.language_model.layers.{i}",),
+    missing="silent",
+    from_target=("shared_head.head", "embed_tokens"),
+    cites={
+        "targets": f'{S}configs/model_config.py:1071-1075 `"Glm5NextForConditionalGenerationNextN"`',
+        "count_fixed": f"{S}configs/model_config.py:1077 "
+        "`self.hf_text_config.num_nextn_predict_layers = 1`",
+        "first": f"{S}models/glm5_next_nextn.py:82 `layer_id = self.config.num_hidden_layers`",
+        "layer": f'{S}models/glm5_next_nextn.py:83-86 `f"model.layers.{{layer_id}}.",`',
+        "layer_also": f'{S}models/glm5_next_nextn.py:83-86 `f"model.language_model.layers.'
+        f'{{layer_id}}.",`; {G5}:1758-1759 `name = name.replace("language_model.", "")`',
+        "own": f'{G5}:1722-1728 `"shared_head.norm",`; {S}models/deepseek_nextn.py:90 '
+        "`self.enorm = RMSNorm`",
+        "decoder": f'{G5}:1800-1801 `name = name.replace(nextn_layer_prefix, "model.decoder")`',
+        "from_target": f'{G5}:1791 `if "shared_head.head" in name or "embed_tokens" in name:`',
+        "missing": f"{G5}:1909-1910 `if name not in params_dict:` ({SILENT})",
+    },
+)

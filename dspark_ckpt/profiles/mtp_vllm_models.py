@@ -4,8 +4,6 @@ reads from the target checkpoint (``profiles/mtp.py`` registers them)."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from dspark_ckpt.profiles.mtp_loader import DEEPSEEK_OWN, VLLM, MtpLoader
 from dspark_ckpt.profiles.mtp_vllm import SPEC, TRACKED
 
@@ -17,9 +15,10 @@ VLLM_GLM5_NEXT = MtpLoader(
     runtime="vllm",
     release=VLLM,
     architecture="Glm5NextMTPModel",
-    family="GLM-5 Next (text)",
-    targets=("arch:Glm5NextForCausalLM",),
+    family="GLM-5 Next",
+    targets=("type:glm5_next",),
     count_in_text=True,
+    layer_also=("model.language_model.layers.{i}",),
     own=DEEPSEEK_OWN,
     layer_check="MTP speculative decoding layer {j} weights missing from checkpoint.",
     from_target=("shared_head.head", "embed_tokens"),
@@ -32,6 +31,9 @@ VLLM_GLM5_NEXT = MtpLoader(
         "attribute: no default)",
         "first": f"{G5}:113 `self.mtp_start_layer_idx = config.num_hidden_layers`",
         "layer": f'{G5M}:1288-1293 `f"model.layers.{{layer_idx + i}}."`',
+        "layer_also": f'{G5}:322-327 `name = name.replace("model.language_model.", "model.", 1)`'
+        f" (the vision-language target stores its text tower there: {G5M}:1170-1172 "
+        "`language_model.model.`)",
         "own": f"{G5}:52-54 `self.eh_proj = nn.Linear(config.hidden_size * 2`; "
         f"{G5}:62-66 `defer_lm_head=True,` (shared_head.norm only: no head of its own)",
         "decoder": f'{G5}:284-286 `f"model.layers.{{spec_layer}}.mtp_block."`',
@@ -39,19 +41,5 @@ VLLM_GLM5_NEXT = MtpLoader(
         "from_target": f"{G5}:62-66 `defer_lm_head=True,`; {G5}:273 `shared_weight_names = "
         '["embed_tokens"]`',
         "missing": f"{G5}:434 `return loaded_params`; {TRACKED}",
-    },
-)
-# the vision-language target stores its text tower under model.language_model. (the
-# Glm4v mapper its class inherits); the MTP loader strips that prefix before the index
-VLLM_GLM5_NEXT_VL = replace(
-    VLLM_GLM5_NEXT,
-    name="vllm-mtp-glm5-next-vl",
-    family="GLM-5 Next (vision-language)",
-    targets=("arch:Glm5NextForConditionalGeneration",),
-    layer="model.language_model.layers.{i}",
-    cites={
-        **VLLM_GLM5_NEXT.cites,
-        "layer": f'{G5}:322-327 `name = name.replace("model.language_model.", "model.", 1)`; '
-        f"{G5M}:1170-1172 `language_model.model.`",
     },
 )
