@@ -47,6 +47,7 @@ LOADERS: tuple[MtpLoader, ...] = (
     vl.VLLM_HY_V3,
     vl.VLLM_MIMO_V2,
     vm.VLLM_GLM5_NEXT,
+    vm.VLLM_KIMI_K3,
     sg.SGLANG_DEEPSEEK,
     sg.SGLANG_GLM4_MOE,
     sg.SGLANG_QWEN3_NEXT,
@@ -70,10 +71,6 @@ UNJUDGED: dict[tuple[str, str], str] = {
     "are read from index 0 of a separate MTP export: not modelled",
     ("vllm", "GlmOcrMTPModel"): "the override sets num_hidden_layers to 0 (a separate MTP "
     "export): not modelled",
-    (
-        "vllm",
-        "KimiK3MTPModel",
-    ): "not modelled yet: its per-platform source (vllm/models/kimi_k3/{nvidia,amd}/mtp.py) is in the wheel, outside model_executor/models",
     ("vllm", "MiMoV2OmniMTPModel"): "not modelled yet (model.mtp.layers.*, one layer)",
     ("vllm", "BailingMoeV3MTPModel"): "not modelled yet",
     ("vllm", "Step3p5MTP"): "not modelled yet (DeepSeek-like layout)",

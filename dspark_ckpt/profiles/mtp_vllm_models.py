@@ -43,3 +43,33 @@ VLLM_GLM5_NEXT = MtpLoader(
         "missing": f"{G5}:434 `return loaded_params`; {TRACKED}",
     },
 )
+K3 = "vllm/models/kimi_k3/nvidia/mtp.py"
+K3M = "vllm/models/kimi_k3/nvidia/model.py"
+VLLM_KIMI_K3 = MtpLoader(
+    name="vllm-mtp-kimi-k3",
+    runtime="vllm",
+    release=VLLM,
+    architecture="KimiK3MTPModel",
+    family="Kimi K3",
+    targets=("type:kimi_k3",),
+    count_in_text=True,
+    layer_also=("language_model.model.layers.{i}",),
+    own=(*DEEPSEEK_OWN, ("shared_head.head", "V,H")),
+    layer_check="MTP speculative decoding layer {j} weights missing from checkpoint.",
+    from_target=("embed_tokens",),
+    cites={
+        "targets": f'{SPEC}:785-793 `"architectures": ["KimiK3MTPModel"]`',
+        "count_keys": f'{SPEC}:788-789 `getattr(text_config, "num_nextn_predict_layers", None)`; '
+        f"{K3}:161 `self.num_mtp_layers = config.num_nextn_predict_layers`",
+        "count_in_text": f'{SPEC}:788 `text_config = getattr(hf_config, "text_config", hf_config)`',
+        "first": f"{K3}:160 `self.mtp_start_layer_idx = config.num_hidden_layers`",
+        "layer": f'{K3M}:1552-1559 `if f"layers.{{layer_idx + i}}." in weight_name:`',
+        "layer_also": f'{K3}:324-325 `if name.startswith("language_model."):`',
+        "own": f"{K3}:82-87 `self.eh_proj = ReplicatedLinear(`; {K3}:60-64 "
+        "`self.head = ParallelLMHead(` (its own head, V x H)",
+        "decoder": f'{K3}:450-454 `f"model.layers.{{spec_layer}}.mtp_block.",`',
+        "layer_check": f"{K3}:412-421 `MTP speculative decoding layer {{layer_idx}} weights`",
+        "from_target": f'{K3}:441 `shared_weight_names = ["embed_tokens"]`',
+        "missing": f"{K3}:424 `return loaded_params`; {TRACKED}",
+    },
+)

@@ -228,6 +228,17 @@ RULE_CASES = [
           drop=("model.language_model.layers.2.hnorm",)),
     clean("DSC805", "sglang-glm5-next-fixes-one", "glm5_next_vl", "sglang-nextn-glm5-next",
           config={"text.num_nextn_predict_layers": 3}),
+    # Kimi K3 (vLLM): its layers under language_model.model.layers, or model.layers
+    fires("DSC802", "kimi-k3-dropped", "kimi_k3", "vllm-mtp-kimi-k3",
+          drop=("language_model.model.layers.2.",), says="MTP speculative decoding layer 2"),
+    clean("DSC802", "kimi-k3-kept", "kimi_k3", "vllm-mtp-kimi-k3"),
+    fires("DSC803", "kimi-k3-no-own-head", "kimi_k3", "vllm-mtp-kimi-k3",
+          drop=("language_model.model.layers.2.shared_head.head",),
+          says="language_model.model.layers.2.shared_head.head.weight"),
+    clean("DSC803", "kimi-k3-whole-under-model-layers", "kimi_k3", "vllm-mtp-kimi-k3",
+          drop=("language_model.",), extra=MT.FAMILIES["deepseek_v3"][1]),
+    fires("DSC801", "kimi-k3-no-count", "kimi_k3", "vllm-mtp-kimi-k3",
+          config={"text.num_nextn_predict_layers": None}),
 ]  # fmt: skip
 
 # the engine-emitted code: a target no MTP loader is picked for
