@@ -48,6 +48,7 @@ LOADERS: tuple[MtpLoader, ...] = (
     vl.VLLM_MIMO_V2,
     vm.VLLM_GLM5_NEXT,
     vm.VLLM_KIMI_K3,
+    vm.VLLM_MINIMAX_M3,
     sg.SGLANG_DEEPSEEK,
     sg.SGLANG_GLM4_MOE,
     sg.SGLANG_QWEN3_NEXT,
@@ -95,10 +96,6 @@ UNJUDGED: dict[tuple[str, str], str] = {
         "vllm",
         "InklingMTPModel",
     ): "not modelled yet: its per-platform source (vllm/models/inkling/{nvidia,amd}/mtp.py) is in the wheel, outside model_executor/models",
-    (
-        "vllm",
-        "MiniMaxM3MTP",
-    ): "not modelled yet: its per-platform source (vllm/models/minimax_m3/{nvidia,amd}/mtp.py) is in the wheel, outside model_executor/models",
     ("vllm", "Gemma4MTPModel"): "a separate assistant checkpoint, not layers of the target",
     ("vllm", "ParseAuxMTPModel"): "a vision-prefix parser's auxiliary head, not layers past "
     "the decoder",

@@ -73,3 +73,47 @@ VLLM_KIMI_K3 = MtpLoader(
         "missing": f"{K3}:424 `return loaded_params`; {TRACKED}",
     },
 )
+MM3 = "vllm/models/minimax_m3/nvidia/mtp.py"
+VLLM_MINIMAX_M3 = MtpLoader(
+    name="vllm-mtp-minimax-m3",
+    runtime="vllm",
+    release=VLLM,
+    architecture="MiniMaxM3MTP",
+    family="MiniMax M3",
+    targets=("type:minimax_m3_vl", "arch:MiniMaxM3SparseForConditionalGeneration"),
+    count_keys=("num_mtp_modules",),
+    count_in_text=True,
+    count_default=1,
+    first="0",
+    layer="language_model.model.mtp.layers.{i}",
+    layer_also=("model.mtp.layers.{i}",),
+    own=(("enorm", "H"), ("hnorm", "H"), ("eh_proj", "H,2H"), ("final_layernorm", "H")),
+    decoder=(
+        ("input_layernorm", "H"),
+        ("post_attention_layernorm", "H"),
+        ("self_attn", None),
+        ("block_sparse_moe", None),
+    ),
+    layer_check="Failed to load MTP layer {j} weights from checkpoint.",
+    from_target=("embed_tokens", "lm_head"),
+    cites={
+        "targets": f'{SPEC}:1117-1134 `hf_config.model_type == "minimax_m3_vl"`',
+        "count_keys": f'{SPEC}:1131 `n_predict = getattr(hf_config, "num_mtp_modules", 1)`; '
+        f"{MM3}:108 `self.num_mtp_layers = config.num_mtp_modules`",
+        "count_in_text": f'{SPEC}:1124 `hf_config = getattr(hf_config, "text_config", hf_config)`',
+        "count_default": f'{SPEC}:1131 `getattr(hf_config, "num_mtp_modules", 1)`',
+        "first": f"{MM3}:109-114 `for idx in range(self.num_mtp_layers)`",
+        "layer": f'{MM3}:207-211 `name = name.removeprefix("language_model.")`; '
+        f'{MM3}:217-223 `return name.replace(".mtp.", ".")`',
+        "layer_also": f"{MM3}:207-209 `The standalone MTP checkpoint has no such prefix.`",
+        "own": f"{MM3}:49-56 `self.eh_proj = ReplicatedLinear(`; {MM3}:65-67 "
+        "`self.final_layernorm = MiniMAXGemmaRMSNorm(`",
+        "decoder": f"{MM3}:58-64 `force_moe=True,` (built under the layer's own prefix); "
+        "vllm/models/minimax_m3/nvidia/model.py:738-740 `self.block_sparse_moe = MiniMaxM3MoE(`",
+        "layer_check": f"{MM3}:313-320 `Failed to load MTP layer {{layer_idx}} weights from "
+        "checkpoint.`; vllm/model_executor/model_loader/mtp_validation.py:9-11 "
+        "`default=True` (off only for a live weight transfer)",
+        "from_target": f'{MM3}:213-216 `if name == "lm_head.weight":`',
+        "missing": f"{MM3}:329 `return loaded_params`; {TRACKED}",
+    },
+)

@@ -239,6 +239,18 @@ RULE_CASES = [
           drop=("language_model.",), extra=MT.FAMILIES["deepseek_v3"][1]),
     fires("DSC801", "kimi-k3-no-count", "kimi_k3", "vllm-mtp-kimi-k3",
           config={"text.num_nextn_predict_layers": None}),
+    # MiniMax M3 (vLLM): language_model.model.mtp.layers.{i}, counted by num_mtp_modules
+    fires("DSC802", "minimax-m3-two-modules-one-stored", "minimax_m3", "vllm-mtp-minimax-m3",
+          config={"text.num_mtp_modules": 2},
+          says="Failed to load MTP layer 1 weights from checkpoint"),
+    clean("DSC802", "minimax-m3-one", "minimax_m3", "vllm-mtp-minimax-m3"),
+    clean("DSC801", "minimax-m3-no-count-defaults-to-1", "minimax_m3", "vllm-mtp-minimax-m3",
+          config={"text.num_mtp_modules": None}),
+    fires("DSC803", "minimax-m3-no-final-norm", "minimax_m3", "vllm-mtp-minimax-m3",
+          drop=("language_model.model.mtp.layers.0.final_layernorm",),
+          says="language_model.model.mtp.layers.0.final_layernorm.weight"),
+    fires("DSC804", "minimax-m3-eh-proj-square", "minimax_m3", "vllm-mtp-minimax-m3",
+          shapes={"language_model.model.mtp.layers.0.eh_proj.weight": (MT.H, MT.H)}),
 ]  # fmt: skip
 
 # the engine-emitted code: a target no MTP loader is picked for
