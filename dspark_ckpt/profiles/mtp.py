@@ -49,6 +49,8 @@ LOADERS: tuple[MtpLoader, ...] = (
     vm.VLLM_GLM5_NEXT,
     vm.VLLM_KIMI_K3,
     vm.VLLM_MINIMAX_M3,
+    vm.VLLM_DOTS3_NOTE,
+    vm.VLLM_INTERNS2_MOBIUS,
     sg.SGLANG_DEEPSEEK,
     sg.SGLANG_GLM4_MOE,
     sg.SGLANG_QWEN3_NEXT,
@@ -60,6 +62,7 @@ LOADERS: tuple[MtpLoader, ...] = (
     sg.SGLANG_NEMOTRON_H,
     sg.SGLANG_QWEN3_MOE,
     sg.SGLANG_GLM5_NEXT,
+    sg.SGLANG_GLM_MOE_DSA,
 )
 RUNTIMES = {"vllm": VLLM, "sglang": SGLANG}
 
@@ -87,11 +90,6 @@ UNJUDGED: dict[tuple[str, str], str] = {
         "vllm",
         "Qwen4ExpMTP",
     ): "not modelled yet: its per-platform source (vllm/models/qwen4_exp/{nvidia,amd}/mtp.py) is in the wheel, outside model_executor/models",
-    ("vllm", "InternS2MobiusMTP"): "not modelled yet",
-    (
-        "vllm",
-        "Dots3NoteMTPModel",
-    ): "not modelled yet: its per-platform source (vllm/models/dots3_note/nvidia/mtp.py) is in the wheel, outside model_executor/models",
     (
         "vllm",
         "InklingMTPModel",
@@ -100,7 +98,6 @@ UNJUDGED: dict[tuple[str, str], str] = {
     ("vllm", "ParseAuxMTPModel"): "a vision-prefix parser's auxiliary head, not layers past "
     "the decoder",
     ("sglang", "MiMoV2MTP"): "not modelled yet",
-    ("sglang", "GlmMoeDsaForCausalLMNextN"): "not modelled yet",
     ("sglang", "Glm4MoeLiteForCausalLMNextN"): "not modelled yet",
     ("sglang", "Step3p5MTP"): "not modelled yet",
     ("sglang", "ExaoneMoEForCausalLMMTP"): "not modelled yet",

@@ -294,3 +294,17 @@ SGLANG_GLM5_NEXT = MtpLoader(
         "missing": f"{G5}:1909-1910 `if name not in params_dict:` ({SILENT})",
     },
 )
+SGLANG_GLM_MOE_DSA = replace(
+    SGLANG_DEEPSEEK,
+    name="sglang-nextn-glm-moe-dsa",
+    architecture="GlmMoeDsaForCausalLMNextN",
+    family="GLM-5 (DSA)",
+    targets=("arch:GlmMoeDsaForCausalLM",),
+    cites={
+        **SGLANG_DEEPSEEK.cites,
+        "targets": f'{S}configs/model_config.py:1038-1039 `"GlmMoeDsaForCausalLMNextN"`; '
+        f"{S}models/glm4_moe.py:1288 `class GlmMoeDsaForCausalLMNextN(DeepseekV3ForCausalLMNextN):`"
+        f" (DeepSeek's NextN loader: {S}models/glm4_moe.py:1355-1357 "
+        "`return super().load_weights(weights)`)",
+    },
+)

@@ -4,8 +4,10 @@ reads from the target checkpoint (``profiles/mtp.py`` registers them)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from dspark_ckpt.profiles.mtp_loader import DEEPSEEK_OWN, VLLM, MtpLoader
-from dspark_ckpt.profiles.mtp_vllm import SPEC, TRACKED
+from dspark_ckpt.profiles.mtp_vllm import SPEC, TRACKED, VLLM_DEEPSEEK_V32, VLLM_QWEN3_5_MOE
 
 G5 = "vllm/models/glm5next/common/mtp.py"
 G5M = "vllm/models/glm5next/common/model.py"
@@ -115,5 +117,44 @@ VLLM_MINIMAX_M3 = MtpLoader(
         "`default=True` (off only for a live weight transfer)",
         "from_target": f'{MM3}:213-216 `if name == "lm_head.weight":`',
         "missing": f"{MM3}:329 `return loaded_params`; {TRACKED}",
+    },
+)
+D3 = "vllm/models/dots3_note/nvidia/mtp.py"
+# Dots3 Note's MTP is DeepSeek V3.2's (the same loader and layer check) with its own layer
+VLLM_DOTS3_NOTE = replace(
+    VLLM_DEEPSEEK_V32,
+    name="vllm-mtp-dots3-note",
+    architecture="Dots3NoteMTPModel",
+    family="dots3 note",
+    targets=("type:dots3_note",),
+    count_keys=("num_nextn_predict_layers",),
+    count_default=1,
+    cites={
+        **VLLM_DEEPSEEK_V32.cites,
+        "targets": f'{SPEC}:734-747 `"architectures": ["Dots3NoteMTPModel"]`; '
+        f"{D3}:157 `class Dots3NoteMTP(DeepseekV32MTP):` (V3.2's load_weights and layer check)",
+        "count_keys": f'{SPEC}:735 `getattr(hf_config, "num_nextn_predict_layers", 1)`; '
+        f"{D3}:108-109 `self.num_mtp_layers = config.num_nextn_predict_layers`",
+        "count_default": f'{SPEC}:735 `getattr(hf_config, "num_nextn_predict_layers", 1)`',
+        "first": f"{D3}:108 `self.mtp_start_layer_idx = config.num_hidden_layers`",
+        "own": f"{D3}:41-50 `self.eh_proj = ReplicatedLinear(`; {D3}:50-52 "
+        "`self.shared_head = SharedHead(` (its own head, V x H)",
+        "decoder": f"{D3}:53 `self.mtp_block = Dots3NoteDecoderLayer(`",
+    },
+)
+# Intern-S2-Mobius: Qwen3.5-MoE's MTP built from the target's MTP expert counts
+VLLM_INTERNS2_MOBIUS = replace(
+    VLLM_QWEN3_5_MOE,
+    name="vllm-mtp-interns2-mobius",
+    architecture="InternS2MobiusMTP",
+    family="Intern-S2-Mobius",
+    targets=("type:interns2_mobius",),
+    cites={
+        **VLLM_QWEN3_5_MOE.cites,
+        "targets": f'{SPEC}:1008-1023 `"InternS2MobiusMTP"`; '
+        "vllm/model_executor/models/interns2_mobius.py:446 "
+        "`class InternS2MobiusMTP(Qwen3_5MoeMTP):` (Qwen3.5-MoE's MTP and its load_weights)",
+        "count_keys": f'{SPEC}:1020 `n_predict = getattr(text_config, "mtp_num_hidden_layers", None)`',
+        "count_in_text": f'{SPEC}:1010 `text_config = getattr(hf_config, "text_config", None)`',
     },
 )

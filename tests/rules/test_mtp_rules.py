@@ -239,6 +239,23 @@ RULE_CASES = [
           drop=("language_model.",), extra=MT.FAMILIES["deepseek_v3"][1]),
     fires("DSC801", "kimi-k3-no-count", "kimi_k3", "vllm-mtp-kimi-k3",
           config={"text.num_nextn_predict_layers": None}),
+    # GLM-5 (DSA) under SGLang: DeepSeek's NextN loader
+    fires("DSC802", "sglang-glm5-dsa-dropped", "glm_moe_dsa", "sglang-nextn-glm-moe-dsa",
+          drop=(DS61,), says="uninitialised"),
+    clean("DSC802", "sglang-glm5-dsa-kept", "glm_moe_dsa", "sglang-nextn-glm-moe-dsa"),
+    fires("DSC805", "sglang-glm5-dsa-two", "glm_moe_dsa", "sglang-nextn-glm-moe-dsa",
+          config={"num_nextn_predict_layers": 2}, says="at most 1"),
+    clean("DSC802", "vllm-glm5-dsa-kept", "glm_moe_dsa", "vllm-mtp-deepseek-v32"),
+    # dots3 note (vLLM): DeepSeek V3.2's MTP loader
+    fires("DSC802", "dots3-note-dropped", "dots3_note", "vllm-mtp-dots3-note", drop=(DS61,),
+          says="MTP speculative decoding layer 2 weights missing"),
+    clean("DSC802", "dots3-note-kept", "dots3_note", "vllm-mtp-dots3-note"),
+    clean("DSC801", "dots3-note-no-count-defaults-to-1", "dots3_note", "vllm-mtp-dots3-note",
+          config={"num_nextn_predict_layers": None}),
+    # Intern-S2-Mobius (vLLM): Qwen3.5-MoE's MTP
+    fires("DSC802", "interns2-mobius-dropped", "interns2_mobius", "vllm-mtp-interns2-mobius",
+          drop=("mtp.layers.",), says="mtp.layers.0.*"),
+    clean("DSC802", "interns2-mobius-kept", "interns2_mobius", "vllm-mtp-interns2-mobius"),
     # MiniMax M3 (vLLM): language_model.model.mtp.layers.{i}, counted by num_mtp_modules
     fires("DSC802", "minimax-m3-two-modules-one-stored", "minimax_m3", "vllm-mtp-minimax-m3",
           config={"text.num_mtp_modules": 2},
