@@ -63,6 +63,8 @@ LOADERS: tuple[MtpLoader, ...] = (
     sg.SGLANG_QWEN3_MOE,
     sg.SGLANG_GLM5_NEXT,
     sg.SGLANG_GLM_MOE_DSA,
+    sg.SGLANG_EXAONE_MOE,
+    sg.SGLANG_HY_V3,
 )
 RUNTIMES = {"vllm": VLLM, "sglang": SGLANG}
 
@@ -100,8 +102,6 @@ UNJUDGED: dict[tuple[str, str], str] = {
     ("sglang", "MiMoV2MTP"): "not modelled yet",
     ("sglang", "Glm4MoeLiteForCausalLMNextN"): "not modelled yet",
     ("sglang", "Step3p5MTP"): "not modelled yet",
-    ("sglang", "ExaoneMoEForCausalLMMTP"): "not modelled yet",
-    ("sglang", "HYV3ForCausalLMNextN"): "not modelled yet",
     ("sglang", "DeepseekV4ForCausalLMNextN"): "not modelled yet",
     ("sglang", "GigaChat35ForCausalLMNextN"): "not modelled yet",
     ("sglang", "GlmOcrForConditionalGenerationNextN"): "not modelled yet",

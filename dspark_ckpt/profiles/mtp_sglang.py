@@ -10,6 +10,7 @@ from dspark_ckpt.profiles.mtp_loader import QWEN_NEXT_ONCE, SGLANG, TF_DEFAULT, 
 from dspark_ckpt.profiles.mtp_vllm import (
     VLLM_BAILING,
     VLLM_ERNIE,
+    VLLM_HY_V3,
     VLLM_LONGCAT,
     VLLM_MIMO,
     VLLM_NEMOTRON_H,
@@ -306,5 +307,47 @@ SGLANG_GLM_MOE_DSA = replace(
         f"{S}models/glm4_moe.py:1288 `class GlmMoeDsaForCausalLMNextN(DeepseekV3ForCausalLMNextN):`"
         f" (DeepSeek's NextN loader: {S}models/glm4_moe.py:1355-1357 "
         "`return super().load_weights(weights)`)",
+    },
+)
+EX = f"{S}models/exaone_moe.py"
+SGLANG_EXAONE_MOE = replace(
+    SGLANG_QWEN3_NEXT,
+    name="sglang-mtp-exaone-moe",
+    architecture="ExaoneMoEForCausalLMMTP",
+    family="EXAONE MoE",
+    targets=("arch:ExaoneMoEForCausalLM", "arch:ExaoneMoeForCausalLM"),
+    cites={
+        "targets": f'{S}configs/model_config.py:1183-1187 `"ExaoneMoEForCausalLMMTP"`',
+        "count_fixed": f"{S}models/exaone_moe_mtp.py:47 `config.num_hidden_layers = 1`",
+        "own": f"{S}models/exaone_moe_mtp.py:51 `self.fc = nn.Linear(2 * config.hidden_size` "
+        "(fc and its norms are the model's, loaded once)",
+        "first": f'{EX}:787-788 `name = name.replace("mtp", "model")`',
+        "layer": f'{EX}:778-788 `name = name.replace("mtp", "model")`',
+        "decoder": f"{S}models/exaone_moe_mtp.py:56-57 `self.model = ExaoneMoEModel(`",
+        "once": f'{EX}:781-786 `"mtp.pre_fc_norm_hidden.weight",`',
+        "missing": f"{EX}:775 `params_dict = dict(self.named_parameters())` ({SILENT})",
+    },
+)
+HY3 = f"{S}models/hunyuan_v3_nextn.py"
+SGLANG_HY_V3 = replace(
+    VLLM_HY_V3,
+    name="sglang-nextn-hy-v3",
+    runtime="sglang",
+    release=SGLANG,
+    architecture="HYV3ForCausalLMNextN",
+    targets=("arch:HYV3ForCausalLM",),
+    count_keys=(),
+    count_fixed=1,
+    cites={
+        "targets": f'{S}configs/model_config.py:1205-1206 `"HYV3ForCausalLMNextN"`',
+        "count_fixed": f'{HY3}:161-162 `nextn_prefix = f"model.layers.{{nextn_layer_id}}."` '
+        "(one layer, whatever the config declares)",
+        "first": f"{HY3}:161 `nextn_layer_id = self.config.num_hidden_layers`",
+        "layer": f'{HY3}:162 `nextn_prefix = f"model.layers.{{nextn_layer_id}}."`',
+        "own": f'{HY3}:163 `spec_weight_names = ("enorm", "hnorm", "eh_proj")`; {HY3}:187-190 '
+        '`name = "model.shared_head.norm.weight"` (stored as final_layernorm)',
+        "decoder": f'{HY3}:191-192 `name = f"model.decoder.{{subname}}"`',
+        "from_target": f'{HY3}:195-200 `or "shared_head.head" in name`',
+        "missing": f"{HY3}:252-253 `if name not in params_dict:` ({SILENT})",
     },
 )

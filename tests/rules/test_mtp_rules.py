@@ -256,6 +256,18 @@ RULE_CASES = [
     fires("DSC802", "interns2-mobius-dropped", "interns2_mobius", "vllm-mtp-interns2-mobius",
           drop=("mtp.layers.",), says="mtp.layers.0.*"),
     clean("DSC802", "interns2-mobius-kept", "interns2_mobius", "vllm-mtp-interns2-mobius"),
+    # EXAONE MoE under SGLang: one draft layer, mtp.fc and its norms once
+    fires("DSC803", "sglang-exaone-moe-no-fc", "exaone_moe", "sglang-mtp-exaone-moe",
+          drop=("mtp.fc.",), says="uninitialised"),
+    clean("DSC803", "sglang-exaone-moe-whole", "exaone_moe", "sglang-mtp-exaone-moe"),
+    fires("DSC802", "sglang-exaone-moe-dropped", "exaone_moe", "sglang-mtp-exaone-moe",
+          drop=("mtp.layers.",)),
+    # Hunyuan V3 under SGLang: one layer, its final_layernorm read as shared_head.norm
+    fires("DSC803", "sglang-hy-v3-no-final-norm", "hy_v3", "sglang-nextn-hy-v3",
+          drop=(f"{DS61}final_layernorm",), says="uninitialised"),
+    clean("DSC803", "sglang-hy-v3-whole", "hy_v3", "sglang-nextn-hy-v3"),
+    clean("DSC805", "sglang-hy-v3-fixes-one", "hy_v3", "sglang-nextn-hy-v3",
+          config={"num_nextn_predict_layers": 2}),
     # MiniMax M3 (vLLM): language_model.model.mtp.layers.{i}, counted by num_mtp_modules
     fires("DSC802", "minimax-m3-two-modules-one-stored", "minimax_m3", "vllm-mtp-minimax-m3",
           config={"text.num_mtp_modules": 2},
