@@ -65,6 +65,7 @@ LOADERS: tuple[MtpLoader, ...] = (
     sg.SGLANG_GLM_MOE_DSA,
     sg.SGLANG_EXAONE_MOE,
     sg.SGLANG_HY_V3,
+    sg.SGLANG_GLM4_MOE_LITE,
 )
 RUNTIMES = {"vllm": VLLM, "sglang": SGLANG}
 
@@ -100,7 +101,6 @@ UNJUDGED: dict[tuple[str, str], str] = {
     ("vllm", "ParseAuxMTPModel"): "a vision-prefix parser's auxiliary head, not layers past "
     "the decoder",
     ("sglang", "MiMoV2MTP"): "not modelled yet",
-    ("sglang", "Glm4MoeLiteForCausalLMNextN"): "not modelled yet",
     ("sglang", "Step3p5MTP"): "not modelled yet",
     ("sglang", "DeepseekV4ForCausalLMNextN"): "not modelled yet",
     ("sglang", "GigaChat35ForCausalLMNextN"): "not modelled yet",

@@ -351,3 +351,27 @@ SGLANG_HY_V3 = replace(
         "missing": f"{HY3}:252-253 `if name not in params_dict:` ({SILENT})",
     },
 )
+GL = f"{S}models/glm4_moe_lite.py"
+SGLANG_GLM4_MOE_LITE = replace(
+    SGLANG_GLM4_MOE,
+    name="sglang-nextn-glm4-moe-lite",
+    architecture="Glm4MoeLiteForCausalLMNextN",
+    family="GLM-4.7 Flash (GLM-4 MoE Lite)",
+    targets=("arch:Glm4MoeLiteForCausalLM",),
+    count_keys=("num_nextn_predict_layers",),
+    count_default=None,
+    cites={
+        "targets": f'{S}configs/model_config.py:1065-1069 `"Glm4MoeLiteForCausalLMNextN"`; '
+        f"{S}models/glm4_moe_lite_nextn.py:179-180 `super().load_weights(weights, is_nextn=True)`",
+        "count_keys": f"{GL}:840-842 `num_nextn_predict_layers`",
+        "count_default": f"{GL}:850-851 `num_nextn_predict_layers is not in the config` "
+        "(no default: transformers' Glm4MoeLiteConfig declares none)",
+        "count_max": f"{GL}:843 `Only 1 nextn layer is supported`",
+        "first": f"{GL}:845-849 `else self.config.num_hidden_layers`",
+        "layer": f'{GL}:897-898 `nextn_layer_prefix = f"model.layers.{{nextn_layer_id}}"`',
+        "own": f'{GL}:899-904 `"shared_head.norm",`',
+        "decoder": f"{S}models/glm4_moe_lite_nextn.py:47 `class Glm4MoeLiteModelNextN(nn.Module):`",
+        "from_target": f'{GL}:932-933 `if "shared_head.head" in name or "embed_tokens" in name:`',
+        "missing": f"{GL}:926-927 `if nextn_layer_prefix and not name.startswith(nextn_layer_prefix):` ({SILENT})",
+    },
+)

@@ -268,6 +268,12 @@ RULE_CASES = [
     clean("DSC803", "sglang-hy-v3-whole", "hy_v3", "sglang-nextn-hy-v3"),
     clean("DSC805", "sglang-hy-v3-fixes-one", "hy_v3", "sglang-nextn-hy-v3",
           config={"num_nextn_predict_layers": 2}),
+    # GLM-4 MoE Lite under SGLang: GLM's NextN loader, no default count
+    fires("DSC801", "sglang-glm4-moe-lite-no-count", "glm4_moe_lite",
+          "sglang-nextn-glm4-moe-lite", config={"num_nextn_predict_layers": None}),
+    fires("DSC802", "sglang-glm4-moe-lite-dropped", "glm4_moe_lite",
+          "sglang-nextn-glm4-moe-lite", drop=(DS61,)),
+    clean("DSC802", "sglang-glm4-moe-lite-kept", "glm4_moe_lite", "sglang-nextn-glm4-moe-lite"),
     # MiniMax M3 (vLLM): language_model.model.mtp.layers.{i}, counted by num_mtp_modules
     fires("DSC802", "minimax-m3-two-modules-one-stored", "minimax_m3", "vllm-mtp-minimax-m3",
           config={"text.num_mtp_modules": 2},
