@@ -51,6 +51,7 @@ LOADERS: tuple[MtpLoader, ...] = (
     vm.VLLM_MINIMAX_M3,
     vm.VLLM_DOTS3_NOTE,
     vm.VLLM_INTERNS2_MOBIUS,
+    vm.VLLM_BAILING_V3,
     sg.SGLANG_DEEPSEEK,
     sg.SGLANG_GLM4_MOE,
     sg.SGLANG_QWEN3_NEXT,
@@ -79,7 +80,6 @@ UNJUDGED: dict[tuple[str, str], str] = {
     ("vllm", "GlmOcrMTPModel"): "the override sets num_hidden_layers to 0 (a separate MTP "
     "export): not modelled",
     ("vllm", "MiMoV2OmniMTPModel"): "not modelled yet (model.mtp.layers.*, one layer)",
-    ("vllm", "BailingMoeV3MTPModel"): "not modelled yet",
     ("vllm", "Step3p5MTP"): "not modelled yet (DeepSeek-like layout)",
     (
         "vllm",

@@ -7,7 +7,13 @@ from __future__ import annotations
 from dataclasses import replace
 
 from dspark_ckpt.profiles.mtp_loader import DEEPSEEK_OWN, VLLM, MtpLoader
-from dspark_ckpt.profiles.mtp_vllm import SPEC, TRACKED, VLLM_DEEPSEEK_V32, VLLM_QWEN3_5_MOE
+from dspark_ckpt.profiles.mtp_vllm import (
+    SPEC,
+    TRACKED,
+    VLLM_BAILING,
+    VLLM_DEEPSEEK_V32,
+    VLLM_QWEN3_5_MOE,
+)
 
 G5 = "vllm/models/glm5next/common/mtp.py"
 G5M = "vllm/models/glm5next/common/model.py"
@@ -156,5 +162,37 @@ VLLM_INTERNS2_MOBIUS = replace(
         "`class InternS2MobiusMTP(Qwen3_5MoeMTP):` (Qwen3.5-MoE's MTP and its load_weights)",
         "count_keys": f'{SPEC}:1020 `n_predict = getattr(text_config, "mtp_num_hidden_layers", None)`',
         "count_in_text": f'{SPEC}:1010 `text_config = getattr(hf_config, "text_config", None)`',
+    },
+)
+B3 = "vllm/model_executor/models/bailing_moe_v3_mtp.py"
+VLLM_BAILING_V3 = replace(
+    VLLM_BAILING,
+    name="vllm-mtp-bailing-v3",
+    architecture="BailingMoeV3MTPModel",
+    family="Bailing MoE V3 (Ling / Ring)",
+    targets=("arch:BailingMoeV3ForCausalLM", "arch:BailingMoeV3VLForConditionalGeneration"),
+    count_in_text=True,
+    decoder=(
+        ("input_layernorm", "H"),
+        ("post_attention_layernorm", "H"),
+        ("self_attn", None),
+        ("mlp", None),
+    ),
+    layer_check="Bailing V3 MTP speculative decoding layer {j} weights are missing from "
+    "checkpoint.",
+    cites={
+        "targets": f'{SPEC}:937-949 `"BailingMoeV3VLForConditionalGeneration",`; '
+        f'{SPEC}:963-969 `"architectures": ["BailingMoeV3MTPModel"],`',
+        "count_keys": f'{SPEC}:964 `n_predict = getattr(hf_config, "num_nextn_predict_layers", None)`'
+        f"; {B3}:163 `self.num_mtp_layers = config.num_nextn_predict_layers`",
+        "count_in_text": f"{SPEC}:938-940 `hf_config = copy.deepcopy(hf_config.text_config)`",
+        "first": f"{B3}:362-363 `mtp_idx = layer_idx - self.config.num_hidden_layers`",
+        "layer": f'{B3}:355-357 `if not name.startswith("model.layers."):`',
+        "own": f"{B3}:90-92 `self.eh_proj = ReplicatedLinear(`; {B3}:117 "
+        "`self.final_layernorm = RMSNorm`",
+        "decoder": f"{B3}:100-111 `self.self_attn = BailingMoeV3MLAAttention(`",
+        "from_target": f"{B3}:388-390 `load_lm_head(loaded_weight)`",
+        "layer_check": f"{B3}:433-442 `weights are missing from checkpoint`",
+        "missing": f"{B3}:443 `return loaded_params`; {TRACKED}",
     },
 )

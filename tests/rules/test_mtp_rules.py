@@ -274,6 +274,12 @@ RULE_CASES = [
     fires("DSC802", "sglang-glm4-moe-lite-dropped", "glm4_moe_lite",
           "sglang-nextn-glm4-moe-lite", drop=(DS61,)),
     clean("DSC802", "sglang-glm4-moe-lite-kept", "glm4_moe_lite", "sglang-nextn-glm4-moe-lite"),
+    # Bailing MoE V3 (vLLM): Bailing V2.5's layout with self_attn
+    fires("DSC802", "bailing-v3-dropped", "bailing_v3", "vllm-mtp-bailing-v3", drop=(DS61,),
+          says="Bailing V3 MTP speculative decoding layer 2 weights are missing"),
+    clean("DSC802", "bailing-v3-kept", "bailing_v3", "vllm-mtp-bailing-v3"),
+    fires("DSC803", "bailing-v3-no-attention", "bailing_v3", "vllm-mtp-bailing-v3",
+          drop=(f"{DS61}self_attn.",), says=f"{DS61}self_attn"),
     # MiniMax M3 (vLLM): language_model.model.mtp.layers.{i}, counted by num_mtp_modules
     fires("DSC802", "minimax-m3-two-modules-one-stored", "minimax_m3", "vllm-mtp-minimax-m3",
           config={"text.num_mtp_modules": 2},
