@@ -67,6 +67,7 @@ LOADERS: tuple[MtpLoader, ...] = (
     sg.SGLANG_EXAONE_MOE,
     sg.SGLANG_HY_V3,
     sg.SGLANG_GLM4_MOE_LITE,
+    sg.SGLANG_MIMO_V2,
 )
 RUNTIMES = {"vllm": VLLM, "sglang": SGLANG}
 
@@ -100,7 +101,6 @@ UNJUDGED: dict[tuple[str, str], str] = {
     ("vllm", "Gemma4MTPModel"): "a separate assistant checkpoint, not layers of the target",
     ("vllm", "ParseAuxMTPModel"): "a vision-prefix parser's auxiliary head, not layers past "
     "the decoder",
-    ("sglang", "MiMoV2MTP"): "not modelled yet",
     ("sglang", "Step3p5MTP"): "not modelled yet",
     ("sglang", "DeepseekV4ForCausalLMNextN"): "not modelled yet",
     ("sglang", "GigaChat35ForCausalLMNextN"): "not modelled yet",

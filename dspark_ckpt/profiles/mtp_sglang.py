@@ -13,6 +13,7 @@ from dspark_ckpt.profiles.mtp_vllm import (
     VLLM_HY_V3,
     VLLM_LONGCAT,
     VLLM_MIMO,
+    VLLM_MIMO_V2,
     VLLM_NEMOTRON_H,
 )
 
@@ -373,5 +374,29 @@ SGLANG_GLM4_MOE_LITE = replace(
         "decoder": f"{S}models/glm4_moe_lite_nextn.py:47 `class Glm4MoeLiteModelNextN(nn.Module):`",
         "from_target": f'{GL}:932-933 `if "shared_head.head" in name or "embed_tokens" in name:`',
         "missing": f"{GL}:926-927 `if nextn_layer_prefix and not name.startswith(nextn_layer_prefix):` ({SILENT})",
+    },
+)
+MV2 = f"{S}models/mimo_v2_nextn.py"
+SGLANG_MIMO_V2 = replace(
+    VLLM_MIMO_V2,
+    name="sglang-mtp-mimo-v2",
+    runtime="sglang",
+    release=SGLANG,
+    architecture="MiMoV2MTP",
+    stacked=True,
+    missing="silent",
+    cites={
+        "targets": f'{S}configs/model_config.py:74-77 `"MiMoV2FlashForCausalLM",`; '
+        f'{S}configs/model_config.py:1094-1096 `"MiMoV2MTP"`',
+        "count_fixed": f"{S}configs/model_config.py:1096 "
+        "`self.hf_config.num_nextn_predict_layers = 1`",
+        "first": f'{MV2}:374 `pattern = r"model.mtp.layers.(\\d+)."`',
+        "layer": f'{MV2}:374-381 `name = name.replace(group.group(), "model.mtp_block.")`',
+        "own": f'{MV2}:368-373 `"final_layernorm",`',
+        "decoder": f'{MV2}:365-366 `name = name.replace("pre_mlp_layernorm", '
+        '"post_attention_layernorm")`',
+        "stacked": f'{MV2}:374-381 `name = name.replace(group.group(), "model.mtp_block.")` '
+        "(any index maps onto the one layer: the last read wins)",
+        "missing": f"{MV2}:288 `params_dict = dict(self.named_parameters())` ({SILENT})",
     },
 )

@@ -280,6 +280,13 @@ RULE_CASES = [
     clean("DSC802", "bailing-v3-kept", "bailing_v3", "vllm-mtp-bailing-v3"),
     fires("DSC803", "bailing-v3-no-attention", "bailing_v3", "vllm-mtp-bailing-v3",
           drop=(f"{DS61}self_attn.",), says=f"{DS61}self_attn"),
+    # MiMo-V2 under SGLang: every model.mtp.layers.{i} read into its one layer
+    fires("DSC808", "sglang-mimo-v2-three-stack", "mimo_v2", "sglang-mtp-mimo-v2",
+          says="model.mtp.layers.1.*"),
+    clean("DSC808", "sglang-mimo-v2-one-stored", "mimo_v2", "sglang-mtp-mimo-v2",
+          drop=("model.mtp.layers.1.", "model.mtp.layers.2.")),
+    fires("DSC803", "sglang-mimo-v2-no-enorm", "mimo_v2", "sglang-mtp-mimo-v2",
+          drop=("model.mtp.layers.0.enorm",), says="uninitialised"),
     # MiniMax M3 (vLLM): language_model.model.mtp.layers.{i}, counted by num_mtp_modules
     fires("DSC802", "minimax-m3-two-modules-one-stored", "minimax_m3", "vllm-mtp-minimax-m3",
           config={"text.num_mtp_modules": 2},
