@@ -52,6 +52,7 @@ LOADERS: tuple[MtpLoader, ...] = (
     vm.VLLM_DOTS3_NOTE,
     vm.VLLM_INTERNS2_MOBIUS,
     vm.VLLM_BAILING_V3,
+    vm.VLLM_MIMO_V2_OMNI,
     sg.SGLANG_DEEPSEEK,
     sg.SGLANG_GLM4_MOE,
     sg.SGLANG_QWEN3_NEXT,
@@ -80,7 +81,6 @@ UNJUDGED: dict[tuple[str, str], str] = {
     "are read from index 0 of a separate MTP export: not modelled",
     ("vllm", "GlmOcrMTPModel"): "the override sets num_hidden_layers to 0 (a separate MTP "
     "export): not modelled",
-    ("vllm", "MiMoV2OmniMTPModel"): "not modelled yet (model.mtp.layers.*, one layer)",
     ("vllm", "Step3p5MTP"): "not modelled yet (DeepSeek-like layout)",
     (
         "vllm",

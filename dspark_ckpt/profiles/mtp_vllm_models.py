@@ -12,6 +12,7 @@ from dspark_ckpt.profiles.mtp_vllm import (
     TRACKED,
     VLLM_BAILING,
     VLLM_DEEPSEEK_V32,
+    VLLM_MIMO_V2,
     VLLM_QWEN3_5_MOE,
 )
 
@@ -194,5 +195,19 @@ VLLM_BAILING_V3 = replace(
         "from_target": f"{B3}:388-390 `load_lm_head(loaded_weight)`",
         "layer_check": f"{B3}:433-442 `weights are missing from checkpoint`",
         "missing": f"{B3}:443 `return loaded_params`; {TRACKED}",
+    },
+)
+# MiMo-V2-Omni: MiMo-V2's MTP (its load_weights) with a multimodal embedding
+VLLM_MIMO_V2_OMNI = replace(
+    VLLM_MIMO_V2,
+    name="vllm-mtp-mimo-v2-omni",
+    architecture="MiMoV2OmniMTPModel",
+    family="MiMo-V2-Omni",
+    targets=("arch:MiMoV2OmniForCausalLM",),
+    cites={
+        **VLLM_MIMO_V2.cites,
+        "targets": f'{SPEC}:806-827 `"MiMoV2OmniForCausalLM": "MiMoV2OmniMTPModel",`; '
+        "vllm/model_executor/models/mimo_v2_mtp.py:389 "
+        "`class MiMoV2OmniMTP(MiMoV2MTP, SupportsMultiModal):`",
     },
 )

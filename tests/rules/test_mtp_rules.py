@@ -287,6 +287,12 @@ RULE_CASES = [
           drop=("model.mtp.layers.1.", "model.mtp.layers.2.")),
     fires("DSC803", "sglang-mimo-v2-no-enorm", "mimo_v2", "sglang-mtp-mimo-v2",
           drop=("model.mtp.layers.0.enorm",), says="uninitialised"),
+    # MiMo-V2-Omni (vLLM): MiMo-V2's MTP, its first layer only
+    fires("DSC806", "mimo-v2-omni-three-stored-one-loaded", "mimo_v2_omni",
+          "vllm-mtp-mimo-v2-omni", says="model.mtp.layers.1.*"),
+    fires("DSC802", "mimo-v2-omni-dropped", "mimo_v2_omni", "vllm-mtp-mimo-v2-omni",
+          drop=("model.mtp.layers.0.",)),
+    clean("DSC802", "mimo-v2-omni-kept", "mimo_v2_omni", "vllm-mtp-mimo-v2-omni"),
     # MiniMax M3 (vLLM): language_model.model.mtp.layers.{i}, counted by num_mtp_modules
     fires("DSC802", "minimax-m3-two-modules-one-stored", "minimax_m3", "vllm-mtp-minimax-m3",
           config={"text.num_mtp_modules": 2},
