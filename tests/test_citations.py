@@ -28,6 +28,7 @@ from dspark_ckpt.profiles.cites import (
     parse_part,
     split_parts,
 )
+from dspark_ckpt.profiles.mtp import LOADERS
 from dspark_ckpt.profiles.registry import PROFILES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -39,7 +40,7 @@ FILE_LIST = "WHEEL-FILES.txt"
 
 
 def _release_cites():
-    for p in PROFILES.values():
+    for p in (*PROFILES.values(), *LOADERS):  # the runtime profiles and the MTP loaders
         for field, value in p.cites.items():
             for i, cite in enumerate(parse_cites(value)):
                 if cite.release is not None and cite.kind in ("line", "file"):

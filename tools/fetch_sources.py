@@ -27,6 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 from dspark_ckpt.profiles.architectures import ARCHITECTURES  # noqa: E402
 from dspark_ckpt.profiles.cites import Release, parse_cites  # noqa: E402
+from dspark_ckpt.profiles.mtp import LOADERS  # noqa: E402
 from dspark_ckpt.profiles.registry import PROFILES  # noqa: E402
 
 FILE_LIST = "WHEEL-FILES.txt"
@@ -43,10 +44,10 @@ def default_dest() -> Path:
 
 
 def cited_files() -> dict[Release, set[str]]:
-    """Every release file the profiles and the draft-architecture table cite (line and file
-    cites), by release."""
+    """Every release file the profiles, the draft-architecture table and the MTP loaders
+    cite (line and file cites), by release."""
     out: dict[Release, set[str]] = {}
-    values = [v for profile in PROFILES.values() for v in profile.cites.values()]
+    values = [v for cited in (*PROFILES.values(), *LOADERS) for v in cited.cites.values()]
     for value in [*values, *(a.cite for a in ARCHITECTURES)]:
         for cite in parse_cites(value):
             if cite.kind in ("line", "file") and cite.release is not None:

@@ -1,6 +1,7 @@
 """``dspark-ckpt inspect``: one drafter against its target, under the profiles that decide."""
 
 import sys
+from typing import Annotated
 
 import typer
 
@@ -32,6 +33,16 @@ from dspark_ckpt.cli.options import (
 from dspark_ckpt.cli.root import command
 from dspark_ckpt.errors import CheckpointError
 
+# --mtp: the argument is a target, checked for the MTP / NextN draft layers it carries
+MtpOpt = Annotated[
+    bool,
+    typer.Option(
+        "--mtp",
+        help="The argument is a TARGET model: check the MTP / NextN draft layers each "
+        "runtime reads from it (DeepSeek V3, Qwen3-Next, Qwen3.5, GLM-4.5, MiMo, ...).",
+    ),
+]
+
 
 @command(
     "inspect",
@@ -40,7 +51,8 @@ from dspark_ckpt.errors import CheckpointError
         "1  not deployable, including an unreadable checkpoint",
         "2  usage error: bad arguments, a profile of another family, a path that does not "
         "exist, an output not written",
-        "3  not judged: no profile covers the drafter's family (DSC108)",
+        "3  not judged: no profile covers the drafter's family (DSC108); --mtp: no MTP "
+        "loader modelled for the target (DSC807)",
     ],
     example="dspark-ckpt inspect fixtures/padded --target fixtures/targets/small",
 )
@@ -54,8 +66,10 @@ def inspect_cmd(
     output: OutputOpt = None,
     quiet: QuietOpt = False,
     verbose: VerboseOpt = False,
+    mtp: MtpOpt = False,
 ) -> None:
-    """Classify a drafter against its target and check every tensor and invariant."""
+    """Classify a drafter against its target and check every tensor and invariant; with
+    --mtp, check a target's own MTP draft layers."""
     from dspark_ckpt.commands.inspect import inspect_checkpoint, unreadable_target
     from dspark_ckpt.output.json import inspect_obj
     from dspark_ckpt.output.stderr import error_lines
@@ -69,6 +83,18 @@ def inspect_cmd(
 
     full = verbose or fmt is InspectFormat.full
     fmt = Format.table if fmt is InspectFormat.full else Format(fmt.value)
+    if mtp:
+        from dspark_ckpt.cli.mtp import inspect_mtp_cmd
+
+        refuse_report_paths(
+            [(f"the {fmt.value} report (-o)", output)], [("the target", drafter, True)]
+        )
+        refused = {
+            "--target": target,
+            "--target-vocab-size": target_vocab_size,
+            "--profile": profile,
+        }
+        inspect_mtp_cmd(drafter, runtime, fmt, output, quiet, refused)
     profile = parse_profiles([*(profile or []), *runtime_values(runtime)])
     refuse_report_paths(
         [(f"the {fmt.value} report (-o)", output)],

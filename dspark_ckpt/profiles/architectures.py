@@ -32,7 +32,7 @@ SM = "python/sglang/srt/models/"
 # (issue 31's MTP check, inspect TARGET with its MTP option, judges the target's layers)
 MTP_REASON = (
     "MTP: the draft layers are read from the target checkpoint, not from a drafter folder: "
-    "check the target's own MTP layers"
+    "run `dspark-ckpt inspect TARGET --mtp`"
 )
 SG_MTP_REASON = (
     MTP_REASON + " (SGLang rewrites the target's architecture to this draft class, "

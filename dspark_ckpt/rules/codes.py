@@ -17,6 +17,7 @@ from dspark_ckpt.rules import (  # noqa: F401
     inputs,
     load,
     model,
+    mtp,
     names,
     served,
     shapes,

@@ -40,7 +40,10 @@ PROFILE = "profile"  # per runtime profile: rule(facts, profile) -> findings
 # drafter: rule(facts, profile, hidden_states) -> findings
 TARGET = "target"
 ENGINE = "engine"  # emitted by the engine itself (an unreadable input, an uncovered family)
-SCOPES = (COMMON, PROFILE, TARGET, ENGINE)
+# per MTP loader, on the target checkpoint that holds the draft layers (rules/mtp.py):
+# rule(mtp_target, mtp_loader) -> findings; run by commands/mtp.py, never by the engine
+MTP = "mtp"
+SCOPES = (COMMON, PROFILE, TARGET, ENGINE, MTP)
 
 
 @dataclass(frozen=True)

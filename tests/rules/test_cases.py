@@ -9,6 +9,7 @@ import test_load_rules
 import test_loader_rules
 import test_map_rules
 import test_model_rules
+import test_mtp_rules
 import test_sglang_rules
 import test_shape_rules
 import test_target_rules
@@ -28,17 +29,19 @@ TABLES = (
     test_architectures,
     test_variant_rules,
 )
-ALL = [c for table in TABLES for c in table.CASES]
+ALL = [c for table in TABLES for c in table.CASES]  # the drafter rows (rules_harness.Bench)
+# the MTP rows: a target checkpoint, not a drafter (rules/mtp.py; test_mtp_rules.py runs them)
+MTP = test_mtp_rules.CASES
 
 
 def test_every_code_has_firing_and_clean_cases():
-    firing = {c.code for c in ALL if c.fires}
-    cleaned = {c.code for c in ALL if not c.fires}
+    firing = {c.code for c in ALL + MTP if c.fires}
+    cleaned = {c.code for c in ALL + MTP if not c.fires}
     assert sorted(set(CODES) - firing) == [], "codes without a firing case"
     assert sorted(set(CODES) - cleaned) == [], "codes without a clean case"
     assert firing == cleaned == set(CODES), "cases for codes that do not exist"
 
 
 def test_case_ids_are_unique():
-    ids = [c.id for c in ALL]
+    ids = [c.id for c in ALL + MTP]
     assert len(ids) == len(set(ids)), sorted(i for i in ids if ids.count(i) > 1)

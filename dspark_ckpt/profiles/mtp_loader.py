@@ -1,0 +1,92 @@
+"""The MTP loader's fields (``MtpLoader``) and the module tuples the entries share; the
+entries are ``mtp_vllm.py`` and ``mtp_sglang.py``, the registry ``mtp.py``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+VLLM = "vLLM 0.33.0"
+SGLANG = "SGLang 0.5.23"
+
+# what a runtime does with a draft tensor the checkpoint does not give
+# tracked: vLLM's DefaultModelLoader refuses ("Following weights were not initialized from
+#   checkpoint") when the model's load_weights returns its loaded names and the target is not
+#   quantised; a quantised target turns the tracking off: the parameter stays as allocated
+# silent: nothing checks: the parameter keeps what it was allocated with
+Missing = Literal["tracked", "silent"]
+
+Module = tuple[str, str | None]
+
+DEEPSEEK_OWN: tuple[Module, ...] = (
+    ("enorm", "H"),
+    ("hnorm", "H"),
+    ("eh_proj", "H,2H"),
+    ("shared_head.norm", "H"),
+)
+DECODER: tuple[Module, ...] = (
+    ("input_layernorm", "H"),
+    ("post_attention_layernorm", "H"),
+    ("self_attn", None),
+    ("mlp", None),
+)
+# DeepSeek V3 and GLM-4 MoE configs: transformers' config classes alias
+# num_nextn_predict_layers to num_mtp_layers, default 1
+TF_KEYS = ("num_nextn_predict_layers", "num_mtp_layers")
+TF_DEFAULT = (
+    "transformers 5.x DeepseekV3Config / Glm4MoeConfig (prose: `num_mtp_layers: int = 1`, "
+    "attribute_map num_nextn_predict_layers -> num_mtp_layers)"
+)
+QWEN_NEXT_ONCE: tuple[Module, ...] = (
+    ("mtp.fc", "H,2H"),
+    ("mtp.pre_fc_norm_embedding", "H"),
+    ("mtp.pre_fc_norm_hidden", "H"),
+    ("mtp.norm", "H"),
+)
+
+
+@dataclass(frozen=True)
+class MtpLoader:
+    """What one runtime release's MTP model for one target family reads from the target."""
+
+    name: str  # "vllm-mtp-deepseek": the runtime and the family, as findings name it
+    runtime: str  # "vllm" | "sglang"
+    release: str
+    architecture: str  # the MTP class the runtime builds
+    family: str  # in words: "DeepSeek V3/R1"
+    # the targets it is picked for: "arch:<architectures[0]>" or "type:<model_type>"
+    targets: tuple[str, ...]
+    # the layer count: the first of these keys set in the config's top level (and its
+    # text_config with ``count_in_text``), else ``count_default`` (None: no draft layer)
+    count_keys: tuple[str, ...] = ("num_nextn_predict_layers",)
+    count_in_text: bool = False
+    count_default: int | None = None
+    count_fixed: int | None = None  # the runtime sets the count itself, whatever the config says
+    count_max: int | None = None  # a larger count is refused at start-up (an assert)
+    first: str = "num_hidden_layers"  # the stored index of draft layer 0: a config key or "0"
+    layer: str = "model.layers.{i}"  # a draft layer's stored prefix
+    # other stored prefixes the loader reads a draft layer under (it strips a prefix off the
+    # name first): the first one draft layer 0 is stored under is judged, else ``layer``
+    layer_also: tuple[str, ...] = ()
+    step_pattern: str | None = None  # a config key whose length is the physical layers per step
+    own: tuple[Module, ...] = DEEPSEEK_OWN  # in every draft layer
+    decoder: tuple[Module, ...] = DECODER  # the decoder block in every draft layer
+    first_of_step: tuple[Module, ...] = ()  # only in a step's first physical layer
+    last_of_step: tuple[Module, ...] = ()  # only in a step's last physical layer
+    once: tuple[Module, ...] = ()  # full names, loaded once for every layer
+    # modules built unquantised for an NVFP4 (modelopt_fp4) target: stored packed, their
+    # weight meets a full-width parameter
+    fp4_unquantised: tuple[str, ...] = ()
+    # what the runtime raises for a draft layer with no stored tensor, quantised or not
+    # (``{j}``: its stored index); "": nothing checks a layer as a whole
+    layer_check: str = ""
+    # every stored draft layer is read into the one built (the index is dropped from the
+    # name): a layer stored past the count overwrites it
+    stacked: bool = False
+    missing: Missing = "tracked"
+    # the tensors of a layer it takes from the target instead (never read from the layer)
+    from_target: tuple[str, ...] = ()
+    cites: dict[str, str] = field(default_factory=dict)
+
+    def matches(self, architecture: str | None, model_type: str | None) -> bool:
+        return f"arch:{architecture}" in self.targets or f"type:{model_type}" in self.targets

@@ -1,0 +1,213 @@
+"""vLLM 0.33.0's MTP architectures whose source the wheel keeps outside
+``model_executor/models`` (``vllm/models/<family>/{common,nvidia,amd}/mtp.py``): what each
+reads from the target checkpoint (``profiles/mtp.py`` registers them)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from dspark_ckpt.profiles.mtp_loader import DEEPSEEK_OWN, VLLM, MtpLoader
+from dspark_ckpt.profiles.mtp_vllm import (
+    SPEC,
+    TRACKED,
+    VLLM_BAILING,
+    VLLM_DEEPSEEK_V32,
+    VLLM_MIMO_V2,
+    VLLM_QWEN3_5_MOE,
+)
+
+G5 = "vllm/models/glm5next/common/mtp.py"
+G5M = "vllm/models/glm5next/common/model.py"
+
+VLLM_GLM5_NEXT = MtpLoader(
+    name="vllm-mtp-glm5-next",
+    runtime="vllm",
+    release=VLLM,
+    architecture="Glm5NextMTPModel",
+    family="GLM-5 Next",
+    targets=("type:glm5_next",),
+    count_in_text=True,
+    layer_also=("model.language_model.layers.{i}",),
+    own=DEEPSEEK_OWN,
+    layer_check="MTP speculative decoding layer {j} weights missing from checkpoint.",
+    from_target=("shared_head.head", "embed_tokens"),
+    cites={
+        "targets": f'{SPEC}:1146-1157 `"architectures": ["Glm5NextMTPModel"],`',
+        "count_keys": f'{SPEC}:1154 `"n_predict": text_config.num_nextn_predict_layers,`; '
+        f"{G5}:114 `self.num_mtp_layers = config.num_nextn_predict_layers`",
+        "count_in_text": f"{SPEC}:1148 `text_config = hf_config.get_text_config()`",
+        "count_default": f"{SPEC}:1154 `text_config.num_nextn_predict_layers` (read as an "
+        "attribute: no default)",
+        "first": f"{G5}:113 `self.mtp_start_layer_idx = config.num_hidden_layers`",
+        "layer": f'{G5M}:1288-1293 `f"model.layers.{{layer_idx + i}}."`',
+        "layer_also": f'{G5}:322-327 `name = name.replace("model.language_model.", "model.", 1)`'
+        f" (the vision-language target stores its text tower there: {G5M}:1170-1172 "
+        "`language_model.model.`)",
+        "own": f"{G5}:52-54 `self.eh_proj = nn.Linear(config.hidden_size * 2`; "
+        f"{G5}:62-66 `defer_lm_head=True,` (shared_head.norm only: no head of its own)",
+        "decoder": f'{G5}:284-286 `f"model.layers.{{spec_layer}}.mtp_block."`',
+        "layer_check": f"{G5}:425-433 `MTP speculative decoding layer {{layer_idx}} weights`",
+        "from_target": f"{G5}:62-66 `defer_lm_head=True,`; {G5}:273 `shared_weight_names = "
+        '["embed_tokens"]`',
+        "missing": f"{G5}:434 `return loaded_params`; {TRACKED}",
+    },
+)
+K3 = "vllm/models/kimi_k3/nvidia/mtp.py"
+K3M = "vllm/models/kimi_k3/nvidia/model.py"
+VLLM_KIMI_K3 = MtpLoader(
+    name="vllm-mtp-kimi-k3",
+    runtime="vllm",
+    release=VLLM,
+    architecture="KimiK3MTPModel",
+    family="Kimi K3",
+    targets=("type:kimi_k3",),
+    count_in_text=True,
+    layer_also=("language_model.model.layers.{i}",),
+    own=(*DEEPSEEK_OWN, ("shared_head.head", "V,H")),
+    layer_check="MTP speculative decoding layer {j} weights missing from checkpoint.",
+    from_target=("embed_tokens",),
+    cites={
+        "targets": f'{SPEC}:785-793 `"architectures": ["KimiK3MTPModel"]`',
+        "count_keys": f'{SPEC}:788-789 `getattr(text_config, "num_nextn_predict_layers", None)`; '
+        f"{K3}:161 `self.num_mtp_layers = config.num_nextn_predict_layers`",
+        "count_in_text": f'{SPEC}:788 `text_config = getattr(hf_config, "text_config", hf_config)`',
+        "first": f"{K3}:160 `self.mtp_start_layer_idx = config.num_hidden_layers`",
+        "layer": f'{K3M}:1552-1559 `if f"layers.{{layer_idx + i}}." in weight_name:`',
+        "layer_also": f'{K3}:324-325 `if name.startswith("language_model."):`',
+        "own": f"{K3}:82-87 `self.eh_proj = ReplicatedLinear(`; {K3}:60-64 "
+        "`self.head = ParallelLMHead(` (its own head, V x H)",
+        "decoder": f'{K3}:450-454 `f"model.layers.{{spec_layer}}.mtp_block.",`',
+        "layer_check": f"{K3}:412-421 `MTP speculative decoding layer {{layer_idx}} weights`",
+        "from_target": f'{K3}:441 `shared_weight_names = ["embed_tokens"]`',
+        "missing": f"{K3}:424 `return loaded_params`; {TRACKED}",
+    },
+)
+MM3 = "vllm/models/minimax_m3/nvidia/mtp.py"
+VLLM_MINIMAX_M3 = MtpLoader(
+    name="vllm-mtp-minimax-m3",
+    runtime="vllm",
+    release=VLLM,
+    architecture="MiniMaxM3MTP",
+    family="MiniMax M3",
+    targets=("type:minimax_m3_vl", "arch:MiniMaxM3SparseForConditionalGeneration"),
+    count_keys=("num_mtp_modules",),
+    count_in_text=True,
+    count_default=1,
+    first="0",
+    layer="language_model.model.mtp.layers.{i}",
+    layer_also=("model.mtp.layers.{i}",),
+    own=(("enorm", "H"), ("hnorm", "H"), ("eh_proj", "H,2H"), ("final_layernorm", "H")),
+    decoder=(
+        ("input_layernorm", "H"),
+        ("post_attention_layernorm", "H"),
+        ("self_attn", None),
+        ("block_sparse_moe", None),
+    ),
+    layer_check="Failed to load MTP layer {j} weights from checkpoint.",
+    from_target=("embed_tokens", "lm_head"),
+    cites={
+        "targets": f'{SPEC}:1117-1134 `hf_config.model_type == "minimax_m3_vl"`',
+        "count_keys": f'{SPEC}:1131 `n_predict = getattr(hf_config, "num_mtp_modules", 1)`; '
+        f"{MM3}:108 `self.num_mtp_layers = config.num_mtp_modules`",
+        "count_in_text": f'{SPEC}:1124 `hf_config = getattr(hf_config, "text_config", hf_config)`',
+        "count_default": f'{SPEC}:1131 `getattr(hf_config, "num_mtp_modules", 1)`',
+        "first": f"{MM3}:109-114 `for idx in range(self.num_mtp_layers)`",
+        "layer": f'{MM3}:207-211 `name = name.removeprefix("language_model.")`; '
+        f'{MM3}:217-223 `return name.replace(".mtp.", ".")`',
+        "layer_also": f"{MM3}:207-209 `The standalone MTP checkpoint has no such prefix.`",
+        "own": f"{MM3}:49-56 `self.eh_proj = ReplicatedLinear(`; {MM3}:65-67 "
+        "`self.final_layernorm = MiniMAXGemmaRMSNorm(`",
+        "decoder": f"{MM3}:58-64 `force_moe=True,` (built under the layer's own prefix); "
+        "vllm/models/minimax_m3/nvidia/model.py:738-740 `self.block_sparse_moe = MiniMaxM3MoE(`",
+        "layer_check": f"{MM3}:313-320 `Failed to load MTP layer {{layer_idx}} weights from "
+        "checkpoint.`; vllm/model_executor/model_loader/mtp_validation.py:9-11 "
+        "`default=True` (off only for a live weight transfer)",
+        "from_target": f'{MM3}:213-216 `if name == "lm_head.weight":`',
+        "missing": f"{MM3}:329 `return loaded_params`; {TRACKED}",
+    },
+)
+D3 = "vllm/models/dots3_note/nvidia/mtp.py"
+# Dots3 Note's MTP is DeepSeek V3.2's (the same loader and layer check) with its own layer
+VLLM_DOTS3_NOTE = replace(
+    VLLM_DEEPSEEK_V32,
+    name="vllm-mtp-dots3-note",
+    architecture="Dots3NoteMTPModel",
+    family="dots3 note",
+    targets=("type:dots3_note",),
+    count_keys=("num_nextn_predict_layers",),
+    count_default=1,
+    cites={
+        **VLLM_DEEPSEEK_V32.cites,
+        "targets": f'{SPEC}:734-747 `"architectures": ["Dots3NoteMTPModel"]`; '
+        f"{D3}:157 `class Dots3NoteMTP(DeepseekV32MTP):` (V3.2's load_weights and layer check)",
+        "count_keys": f'{SPEC}:735 `getattr(hf_config, "num_nextn_predict_layers", 1)`; '
+        f"{D3}:108-109 `self.num_mtp_layers = config.num_nextn_predict_layers`",
+        "count_default": f'{SPEC}:735 `getattr(hf_config, "num_nextn_predict_layers", 1)`',
+        "first": f"{D3}:108 `self.mtp_start_layer_idx = config.num_hidden_layers`",
+        "own": f"{D3}:41-50 `self.eh_proj = ReplicatedLinear(`; {D3}:50-52 "
+        "`self.shared_head = SharedHead(` (its own head, V x H)",
+        "decoder": f"{D3}:53 `self.mtp_block = Dots3NoteDecoderLayer(`",
+    },
+)
+# Intern-S2-Mobius: Qwen3.5-MoE's MTP built from the target's MTP expert counts
+VLLM_INTERNS2_MOBIUS = replace(
+    VLLM_QWEN3_5_MOE,
+    name="vllm-mtp-interns2-mobius",
+    architecture="InternS2MobiusMTP",
+    family="Intern-S2-Mobius",
+    targets=("type:interns2_mobius",),
+    cites={
+        **VLLM_QWEN3_5_MOE.cites,
+        "targets": f'{SPEC}:1008-1023 `"InternS2MobiusMTP"`; '
+        "vllm/model_executor/models/interns2_mobius.py:446 "
+        "`class InternS2MobiusMTP(Qwen3_5MoeMTP):` (Qwen3.5-MoE's MTP and its load_weights)",
+        "count_keys": f'{SPEC}:1020 `n_predict = getattr(text_config, "mtp_num_hidden_layers", None)`',
+        "count_in_text": f'{SPEC}:1010 `text_config = getattr(hf_config, "text_config", None)`',
+    },
+)
+B3 = "vllm/model_executor/models/bailing_moe_v3_mtp.py"
+VLLM_BAILING_V3 = replace(
+    VLLM_BAILING,
+    name="vllm-mtp-bailing-v3",
+    architecture="BailingMoeV3MTPModel",
+    family="Bailing MoE V3 (Ling / Ring)",
+    targets=("arch:BailingMoeV3ForCausalLM", "arch:BailingMoeV3VLForConditionalGeneration"),
+    count_in_text=True,
+    decoder=(
+        ("input_layernorm", "H"),
+        ("post_attention_layernorm", "H"),
+        ("self_attn", None),
+        ("mlp", None),
+    ),
+    layer_check="Bailing V3 MTP speculative decoding layer {j} weights are missing from "
+    "checkpoint.",
+    cites={
+        "targets": f'{SPEC}:937-949 `"BailingMoeV3VLForConditionalGeneration",`; '
+        f'{SPEC}:963-969 `"architectures": ["BailingMoeV3MTPModel"],`',
+        "count_keys": f'{SPEC}:964 `n_predict = getattr(hf_config, "num_nextn_predict_layers", None)`'
+        f"; {B3}:163 `self.num_mtp_layers = config.num_nextn_predict_layers`",
+        "count_in_text": f"{SPEC}:938-940 `hf_config = copy.deepcopy(hf_config.text_config)`",
+        "first": f"{B3}:362-363 `mtp_idx = layer_idx - self.config.num_hidden_layers`",
+        "layer": f'{B3}:355-357 `if not name.startswith("model.layers."):`',
+        "own": f"{B3}:90-92 `self.eh_proj = ReplicatedLinear(`; {B3}:117 "
+        "`self.final_layernorm = RMSNorm`",
+        "decoder": f"{B3}:100-111 `self.self_attn = BailingMoeV3MLAAttention(`",
+        "from_target": f"{B3}:388-390 `load_lm_head(loaded_weight)`",
+        "layer_check": f"{B3}:433-442 `weights are missing from checkpoint`",
+        "missing": f"{B3}:443 `return loaded_params`; {TRACKED}",
+    },
+)
+# MiMo-V2-Omni: MiMo-V2's MTP (its load_weights) with a multimodal embedding
+VLLM_MIMO_V2_OMNI = replace(
+    VLLM_MIMO_V2,
+    name="vllm-mtp-mimo-v2-omni",
+    architecture="MiMoV2OmniMTPModel",
+    family="MiMo-V2-Omni",
+    targets=("arch:MiMoV2OmniForCausalLM",),
+    cites={
+        **VLLM_MIMO_V2.cites,
+        "targets": f'{SPEC}:806-827 `"MiMoV2OmniForCausalLM": "MiMoV2OmniMTPModel",`; '
+        "vllm/model_executor/models/mimo_v2_mtp.py:389 "
+        "`class MiMoV2OmniMTP(MiMoV2MTP, SupportsMultiModal):`",
+    },
+)

@@ -1,0 +1,377 @@
+"""The MTP / NextN rules (DSC801-DSC806), in-process on target checkpoints written with the
+names and shapes each family's release stores (fixtures/mtp_targets.py): a firing row and a
+clean twin per family group, judged by the loader named in the row."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import mtp_targets as MT  # fixtures/, on sys.path through tests/conftest.py
+import pytest
+
+from dspark_ckpt.commands.mtp import inspect_mtp, run_loader
+from dspark_ckpt.facts.mtp import read_mtp_target
+from dspark_ckpt.profiles.mtp import LOADERS, loaders_for
+
+BY_NAME = {x.name: x for x in LOADERS}
+N = MT.N  # the tiny targets' decoder layers: their first MTP layer is model.layers.2
+
+
+@dataclass(frozen=True)
+class MtpCase:
+    code: str
+    id: str
+    fires: bool
+    family: str
+    loader: str
+    drop: tuple[str, ...] = ()
+    shapes: dict = field(default_factory=dict)
+    extra: dict = field(default_factory=dict)
+    config: dict = field(default_factory=dict)
+    dtype: str = "BF16"
+    says: str | None = None
+
+
+def fires(code, id, family, loader, says=None, **kw):
+    return MtpCase(code, id, True, family, loader, says=says, **kw)
+
+
+def clean(code, id, family, loader, **kw):
+    return MtpCase(code, id, False, family, loader, **kw)
+
+
+Q = {"quantization_config": {"quant_method": "fp8"}}
+FP4 = {"quantization_config": {"quant_method": "modelopt", "quant_algo": "NVFP4"}}
+DS61 = f"model.layers.{N}."
+RULE_CASES = [
+    # DSC801: no layer count
+    fires("DSC801", "ernie-no-count", "ernie", "vllm-mtp-ernie",
+          config={"num_nextn_predict_layers": None}, says="has no default"),
+    clean("DSC801", "ernie-count", "ernie", "vllm-mtp-ernie"),
+    fires("DSC801", "deepseek-zero", "deepseek_v3", "vllm-mtp-deepseek",
+          config={"num_nextn_predict_layers": 0}, says="is 0"),
+    clean("DSC801", "deepseek-no-key-default-1", "deepseek_v3", "vllm-mtp-deepseek",
+          config={"num_nextn_predict_layers": None}),
+    fires("DSC801", "nemotron-no-pattern", "nemotron_h", "vllm-mtp-nemotron-h",
+          config={"mtp_hybrid_override_pattern": None}, says="mtp_hybrid_override_pattern"),
+    clean("DSC801", "nemotron-pattern", "nemotron_h", "vllm-mtp-nemotron-h"),
+    fires("DSC801", "qwen3.5-count-string", "qwen3_5", "vllm-mtp-qwen3.5",
+          config={"text.mtp_num_hidden_layers": "1"}, says="not a layer count"),
+    # DSC802: a draft layer dropped (a quantised / re-exported target)
+    fires("DSC802", "deepseek-dropped", "deepseek_v3", "vllm-mtp-deepseek", drop=(DS61,),
+          says="MTP speculative decoding layer 2 weights missing"),
+    clean("DSC802", "deepseek-kept", "deepseek_v3", "vllm-mtp-deepseek"),
+    fires("DSC802", "deepseek-v32-dropped", "deepseek_v32", "vllm-mtp-deepseek-v32",
+          drop=(DS61,), says="refused at start-up"),
+    clean("DSC802", "deepseek-v32-kept", "deepseek_v32", "vllm-mtp-deepseek-v32"),
+    fires("DSC802", "sglang-deepseek-dropped", "deepseek_v3", "sglang-nextn-deepseek",
+          drop=(DS61,), says="uninitialised"),
+    clean("DSC802", "sglang-deepseek-kept", "deepseek_v3", "sglang-nextn-deepseek"),
+    fires("DSC802", "glm-dropped-quantised", "glm4_moe", "vllm-mtp-glm4-moe", drop=(DS61,),
+          config=Q, says="quantised (fp8)"),
+    clean("DSC802", "glm-kept-quantised", "glm4_moe", "vllm-mtp-glm4-moe", config=Q),
+    fires("DSC802", "glm-dropped", "glm4_moe", "vllm-mtp-glm4-moe", drop=(DS61,),
+          says="Following weights were not initialized"),
+    fires("DSC802", "qwen3-next-two-declared", "qwen3_next", "vllm-mtp-qwen3-next",
+          config={"num_nextn_predict_layers": 2}, says="mtp.layers.1.*"),
+    clean("DSC802", "qwen3-next-one", "qwen3_next", "vllm-mtp-qwen3-next"),
+    fires("DSC802", "qwen3.5-moe-dropped", "qwen3_5_moe", "vllm-mtp-qwen3.5-moe",
+          drop=("mtp.layers.",), says="mtp.layers.0.*"),
+    clean("DSC802", "qwen3.5-moe-kept", "qwen3_5_moe", "vllm-mtp-qwen3.5-moe"),
+    fires("DSC802", "mimo-dropped", "mimo", "vllm-mtp-mimo", drop=("model.mtp_layers.",)),
+    clean("DSC802", "mimo-kept", "mimo", "vllm-mtp-mimo"),
+    fires("DSC802", "longcat-dropped", "longcat_flash", "vllm-mtp-longcat-flash",
+          drop=("model.mtp.layers.",)),
+    clean("DSC802", "longcat-kept", "longcat_flash", "vllm-mtp-longcat-flash"),
+    fires("DSC802", "nemotron-second-dropped", "nemotron_h", "vllm-mtp-nemotron-h",
+          drop=("mtp.layers.1.",), says="mtp.layers.1.*"),
+    fires("DSC802", "bailing-dropped", "bailing", "vllm-mtp-bailing", drop=(DS61,),
+          config=Q, says="MTP speculative decoding layer 2"),
+    clean("DSC802", "bailing-kept", "bailing", "vllm-mtp-bailing"),
+    fires("DSC802", "ernie-dropped", "ernie", "vllm-mtp-ernie", drop=("model.mtp_",)),
+    # DSC803: one tensor of a layer missing
+    fires("DSC803", "deepseek-no-eh-proj", "deepseek_v3", "vllm-mtp-deepseek",
+          drop=(f"{DS61}eh_proj",), says=f"{DS61}eh_proj"),
+    fires("DSC803", "deepseek-no-own-head", "deepseek_v3", "vllm-mtp-deepseek",
+          drop=(f"{DS61}shared_head.head",), says="shared_head.head"),
+    clean("DSC803", "sglang-takes-the-target-head", "deepseek_v3", "sglang-nextn-deepseek",
+          drop=(f"{DS61}shared_head.head",)),
+    fires("DSC803", "glm-no-enorm", "glm4_moe", "sglang-nextn-glm4-moe",
+          drop=(f"{DS61}enorm",), says="uninitialised"),
+    clean("DSC803", "glm-enorm", "glm4_moe", "sglang-nextn-glm4-moe"),
+    fires("DSC803", "qwen3-next-no-fc", "qwen3_next", "sglang-mtp-qwen3-next",
+          drop=("mtp.fc.",), says="mtp.fc.weight"),
+    clean("DSC803", "qwen3-next-fc", "qwen3_next", "sglang-mtp-qwen3-next"),
+    fires("DSC803", "qwen3.5-no-pre-fc-norm", "qwen3_5", "sglang-mtp-qwen3.5",
+          drop=("mtp.pre_fc_norm_hidden",)),
+    clean("DSC803", "qwen3.5-whole", "qwen3_5", "sglang-mtp-qwen3.5"),
+    fires("DSC803", "mimo-no-input-proj", "mimo", "vllm-mtp-mimo",
+          drop=("model.mtp_layers.0.input_proj",), says="input_proj"),
+    fires("DSC803", "ernie-no-linear-proj", "ernie", "vllm-mtp-ernie",
+          drop=("model.mtp_linear_proj",), says="model.mtp_linear_proj.0.weight"),
+    clean("DSC803", "ernie-whole", "ernie", "vllm-mtp-ernie"),
+    fires("DSC803", "longcat-no-final-norm", "longcat_flash", "vllm-mtp-longcat-flash",
+          drop=("model.mtp.norm",), says="model.mtp.norm.weight"),
+    fires("DSC803", "nemotron-no-final-norm", "nemotron_h", "vllm-mtp-nemotron-h",
+          drop=("mtp.layers.1.final_layernorm",), says="mtp.layers.1.final_layernorm"),
+    clean("DSC803", "nemotron-whole", "nemotron_h", "vllm-mtp-nemotron-h"),
+    fires("DSC803", "bailing-no-attention", "bailing", "vllm-mtp-bailing",
+          drop=(f"{DS61}attention.",), says=f"{DS61}attention"),
+    clean("DSC803", "bailing-whole", "bailing", "vllm-mtp-bailing"),
+    # DSC804: a misshapen draft tensor
+    fires("DSC804", "deepseek-eh-proj-square", "deepseek_v3", "vllm-mtp-deepseek",
+          shapes={f"{DS61}eh_proj.weight": (MT.H, MT.H)}, says="[8, 16]"),
+    clean("DSC804", "deepseek-eh-proj", "deepseek_v3", "vllm-mtp-deepseek"),
+    fires("DSC804", "qwen3-next-fc-transposed", "qwen3_next", "vllm-mtp-qwen3-next",
+          shapes={"mtp.fc.weight": (2 * MT.H, MT.H)}),
+    clean("DSC804", "qwen3-next-fc-packed-int4-not-judged", "qwen3_next",
+          "vllm-mtp-qwen3-next", shapes={"mtp.fc.weight": (2 * MT.H, MT.H)}, dtype="U8"),
+    fires("DSC804", "qwen3-next-nvfp4-fc-packed", "qwen3_next", "vllm-mtp-qwen3-next",
+          shapes={"mtp.fc.weight": (MT.H, MT.H)}, dtype="U8", config=FP4,
+          says="is [8, 8], the model builds [8, 16]"),
+    clean("DSC804", "qwen3.5-nvfp4-fc-bf16", "qwen3_5", "vllm-mtp-qwen3.5", config=FP4),
+    fires("DSC804", "deepseek-head-of-another-vocab", "deepseek_v3", "vllm-mtp-deepseek",
+          shapes={f"{DS61}shared_head.head.weight": (MT.V + 1, MT.H)}, says="[33, 8]"),
+    # DSC805: more layers than the runtime loads
+    fires("DSC805", "sglang-deepseek-two", "deepseek_v3", "sglang-nextn-deepseek",
+          config={"num_nextn_predict_layers": 2}, says="at most 1"),
+    clean("DSC805", "vllm-deepseek-two", "deepseek_v3", "vllm-mtp-deepseek",
+          config={"num_nextn_predict_layers": 2},
+          extra={f"model.layers.{N + 1}.{k[len(DS61):]}": v
+                 for k, v in MT.FAMILIES["deepseek_v3"][1].items()}),
+    fires("DSC805", "nemotron-two-steps", "nemotron_h", "vllm-mtp-nemotron-h",
+          config={"num_nextn_predict_layers": 2}),
+    fires("DSC805", "ernie-two", "ernie", "vllm-mtp-ernie",
+          config={"num_nextn_predict_layers": 2}),
+    fires("DSC805", "deepseek-a-billion-layers-not-walked", "deepseek_v3", "vllm-mtp-deepseek",
+          config={"num_nextn_predict_layers": 10**9}, says="at most 4096"),
+    clean("DSC801", "deepseek-count-true-reads-as-1", "deepseek_v3", "vllm-mtp-deepseek",
+          config={"num_nextn_predict_layers": True}),
+    clean("DSC805", "sglang-qwen3-next-fixes-one", "qwen3_next", "sglang-mtp-qwen3-next",
+          config={"num_nextn_predict_layers": 3}),
+    # DSC806: layers stored past the count
+    fires("DSC806", "deepseek-stores-two-declares-one", "deepseek_v3", "vllm-mtp-deepseek",
+          extra={f"model.layers.{N + 1}.enorm.weight": (MT.H,)}, says="model.layers.3.*"),
+    clean("DSC806", "deepseek-stores-one", "deepseek_v3", "vllm-mtp-deepseek"),
+    fires("DSC806", "sglang-qwen3-next-second-unused", "qwen3_next", "sglang-mtp-qwen3-next",
+          extra={"mtp.layers.1.input_layernorm.weight": (MT.H,)}, says="mtp.layers.1.*"),
+    # the families added beside them: openPangu, EXAONE MoE / 4.5, Hunyuan V3, MiMo-V2
+    fires("DSC802", "openpangu-dropped", "openpangu", "vllm-mtp-openpangu", drop=(DS61,),
+          says="Following weights were not initialized"),
+    clean("DSC802", "openpangu-kept", "openpangu", "vllm-mtp-openpangu"),
+    fires("DSC803", "exaone-moe-no-fc", "exaone_moe", "vllm-mtp-exaone-moe",
+          drop=("mtp.fc.",), says="mtp.fc.weight"),
+    clean("DSC803", "exaone-moe-whole", "exaone_moe", "vllm-mtp-exaone-moe"),
+    fires("DSC802", "exaone4.5-dropped", "exaone4_5", "vllm-mtp-exaone4.5",
+          drop=("mtp.layers.",)),
+    clean("DSC802", "exaone4.5-kept", "exaone4_5", "vllm-mtp-exaone4.5"),
+    fires("DSC803", "hy-v3-no-final-norm-silent", "hy_v3", "vllm-mtp-hy-v3",
+          drop=(f"{DS61}final_layernorm",), says="nothing checks"),
+    clean("DSC803", "hy-v3-head-from-the-target", "hy_v3", "vllm-mtp-hy-v3"),
+    fires("DSC806", "mimo-v2-three-stored-one-loaded", "mimo_v2", "vllm-mtp-mimo-v2",
+          says="model.mtp.layers.1.*"),
+    clean("DSC806", "mimo-v2-one-stored", "mimo_v2", "vllm-mtp-mimo-v2",
+          drop=("model.mtp.layers.1.", "model.mtp.layers.2.")),
+    fires("DSC803", "mimo-v2-no-pre-mlp-norm", "mimo_v2", "vllm-mtp-mimo-v2",
+          drop=("model.mtp.layers.0.pre_mlp_layernorm",)),
+    # SGLang's MiMo, LongCat, Bailing, Ernie, Nemotron-H and Qwen3-MoE drafts
+    fires("DSC808", "sglang-mimo-two-layers-stack", "mimo", "sglang-mtp-mimo",
+          extra={"model.mtp_layers.1.input_proj.weight": (MT.H, 2 * MT.H)},
+          says="model.mtp_layers.1.* are read into its one draft layer"),
+    clean("DSC808", "sglang-mimo-one-layer", "mimo", "sglang-mtp-mimo"),
+    clean("DSC808", "vllm-mimo-loads-each-layer", "mimo", "vllm-mtp-mimo",
+          config={"num_nextn_predict_layers": 2},
+          extra={f"model.mtp_layers.1.{k[len('model.mtp_layers.0.'):]}": v
+                 for k, v in MT.FAMILIES["mimo"][1].items()}),
+    clean("DSC806", "sglang-mimo-stacks-not-ignores", "mimo", "sglang-mtp-mimo",
+          extra={"model.mtp_layers.1.input_proj.weight": (MT.H, 2 * MT.H)}),
+    fires("DSC803", "sglang-longcat-no-enorm", "longcat_flash", "sglang-nextn-longcat-flash",
+          drop=("model.mtp.layers.0.enorm",), says="uninitialised"),
+    clean("DSC803", "sglang-longcat-whole", "longcat_flash", "sglang-nextn-longcat-flash"),
+    fires("DSC805", "sglang-bailing-two", "bailing_v2", "sglang-nextn-bailing",
+          config={"num_nextn_predict_layers": 2}),
+    clean("DSC805", "sglang-bailing-one", "bailing_v2", "sglang-nextn-bailing"),
+    fires("DSC801", "sglang-bailing-no-count", "bailing_v2", "sglang-nextn-bailing",
+          config={"num_nextn_predict_layers": None}),
+    fires("DSC802", "sglang-ernie-dropped", "ernie", "sglang-mtp-ernie",
+          drop=("model.mtp_",), says="not found in weights"),
+    clean("DSC802", "sglang-ernie-kept", "ernie", "sglang-mtp-ernie"),
+    fires("DSC802", "sglang-nemotron-dropped", "nemotron_h", "sglang-mtp-nemotron-h",
+          drop=("mtp.",), says="mtp.layers.0.*, mtp.layers.1.*"),
+    clean("DSC802", "sglang-nemotron-kept", "nemotron_h", "sglang-mtp-nemotron-h"),
+    fires("DSC802", "sglang-qwen3-moe-without-mtp", "qwen3_moe", "sglang-mtp-qwen3-moe",
+          drop=("mtp.",)),
+    clean("DSC802", "sglang-qwen3-moe-with-mtp", "qwen3_moe", "sglang-mtp-qwen3-moe"),
+    # the families whose vLLM source lies under vllm/models/<family>/: GLM-5 Next
+    fires("DSC802", "glm5-next-dropped-quantised", "glm5_next", "vllm-mtp-glm5-next",
+          drop=(DS61,), config=Q, says="MTP speculative decoding layer 2 weights missing"),
+    clean("DSC802", "glm5-next-kept", "glm5_next", "vllm-mtp-glm5-next"),
+    fires("DSC801", "glm5-next-no-count", "glm5_next", "vllm-mtp-glm5-next",
+          config={"num_nextn_predict_layers": None}),
+    fires("DSC803", "glm5-next-vl-no-eh-proj", "glm5_next_vl", "vllm-mtp-glm5-next",
+          drop=("model.language_model.layers.2.eh_proj",),
+          says="model.language_model.layers.2.eh_proj"),
+    fires("DSC802", "glm5-next-vl-dropped", "glm5_next_vl", "vllm-mtp-glm5-next",
+          drop=("model.language_model.layers.2.",)),
+    clean("DSC802", "glm5-next-vl-kept-under-language-model", "glm5_next_vl",
+          "vllm-mtp-glm5-next"),
+    clean("DSC802", "glm5-next-vl-kept-under-model-layers", "glm5_next_vl",
+          "vllm-mtp-glm5-next", drop=("model.language_model.layers.2.",),
+          extra=MT.FAMILIES["glm5_next"][1]),
+    fires("DSC806", "glm5-next-vl-second-layer-unused", "glm5_next_vl", "vllm-mtp-glm5-next",
+          extra={"model.language_model.layers.3.enorm.weight": (MT.H,)},
+          says="model.language_model.layers.3.*"),
+    fires("DSC802", "sglang-glm5-next-dropped", "glm5_next_vl", "sglang-nextn-glm5-next",
+          drop=("model.language_model.layers.2.",), says="uninitialised"),
+    clean("DSC802", "sglang-glm5-next-kept", "glm5_next_vl", "sglang-nextn-glm5-next"),
+    fires("DSC803", "sglang-glm5-next-no-hnorm", "glm5_next_vl", "sglang-nextn-glm5-next",
+          drop=("model.language_model.layers.2.hnorm",)),
+    clean("DSC805", "sglang-glm5-next-fixes-one", "glm5_next_vl", "sglang-nextn-glm5-next",
+          config={"text.num_nextn_predict_layers": 3}),
+    # Kimi K3 (vLLM): its layers under language_model.model.layers, or model.layers
+    fires("DSC802", "kimi-k3-dropped", "kimi_k3", "vllm-mtp-kimi-k3",
+          drop=("language_model.model.layers.2.",), says="MTP speculative decoding layer 2"),
+    clean("DSC802", "kimi-k3-kept", "kimi_k3", "vllm-mtp-kimi-k3"),
+    fires("DSC803", "kimi-k3-no-own-head", "kimi_k3", "vllm-mtp-kimi-k3",
+          drop=("language_model.model.layers.2.shared_head.head",),
+          says="language_model.model.layers.2.shared_head.head.weight"),
+    clean("DSC803", "kimi-k3-whole-under-model-layers", "kimi_k3", "vllm-mtp-kimi-k3",
+          drop=("language_model.",), extra=MT.FAMILIES["deepseek_v3"][1]),
+    fires("DSC801", "kimi-k3-no-count", "kimi_k3", "vllm-mtp-kimi-k3",
+          config={"text.num_nextn_predict_layers": None}),
+    # GLM-5 (DSA) under SGLang: DeepSeek's NextN loader
+    fires("DSC802", "sglang-glm5-dsa-dropped", "glm_moe_dsa", "sglang-nextn-glm-moe-dsa",
+          drop=(DS61,), says="uninitialised"),
+    clean("DSC802", "sglang-glm5-dsa-kept", "glm_moe_dsa", "sglang-nextn-glm-moe-dsa"),
+    fires("DSC805", "sglang-glm5-dsa-two", "glm_moe_dsa", "sglang-nextn-glm-moe-dsa",
+          config={"num_nextn_predict_layers": 2}, says="at most 1"),
+    clean("DSC802", "vllm-glm5-dsa-kept", "glm_moe_dsa", "vllm-mtp-deepseek-v32"),
+    # dots3 note (vLLM): DeepSeek V3.2's MTP loader
+    fires("DSC802", "dots3-note-dropped", "dots3_note", "vllm-mtp-dots3-note", drop=(DS61,),
+          says="MTP speculative decoding layer 2 weights missing"),
+    clean("DSC802", "dots3-note-kept", "dots3_note", "vllm-mtp-dots3-note"),
+    clean("DSC801", "dots3-note-no-count-defaults-to-1", "dots3_note", "vllm-mtp-dots3-note",
+          config={"num_nextn_predict_layers": None}),
+    # Intern-S2-Mobius (vLLM): Qwen3.5-MoE's MTP
+    fires("DSC802", "interns2-mobius-dropped", "interns2_mobius", "vllm-mtp-interns2-mobius",
+          drop=("mtp.layers.",), says="mtp.layers.0.*"),
+    clean("DSC802", "interns2-mobius-kept", "interns2_mobius", "vllm-mtp-interns2-mobius"),
+    # EXAONE MoE under SGLang: one draft layer, mtp.fc and its norms once
+    fires("DSC803", "sglang-exaone-moe-no-fc", "exaone_moe", "sglang-mtp-exaone-moe",
+          drop=("mtp.fc.",), says="uninitialised"),
+    clean("DSC803", "sglang-exaone-moe-whole", "exaone_moe", "sglang-mtp-exaone-moe"),
+    fires("DSC802", "sglang-exaone-moe-dropped", "exaone_moe", "sglang-mtp-exaone-moe",
+          drop=("mtp.layers.",)),
+    # Hunyuan V3 under SGLang: one layer, its final_layernorm read as shared_head.norm
+    fires("DSC803", "sglang-hy-v3-no-final-norm", "hy_v3", "sglang-nextn-hy-v3",
+          drop=(f"{DS61}final_layernorm",), says="uninitialised"),
+    clean("DSC803", "sglang-hy-v3-whole", "hy_v3", "sglang-nextn-hy-v3"),
+    clean("DSC805", "sglang-hy-v3-fixes-one", "hy_v3", "sglang-nextn-hy-v3",
+          config={"num_nextn_predict_layers": 2}),
+    # GLM-4 MoE Lite under SGLang: GLM's NextN loader, no default count
+    fires("DSC801", "sglang-glm4-moe-lite-no-count", "glm4_moe_lite",
+          "sglang-nextn-glm4-moe-lite", config={"num_nextn_predict_layers": None}),
+    fires("DSC802", "sglang-glm4-moe-lite-dropped", "glm4_moe_lite",
+          "sglang-nextn-glm4-moe-lite", drop=(DS61,)),
+    clean("DSC802", "sglang-glm4-moe-lite-kept", "glm4_moe_lite", "sglang-nextn-glm4-moe-lite"),
+    # Bailing MoE V3 (vLLM): Bailing V2.5's layout with self_attn
+    fires("DSC802", "bailing-v3-dropped", "bailing_v3", "vllm-mtp-bailing-v3", drop=(DS61,),
+          says="Bailing V3 MTP speculative decoding layer 2 weights are missing"),
+    clean("DSC802", "bailing-v3-kept", "bailing_v3", "vllm-mtp-bailing-v3"),
+    fires("DSC803", "bailing-v3-no-attention", "bailing_v3", "vllm-mtp-bailing-v3",
+          drop=(f"{DS61}self_attn.",), says=f"{DS61}self_attn"),
+    # MiMo-V2 under SGLang: every model.mtp.layers.{i} read into its one layer
+    fires("DSC808", "sglang-mimo-v2-three-stack", "mimo_v2", "sglang-mtp-mimo-v2",
+          says="model.mtp.layers.1.*"),
+    clean("DSC808", "sglang-mimo-v2-one-stored", "mimo_v2", "sglang-mtp-mimo-v2",
+          drop=("model.mtp.layers.1.", "model.mtp.layers.2.")),
+    fires("DSC803", "sglang-mimo-v2-no-enorm", "mimo_v2", "sglang-mtp-mimo-v2",
+          drop=("model.mtp.layers.0.enorm",), says="uninitialised"),
+    # MiMo-V2-Omni (vLLM): MiMo-V2's MTP, its first layer only
+    fires("DSC806", "mimo-v2-omni-three-stored-one-loaded", "mimo_v2_omni",
+          "vllm-mtp-mimo-v2-omni", says="model.mtp.layers.1.*"),
+    fires("DSC802", "mimo-v2-omni-dropped", "mimo_v2_omni", "vllm-mtp-mimo-v2-omni",
+          drop=("model.mtp.layers.0.",)),
+    clean("DSC802", "mimo-v2-omni-kept", "mimo_v2_omni", "vllm-mtp-mimo-v2-omni"),
+    # MiniMax M3 (vLLM): language_model.model.mtp.layers.{i}, counted by num_mtp_modules
+    fires("DSC802", "minimax-m3-two-modules-one-stored", "minimax_m3", "vllm-mtp-minimax-m3",
+          config={"text.num_mtp_modules": 2},
+          says="Failed to load MTP layer 1 weights from checkpoint"),
+    clean("DSC802", "minimax-m3-one", "minimax_m3", "vllm-mtp-minimax-m3"),
+    clean("DSC801", "minimax-m3-no-count-defaults-to-1", "minimax_m3", "vllm-mtp-minimax-m3",
+          config={"text.num_mtp_modules": None}),
+    fires("DSC803", "minimax-m3-no-final-norm", "minimax_m3", "vllm-mtp-minimax-m3",
+          drop=("language_model.model.mtp.layers.0.final_layernorm",),
+          says="language_model.model.mtp.layers.0.final_layernorm.weight"),
+    fires("DSC804", "minimax-m3-eh-proj-square", "minimax_m3", "vllm-mtp-minimax-m3",
+          shapes={"language_model.model.mtp.layers.0.eh_proj.weight": (MT.H, MT.H)}),
+]  # fmt: skip
+
+# the engine-emitted code: a target no MTP loader is picked for
+UNJUDGED_CASES = [
+    fires("DSC807", "qwen3-dense-no-mtp", "deepseek_v3", "",
+          config={"architectures": ["Qwen3ForCausalLM"], "model_type": "qwen3"}),
+    clean("DSC807", "deepseek-judged", "deepseek_v3", ""),
+]  # fmt: skip
+CASES = RULE_CASES + UNJUDGED_CASES  # every code's rows (tests/rules/test_cases.py)
+
+
+def _write(tmp_path, case: MtpCase):
+    return MT.write(
+        tmp_path / "t",
+        case.family,
+        drop=case.drop,
+        shapes=case.shapes,
+        extra=case.extra,
+        config=case.config,
+        dtype=case.dtype,
+    )
+
+
+@pytest.mark.parametrize("case", RULE_CASES, ids=lambda c: f"{c.code}-{c.id}")
+def test_mtp_rule_case(tmp_path, case):
+    t = read_mtp_target(_write(tmp_path, case))
+    loader = BY_NAME[case.loader]
+    assert loader in loaders_for(t.architecture, t.model_type), "the row's loader is picked"
+    found = [f for f in run_loader(t, loader).findings if f.code == case.code]
+    if not case.fires:
+        assert found == [], [f.message for f in found]
+        return
+    assert found, f"{case.code} does not fire"
+    assert all(f.profile == loader.name for f in found)
+    if case.says:
+        assert any(case.says in f.message for f in found), [f.message for f in found]
+
+
+@pytest.mark.parametrize("case", UNJUDGED_CASES, ids=lambda c: c.id)
+def test_unjudged_target(tmp_path, case):
+    r = inspect_mtp(str(_write(tmp_path, case)))
+    assert (r.covered, [f.code for f in r.findings]) == (
+        (False, ["DSC807"]) if case.fires else (True, [])
+    )
+
+
+def test_deepseek_v3_at_its_real_sizes(tmp_path):
+    """DeepSeek-V3's real config (61 decoder layers, FP8) and its MTP layer 61 at the real
+    shapes, sparse: whole it passes both runtimes; re-exported without layer 61, vLLM refuses
+    it at start-up and SGLang drafts from uninitialised weights."""
+    whole = inspect_mtp(str(MT.deepseek_v3_real(tmp_path / "whole")))
+    assert whole.ok and whole.all_findings == []
+    assert [(r.loader.name, r.model.layers) for r in whole.runs] == [
+        ("vllm-mtp-deepseek", (61,)),
+        ("sglang-nextn-deepseek", (61,)),
+    ]
+    dropped = inspect_mtp(str(MT.deepseek_v3_real(tmp_path / "dropped", drop_mtp=True)))
+    assert not dropped.ok
+    vllm, sglang = ([f.message for f in r.findings] for r in dropped.runs)
+    assert len(vllm) == 1 and "MTP speculative decoding layer 61 weights missing" in vllm[0]
+    assert len(sglang) == 1 and "uninitialised weights" in sglang[0]
+
+
+def test_a_real_sized_misshapen_eh_proj_is_refused(tmp_path):
+    t = MT.deepseek_v3_real(tmp_path / "t", eh_proj=(7168, 7168))
+    [run] = inspect_mtp(str(t), ["vllm"]).runs[:1]
+    assert [(f.code, f.tensor) for f in run.findings] == [
+        ("DSC804", "model.layers.61.eh_proj.weight")
+    ]
+    assert "is [7168, 7168], the model builds [7168, 14336]" in run.findings[0].message
