@@ -52,7 +52,7 @@ def inspect_mtp_cmd(
         json_obj=lambda: out.mtp_obj(report),
         runs=lambda: out.check_runs(report),
         full=show,
-        summary=lambda c: c.print(out.summary(report), soft_wrap=True, markup=False),
+        summary=lambda c: c.print(out.summary(report), soft_wrap=True),  # a PlainConsole
     )
     if report.target is not None and not report.covered:
         raise typer.Exit(EXIT_UNCOVERED)

@@ -256,11 +256,14 @@ def fits(table: Table, console: Console, wrapping: bool = False) -> bool:
     return sum(widths) + 2 * n - 2 + n + 1 <= console.width
 
 
+SOURCES_SHOWN = 2  # a profile's source files listed by name; the rest counted
+
+
 def print_profiles(console: Console) -> None:
     """Each profile in a few lines (80 columns hold them all in under 80 lines): its
     names, runtime and family; its release and the ``--runtime`` releases it covers; a
-    line per source file its rules mirror (the file:line of each rule: ``--format json``,
-    ``cites``). Laid out between words, a path broken only after a ``/`` where it is
+    line per source file its rules mirror, the first ``SOURCES_SHOWN`` and how many more
+    (each, and the file:line of each rule: ``--format json``, ``sources`` and ``cites``). Laid out between words, a path broken only after a ``/`` where it is
     wider than the line. The profiles of variant architectures (``Profile.variant``, reached
     by --profile) close the list by their release-qualified names only."""
     width = max(console.width, 20)
@@ -278,9 +281,12 @@ def print_profiles(console: Console) -> None:
         release += ["--runtime", f"{o['runtime'].lower()}==VERSION", "for", o["releases"]]
         for line in flow(release, width - 2).split("\n"):
             console.print(Text("  ") + line, soft_wrap=True)
-        for src in o["sources"]:
+        shown, left = o["sources"][:SOURCES_SHOWN], len(o["sources"]) - SOURCES_SHOWN
+        for src in shown:
             for line in flow(src.split(" "), width - 4).split("\n"):
                 console.print(Text("  - " if src else "    ", "dim") + line, soft_wrap=True)
+        if left > 0:
+            console.print(Text(f"  + {left} more (--format json)", "dim"), soft_wrap=True)
     if variants:
         head = "variant architectures' profiles (--format json gives their sources):"
         words = [*head.split(" "), *(n + "," for n in variants[:-1]), variants[-1]]

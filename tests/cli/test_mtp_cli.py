@@ -119,8 +119,9 @@ def test_a_hub_target_is_read_from_the_offline_cache(tmp_path, dropped):
     repo = repo_from_dir(dropped)
     build_cache(tmp_path / "hf-cache", "org/ds", repo)
     env = hub_env(tmp_path, closed_port(), HF_HUB_OFFLINE="1")
-    r = cli("inspect", "hf://org/ds", "--mtp", "--format", "json", env=env)
-    assert r.exit_code == 1, r.stderr
+    # a process: huggingface_hub reads its cache and offline settings once, at import
+    r = cli_subprocess("inspect", "hf://org/ds", "--mtp", "--format", "json", env=env)
+    assert r.returncode == 1, r.stderr
     out = json.loads(r.stdout)
     assert out["target"] == "hf://org/ds"
     assert [f["code"] for f in out["findings"]] == ["DSC802", "DSC802"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from conftest import FIXTURES, cli
 
+from dspark_ckpt.output.table import SOURCES_SHOWN
 from dspark_ckpt.profiles.registry import PROFILES
 
 SMALL = FIXTURES / "targets/small"
@@ -84,7 +85,10 @@ def test_profiles_fit_80_columns_in_80_lines(columns):
             named = p["qualified_name"]
             assert any(named in line.replace(",", " ").split() for line in lines[-6:])
             continue
-        for src in p["sources"]:
+        shown, left = p["sources"][:SOURCES_SHOWN], len(p["sources"]) - SOURCES_SHOWN
+        for src in shown:
             path = src.split(" ")[0]
             if len(path) + 4 <= columns:  # a path wider than the line breaks at a /
                 assert any(line.strip().startswith(f"- {path}") for line in lines), path
+        if left > 0:  # the rest counted under the profile's own lines
+            assert f"  + {left} more (--format json)" in lines

@@ -63,13 +63,18 @@ def test_a_hub_pickle_drafter_is_downloaded_converted_and_repaired(tmp_path, lay
     assert json.loads((tmp_path / "o/config.json").read_text())["draft_vocab_size"] == 100
 
 
-def test_an_offline_hub_cache_of_pickles_is_converted(tmp_path, monkeypatch):
+def offline(tmp_path, *args):
+    """The CLI as a process reading the Hub cache ``tmp_path / cache`` offline
+    (huggingface_hub reads its cache and offline settings once, at import)."""
+    cache = {"HF_HUB_OFFLINE": "1", "HF_HUB_CACHE": str(tmp_path / "cache")}
+    return cli_subprocess(*args, env={**cache, "HF_HOME": str(tmp_path / "hf-home")})
+
+
+def test_an_offline_hub_cache_of_pickles_is_converted(tmp_path):
     src = pickled(PADDED, tmp_path / "d")
     build_cache(tmp_path / "cache", "org/d", repo_from_dir(src))
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "cache"))
-    r = cli("fix", "org/d", "--target", SMALL, "--out", tmp_path / "o")
-    assert r.exit_code == 0, r.stdout + r.stderr
+    r = offline(tmp_path, "fix", "org/d", "--target", SMALL, "--out", tmp_path / "o")
+    assert r.returncode == 0, r.stdout + r.stderr
     assert same(tensors(tmp_path / "o"), reference(tmp_path))
     assert sorted(p.name for p in (tmp_path / "o").iterdir()) == [
         "config.json",
@@ -77,19 +82,17 @@ def test_an_offline_hub_cache_of_pickles_is_converted(tmp_path, monkeypatch):
     ]
 
 
-def test_inspect_of_a_hub_pickle_drafter_names_the_fix_that_converts_it(tmp_path, monkeypatch):
+def test_inspect_of_a_hub_pickle_drafter_names_the_fix_that_converts_it(tmp_path):
     src = pickled(PADDED, tmp_path / "d")
     build_cache(tmp_path / "cache", "org/d", repo_from_dir(src))
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "cache"))
-    r = cli("inspect", "org/d", "--target", SMALL)
-    assert r.exit_code == 1
+    r = offline(tmp_path, "inspect", "org/d", "--target", SMALL)
+    assert r.returncode == 1
     assert "holds only pickle weights" in r.stderr
     command = r.stderr.strip().split("without running the pickle: ")[1].split()
     assert command[:3] == ["dspark-ckpt", "fix", f"hf://org/d@{commit_of(src)}"]
     assert command[3:] == ["--target", "TARGET", "--out", "org-d-safetensors"]
-    fixed = cli("fix", command[2], "--target", SMALL, "--out", tmp_path / "o")  # it runs
-    assert fixed.exit_code == 0, fixed.stdout + fixed.stderr
+    fixed = offline(tmp_path, "fix", command[2], "--target", SMALL, "--out", tmp_path / "o")
+    assert fixed.returncode == 0, fixed.stdout + fixed.stderr  # it runs
     assert same(tensors(tmp_path / "o"), reference(tmp_path))
 
 

@@ -23,14 +23,13 @@ from dspark_ckpt.facts.config import parse_drafter_config
 from dspark_ckpt.profiles.architectures import (
     ARCHITECTURES,
     BY_NAME,
-    SGLANG,
     SGLANG_ARCHITECTURES,
     VLLM,
     VLLM_ARCHITECTURES,
     unjudged,
 )
 from dspark_ckpt.profiles.registry import PROFILES, route
-from dspark_ckpt.profiles.variants import VARIANTS
+from dspark_ckpt.profiles.variants import NOT_JUDGED, VARIANTS
 
 SOURCES = Path(
     os.environ.get("DSPARK_CKPT_SOURCES") or Path.home() / ".cache/dspark-ckpt/sources"
@@ -222,11 +221,10 @@ CASES = [
           says="not a drafter: ExtractHiddenStatesModel"),
     fires("DSC108", "eagle1-mistral", config=_named("EagleMistralForCausalLM"),
           says="classic EAGLE over Mistral"),
-    fires("DSC108", "dflash-lilicorr", config=_named("LiLiCorrDraftModel"),
-          says="LiLiCorrForCausalLM and SGLang 0.5.23 builds LiLiCorrDraftModel: a LiLiCorr "
-          "DFlash drafter"),
+    fires("DSC108", "dspark-k3", config=_named("K3DSparkModel"),
+          says="vLLM 0.33.0 builds K3DSparkForCausalLM: "),
     fires("DSC108", "gemma4-assistant", config=_named("Gemma4AssistantForCausalLM"),
-          says="a Gemma 4 assistant drafter"),
+          says="not a block drafter but a Gemma 4 MTP assistant"),
     # their clean twins: the names of each group that a profile judges
     clean("DSC108", "eagle1-llama", profile="vllm-eagle", by_default=True, draft=None,
           config=V_EAGLE1, tensors=NO_BIAS),
@@ -269,6 +267,9 @@ def test_the_table_has_one_row_per_runtime_and_name_and_a_reason_for_every_unjud
             assert runtimes == {a.runtime}, a.name
 
 
+KEYS = {"vLLM": "vllm", "SGLang": "sglang"}
+
+
 def test_the_29_names_judged_before_the_table_keep_their_family_profiles():
     """The names a family's substring judged before the table existed keep being judged by
     that family's profiles; the DeepSeek MLA EAGLE-3 names (deepseek_eagle3.py,
@@ -277,8 +278,13 @@ def test_the_29_names_judged_before_the_table_keep_their_family_profiles():
     mla = {"Eagle3DeepseekV2ForCausalLM", "Eagle3DeepseekV3ForCausalLM"}
     names = {a.name for a in ARCHITECTURES if any(m in a.name.lower() for m in before)}
     assert len(names) == 29
-    for name in names:
-        assert all(r.judged_by for r in BY_NAME[name]), name
+    for name in names:  # but the variants a runtime does not serve as their family
+        rows = [r for r in BY_NAME[name] if (KEYS[r.runtime], name) not in NOT_JUDGED]
+        assert all(r.judged_by for r in rows), name
+    # those (R's reasons): weights read from the target (DSpark V4.1), or a model of their own
+    assert {n for n in names if not all(r.judged_by for r in BY_NAME[n])} == {
+        name for _, name in NOT_JUDGED if name in names
+    }
     for name in mla:
         assert all(r.judged_by for r in BY_NAME[name]), name
         assert name in PROFILES["vllm-eagle3"].mla_architectures
@@ -349,14 +355,12 @@ def test_a_name_judged_by_one_runtime_is_judged_there_and_refused_by_the_other()
 
 
 def test_a_name_no_runtime_judges_is_not_judged_with_each_runtimes_reason():
-    way = _route("LiLiCorrDraftModel")
-    assert not way.judged and way.family == "dflash"
+    way = _route("K3DSparkModel")  # vLLM's alone: its variant reason (profiles/variants.py)
+    assert not way.judged and way.family == "dspark"
     assert way.unjudged == (
-        f"{VLLM} 0.33.0 builds LiLiCorrForCausalLM and {SGLANG} 0.5.23 builds "
-        "LiLiCorrDraftModel: a LiLiCorr DFlash drafter with its own model and loader: no "
-        "profile models it yet",
+        f"{VLLM} 0.33.0 builds K3DSparkForCausalLM: " + NOT_JUDGED[("vllm", "K3DSparkModel")],
     )
-    assert way.unjudged == unjudged("LiLiCorrDraftModel")
+    assert way.unjudged == unjudged("K3DSparkModel")
 
 
 def test_the_first_registered_name_routes_and_any_other_config_is_routed_by_family():
@@ -368,16 +372,18 @@ def test_the_first_registered_name_routes_and_any_other_config_is_routed_by_fami
 def test_a_runtime_that_registers_the_name_without_a_profile_is_a_check_not_made(
     bench, monkeypatch
 ):
-    """Where one runtime judges a name (here through VARIANTS, as a variant's profile would)
-    and another registers it with no profile, the drafter is judged by the first, and the
-    second's reason is a check not made (DSC108): a partial verdict, not a silent pass."""
-    monkeypatch.setitem(VARIANTS, ("vllm", "LiLiCorrDraftModel"), "vllm-dflash")
-    config = {"architectures": ["LiLiCorrDraftModel"], "model_type": "qwen3", "markov_rank": None}
-    way = _route("LiLiCorrDraftModel", model_type="qwen3", markov_rank=None)
+    """Where one runtime judges a name and another registers it with no profile (here SGLang's
+    Laguna DFlash taken out, as a variant without a profile would be), the drafter is judged
+    by the first, and the second's reason is a check not made (DSC108): a partial verdict,
+    not a silent pass."""
+    monkeypatch.setitem(NOT_JUDGED, ("sglang", "DFlashLagunaForCausalLM"), "not modelled here")
+    config = {"architectures": ["DFlashLagunaForCausalLM"], "model_type": "qwen3"}
+    way = _route("DFlashLagunaForCausalLM", model_type="qwen3", markov_rank=None)
     assert way.judged and way.family == "dflash"
     # TensorRT-LLM registers no names: its DFlash profile judges it as its loader would
-    assert set(way.judges) == {"vllm-dflash", "vllm-dflash-legacy", "trtllm-dflash"}
-    report = bench.case(config, profile=None)
-    assert report.profile == "vllm-dflash" and set(report.verdicts) == set(way.judges)
+    assert set(way.judges) == {"vllm-laguna", "trtllm-dflash"}
+    report = bench.case({**config, "markov_rank": None}, profile=None)
+    # the default (vllm-dflash) judges no Laguna drafter: the first of its runtime decides
+    assert report.profile == "vllm-laguna" and set(report.verdicts) == set(way.judges)
     (not_made,) = [n for n in report.not_checked if n.code == "DSC108"]
-    assert not_made.reason.startswith("SGLang 0.5.23 builds LiLiCorrDraftModel")
+    assert not_made.reason == "SGLang 0.5.23 builds DFlashLagunaForCausalLM: not modelled here"

@@ -29,6 +29,8 @@ from dspark_ckpt.profiles.variants import NOT_JUDGED, VARIANTS
 from dspark_ckpt.profiles.vllm_variants import LILICORR_TENSORS
 
 R = 4
+# the family's own architecture: a DFlash drafter that ships a variant's parts
+AS_DFLASH = {"architectures": ["DFlashDraftModel"]}
 XPRESS = {"architectures": ["Qwen3XPressModel"], "model_type": "qwen3", "markov_rank": None}
 XPRESS_HEAD = {
     "xpress_head.mix.L": zeros("F32", (16, 16)),
@@ -236,8 +238,8 @@ CASES = [
           tensors=mapping(40)),
     # the loader model: the refiner head is the XPress model's (qwen3_xpress.py:255-264), not
     # the DFlash model's (models/utils.py:443 'There is no module or parameter named')
-    fires("DSC112", "vllm-dflash-has-no-xpress-head", profile="vllm-dflash", config=XPRESS,
-          tensors=XPRESS_HEAD, says="xpress_head.down_g.weight"),
+    fires("DSC112", "vllm-dflash-has-no-xpress-head", profile="vllm-dflash",
+          config={**XPRESS, **AS_DFLASH}, tensors=XPRESS_HEAD, says="xpress_head.down_g.weight"),
     fires("DSC112", "vllm-xpress-stray-head-name", profile="vllm-xpress", config=XPRESS,
           tensors={**XPRESS_HEAD, "xpress_head.gate.weight": zeros("F32", (R, R))},
           says="xpress_head.gate.weight", exactly=("DSC112",)),
@@ -262,8 +264,8 @@ CASES = [
           tensors={**DFLASH2_OK, "fc.weight": DROP, "encoder.fc.weight": zeros("F32", (H, 2 * H))},
           exactly=()),
     # the correction head is LiLiCorr's (lilicorr.py:453-462), no name of the DFlash model
-    fires("DSC112", "vllm-dflash-has-no-lilicorr-head", profile="vllm-dflash", config=LILICORR,
-          tensors=LILI_HEAD, says="lilicorr."),
+    fires("DSC112", "vllm-dflash-has-no-lilicorr-head", profile="vllm-dflash",
+          config={**LILICORR, **AS_DFLASH}, tensors=LILI_HEAD, says="lilicorr."),
     # Laguna's load_weights: params_dict[name] (laguna_dflash.py:225-233), no stacking of
     # q/k/v into qkv_proj and no mapper dropping mask_embedding
     fires("DSC112", "vllm-laguna-unfused-qkv", profile="vllm-laguna", config=LAGUNA,
@@ -311,8 +313,9 @@ CASES = [
           config=GEMMA4, tensors={**GEMMA4_LAYER, "layers.0.pre_feedforward_layernorm.weight": DROP},
           says="layers.0.pre_feedforward_layernorm", exactly=("DSC652",)),
     # ... which the Qwen3 DSpark model does not have: refused there (models/utils.py:443)
-    fires("DSC112", "vllm-dspark-has-no-ffn-norm", profile="vllm", config=GEMMA4,
-          tensors=GEMMA4_LAYER, says="pre_feedforward_layernorm"),
+    fires("DSC112", "vllm-dspark-has-no-ffn-norm", profile="vllm",
+          config={**GEMMA4, "architectures": ["Qwen3DSparkModel"]}, tensors=GEMMA4_LAYER,
+          says="pre_feedforward_layernorm"),
     # DSC601: its own lm_head (gemma4_dspark.py:297-301), the target's only when Vd == Vt
     # (spec_decode/dspark/utils.py:142-149): a pruned drafter without one runs on memory
     fires("DSC601", "vllm-gemma4-dspark-pruned-no-head", profile="vllm-gemma4-dspark",
@@ -343,15 +346,15 @@ CASES = [
           tensors={**SG_LILI_OK, "lilicorr.layers.1.attn_norm.weight": zeros("F32", (H,))},
           exactly=()),
     fires("DSC666", "sglang-dflash-has-no-lilicorr-head", profile="sglang-dflash",
-          config=SG_LILICORR, tensors=SG_LILI_OK, says="lilicorr."),
+          config={**SG_LILICORR, **AS_DFLASH}, tensors=SG_LILI_OK, says="lilicorr."),
     # ... which the base DFlash model does not have: skipped
     fires("DSC666", "sglang-dflash-has-no-laguna-gate", profile="sglang-dflash",
-          config=SG_LAGUNA, tensors=SG_LAGUNA_OK, says="g_proj"),
+          config={**SG_LAGUNA, **AS_DFLASH}, tensors=SG_LAGUNA_OK, says="g_proj"),
     clean("DSC666", "sglang-laguna-has-its-gate", profile="sglang-laguna", config=SG_LAGUNA,
           tensors=SG_LAGUNA_OK, exactly=()),
     # DSC666: the base SGLang DFlash model has no candidate selector: skipped
-    fires("DSC666", "sglang-dflash-has-no-selector", profile="sglang-dflash", config=DFLASH2,
-          tensors=DFLASH2_OK, says="candidate_selector"),
+    fires("DSC666", "sglang-dflash-has-no-selector", profile="sglang-dflash",
+          config={**DFLASH2, **AS_DFLASH}, tensors=DFLASH2_OK, says="candidate_selector"),
     clean("DSC666", "sglang-dflash2-has-its-selector", profile="sglang-dflash2", config=DFLASH2,
           tensors=DFLASH2_OK, exactly=()),
 ]  # fmt: skip
@@ -383,15 +386,21 @@ def test_variant_counts():
 
 def test_a_variant_profile_judges_only_when_asked(bench):
     """A variant's own profile is not one of its family's (a DFlash drafter keeps the verdicts
-    it had), and --profile reaches it; it decides only then."""
+    it had); a drafter naming the variant's architecture is judged by it (``route``), one
+    naming the family's class never is."""
     assert not {"vllm-dflash2", "vllm-xpress", "sglang-dflash2"} & set(
         applicable_profiles("dflash")
     )
-    plain = bench.case(XPRESS, XPRESS_HEAD, profile=None)
-    assert plain.profile == "vllm-dflash" and "vllm-xpress" not in plain.verdicts
-    asked = bench.case(XPRESS, XPRESS_HEAD, profile="vllm-xpress")
-    assert asked.profile == "vllm-xpress" and asked.verdicts["vllm-xpress"] is True
-    assert asked.verdicts["vllm-dflash"] is False  # the DFlash model has no refiner head
+    family = bench.case({**XPRESS, **AS_DFLASH}, XPRESS_HEAD, profile=None)
+    assert family.profile == "vllm-dflash" and "vllm-xpress" not in family.verdicts
+    assert family.verdicts["vllm-dflash"] is False  # the DFlash model has no refiner head
+    named = bench.case(XPRESS, XPRESS_HEAD, profile=None)
+    assert named.profile == "vllm-xpress" and named.verdicts["vllm-xpress"] is True
+    assert "vllm-dflash" not in named.verdicts  # not the model vLLM builds for it
+    # a drafter naming the family's class is never built as the variant: asking for the
+    # variant's profile judges nothing (as for a profile of another family)
+    asked = bench.case({**XPRESS, **AS_DFLASH}, XPRESS_HEAD, profile="vllm-xpress")
+    assert asked.profile == "vllm-dflash" and "vllm-xpress" not in asked.verdicts
 
 
 # each profile VARIANTS names, with the layout of a drafter its model loads whole
