@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from dspark_ckpt.profiles.mtp import LOADERS, UNJUDGED
 from dspark_ckpt.profiles.variants import NOT_JUDGED, VARIANTS
 
 VLLM, SGLANG = "vLLM", "SGLang"
@@ -30,10 +31,19 @@ SM = "python/sglang/srt/models/"
 
 # --- the reasons a name is not judged ----------------------------------------------------
 # (issue 31's MTP check, inspect TARGET with its MTP option, judges the target's layers)
-MTP_REASON = (
-    "MTP: the draft layers are read from the target checkpoint, not from a drafter folder: "
-    "run `dspark-ckpt inspect TARGET --mtp`"
-)
+MTP_REASON = "MTP: the draft layers are read from the target checkpoint, not from a drafter folder"
+# the MTP loaders ``inspect TARGET --mtp`` judges with, by (runtime, the class it builds)
+MTP_LOADERS = {(x.runtime, x.architecture): x.name for x in LOADERS}
+
+
+def _mtp_answer(key: tuple[str, str]) -> str:
+    """What ``inspect TARGET --mtp`` does for an MTP class: the loader that checks the
+    target's layers, or why none does."""
+    if key in MTP_LOADERS:
+        return f"`dspark-ckpt inspect TARGET --mtp` checks them ({MTP_LOADERS[key]})"
+    return f"`dspark-ckpt inspect TARGET --mtp` does not judge them: {UNJUDGED[key]}"
+
+
 SG_MTP_REASON = (
     MTP_REASON + " (SGLang rewrites the target's architecture to this draft class, "
     "configs/model_config.py)"
@@ -110,8 +120,13 @@ class Architecture:
 
     @property
     def why(self) -> str:
-        """Why no profile judges it: the variants' reason first, then the row's."""
-        return NOT_JUDGED.get((KEY[self.runtime], self.name), self.reason)
+        """Why no profile judges it: the variants' reason first, then the row's; for an MTP
+        name, whether ``inspect TARGET --mtp`` checks its layers (and by which loader) or
+        why not."""
+        key = (KEY[self.runtime], self.name)
+        if self.family == MTP:
+            return f"{self.reason}: {_mtp_answer(key)}"
+        return NOT_JUDGED.get(key, self.reason)
 
     @property
     def answer(self) -> str:
