@@ -10,8 +10,6 @@ is removed whatever happens. Everything is read and checked before a byte is sta
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -22,7 +20,6 @@ from dspark_ckpt.source.atomic import Transaction, writing
 from dspark_ckpt.source.base import is_local
 from dspark_ckpt.source.layout import INDEX, PICKLE_SUFFIXES, holds_weights
 from dspark_ckpt.source.local import inside
-from dspark_ckpt.source.torch_zip import PICKLE_INDEX, plan_conversion
 
 
 def pickle_folder(source: str) -> Path | None:
@@ -38,6 +35,8 @@ def pickle_folder(source: str) -> Path | None:
 def _others(folder: Path, names: list[str]) -> list[Path]:
     """The folder's other files, copied with the weights: regular, not hidden, no pickle,
     no link out of the folder."""
+    from dspark_ckpt.source.torch_zip import PICKLE_INDEX
+
     out = []
     for name in sorted(names):
         p = folder / name
@@ -58,6 +57,11 @@ def convert_and_repair(
     """Convert the pickle checkpoint in ``folder``, then ``repair`` the staged result into
     ``req.out`` (or ``folder`` itself, in place). Raises as ``repair`` does; nothing of the
     stage is left."""
+    import shutil
+    import tempfile
+
+    from dspark_ckpt.source.torch_zip import plan_conversion  # only here: pickle, zipfile
+
     if req.out is not None and req.in_place:
         raise UsageError("give at most one of --out and --in-place")
     if req.in_place and not req.force:
