@@ -292,7 +292,12 @@ def _repair(drafter: str, target, req, fmt: PlainFormat, quiet: bool) -> None:
     elif quiet:
         plain_stdout().print(summaries().repair_summary(result), soft_wrap=True)
     else:
-        fix_tables().print_repair(result, stdout())
+        from dspark_ckpt.output import repair_text  # no Rich, but where rich_cells
+
+        if repair_text.rich_cells(repair_text.repair_rows(result)):
+            fix_tables().print_repair(result, stdout())
+        else:
+            repair_text.print_repair(result, plain_stdout())
     if req.diff:  # 0 only for nothing to change on a deployable drafter: `fix --diff && deploy`
         raise typer.Exit(EXIT_OK if result.ok and not result.plan.changes else EXIT_FAIL)
     raise typer.Exit(EXIT_OK if result.ok else EXIT_FAIL)

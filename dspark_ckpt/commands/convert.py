@@ -10,8 +10,6 @@ is removed whatever happens. Everything is read and checked before a byte is sta
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -23,7 +21,6 @@ from dspark_ckpt.source.base import is_local
 from dspark_ckpt.source.checkpoint import open_source
 from dspark_ckpt.source.layout import INDEX, PICKLE_SUFFIXES, holds_weights
 from dspark_ckpt.source.local import inside
-from dspark_ckpt.source.torch_zip import PICKLE_INDEX, plan_conversion
 
 
 def pickle_folder(source: str) -> Path | None:
@@ -53,6 +50,8 @@ def hub_pickle_folder(source: str) -> tuple[Path, Path]:
 def _others(folder: Path, names: list[str], jail: Path | None = None) -> list[Path]:
     """The folder's other files, copied with the weights: regular, not hidden, no pickle,
     no link out of the folder (``jail``: out of there)."""
+    from dspark_ckpt.source.torch_zip import PICKLE_INDEX
+
     out = []
     for name in sorted(names):
         p = folder / name
@@ -79,6 +78,11 @@ def convert_and_repair(
     ``req.out`` (or ``folder`` itself, in place). Raises as ``repair`` does; nothing of the
     stage is left. ``jail``: where the folder's links may lead (a Hub cache snapshot);
     ``named``: what the user named (a Hub repository), else the folder."""
+    import shutil
+    import tempfile
+
+    from dspark_ckpt.source.torch_zip import plan_conversion  # only here: pickle, zipfile
+
     if req.out is not None and req.in_place:
         raise UsageError("give at most one of --out and --in-place")
     if req.in_place and not req.force:

@@ -16,7 +16,6 @@ shards are hard-linked or copied as bytes, never loaded; every other file is cop
 
 from __future__ import annotations
 
-import hashlib
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -225,9 +224,7 @@ def _safetensors_bytes(tensors: dict[str, np.ndarray], metadata: dict[str, str])
 
 
 def _written(path: Path, name: str, array: np.ndarray, data: bytes) -> Written:
-    return Written(
-        str(path), name, st_dtype(array), list(array.shape), hashlib.sha256(data).hexdigest()
-    )
+    return Written(str(path), name, st_dtype(array), list(array.shape), _sha256(data))
 
 
 def _vocab_metadata(plan: Plan) -> dict[str, str]:
@@ -597,3 +594,9 @@ def _gained_and_lost(before: Report, after: Report) -> list[str]:
         why = ", ".join(f"{c} {get_code(c).title}" for c in _new_errors(before, after, lost))
         notes.append(f"this change makes {', '.join(lost)} FAIL (passed before): {why}")
     return notes
+
+
+def _sha256(data) -> str:
+    import hashlib  # only where a side file is written (a start-up cost otherwise)
+
+    return hashlib.sha256(data).hexdigest()

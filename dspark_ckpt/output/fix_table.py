@@ -4,19 +4,19 @@ with the tables of ``table.py``. Nothing here decides anything: it only shows a 
 
 from __future__ import annotations
 
-import json
 import os
 
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from dspark_ckpt.output.repair_text import repair_rows, tail_lines, verdict_rows
 from dspark_ckpt.output.summary import (  # noqa: F401 - the one-line verdicts, also -q's
     fix_summary,
     repair_summary,
     verify_summary,
 )
-from dspark_ckpt.output.table import SEVERITY_STYLE, boxed_table, findings_table, verdict_text
+from dspark_ckpt.output.table import boxed_table, findings_table
 
 
 def _count(n: int | None) -> Text:
@@ -122,82 +122,18 @@ def print_fix(r, console: Console) -> None:
 
 def _verdicts_and_notes(r, head: Table) -> None:
     """A fix's verdicts before -> after, per profile, and its notes."""
-    for name, ok in r.after.verdicts.items():
-        line = Text(f"{name}: ")
-        before = r.before.verdicts.get(name)  # not evaluated before: none to show
-        line.append_text(Text("n/a") if before is None else verdict_text(before))
-        line.append(" -> ")
-        line.append_text(verdict_text(ok))
-        head.add_row("verdict", line)
-    for note in r.notes:
-        head.add_row("note", note)
-
-
-def _shape(t) -> str:
-    return f"{t[0]} {list(t[1])} ({t[2]})"
-
-
-def plan_lines(p) -> list[Text]:
-    """A repair plan as a diff: config keys and tensors before (-) and after (+)."""
-    lines = []
-    for c in p.config:
-        if not c.added:
-            lines.append(Text(f"- config.json {c.key}: {json.dumps(c.before)}", style="red"))
-        if not c.removed:
-            lines.append(Text(f"+ config.json {c.key}: {json.dumps(c.after)}", style="green"))
-    for t in p.tensors:
-        if t.values is not None:
-            lines += _value_lines(t)
-            continue
-        if t.before is not None:
-            lines.append(Text(f"- {t.renamed_from or t.name} {_shape(t.before)}", style="red"))
-        if t.after is not None:
-            lines.append(Text(f"+ {t.name} {_shape(t.after)}", style="green"))
-    return lines
-
-
-def _value_lines(t) -> list[Text]:
-    """A replaced tensor whose shape stays: one ``~`` line, then its first differences and
-    its range before -> after (its dtype and shape alone would say nothing to review)."""
-    v, (dtype, shape, file) = t.values, t.after
-    was = f"{t.before[0]} -> " if t.before[0] != dtype else ""
-    head = (
-        f"~ {t.name} {was}{dtype} {list(shape)} ({file}): {v.changed} of {v.total} entries changed"
-    )
-    lines = [Text(head, style="yellow")]
-    for index, a, b in v.first:
-        lines.append(Text(f"    {t.name}[{', '.join(map(str, index))}]: {a} -> {b}"))
-    if v.changed > len(v.first):
-        lines.append(Text(f"    ... {v.changed - len(v.first)} more"))
-    (lo, hi), (lo2, hi2) = v.before_range, v.after_range
-    lines.append(Text(f"    range: [{lo}, {hi}] -> [{lo2}, {hi2}]"))
-    return lines
+    for label, value in verdict_rows(r):
+        head.add_row(label, value)
 
 
 def print_repair(r, console: Console) -> None:
-    p = r.plan
+    """A repair's result on Rich's console: where its text holds characters that may take
+    other than one cell (``repair_text.rich_cells``; ``repair_text`` draws the others)."""
     head = Table.grid(padding=(0, 2))
     head.add_column(style="bold", no_wrap=True)
     head.add_column(overflow="fold")
-    req = r.request
-    where = {"diff": "plan only (--diff): nothing written", "out": f"to {req.out}"}
-    head.add_row("drafter", f"{r.before.drafter_source} ({where.get(req.mode, 'in place')})")
-    head.add_row("profiles", ", ".join(p.profiles))
-    for a in p.applied:
-        who = f" [{', '.join(a.profiles)}]" if a.profiles else ""
-        head.add_row("repair", Text.assemble((a.code, "bold"), f" {a.safety}{who}: {a.summary}"))
-    for x in p.left:
-        who = f" [{', '.join(x.profiles)}]" if x.profiles else ""
-        style = SEVERITY_STYLE[x.severity]
-        head.add_row(
-            "left", Text.assemble((x.code, "bold"), " ", (x.severity, style), f"{who}: {x.why}")
-        )
-    for c in p.conflicts:
-        head.add_row("conflict", Text(c, style="bold red"))
-    _verdicts_and_notes(r, head)
+    for label, value in repair_rows(r):
+        head.add_row(label, value)
     console.print(head)
-    for line in plan_lines(p):
+    for line in tail_lines(r):
         console.print(line, soft_wrap=True)
-    if r.verify is not None:
-        console.print(Text.assemble(("verify  ", "bold"), verify_summary(r.verify).rich()))
-    console.print(repair_summary(r))

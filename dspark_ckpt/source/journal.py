@@ -33,7 +33,6 @@ import contextlib
 import json
 import os
 import re
-import secrets
 import signal
 import stat
 import threading
@@ -53,7 +52,7 @@ RECORD_NAME = re.compile(r"\.dspark-ckpt-write\.[0-9a-f]{12}\.undo")
 # what temp_name makes: a temporary file, a backup, an undo record
 TEMP_NAME = re.compile(r"\.(.+)\.[0-9a-f]{12}\.(tmp|bak|undo)", re.S)
 MAX_RECORD = 1 << 20  # an undo record holds a line per file written: read up to 1 MiB
-RUN = secrets.token_hex(8)  # this process's run, as its records name it
+RUN = os.urandom(8).hex()  # this process's run, as its records name it
 
 HELD_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
@@ -83,7 +82,7 @@ def signals_held() -> Iterator[None]:
 def temp_name(dest: Path, kind: str = "tmp") -> Path:
     """A fresh name beside ``dest``: ``.NAME.RANDOM.KIND``, NAME cut (in bytes) so that
     the whole fits in ``NAME_MAX`` where ``dest``'s own name does (it adds 18 bytes)."""
-    suffix = f".{secrets.token_hex(6)}.{kind}"
+    suffix = f".{os.urandom(6).hex()}.{kind}"
     keep = NAME_MAX - 1 - len(suffix)
     name = os.fsdecode(os.fsencode(dest.name)[:keep])
     return dest.parent / f".{name}{suffix}"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -105,6 +106,15 @@ def test_fix_and_check_verdict_lines_never_import_rich(tmp_path):
     for argv in (["fix", *PADDED, "--diff", "-q"], ["check", "--config", config, "-q"]):
         modules = imported(tmp_path, *argv)
         assert "dspark_ckpt.output.summary" in modules and "rich" not in modules, argv
+
+
+def test_fix_diff_draws_its_plan_without_rich_but_for_wide_characters(tmp_path):
+    """``fix --diff``'s plan is drawn without Rich (``output/repair_text.py``); a path
+    holding wide characters is drawn by Rich, which measures terminal cells."""
+    assert "rich" not in imported(tmp_path, "fix", *PADDED, "--diff")
+    wide = tmp_path / "模型"
+    shutil.copytree(PADDED[0], wide)
+    assert "rich" in imported(tmp_path, "fix", wide, *PADDED[1:], "--diff")
 
 
 @pytest.mark.parametrize("argv", [["--help"], ["--version"], ["inspect", "--help"]])
