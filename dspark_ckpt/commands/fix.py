@@ -224,7 +224,10 @@ def _safetensors_bytes(tensors: dict[str, np.ndarray], metadata: dict[str, str])
 
 
 def _written(path: Path, name: str, array: np.ndarray, data: bytes) -> Written:
-    return Written(str(path), name, st_dtype(array), list(array.shape), _sha256(data))
+    import hashlib  # only where a side file is written (a start-up cost otherwise)
+
+    digest = hashlib.sha256(data).hexdigest()
+    return Written(str(path), name, st_dtype(array), list(array.shape), digest)
 
 
 def _vocab_metadata(plan: Plan) -> dict[str, str]:
@@ -594,9 +597,3 @@ def _gained_and_lost(before: Report, after: Report) -> list[str]:
         why = ", ".join(f"{c} {get_code(c).title}" for c in _new_errors(before, after, lost))
         notes.append(f"this change makes {', '.join(lost)} FAIL (passed before): {why}")
     return notes
-
-
-def _sha256(data) -> str:
-    import hashlib  # only where a side file is written (a start-up cost otherwise)
-
-    return hashlib.sha256(data).hexdigest()
