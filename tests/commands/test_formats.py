@@ -13,21 +13,9 @@ import numpy as np
 import pytest
 import synth
 from conftest import cli
+from producer_conversions import LAYER, QWEN3_LAYER, VD, H, V  # the producers' shapes
 from synth import T
 
-H, V, VD = 64, 1000, 200
-LAYER = {
-    "hidden_norm.weight": (H,),
-    "input_layernorm.weight": (H,),
-    "post_attention_layernorm.weight": (H,),
-    "self_attn.q_proj.weight": (H, 2 * H),
-    "self_attn.k_proj.weight": (32, 2 * H),
-    "self_attn.v_proj.weight": (32, 2 * H),
-    "self_attn.o_proj.weight": (H, H),
-    "mlp.gate_proj.weight": (128, H),
-    "mlp.up_proj.weight": (128, H),
-    "mlp.down_proj.weight": (H, 128),
-}
 NATIVE = {
     "architectures": ["LlamaForCausalLMEagle3"],
     "model_type": "llama",
@@ -98,19 +86,6 @@ def native(root: Path, config: dict | None = None, *, embed=False, dtype="BF16",
     return root
 
 
-QWEN3_LAYER = {
-    "self_attn.q_proj.weight": (64, H),
-    "self_attn.k_proj.weight": (32, H),
-    "self_attn.v_proj.weight": (32, H),
-    "self_attn.o_proj.weight": (H, 64),
-    "self_attn.q_norm.weight": (16,),
-    "self_attn.k_norm.weight": (16,),
-    "mlp.gate_proj.weight": (128, H),
-    "mlp.up_proj.weight": (128, H),
-    "mlp.down_proj.weight": (H, 128),
-    "input_layernorm.weight": (H,),
-    "post_attention_layernorm.weight": (H,),
-}
 DFLASH = {
     "architectures": ["DFlashDraftModel"],
     "model_type": "qwen3",
