@@ -153,6 +153,7 @@ DFLASH_INIT = f"{TRT_DFLASH}:DFlashForCausalLM.__init__()"
 DFLASH_LOAD = f"{TRT_DFLASH}:DFlashForCausalLM.load_weights()"
 DFLASH_SHARE = f"{TRT_DFLASH}:DFlashForCausalLM.load_weights_from_target_model()"
 DFLASH_BUILD = f"{TRT_DFLASH}:_build_dflash_draft()"
+DFLASH_PROJECT = f"{TRT_DFLASH}:DFlashForCausalLM.project_target_hidden()"
 DFLASH_CAPTURE = (
     f"{TRT_LLM_ARGS}:DFlashDecodingConfig (target_layer_ids: the serving config's, else the "
     "drafter's dflash_config.target_layer_ids); tensorrt_llm/_torch/speculative/utils.py"
@@ -212,7 +213,15 @@ TRTLLM_DFLASH = Profile(
             TRT_DFLASH,
             missing_tensors=f"{DFLASH_LOAD} (draft_model_full.load_weights(..., "
             "allow_partial_loading=True): a module without its weights keeps its allocation, "
-            "no error)",
+            'no error; fc and hidden_norm are built only `if "fc.weight" in remapped` and '
+            f"likewise); {DFLASH_PROJECT} (`self.fc.weight.dtype`: no fc attribute, an "
+            "AttributeError at the first forward)",
+            markov_head_type=f"{DFLASH_BUILD} (`if declares_dspark_heads(...)`: raise "
+            "ValueError, 'declares the DSpark head set ... which decoding_type 'DFlash' does not "
+            f"implement'); {TRT_DFLASH}:declares_dspark_heads() (projector_type == 'dspark', "
+            "shift_label, use_confidence_head, markov_rank > 0); "
+            f"{TRT_DFLASH}:resolve_dspark_head_config() (dspark_config, dflash_config, "
+            "dspark_<key>, then <key>; use_confidence_head also as enable_confidence_head)",
             mask_hidden=f"{TRT_DFLASH} (no mask_hidden parameter; the name is never read)",
         ),
         "tied_head": f"{DFLASH_SHARE} (the head is always the target's)",
@@ -233,7 +242,8 @@ TRTLLM_DFLASH = Profile(
     reads_speculators_format=False,
     stray_files_loaded="all",
     stray_names="skipped",
-    missing_tensors="uninitialised",
+    missing_tensors="partial_fc_required",
+    markov_head_type="refused",
 )
 
 # the Qwen3 DSpark drafter of an earlier main: modeling_dspark_qwen3.py's own model
