@@ -303,6 +303,19 @@ CASES: list[Case] = [
           tensors=markov(VT, VT), exactly=()),
     clean("DSC695", "trtllm-standalone-no-head", profile="trtllm-dspark",
           config={"markov_rank": None}, exactly=()),
+    # its hidden states (llm_args.py @00043967, TorchLlmArgs validation): target_layer_ids from
+    # the first non-null of dspark_config, dflash_config, dspark_target_layer_ids, the top level;
+    # captured as DFlash's (DFlashSpecMetadata): the state entering id + 1, of an 8-layer target
+    fires("DSC703", "trtllm-standalone-nested-ids-outside", profile="trtllm-dspark", target=T8,
+          config={"dflash_config": {"target_layer_ids": [1, 9]}}, tensors=markov(VT, VT),
+          says="dflash_config.target_layer_ids", exactly=("DSC703",)),
+    clean("DSC703", "trtllm-standalone-nested-ids-inside", profile="trtllm-dspark", target=T8,
+          config={"dflash_config": {"target_layer_ids": [1, 6]}, "target_layer_ids": [1, 9]},
+          tensors=markov(VT, VT), exactly=()),
+    fires("DSC703", "trtllm-standalone-dspark-config-first", profile="trtllm-dspark", target=T8,
+          config={"dspark_config": {"target_layer_ids": [1, 9]},
+                  "dflash_config": {"target_layer_ids": [1, 6]}}, tensors=markov(VT, VT),
+          says="dspark_config.target_layer_ids", exactly=("DSC703",)),
     # DSC659: the confidence head's shape
     fires("DSC659", "without-the-markov-width", config=CONFIDENCE,
           tensors={"confidence_head.proj.weight": zeros("F32", (1, H)),
