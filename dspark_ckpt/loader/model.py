@@ -21,6 +21,8 @@ cited ``name_maps`` (``name_maps()`` reads them):
   utils.py:459) or the loader's own mapper drops it (``t2d``, ``mask_embedding``, a
   confidence head the model does not build; DFlash/EAGLE-3: ``fc.`` without aux states;
   EAGLE-3: ``input_norm.`` without norm_before_fc).
+  "partial_fc_required" (TensorRT-LLM's DFlash, allow_partial_loading) is the same model;
+  only what a missing fc or hidden_norm does differs (DSC652).
 - ``missing_tensors`` "strict" (TensorRT-LLM's Qwen3 DSpark, load_state_dict(strict=True)):
   the exact names (no name maps); any other name is an "Unexpected key(s)" error.
 - ``missing_tensors`` "default_init" (SGLang 0.5.23: ``params_dict`` look-ups, names it
@@ -470,7 +472,7 @@ def loader_model(f: Facts, p: Profile) -> LoaderModel | None:
     if key not in f.memo:
         if p.missing_tensors == "default_init":
             f.memo[key] = _sglang_model(f, p)
-        elif p.missing_tensors in ("uninitialised", "strict"):
+        elif p.missing_tensors in ("uninitialised", "partial_fc_required", "strict"):
             f.memo[key] = _runtime_model(f, p)
         else:
             f.memo[key] = None

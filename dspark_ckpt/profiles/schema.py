@@ -157,6 +157,9 @@ MissingTensors = Literal[
     "default_init",  # a parameter the checkpoint lacks keeps its initial value, no error
     "uninitialised",  # the loader checks nothing: the parameter keeps its initial memory
     "strict",  # load_state_dict(strict=True): a missing name fails the load
+    # TensorRT-LLM's DFlash: a missing backbone weight keeps its allocation (as uninitialised),
+    # but fc and hidden_norm exist only when shipped: without one the first forward raises
+    "partial_fc_required",
 ]
 """What a tensor the runtime's model has and the checkpoint lacks gets."""
 
@@ -218,6 +221,9 @@ MarkovHeadType = Literal[
     # (another type raises at build), its two tensors required, [V, r], when markov_rank > 0
     # and refused when it is 0 (a ValueError at load)
     "vanilla_checked",
+    # no DSpark head at all: a drafter declaring any (projector_type 'dspark', shift_label,
+    # use_confidence_head, markov_rank > 0, resolved as vanilla_checked does) is refused at build
+    "refused",
     "",  # not judged here
 ]
 """How ``markov_head_type`` is read."""

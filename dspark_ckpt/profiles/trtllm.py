@@ -14,7 +14,9 @@ What each entry read, by commit:
   sends a standalone DSpark drafter (its weights not in the target's ``mtp.*``) to
   GQADSparkForCausalLM, DFlashForCausalLM (modeling_dflash.py @009d8fa4) plus the DSpark
   heads: the head keys read nested too, a vanilla Markov head only, partial loading. Its
-  hidden-state capture is not read (no hidden-state checks for it).
+  hidden-state capture: llmapi/llm_args.py @00043967 (TorchLlmArgs validation fills
+  target_layer_ids from dspark_config, dflash_config, dspark_target_layer_ids, then the top
+  level) and speculative/utils.py get_spec_metadata (DFlash's capture for it).
 - trtllm-dspark-legacy: modeling_dspark_qwen3.py @40289c86, an earlier main's
   Qwen3DSparkForCausalLM (top-level keys, a strict load); dspark/heads.py @06ec703b.
 - trtllm-eagle3: modeling_speculative.py @00679c66 (Eagle3DraftModel, Eagle3ForCausalLM,
@@ -153,6 +155,7 @@ DFLASH_INIT = f"{TRT_DFLASH}:DFlashForCausalLM.__init__()"
 DFLASH_LOAD = f"{TRT_DFLASH}:DFlashForCausalLM.load_weights()"
 DFLASH_SHARE = f"{TRT_DFLASH}:DFlashForCausalLM.load_weights_from_target_model()"
 DFLASH_BUILD = f"{TRT_DFLASH}:_build_dflash_draft()"
+DFLASH_PROJECT = f"{TRT_DFLASH}:DFlashForCausalLM.project_target_hidden()"
 DFLASH_CAPTURE = (
     f"{TRT_LLM_ARGS}:DFlashDecodingConfig (target_layer_ids: the serving config's, else the "
     "drafter's dflash_config.target_layer_ids); tensorrt_llm/_torch/speculative/utils.py"
@@ -212,7 +215,15 @@ TRTLLM_DFLASH = Profile(
             TRT_DFLASH,
             missing_tensors=f"{DFLASH_LOAD} (draft_model_full.load_weights(..., "
             "allow_partial_loading=True): a module without its weights keeps its allocation, "
-            "no error)",
+            'no error; fc and hidden_norm are built only `if "fc.weight" in remapped` and '
+            f"likewise); {DFLASH_PROJECT} (`self.fc.weight.dtype`: no fc attribute, an "
+            "AttributeError at the first forward)",
+            markov_head_type=f"{DFLASH_BUILD} (`if declares_dspark_heads(...)`: raise "
+            "ValueError, 'declares the DSpark head set ... which decoding_type 'DFlash' does not "
+            f"implement'); {TRT_DFLASH}:declares_dspark_heads() (projector_type == 'dspark', "
+            "shift_label, use_confidence_head, markov_rank > 0); "
+            f"{TRT_DFLASH}:resolve_dspark_head_config() (dspark_config, dflash_config, "
+            "dspark_<key>, then <key>; use_confidence_head also as enable_confidence_head)",
             mask_hidden=f"{TRT_DFLASH} (no mask_hidden parameter; the name is never read)",
         ),
         "tied_head": f"{DFLASH_SHARE} (the head is always the target's)",
@@ -233,7 +244,8 @@ TRTLLM_DFLASH = Profile(
     reads_speculators_format=False,
     stray_files_loaded="all",
     stray_names="skipped",
-    missing_tensors="uninitialised",
+    missing_tensors="partial_fc_required",
+    markov_head_type="refused",
 )
 
 # the Qwen3 DSpark drafter of an earlier main: modeling_dspark_qwen3.py's own model
@@ -413,10 +425,41 @@ TRTLLM_EAGLE3 = Profile(
 # --- issue 30: the standalone DSpark route of a later main -------------------------------
 # _build_dspark_draft sends a DSpark drafter that is not embedded in the target checkpoint to
 # GQADSparkForCausalLM (MLADSparkForCausalLM for an MLA backbone): DFlashForCausalLM (read at
-# 009d8fa4, the copy beside it) plus the DSpark heads. Its hidden-state capture (the serving
-# config's target_layer_ids, else what TorchLlmArgs validation reads from the drafter) is not
-# read here: no hidden-state checks for this route.
+# 009d8fa4, the copy beside it) plus the DSpark heads. Its hidden states: TorchLlmArgs
+# validation fills DSparkDecodingConfig.target_layer_ids (when the serving config leaves it
+# unset) from the first non-null of dspark_config, dflash_config, dspark_target_layer_ids and
+# the top-level target_layer_ids; get_spec_metadata gives a standalone drafter DFlash's
+# metadata (DFlashSpecMetadata(layers_to_capture=target_layer_ids)), so it is fed as DFlash is.
 TRT_DSPARK_B = T + "modeling_dspark.py@008b54fe"
+DSPARK_CAPTURE = (
+    f"{TRT_LLM_ARGS}:TorchLlmArgs.validate_speculative_config() (DSparkDecodingConfig: "
+    '`_dspark_get("target_layer_ids", "dspark_target_layer_ids")`, the first non-null of '
+    "dspark_config.KEY, dflash_config.KEY, the top-level dspark_ name, then KEY; a serving "
+    "override that differs raises ValueError); tensorrt_llm/_torch/speculative/utils.py "
+    "(main, autumn 2026, a stored copy whose commit the search index does not name):"
+    "get_spec_metadata() (a DSpark drafter not embedded in the target gets DFlashSpecMetadata("
+    "layers_to_capture=target_layer_ids), as DFlash: the state entering id + 1)"
+)
+TRT_DSPARK_ROUTE_HIDDEN = HiddenStates(
+    "hidden_size",
+    tuple(
+        (key, 1)
+        for key in (
+            "dspark_config.target_layer_ids",
+            "dflash_config.target_layer_ids",
+            "dspark_target_layer_ids",
+            "target_layer_ids",
+        )
+    ),
+    "0..N",
+    None,
+    "always",
+    (
+        f"{DFLASH_LOAD} (fc = Linear from the shipped fc.weight's own shape; hidden_norm likewise)",
+        DSPARK_CAPTURE,
+        f"{DFLASH_SHARE} (embed_tokens and lm_head: the target's)",
+    ),
+)
 DSPARK_ROUTE = (
     f"{TRT_DSPARK_B}:_build_dspark_draft() (not embedded in the target: GQADSparkForCausalLM, "
     "MLADSparkForCausalLM for an MLA drafter; both DFlashForCausalLM subclasses)"
@@ -469,7 +512,7 @@ TRTLLM_DSPARK = TRTLLM_DSPARK_QWEN3.derive(
         "own_embed_kept": f"{DFLASH_SHARE} (embed_tokens = target_model.model.embed_tokens)",
         "tied_head": f"{DFLASH_SHARE} (the head is always the target's)",
     },
-    hidden_states=None,
+    hidden_states=TRT_DSPARK_ROUTE_HIDDEN,
     d2t_param="ignored",
     mask_token_keys=("dflash_config.mask_token_id", "mask_token_id"),
     top_level_keys=(),

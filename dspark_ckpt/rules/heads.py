@@ -1,6 +1,6 @@
 """DSpark's heads as the runtime builds them: the Markov head's type (DSC658, DSC683,
 DSC684), the confidence head's shape (DSC659), the Markov head against the target's vocab
-(DSC660).
+(DSC660), the DSpark heads a DFlash drafter refuses (DSC696).
 
 Each function is one finding code (``registry.py``); its docstring is the code's
 explanation. They read only the ``Facts``, the loader model's view of the config and its
@@ -340,5 +340,54 @@ def markov_rank_disagrees(f: Facts, p: Profile) -> list[Finding]:
             f"dspark_config, dflash_config, dspark_markov_rank or the top level): {p.name} "
             "raises at load ('loading it would drop the Markov head silently')",
             tensor=shipped,
+        )
+    ]
+
+
+# the DSpark head switches, as TensorRT-LLM's declares_dspark_heads reads them: projector_type
+# 'dspark', shift_label, use_confidence_head (also spelt enable_confidence_head), markov_rank > 0
+def _declared_head(raw: dict) -> tuple[str, Any] | None:
+    """The first DSpark head switch the config turns on (its key and value), else None."""
+    found = head_config(raw, "projector_type")
+    if found and str(found[0]).lower() == "dspark":
+        return found[1], found[0]
+    # the confidence switch: the first alias found anywhere wins, a false one included
+    confidence = head_config(raw, "use_confidence_head") or head_config(
+        raw, "enable_confidence_head"
+    )
+    for found in (head_config(raw, "shift_label"), confidence):
+        if found and truthy(found[0]):
+            return found[1], found[0]
+    found = head_config(raw, "markov_rank")
+    if found and (count(found[0]) or 0) > 0:
+        return found[1], found[0]
+    return None
+
+
+@rule(
+    "DSC696",
+    ERROR,
+    "DSpark heads declared: the DFlash drafter refuses them at build",
+    scope=PROFILE,
+    hint="serve it as DSpark (the runtime's DSpark decoding type), or drop the DSpark head "
+    "keys if the drafter was trained without those heads",
+)
+def dspark_heads_refused(f: Facts, p: Profile) -> list[Finding]:
+    """TensorRT-LLM's DFlash drafter implements none of the DSpark heads (the Markov head, the
+    confidence head, shift_label). Its builder refuses a drafter whose config declares any of
+    them (projector_type 'dspark', shift_label, use_confidence_head or enable_confidence_head,
+    markov_rank > 0, each looked up in dspark_config, dflash_config, dspark_<key> and the top
+    level) with a ValueError, rather than serve it without its heads."""
+    if p.markov_head_type != "refused" or (found := _declared_head(f.raw)) is None:
+        return []
+    key, value = found
+    return [
+        new_finding(
+            "DSC696",
+            f"{key} is {json.dumps(value)}: the config declares the DSpark head set, which "
+            f"{p.name}'s DFlash drafter does not implement; its build refuses it (ValueError "
+            "'declares the DSpark head set ... Set speculative_config.decoding_type to "
+            "'DSpark' to run it')",
+            tensor=key,
         )
     ]

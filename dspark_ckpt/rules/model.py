@@ -228,7 +228,9 @@ def tensors_missing(f: Facts, p: Profile) -> list[Finding]:
     after: such a weight keeps its initial value (random for linear and embedding weights, ones
     for norms), the same garbage. TensorRT-LLM's Qwen3 DSpark loads with
     load_state_dict(strict=True): a missing name fails the load ('Missing key(s) in
-    state_dict')."""
+    state_dict'). TensorRT-LLM's DFlash loads the backbone with allow_partial_loading (a
+    missing weight keeps its allocation, the same garbage) but builds fc and hidden_norm only
+    from shipped tensors: without them its first forward raises AttributeError."""
     model = loader_model(f, p)
     if model is None or not model.complete or p.family not in (DSPARK, DFLASH, EAGLE3, EAGLE1):
         return []
@@ -242,6 +244,15 @@ def tensors_missing(f: Facts, p: Profile) -> list[Finding]:
             "loads and drafts garbage, with no error"
         )
         what = "weight(s) the drafter model builds are not in the checkpoint"
+    elif p.missing_tensors == "partial_fc_required" and (
+        unbuilt := [m for m in missing.shown if m in ("fc", "hidden_norm")]
+    ):
+        how = (
+            f"builds {' and '.join(unbuilt)} only from the shipped tensor, so the model has "
+            f"no {unbuilt[0]}: the first forward raises AttributeError (project_target_hidden "
+            "reads self.fc and self.hidden_norm). Refused at its first forward, not run"
+        )
+        what = f"module(s) of {p.name}'s model have no tensor in the checkpoint"
     elif p.missing_tensors == "strict":
         how = (
             "loads with load_state_dict(strict=True), which raises 'Missing key(s) in "

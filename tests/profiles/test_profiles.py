@@ -35,6 +35,7 @@ TRT_NESTED = ["DSC107", "DSC112"]  # no top-level markov_rank; its Markov weight
 # SGLang 0.5.23's layouts: a drafter class it registers, every weight its model builds
 SG_DSPARK = {**DSPARK, "architectures": ["DSparkDraftModel"], "markov_head_type": "vanilla"}
 SG_DFLASH = {"architectures": ["DFlashDraftModel"], "model_type": "qwen3"}
+TRT_DFLASH = {**SG_DFLASH, "markov_rank": None}  # synth's drafter declares markov_rank 4
 SG_EAGLE3_NULL_VD = {**EAGLE3, "draft_vocab_size": synth.NULL}  # null: the target's head
 SG_BLOCK = synth.layer_weights(H)
 SG_EAGLE3 = synth.layer_weights(H, eagle3=True)
@@ -305,14 +306,15 @@ CASES = [
         ["DSC109"],
     ),
     # trtllm-dflash: draft_vocab_size never read, head and embedding the target's; the mask
-    # id from dflash_config first (DFlashForCausalLM.__init__)
-    ("trtllm-dflash", "pruned-no-head", VT, 40, SG_DFLASH, (), []),
+    # id from dflash_config first (DFlashForCausalLM.__init__); no DSpark head declared (a
+    # markov_rank above 0 is refused at build: DSC696)
+    ("trtllm-dflash", "pruned-no-head", VT, 40, TRT_DFLASH, (), []),
     (
         "trtllm-dflash",
         "nested-mask-outside",
         VT,
         VT,
-        {**SG_DFLASH, "mask_token_id": 0, "dflash_config": {"mask_token_id": 500}},
+        {**TRT_DFLASH, "mask_token_id": 0, "dflash_config": {"mask_token_id": 500}},
         (),
         ["DSC208"],
     ),

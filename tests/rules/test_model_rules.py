@@ -39,6 +39,9 @@ FC3 = {"fc.weight": zeros("F32", (H, 3 * H))}
 FC4 = {"fc.weight": zeros("F32", (H, 4 * H))}
 QK_NORMS = {f"layers.0.self_attn.{n}.weight": zeros("F32", (H,)) for n in ("q_norm", "k_norm")}
 NO_IDS = {"target_layer_ids": None, "eagle_config": None}
+# a DFlash drafter as TensorRT-LLM serves it: no DSpark head declared, none shipped
+TRT_DFLASH = {**DFLASH, "markov_rank": None}
+NO_MARKOV = {"markov_head.markov_w1.weight": DROP, "markov_head.markov_w2.weight": DROP}
 # SpecForge names the EAGLE-3 layer midlayer.*: vLLM maps it onto layers.0
 MIDLAYER = {
     **{f"layers.0.{n}": DROP for n in EAGLE3_LAYER},
@@ -176,6 +179,40 @@ CASES: list[Case] = [
     fires("DSC652", "sglang-keeps-initial-values", profile="sglang-dspark",
           tensors={**markov(VT, VT), "layers.0.mlp.down_proj.weight": DROP},
           says="keep their initial values"),
+    # TensorRT-LLM's DFlash (modeling_dflash.py @009d8fa4): the backbone loads partially (a
+    # missing weight keeps its allocation), but fc and hidden_norm exist only when shipped:
+    # project_target_hidden reads self.fc at the first forward, an AttributeError
+    fires("DSC652", "trtllm-dflash-no-fc", profile="trtllm-dflash", config=TRT_DFLASH,
+          tensors={**NO_MARKOV, "fc.weight": DROP}, says="the first forward raises "
+          "AttributeError", exactly=("DSC652",)),
+    fires("DSC652", "trtllm-dflash-no-hidden-norm", profile="trtllm-dflash", config=TRT_DFLASH,
+          tensors={**NO_MARKOV, "hidden_norm.weight": DROP}, says="no hidden_norm: the first "
+          "forward raises AttributeError", exactly=("DSC652",)),
+    fires("DSC652", "trtllm-dflash-layer-missing", profile="trtllm-dflash", config=TRT_DFLASH,
+          tensors={**NO_MARKOV, "layers.0.mlp.down_proj.weight": DROP},
+          says="stay as allocated", exactly=("DSC652",)),
+    clean("DSC652", "trtllm-dflash-fc-shipped", profile="trtllm-dflash", config=TRT_DFLASH,
+          tensors=NO_MARKOV, exactly=()),
+    # DSC696: its builder refuses a config declaring a DSpark head (_build_dflash_draft), each
+    # switch looked up in dspark_config, dflash_config, dspark_<key>, then the top level
+    fires("DSC696", "trtllm-dflash-markov-rank", profile="trtllm-dflash",
+          config={**TRT_DFLASH, "markov_rank": 4}, tensors=NO_MARKOV,
+          says="markov_rank is 4", exactly=("DSC696",)),
+    fires("DSC696", "trtllm-dflash-nested-projector", profile="trtllm-dflash",
+          config={**TRT_DFLASH, "dflash_config": {"projector_type": "DSpark"}},
+          tensors=NO_MARKOV, says="dflash_config.projector_type is", exactly=("DSC696",)),
+    fires("DSC696", "trtllm-dflash-confidence-alias", profile="trtllm-dflash",
+          config={**TRT_DFLASH, "dspark_enable_confidence_head": True}, tensors=NO_MARKOV,
+          says="dspark_enable_confidence_head is true", exactly=("DSC696",)),
+    clean("DSC696", "trtllm-dflash-no-heads", profile="trtllm-dflash",
+          config={**TRT_DFLASH, "shift_label": False,
+                  "dflash_config": {"projector_type": "mlp"}}, tensors=NO_MARKOV, exactly=()),
+    # the first spelling found wins, a false one included (resolve_dspark_head_config)
+    clean("DSC696", "trtllm-dflash-confidence-off-first", profile="trtllm-dflash",
+          config={**TRT_DFLASH, "use_confidence_head": False, "enable_confidence_head": True},
+          tensors=NO_MARKOV, exactly=()),
+    clean("DSC696", "vllm-dflash-reads-no-heads", profile="vllm-dflash",
+          config={**DFLASH, "markov_rank": 4}, tensors=NO_MARKOV),
     # DSC653: has_own_lm_head without an lm_head
     fires("DSC653", "dflash-own-head-not-shipped", profile="vllm-dflash",
           config={**DFLASH, "has_own_lm_head": True}, says="the head stays uninitialised",
@@ -266,6 +303,19 @@ CASES: list[Case] = [
           tensors=markov(VT, VT), exactly=()),
     clean("DSC695", "trtllm-standalone-no-head", profile="trtllm-dspark",
           config={"markov_rank": None}, exactly=()),
+    # its hidden states (llm_args.py @00043967, TorchLlmArgs validation): target_layer_ids from
+    # the first non-null of dspark_config, dflash_config, dspark_target_layer_ids, the top level;
+    # captured as DFlash's (DFlashSpecMetadata): the state entering id + 1, of an 8-layer target
+    fires("DSC703", "trtllm-standalone-nested-ids-outside", profile="trtllm-dspark", target=T8,
+          config={"dflash_config": {"target_layer_ids": [1, 9]}}, tensors=markov(VT, VT),
+          says="dflash_config.target_layer_ids", exactly=("DSC703",)),
+    clean("DSC703", "trtllm-standalone-nested-ids-inside", profile="trtllm-dspark", target=T8,
+          config={"dflash_config": {"target_layer_ids": [1, 6]}, "target_layer_ids": [1, 9]},
+          tensors=markov(VT, VT), exactly=()),
+    fires("DSC703", "trtllm-standalone-dspark-config-first", profile="trtllm-dspark", target=T8,
+          config={"dspark_config": {"target_layer_ids": [1, 9]},
+                  "dflash_config": {"target_layer_ids": [1, 6]}}, tensors=markov(VT, VT),
+          says="dspark_config.target_layer_ids", exactly=("DSC703",)),
     # DSC659: the confidence head's shape
     fires("DSC659", "without-the-markov-width", config=CONFIDENCE,
           tensors={"confidence_head.proj.weight": zeros("F32", (1, H)),

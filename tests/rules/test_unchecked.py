@@ -51,10 +51,10 @@ def test_target_vocab_size_alone_leaves_the_target_checks_undone(bench):
     r = bench.case(tensors=PADDED, target=VT, vocab=128, draft=128, profile="vllm")
     found = skipped(r)
     assert found["DSC207"][0] == VOCAB_ONLY_ET
-    # the hidden-state checks, under every profile that feeds the target's states (all but
-    # TensorRT-LLM's standalone DSpark route, whose capture is not read)
+    # the hidden-state checks, under every profile that feeds the target's states (TensorRT-LLM's
+    # standalone DSpark route too: TorchLlmArgs validation reads its target_layer_ids)
     fed = tuple(n for n in r.verdicts if get_profile(n).hidden_states is not None)
-    assert "trtllm-dspark" not in fed and found["DSC701"] == (VOCAB_ONLY_MODEL, fed)
+    assert "trtllm-dspark" in fed and found["DSC701"] == (VOCAB_ONLY_MODEL, fed)
     assert {"DSC702", "DSC703", "DSC705"} <= set(found)
     assert {"DSC710", "DSC711"} <= set(found)  # no tokenizer files to compare
     assert "DSC106" in found  # Vd > Vt: whether the target is Qwen3-Omni is unknown
