@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dspark_ckpt.facts.mtp import MtpTarget
-from dspark_ckpt.profiles.mtp import Module, MtpLoader
+from dspark_ckpt.profiles.mtp_loader import Module, MtpLoader
 
 # the dtypes whose shape is the module's logical shape (a packed int4 / fp4 weight is not)
 FLOAT_DTYPES = ("BF16", "F16", "F32", "F64", "F8_E4M3", "F8_E5M2")

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dspark_ckpt.profiles.mtp import LOADERS, UNJUDGED
 from dspark_ckpt.profiles.variants import NOT_JUDGED, VARIANTS
 
 VLLM, SGLANG = "vLLM", "SGLang"
@@ -32,15 +31,17 @@ SM = "python/sglang/srt/models/"
 # --- the reasons a name is not judged ----------------------------------------------------
 # (issue 31's MTP check, inspect TARGET with its MTP option, judges the target's layers)
 MTP_REASON = "MTP: the draft layers are read from the target checkpoint, not from a drafter folder"
-# the MTP loaders ``inspect TARGET --mtp`` judges with, by (runtime, the class it builds)
-MTP_LOADERS = {(x.runtime, x.architecture): x.name for x in LOADERS}
 
 
 def _mtp_answer(key: tuple[str, str]) -> str:
     """What ``inspect TARGET --mtp`` does for an MTP class: the loader that checks the
-    target's layers, or why none does."""
-    if key in MTP_LOADERS:
-        return f"`dspark-ckpt inspect TARGET --mtp` checks them ({MTP_LOADERS[key]})"
+    target's layers, or why none does (the MTP tables are read only here, where a reason
+    is asked: a drafter's inspect never loads them)."""
+    from dspark_ckpt.profiles.mtp import LOADERS, UNJUDGED
+
+    loader = next((x.name for x in LOADERS if (x.runtime, x.architecture) == key), None)
+    if loader is not None:
+        return f"`dspark-ckpt inspect TARGET --mtp` checks them ({loader})"
     return f"`dspark-ckpt inspect TARGET --mtp` does not judge them: {UNJUDGED[key]}"
 
 

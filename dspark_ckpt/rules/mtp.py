@@ -13,7 +13,7 @@ from __future__ import annotations
 from dspark_ckpt.errors import few
 from dspark_ckpt.facts.mtp import MtpTarget
 from dspark_ckpt.loader.mtp import MtpModel, mtp_model
-from dspark_ckpt.profiles.mtp import MtpLoader
+from dspark_ckpt.profiles.mtp_loader import MtpLoader
 from dspark_ckpt.rules.findings import ERROR, INFO, WARNING, Finding
 from dspark_ckpt.rules.registry import ENGINE, MTP, rule
 

@@ -39,6 +39,8 @@ HEAVY = (
     "dspark_ckpt.output.table",
     "dspark_ckpt.output.ci",
     "dspark_ckpt.cli.progress",
+    # the MTP loader tables (inspect TARGET --mtp; an MTP row's reason reads them)
+    "dspark_ckpt.profiles.mtp",
 )
 # what --help and --version never need besides: the engine, the formats, the readers
 ENGINE = (
