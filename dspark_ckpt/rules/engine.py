@@ -261,10 +261,10 @@ def select_profiles(
     names = list(dict.fromkeys(resolve_profile(name, family) for name in names))
     asked_all = set(names) == set(PROFILES)  # --profile all: the family's, nothing skipped
     evaluated = applicable_profiles(family)
-    if evaluated and not asked_all:  # a variant architecture's own profile, asked for by name
+    if judges is not None:  # the architecture's (``route``): a variant's own profile included
+        evaluated = list(judges)
+    elif evaluated and not asked_all:  # a variant architecture's own profile, asked by name
         evaluated += [n for n in names if PROFILES[n].family == family and n not in evaluated]
-    if judges is not None:  # the architecture's: a variant's own profile included
-        evaluated = [n for n in judges if n in evaluated or PROFILES[n].variant]
     selected = [n for n in names if n in evaluated]
     if evaluated and not selected:  # the default, else the first of the default's runtime
         runtime = PROFILES[default_profile(family)].runtime
