@@ -13,7 +13,6 @@ from __future__ import annotations
 import importlib.util
 import re
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +27,7 @@ from dspark_ckpt.profiles.registry import (
     resolve_profile,
     runtime_spec,
 )
+from dspark_ckpt.record import record
 from dspark_ckpt.rules.codes import CODES
 from dspark_ckpt.rules.findings import WARNING
 from dspark_ckpt.source.base import HUB_PREFIX
@@ -52,7 +52,7 @@ class ConfigError(UsageError):
         super().__init__(f"{path}: {key}: {reason}")
 
 
-@dataclass(frozen=True)
+@record
 class Pair:
     """One drafter and its target, as configured: the profiles it must pass, its policy."""
 
@@ -66,7 +66,7 @@ class Pair:
     verify: bool
 
 
-@dataclass(frozen=True)
+@record
 class CheckConfig:
     """A validated configuration: where it was read from and its pairs."""
 

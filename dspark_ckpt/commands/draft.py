@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from dspark_ckpt.errors import CheckpointError
+from dspark_ckpt.record import record
 from dspark_ckpt.rules.repairs import (
     Change,
     Cut,
@@ -72,7 +73,7 @@ def _source_tensor(info: TensorInfo) -> Tensor:
     return Tensor(info.dtype, tuple(info.shape), part, info.path.name, info.name)
 
 
-@dataclass
+@record(frozen=False)
 class Draft:
     """The checkpoint as the repairs leave it: its config, and the tensors they change
     (``changed``: name -> the tensor now, None where it is gone); every other tensor is

@@ -17,7 +17,7 @@ shards are hard-linked or copied as bytes, never loaded; every other file is cop
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -77,6 +77,7 @@ from dspark_ckpt.profiles.registry import (
     resolve_profile,
     runtime_spec,
 )
+from dspark_ckpt.record import record
 from dspark_ckpt.rules.codes import get_code
 from dspark_ckpt.rules.findings import ERROR, Finding
 from dspark_ckpt.rules.repairs import Put, SetKey
@@ -105,7 +106,7 @@ BIAS_MEANING = "0 = this draft id may be sampled; -inf = padded row: add it to t
 # safetensors dtype names of the arrays we write
 
 
-@dataclass(frozen=True)
+@record
 class FixRequest:
     mask_path: Path | None = None  # emit the mask there
     d2t_path: Path | None = None  # emit d2t there (a side file; ignored with out/in_place)
@@ -121,7 +122,7 @@ class FixRequest:
         return OUT if self.out is not None else IN_PLACE if self.in_place else SIDE
 
 
-@dataclass(frozen=True)
+@record
 class Plan:
     """What ``fix`` will write: arrays, not files."""
 
@@ -138,7 +139,7 @@ class Plan:
         return 0 if self.mask is None else int((~self.mask).sum())
 
 
-@dataclass(frozen=True)
+@record
 class Written:
     path: str
     tensor: str
@@ -147,7 +148,7 @@ class Written:
     sha256: str
 
 
-@dataclass
+@record(frozen=False)
 class FixResult:
     request: FixRequest
     plan: Plan

@@ -11,7 +11,6 @@ config a ``--set`` leaves unreadable is refused as that ``--set``'s (``refuse_se
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -19,6 +18,7 @@ from dspark_ckpt.commands.inspect import UNREADABLE, Report
 from dspark_ckpt.errors import CheckpointError, UsageError
 from dspark_ckpt.facts.config import parse_drafter_config
 from dspark_ckpt.facts.vocab import D2T
+from dspark_ckpt.record import record
 from dspark_ckpt.source.atomic import step
 from dspark_ckpt.source.checkpoint import Checkpoint, build_checkpoint
 from dspark_ckpt.source.layout import CONFIG
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     import numpy as np
 
 
-@dataclass(frozen=True)
+@record
 class File:
     """One file of the result: new bytes, or a copy of an existing file."""
 

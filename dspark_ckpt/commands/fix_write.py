@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +29,7 @@ from dspark_ckpt.errors import CheckpointError, UsageError, few
 from dspark_ckpt.facts.config import DrafterConfig, drafter_config
 from dspark_ckpt.facts.target import Target
 from dspark_ckpt.profiles.registry import PROFILES, applicable_profiles, route
+from dspark_ckpt.record import record
 from dspark_ckpt.source.atomic import (
     Transaction,
     check_destination,
@@ -200,7 +200,7 @@ def open_drafter(
     return ckpt, cfg, family, recovered
 
 
-@dataclass
+@record(frozen=False)
 class DraftFiles:
     """What ``write_draft`` writes: each destination and how it is staged, the new
     safetensors files among them, notes (what is not copied), the checkpoint they make."""

@@ -9,13 +9,14 @@ exit 3); an unreadable one is a DSC001 finding.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from functools import cache
 
 from dspark_ckpt.errors import CheckpointError, UsageError
 from dspark_ckpt.facts.mtp import MtpTarget, read_mtp_target
 from dspark_ckpt.loader.mtp import MtpModel
 from dspark_ckpt.profiles.mtp import RUNTIMES, MtpLoader, loaders_for
+from dspark_ckpt.record import record
 from dspark_ckpt.rules import codes  # noqa: F401 (every rule module, registered)
 from dspark_ckpt.rules.findings import ERROR, Finding
 from dspark_ckpt.rules.inputs import unreadable_finding
@@ -23,7 +24,7 @@ from dspark_ckpt.rules.mtp import model, unjudged_finding
 from dspark_ckpt.rules.registry import MTP, RULES, Rule
 
 
-@dataclass
+@record(frozen=False)
 class MtpRun:
     """One MTP loader on the target: the findings of every MTP rule."""
 
@@ -36,7 +37,7 @@ class MtpRun:
         return not any(f.severity == ERROR for f in self.findings)
 
 
-@dataclass
+@record(frozen=False)
 class MtpReport:
     source: str
     target: MtpTarget | None

@@ -7,9 +7,9 @@ range before and after, since its dtype and shape alone say nothing to review.""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from dspark_ckpt.record import record
 from dspark_ckpt.source.pieces import Range
 
 if TYPE_CHECKING:
@@ -24,7 +24,7 @@ SHOWN = 3  # first differences shown
 NP_DTYPES = {"BOOL": "|b1", "F32": "<f4", "I64": "<i8", "I32": "<i4"}  # little-endian
 
 
-@dataclass(frozen=True)
+@record
 class KeyChange:
     key: str
     before: Any
@@ -33,7 +33,7 @@ class KeyChange:
     removed: bool
 
 
-@dataclass(frozen=True)
+@record
 class ValueSummary:
     """How a tensor's values change where its shape stays."""
 
@@ -44,7 +44,7 @@ class ValueSummary:
     after_range: tuple[Any, Any]
 
 
-@dataclass(frozen=True)
+@record
 class TensorChange:
     name: str
     action: str  # drop / cut / rename / new / replace

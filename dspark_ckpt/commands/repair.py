@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,7 @@ from dspark_ckpt.commands.inspect import Report, inspect_checkpoint
 from dspark_ckpt.commands.plan_diff import KeyChange, TensorChange, config_changes, tensor_changes
 from dspark_ckpt.errors import CheckpointError
 from dspark_ckpt.profiles.registry import PROFILES
+from dspark_ckpt.record import record
 from dspark_ckpt.rules.codes import get_code
 from dspark_ckpt.rules.engine import plan_repair
 from dspark_ckpt.rules.findings import ERROR, Finding
@@ -107,7 +108,7 @@ def _describe(change: Change) -> str:
 # --- the plan -------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record
 class RepairRequest:
     profiles: list[str] | None = None  # None: the drafter family's default, as inspect
     unsafe: bool = False  # apply unsafe repairs too
@@ -126,7 +127,7 @@ class RepairRequest:
         return "diff" if self.diff else "out" if self.out is not None else "in-place"
 
 
-@dataclass(frozen=True)
+@record
 class Applied:
     code: str
     profiles: tuple[str, ...]  # () : a rule every runtime shares
@@ -135,7 +136,7 @@ class Applied:
     summary: str
 
 
-@dataclass(frozen=True)
+@record
 class Left:
     """A finding the plan does not repair, and why."""
 
@@ -146,7 +147,7 @@ class Left:
     key: str | None = None  # the config key ``--set`` would give (a value it cannot know)
 
 
-@dataclass
+@record(frozen=False)
 class RepairPlan:
     profiles: list[str]
     applied: list[Applied] = field(default_factory=list)
@@ -183,7 +184,7 @@ class RepairPlan:
         return None
 
 
-@dataclass
+@record(frozen=False)
 class RepairResult:
     request: RepairRequest
     plan: RepairPlan

@@ -15,10 +15,11 @@ on the checks made, as its exit code does.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import TYPE_CHECKING
 
 from dspark_ckpt.commands.inspect import with_paths
+from dspark_ckpt.record import record
 from dspark_ckpt.rules.findings import ERROR, WARNING
 
 if TYPE_CHECKING:
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
 ALLOWED_BY_FLAG = "--allow-partial"  # the reason shown where only the command line allows it
 
 
-@dataclass(frozen=True)
+@record
 class Policy:
     """Severity overrides: warnings as errors (all, or some codes) and reasoned ignores."""
 
@@ -57,7 +58,7 @@ class Policy:
         return kept, ignored
 
 
-@dataclass
+@record(frozen=False)
 class CheckRun:
     """One check run: a drafter against its target under one profile (or its verify)."""
 
@@ -169,7 +170,7 @@ def partial_file(run: CheckRun) -> str | None:
     return str(ck.config_path) if ck is not None else report.drafter_source
 
 
-@dataclass
+@record(frozen=False)
 class CheckResult:
     """Every run of a ``check``: it passes when each run does."""
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 import numpy as np
@@ -63,6 +63,7 @@ from dspark_ckpt.commands.verify_sample import (
     previous_tokens,
     sample_streaming,
 )
+from dspark_ckpt.record import record
 
 # what other modules and the tests import from here
 __all__ = [
@@ -99,7 +100,7 @@ MODES = ("greedy", "topk", "gumbel")
 Progress = Callable[[str], None]
 
 
-@dataclass
+@record(frozen=False)
 class ModeCounts:
     unmasked_illegal: int = 0  # target ids outside [0, Vt)
     masked_illegal: int = 0
@@ -108,7 +109,7 @@ class ModeCounts:
     sampled: int = 0  # ids counted per path (top-k counts every finite candidate)
 
 
-@dataclass
+@record(frozen=False)
 class VerifyReport:
     drafter_source: str
     target: Target
@@ -203,7 +204,7 @@ def verify_checkpoint(
     return report
 
 
-@dataclass
+@record(frozen=False)
 class InspectVerdict:
     """What ``inspect`` says of the same drafter and target under its deciding profiles:
     verify's PASS is about the mask only, and must not read as "deployable"."""

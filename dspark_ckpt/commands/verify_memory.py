@@ -13,13 +13,13 @@ import os
 import resource
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 from dspark_ckpt.errors import CheckpointError, UsageError
 from dspark_ckpt.facts.config import (
     torch_install_hint,
 )
+from dspark_ckpt.record import record
 
 VOCAB_CHUNK = 8192  # head rows per logits block
 BATCH_CHUNK = 256  # hidden states per logits block
@@ -62,7 +62,7 @@ def machine_memory() -> int | None:
         return None
 
 
-@dataclass
+@record(frozen=False)
 class Doing:
     """What verify is doing, for the line that running out of memory becomes: the file
     (and the tensor, in ``what``) and the bytes it needs, where known."""

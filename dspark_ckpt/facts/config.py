@@ -6,11 +6,12 @@ target's text config, resolved the way vLLM's ``get_vocab_size()`` does.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dspark_ckpt.errors import CheckpointError
+from dspark_ckpt.record import record
 
 if TYPE_CHECKING:
     from dspark_ckpt.source.checkpoint import Checkpoint
@@ -71,7 +72,7 @@ def _lookup(cfg: dict, key: str, nests: tuple[str, ...]) -> tuple[Any, str] | No
     return None
 
 
-@dataclass(frozen=True)
+@record
 class DrafterConfig:
     path: Path
     vocab_size: int  # V

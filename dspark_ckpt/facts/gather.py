@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import cached_property
 from itertools import compress
 from typing import TYPE_CHECKING
@@ -42,6 +42,7 @@ from dspark_ckpt.facts.vocab import (
     target_ids,
 )
 from dspark_ckpt.facts.weight_files import WeightFile, weight_files
+from dspark_ckpt.record import record
 from dspark_ckpt.source.layout import NAME_PREFIXES
 from dspark_ckpt.source.safetensors import TensorInfo
 
@@ -52,7 +53,7 @@ if TYPE_CHECKING:
 WRAPPER_PREFIXES = tuple(x for x in NAME_PREFIXES if x)
 
 
-@dataclass(frozen=True)
+@record
 class Facts:
     """One drafter/target pair as the rules see it."""
 

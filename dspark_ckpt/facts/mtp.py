@@ -9,12 +9,12 @@ layers live in the weights.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dspark_ckpt.errors import CheckpointError
+from dspark_ckpt.record import record
 
 if TYPE_CHECKING:  # the readers load only where a target is read (explain lists the codes)
     from dspark_ckpt.source.checkpoint import Checkpoint
@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # the readers load only where a target is read (explain lists
 TEXT_NODES = ("text_config", "language_config", "llm_config")
 
 
-@dataclass(frozen=True)
+@record
 class MtpTarget:
     source: str  # as the user named it
     config: dict  # the parsed config.json

@@ -7,20 +7,21 @@ is (``source.checkpoint.open_source``); ``--target-vocab-size`` gives ``Vt`` alo
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
 from typing import Any
 
 from dspark_ckpt.errors import CheckpointError, TargetError, UsageError
 from dspark_ckpt.facts.config import MAX_VOCAB, resolve_target_vocab
 from dspark_ckpt.facts.target_model import TargetModel, read_target_model
+from dspark_ckpt.record import record
 from dspark_ckpt.source.base import Source
 from dspark_ckpt.source.checkpoint import Checkpoint, build_checkpoint, open_source
 from dspark_ckpt.source.layout import CONFIG
 from dspark_ckpt.source.local import open_local
 
 
-@dataclass(frozen=True)
+@record
 class Target:
     source: str
     vocab_size: int  # Vt

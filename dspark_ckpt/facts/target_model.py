@@ -10,17 +10,17 @@ by. Header-only: nothing here imports torch or reads a weight.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from dspark_ckpt.errors import CheckpointError
 from dspark_ckpt.facts.config import MAX_DIM, config_int
+from dspark_ckpt.record import record
 
 MAX_LAYERS = 1 << 16
 
 
-@dataclass(frozen=True)
+@record
 class TargetModel:
     """The target's facts the drafter contract is stated in (None: not in its config)."""
 

@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import re
 import sys
-from dataclasses import dataclass, field
+from dataclasses import field
 from itertools import islice
 from pathlib import Path
 
 from dspark_ckpt.errors import CheckpointError
+from dspark_ckpt.record import record
 from dspark_ckpt.source.base import Source, UnreadableFile
 from dspark_ckpt.source.safetensors import decode_json, loads_json
 
@@ -46,13 +47,13 @@ PARSE_FLOOR = 64 << 20
 SAME, DIFFER, NOT_CHECKED = "same", "differ", "not checked"
 
 
-@dataclass(frozen=True)
+@record
 class TokenizerSide:
     files: tuple[str, ...]  # the tokenizer files the folder holds
     sha256: dict[str, str] = field(default_factory=dict)  # of each file read
 
 
-@dataclass(frozen=True)
+@record
 class TokenizerComparison:
     result: str  # SAME, DIFFER or NOT_CHECKED
     reason: str  # how it was decided, or why it was not checked
@@ -128,7 +129,7 @@ class _Ids:
         return {**dict(enumerate(self.dense[k:], k)), **self.sparse}
 
 
-@dataclass
+@record(frozen=False)
 class _Parsed:
     tokens: _Ids
     specials: dict[str, int]  # special token -> its id

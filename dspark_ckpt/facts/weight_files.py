@@ -10,11 +10,11 @@ those are, from their tensor names: the rules judge what each runtime does with 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from dspark_ckpt.errors import CheckpointError
+from dspark_ckpt.record import record
 from dspark_ckpt.source.layout import NAME_PREFIXES
 
 if TYPE_CHECKING:
@@ -52,7 +52,7 @@ def is_drafter_name(name: str) -> bool:
     return name in DRAFTER_NAMES or name.startswith(DRAFTER_PREFIXES)
 
 
-@dataclass(frozen=True)
+@record
 class WeightFile:
     """A ``*.safetensors`` file of the drafter's folder that may not be its weights."""
 

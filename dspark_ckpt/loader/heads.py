@@ -11,12 +11,11 @@ Pure functions of the ``Facts`` and a ``Profile``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from dspark_ckpt.facts.gather import Facts
 from dspark_ckpt.facts.vocab import EMBED, LM_HEAD, PADDED
 from dspark_ckpt.loader.view import model_config, truthy
 from dspark_ckpt.profiles.registry import Profile
+from dspark_ckpt.record import record
 
 TIE = "tie_word_embeddings"
 
@@ -28,7 +27,7 @@ UNINITIALISED = "uninitialised"  # a module nothing loads: uninitialised memory
 REFUSED = "refused"  # the runtime refuses to load or build the drafter
 
 
-@dataclass(frozen=True)
+@record
 class Source:
     """Where one module of the built model comes from, and the profile field (with its
     value) that says so; ``field`` "" where nothing replaces the shipped tensor."""
@@ -38,7 +37,7 @@ class Source:
     value: object = None
 
 
-@dataclass(frozen=True)
+@record
 class Replaced:
     """A shipped tensor the runtime never uses: what, by what, and the cited field."""
 
@@ -47,7 +46,7 @@ class Replaced:
     field: str
 
 
-@dataclass(frozen=True)
+@record
 class Heads:
     head_source: Source
     embed_source: Source

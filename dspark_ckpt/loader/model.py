@@ -38,7 +38,7 @@ EAGLE-3 over DeepSeek MLA (``mla_architectures``): the MLA decoder layer.
 from __future__ import annotations
 
 from bisect import bisect_left
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from dspark_ckpt.facts.gather import Facts
@@ -73,9 +73,10 @@ from dspark_ckpt.loader.view import (
     truthy,
 )
 from dspark_ckpt.profiles.registry import DSPARK, EAGLE1, EAGLE3, Profile
+from dspark_ckpt.record import record
 
 
-@dataclass(frozen=True)
+@record
 class Missing:
     """The model's tensors no stored name backs: the first few (as the loader names
     them), how many in all, and the block indices with no tensor at all, as ranges."""
@@ -85,7 +86,7 @@ class Missing:
     whole: tuple[tuple[str, int, int], ...]  # (block prefix, first, last) inclusive
 
 
-@dataclass(frozen=True)
+@record
 class Unexpected:
     """Stored names the model has no parameter for: ``beyond`` lie in a block index the
     config does not build (a trained layer the model does not have), ``other`` under no
@@ -95,7 +96,7 @@ class Unexpected:
     other: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@record
 class LoaderModel:
     profile: Profile
     parts: tuple[Module | Block, ...]

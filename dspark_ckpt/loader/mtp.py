@@ -12,11 +12,11 @@ layers is reported as such (``too_many``), not walked.
 from __future__ import annotations
 
 from bisect import bisect_left
-from dataclasses import dataclass
 from typing import Any
 
 from dspark_ckpt.facts.mtp import MtpTarget
 from dspark_ckpt.profiles.mtp_loader import Module, MtpLoader
+from dspark_ckpt.record import record
 
 # the dtypes whose shape is the module's logical shape (a packed int4 / fp4 weight is not)
 FLOAT_DTYPES = ("BF16", "F16", "F32", "F64", "F8_E4M3", "F8_E5M2")
@@ -24,7 +24,7 @@ FLOAT_DTYPES = ("BF16", "F16", "F32", "F64", "F8_E4M3", "F8_E5M2")
 MAX_WALKED = 1 << 12
 
 
-@dataclass(frozen=True)
+@record
 class Count:
     """The draft layers (steps) the runtime builds: ``value`` (None: none it can build),
     where it came from (``key``: a config key, ``default``, ``fixed``), the declared value."""
@@ -34,7 +34,7 @@ class Count:
     declared: Any = None
 
 
-@dataclass(frozen=True)
+@record
 class MtpModel:
     loader: MtpLoader
     count: Count

@@ -5,11 +5,12 @@ modules (``extra_modules`` / ``layer_modules``, parsed from the profile's fields
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from dspark_ckpt.facts.gather import Facts
 from dspark_ckpt.loader.view import aux_count, count, dotted, present, truthy
 from dspark_ckpt.profiles.registry import Profile
+from dspark_ckpt.record import record
 
 # a Qwen3 decoder layer's modules (the fused forms a checkpoint may store instead are the
 # profile's name_maps)
@@ -80,7 +81,7 @@ ANY = ("*",)
 MAPPINGS = ("d2t", "t2d")
 
 
-@dataclass(frozen=True)
+@record
 class NameMaps:
     """A profile's ``name_maps`` ("stored>model"), read: the stored paths of a module (a
     top-level one, or a decoder layer's by its path in the layer), and the stored prefixes of
@@ -104,7 +105,7 @@ def name_maps(p: Profile) -> NameMaps:
     return NameMaps(modules, blocks)
 
 
-@dataclass(frozen=True)
+@record
 class Module:
     """One module of the model: its path (relative to its block's index), the paths a
     checkpoint may store it under (its own first), and its tensors (an exact load)."""
@@ -116,7 +117,7 @@ class Module:
     exact: bool = False  # its exact tensor names even where the loader maps modules
 
 
-@dataclass(frozen=True)
+@record
 class Block:
     """``prefix.<i>.<module>`` for i in [0, count): a count (None: not declared as a
     count) and one template; ``aliases`` are other stored prefixes of an index."""

@@ -13,9 +13,8 @@ This module imports nothing of the profiles (``families.py`` reads its ``FAMILY_
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from dspark_ckpt.profiles.variants import NOT_JUDGED, VARIANTS
+from dspark_ckpt.record import record
 
 VLLM, SGLANG = "vLLM", "SGLang"
 RELEASE = {VLLM: "vLLM 0.33.0", SGLANG: "SGLang 0.5.23"}
@@ -100,7 +99,7 @@ def _variant(what: str) -> str:
     return f"{what} with its own model and loader: no profile models it yet"
 
 
-@dataclass(frozen=True)
+@record
 class Architecture:
     """One name a runtime release registers for drafting."""
 

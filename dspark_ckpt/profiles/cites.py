@@ -22,13 +22,14 @@ Pure: parsing and checking take strings; the test (``tests/test_citations.py``) 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+from dspark_ckpt.record import record
 
 # how far (in lines) an anchor may stand from the cited lines
 ANCHOR_SLACK = 5
 
 
-@dataclass(frozen=True)
+@record
 class Release:
     """A runtime release whose wheel holds the files its cites name."""
 
@@ -64,7 +65,7 @@ _HIDDEN_LINE = re.compile(rf"{_PATH}(?:@[0-9A-Za-z.]+)?:\d")
 _COMMIT = re.compile(r"[0-9a-f]{7,40}")
 
 
-@dataclass(frozen=True)
+@record
 class Cite:
     """One part of a ``cites`` value."""
 

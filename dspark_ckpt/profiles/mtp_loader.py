@@ -3,8 +3,10 @@ entries are ``mtp_vllm.py`` and ``mtp_sglang.py``, the registry ``mtp.py``."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Literal
+
+from dspark_ckpt.record import record
 
 VLLM = "vLLM 0.33.0"
 SGLANG = "SGLang 0.5.23"
@@ -45,7 +47,7 @@ QWEN_NEXT_ONCE: tuple[Module, ...] = (
 )
 
 
-@dataclass(frozen=True)
+@record
 class MtpLoader:
     """What one runtime release's MTP model for one target family reads from the target."""
 

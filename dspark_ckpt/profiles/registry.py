@@ -14,7 +14,6 @@ release it covers, and, the newest of its line, the line's name (``vllm-dspark``
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from dspark_ckpt.errors import UsageError
@@ -35,6 +34,7 @@ from dspark_ckpt.profiles.families import (
 )
 from dspark_ckpt.profiles.releases import covers, history, parse_version
 from dspark_ckpt.profiles.schema import ABOUT, LT, NE, RULE_FIELDS, HiddenStates, Profile
+from dspark_ckpt.record import record
 
 if TYPE_CHECKING:
     from dspark_ckpt.facts.config import DrafterConfig
@@ -147,7 +147,7 @@ def applicable_profiles(family: str | None) -> list[str]:
     return [n for n, p in PROFILES.items() if p.family == family and not p.variant]
 
 
-@dataclass(frozen=True)
+@record
 class Route:
     """How a drafter is judged, from its config: its family, the registered draft
     architecture it names (None: none), the profiles that judge it (None: every profile of

@@ -8,10 +8,11 @@ one module per runtime (``vllm.py``, ``sglang.py``, ``trtllm.py``). A value outs
 
 # no ``from __future__ import annotations``: the field types stay objects, so the
 # Literal choices are read once from them (no annotation evaluation per profile)
-from dataclasses import dataclass, fields
+from dataclasses import fields
 from typing import Literal, get_args, get_origin
 
 from dspark_ckpt.profiles.releases import first_release, runtime_key
+from dspark_ckpt.record import record
 
 LT, NE = "<", "!="
 
@@ -267,7 +268,7 @@ def _check(obj: object, choices: dict[str, tuple], what: str) -> None:
 # Both are registry entries, equal only to themselves (eq=False: hashed by identity), and
 # write a short repr of their own (the generated one lists hundreds of target names or 30
 # rule fields): generating those methods was most of their import time.
-@dataclass(frozen=True, eq=False, repr=False)
+@record(eq=False, repr=False)
 class HiddenStates:
     """How one runtime release feeds the target's hidden states to one drafter family."""
 
@@ -303,7 +304,7 @@ ABOUT = (
 )
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@record(eq=False, repr=False)
 class Profile:
     """One runtime release's loader for one drafter family. Every rule field (all but
     ``ABOUT``) has a ``cites`` entry: the ``file:line`` at that release it was read from."""

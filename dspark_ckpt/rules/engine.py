@@ -9,7 +9,7 @@ family no profile covers). It reads nothing: ``commands/inspect.py`` opens and g
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from functools import cache
 
 from dspark_ckpt.errors import CheckpointError
@@ -29,6 +29,7 @@ from dspark_ckpt.profiles.registry import (
     detect_family,
     resolve_profile,
 )
+from dspark_ckpt.record import record
 from dspark_ckpt.rules import codes  # noqa: F401 (every rule module, registered)
 from dspark_ckpt.rules.findings import ERROR, SEVERITY_ORDER, Finding
 from dspark_ckpt.rules.inputs import UNCOVERED, uncovered_finding, unreadable_finding
@@ -47,7 +48,7 @@ from dspark_ckpt.rules.unchecked import NotChecked, not_checked
 from dspark_ckpt.source.checkpoint import Checkpoint
 
 
-@dataclass
+@record(frozen=False)
 class Report:
     profile: str
     drafter_source: str
@@ -212,7 +213,7 @@ def _sorted(findings: list[Finding]) -> list[Finding]:
     return sorted(findings, key=lambda f: (SEVERITY_ORDER[f.severity], f.code))
 
 
-@dataclass
+@record(frozen=False)
 class Evaluation:
     findings: list[Finding]  # common findings plus those of the selected profiles
     verdicts: dict[str, bool]  # one per evaluated profile

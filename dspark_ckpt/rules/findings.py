@@ -7,9 +7,10 @@ or by the engine for the codes it emits itself, so its code is registered by the
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
+from dspark_ckpt.record import record
 from dspark_ckpt.rules.registry import ERROR, INFO, RULES, SEVERITY_ORDER, WARNING, Code
 
 if TYPE_CHECKING:
@@ -64,7 +65,7 @@ def bounded(value: Any) -> Any:
     return value
 
 
-@dataclass(frozen=True)
+@record
 class Finding:
     code: str
     message: str

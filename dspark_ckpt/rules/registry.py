@@ -12,8 +12,9 @@ Codes are stable public API: never renumber or reuse one.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from dspark_ckpt.record import record
 
 if TYPE_CHECKING:
     from dspark_ckpt.rules.repairs import Repair
@@ -22,7 +23,7 @@ ERROR, WARNING, INFO = "error", "warning", "info"
 SEVERITY_ORDER = {ERROR: 0, WARNING: 1, INFO: 2}
 
 
-@dataclass(frozen=True)
+@record
 class Code:
     """A finding code as ``explain``, SARIF and the docs show it."""
 
@@ -46,7 +47,7 @@ MTP = "mtp"
 SCOPES = (COMMON, PROFILE, TARGET, ENGINE, MTP)
 
 
-@dataclass(frozen=True)
+@record
 class Rule:
     code: str
     severity: str

@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
+
+from dspark_ckpt.record import record
 
 SAFE, UNSAFE = "safe", "unsafe"
 ASKS = "asks"  # a repair that only ever asks for a value (``Needs``): ``fix --set`` gives it
@@ -35,7 +37,7 @@ def fix_command(*, key: str | None = None, value: str = "VALUE", unsafe: bool = 
 # --- changes: what a repair does, as data ----------------------------------------------
 
 
-@dataclass(frozen=True)
+@record
 class SetKey:
     """Set ``key`` of config.json (dotted: ``dflash_config.mask_token_id``) to ``value``."""
 
@@ -43,14 +45,14 @@ class SetKey:
     value: Any
 
 
-@dataclass(frozen=True)
+@record
 class DelKey:
     """Remove ``key`` from config.json."""
 
     key: str
 
 
-@dataclass(frozen=True)
+@record
 class NewConfig:
     """Replace config.json as a whole (a translation into another format)."""
 
@@ -58,14 +60,14 @@ class NewConfig:
     why: str = ""
 
 
-@dataclass(frozen=True)
+@record
 class Drop:
     """Drop tensor ``name`` from the checkpoint."""
 
     name: str
 
 
-@dataclass(frozen=True)
+@record
 class Drops:
     """Drop every tensor of ``names``: one change for many (a million unexpected names
     are planned at the cost of one object, not one each)."""
@@ -73,7 +75,7 @@ class Drops:
     names: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@record
 class Cut:
     """Keep the first ``rows`` rows of tensor ``name`` (its bytes: the source's rows)."""
 
@@ -81,7 +83,7 @@ class Cut:
     rows: int
 
 
-@dataclass(frozen=True)
+@record
 class Rename:
     """Store tensor ``name`` as ``new`` (its bytes unchanged)."""
 
@@ -89,7 +91,7 @@ class Rename:
     new: str
 
 
-@dataclass(frozen=True)
+@record
 class Put:
     """Store ``values`` (a numpy array, or a function giving it: made only where the
     change is) as tensor ``name``, replacing any tensor of that name; ``what`` says where
@@ -100,7 +102,7 @@ class Put:
     what: str = ""
 
 
-@dataclass(frozen=True)
+@record
 class TargetRows:
     """Store rows ``rows`` (in that order) of the target's tensor ``source`` (its header
     entry) as tensor ``name``, in the target's dtype: read by offset from the target's
@@ -113,7 +115,7 @@ class TargetRows:
     shard: str | None = None  # the drafter's file to store a new tensor in (None: fix's own)
 
 
-@dataclass(frozen=True)
+@record
 class Rows:
     """Keep rows ``rows`` of tensor ``name``, in that order (a head cut to a pruned vocab)."""
 
@@ -124,7 +126,7 @@ class Rows:
 Change = SetKey | DelKey | NewConfig | Drop | Drops | Cut | Rename | Put | TargetRows | Rows
 
 
-@dataclass(frozen=True)
+@record
 class Fix:
     """A repair's answer: the changes that repair the finding, and one line saying what
     they do (``trim the 28 padded rows ...``)."""
@@ -134,7 +136,7 @@ class Fix:
     safety: str | None = None  # None: the repair's own; a repair safe only sometimes says
 
 
-@dataclass(frozen=True)
+@record
 class Needs:
     """A repair's answer where a value must come from the user: the config ``key``
     (``fix --set KEY=VALUE``) and why nothing in the checkpoint says it."""
@@ -144,7 +146,7 @@ class Needs:
     value: str = "VALUE"  # what the hint's ``--set`` shows: a placeholder, or what the config says
 
 
-@dataclass(frozen=True)
+@record
 class Repair:
     """A finding code's repair: its name (``trim-padding``), whether it is safe, and
     ``plan(facts, profile, finding) -> Fix | Needs | None`` (None: nothing to do for

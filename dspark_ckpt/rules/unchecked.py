@@ -11,12 +11,11 @@ the facts only, like the rules.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from dspark_ckpt.facts.gather import Facts
 from dspark_ckpt.facts.vocab import PADDED
 from dspark_ckpt.profiles.hidden_states import hidden_states
 from dspark_ckpt.profiles.registry import Profile
+from dspark_ckpt.record import record
 from dspark_ckpt.rules.registry import RULES, TARGET
 from dspark_ckpt.rules.target import trained_layers, uses_aux, verifier
 
@@ -32,7 +31,7 @@ VOCAB_ONLY_OMNI = "--target-vocab-size gives Vt alone: whether the target is Qwe
 VOCAB_ONLY_TOKENIZER = "--target-vocab-size gives Vt alone: no tokenizer files to compare"
 
 
-@dataclass(frozen=True)
+@record
 class NotChecked:
     """One check not made: its finding code, why, and the evaluated profiles whose rule
     it is (empty: a check every runtime shares)."""

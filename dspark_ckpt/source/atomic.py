@@ -38,11 +38,11 @@ import contextlib
 import os
 import stat
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from dspark_ckpt.errors import CheckpointError, UsageError, WriteError, few
+from dspark_ckpt.record import record
 from dspark_ckpt.source.folders import lock_folder, refuse_sealed
 from dspark_ckpt.source.journal import (
     NAME_MAX,
@@ -184,7 +184,7 @@ def check_destination(dest: Path, force: bool) -> None:
                 raise UsageError(f"{dest}: exists; pass --force to overwrite it")
 
 
-@dataclass
+@record(frozen=False)
 class _Staged:
     dest: Path
     temp: Path
@@ -484,9 +484,9 @@ class Transaction:
             self._remove(s.temp, empty=not s.linked)
             if s.backup is not None and s not in self.unrestored:
                 self._remove(s.backup)
-        for record in self.records.values():
-            record.close()
-            self._remove(record.path)
+        for rec in self.records.values():
+            rec.close()
+            self._remove(rec.path)
         for folder in reversed(self.made_dirs):
             with contextlib.suppress(OSError):
                 step("rollback", folder)

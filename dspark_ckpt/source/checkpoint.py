@@ -10,13 +10,14 @@ named into a source (an existing local path wins; ``hf://`` is always the Hub);
 from __future__ import annotations
 
 from array import array
-from dataclasses import dataclass, field
+from dataclasses import field
 from itertools import repeat
 from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
 from dspark_ckpt.errors import CheckpointError, few
+from dspark_ckpt.record import record
 from dspark_ckpt.source.base import Source, is_local
 from dspark_ckpt.source.layout import (
     CONFIG,
@@ -38,7 +39,7 @@ from dspark_ckpt.source.safetensors import (
 # names are matched as stored, then with these prefixes that trainers add
 
 
-@dataclass
+@record(frozen=False)
 class Checkpoint:
     origin: Source = field(repr=False)  # where its files are read from
     root: Path  # the directory that holds it (on the Hub: hf://org/name@commit)

@@ -5,10 +5,10 @@ of a file in it at a commit."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from dspark_ckpt.errors import UsageError
+from dspark_ckpt.record import record
 from dspark_ckpt.source.base import (
     HUB_PREFIX,
     is_local,
@@ -26,7 +26,7 @@ class HubPath(PurePosixPath):
         return PREFIX + super().__str__()
 
 
-@dataclass(frozen=True)
+@record
 class HubRef:
     repo_id: str
     revision: str | None  # None: the default branch

@@ -9,9 +9,10 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
+
+from dspark_ckpt.record import record
 
 CHUNK = 1 << 24
 
@@ -63,7 +64,7 @@ class Strided(NamedTuple):
 Part = bytes | Range | Strided
 
 
-@dataclass(frozen=True)
+@record
 class Pieces:
     """A file's content: its parts, in order."""
 

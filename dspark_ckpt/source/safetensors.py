@@ -29,12 +29,12 @@ import sys
 from array import array
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from operator import itemgetter
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from dspark_ckpt.errors import CheckpointError
+from dspark_ckpt.record import record
 
 MAX_HEADER_BYTES = 100_000_000  # the safetensors library's own limit
 MAX_JSON_BYTES = 16_000_000  # config.json
@@ -101,7 +101,7 @@ class TensorInfo(NamedTuple):
         return math.prod(self.shape)
 
 
-@dataclass(frozen=True)
+@record
 class SafetensorsHeader:
     path: Path
     header_bytes: int

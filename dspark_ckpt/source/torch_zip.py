@@ -26,11 +26,11 @@ import pickletools
 import struct
 import zipfile
 from collections import OrderedDict
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from dspark_ckpt.errors import CheckpointError, few
+from dspark_ckpt.record import record
 from dspark_ckpt.source.layout import PICKLE_SUFFIXES, SINGLE
 from dspark_ckpt.source.local import inside
 from dspark_ckpt.source.pieces import Part, Pieces, Range, Strided, safetensors_pieces
@@ -170,7 +170,7 @@ def _prescan(data: bytes) -> None:
             raise ValueError("its stack or memo grows past the bounds")
 
 
-@dataclass(frozen=True)
+@record
 class TorchFile:
     """One pickle checkpoint's tensors: name -> (dtype, shape, their bytes as a part)."""
 
@@ -350,7 +350,7 @@ def safetensors_name(name: str) -> str:
     return stem + ".safetensors"
 
 
-@dataclass(frozen=True)
+@record
 class Conversion:
     """A pickle checkpoint's weights as safetensors files: name -> pieces (in order),
     the index to write (None for one file), and what was read."""
