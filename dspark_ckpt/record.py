@@ -34,7 +34,12 @@ def record(cls=None, /, *, frozen: bool = True, eq: bool = True, repr: bool = Tr
         flds = fields(cls)
         if undocumented:  # the one @dataclass writes
             cls.__doc__ = f"{cls.__name__}({', '.join(_shown(f) for f in flds if f.init)})"
-        cls.__record_init__ = tuple((f.name, f.default, f.default_factory) for f in flds if f.init)
+        cls.__record_init__ = tuple(f.name for f in flds if f.init)
+        cls.__record_defaults__ = {
+            f.name: (f.default, None if f.default_factory is MISSING else f.default_factory)
+            for f in flds
+            if f.init and (f.default is not MISSING or f.default_factory is not MISSING)
+        }
         cls.__record_post_init__ = hasattr(cls, "__post_init__")
         if "__init__" not in own:
             cls.__init__ = _init
@@ -82,35 +87,39 @@ def _shown(f) -> str:
 
 def _init(self, *args, **kwargs) -> None:
     cls = type(self)
-    spec = cls.__record_init__
-    if len(args) > len(spec):
-        raise TypeError(
-            f"{cls.__qualname__}.__init__() takes {len(spec) + 1} positional arguments "
-            f"but {len(args) + 1} were given"
-        )
-    for i, (name, default, factory) in enumerate(spec):
-        if i < len(args):
-            if name in kwargs:
-                raise TypeError(
-                    f"{cls.__qualname__}.__init__() got multiple values for argument {name!r}"
-                )
-            value = args[i]
-        elif name in kwargs:
-            value = kwargs.pop(name)
-        elif default is not MISSING:
-            value = default
-        elif factory is not MISSING:
-            value = factory()
-        else:
-            raise TypeError(f"{cls.__qualname__}.__init__() missing 1 required argument: {name!r}")
-        object.__setattr__(self, name, value)
-    if kwargs:
-        raise TypeError(
-            f"{cls.__qualname__}.__init__() got an unexpected keyword argument "
-            f"{next(iter(kwargs))!r}"
-        )
+    names = cls.__record_init__
+    put = object.__setattr__
+    if not args and len(kwargs) == len(names) and all(n in kwargs for n in names):
+        for name in names:  # every field by name (``dataclasses.replace``)
+            put(self, name, kwargs[name])
+    else:
+        _bind(self, cls, names, args, kwargs)
     if cls.__record_post_init__:
         self.__post_init__()
+
+
+def _bind(self, cls, names: tuple[str, ...], args: tuple, kwargs: dict) -> None:
+    given = len(args)
+    if given > len(names):
+        raise TypeError(
+            f"{cls.__qualname__}.__init__() takes {len(names) + 1} positional arguments "
+            f"but {given + 1} were given"
+        )
+    put = object.__setattr__
+    for name, value in zip(names, args, strict=False):  # the first ``given``
+        put(self, name, value)
+    defaults = cls.__record_defaults__
+    for name in names[given:]:
+        if name in kwargs:
+            put(self, name, kwargs.pop(name))
+        elif name in defaults:
+            default, factory = defaults[name]
+            put(self, name, default if factory is None else factory())
+        else:
+            raise TypeError(f"{cls.__qualname__}.__init__() missing 1 required argument: {name!r}")
+    for name in kwargs:
+        how = "multiple values for" if name in names else "an unexpected keyword"
+        raise TypeError(f"{cls.__qualname__}.__init__() got {how} argument {name!r}")
 
 
 def _repr(self) -> str:

@@ -12,6 +12,7 @@ huggingface_hub for a Hub id, torch for verify); ``tests/cli/test_startup.py`` g
 """
 
 import functools
+import gc
 import inspect
 import io
 import os
@@ -132,6 +133,9 @@ def with_color(fn):
     def run(*args, color: Color = Color.auto, **kwargs):
         from dspark_ckpt.cli import console
 
+        if not gc.isenabled():  # off since ``cli.main`` (a process of its own): the imports
+            gc.freeze()  # are done, what they made lives to the end
+            gc.enable()
         console.COLOR = color.value
         try:
             return fn(*args, **kwargs)

@@ -74,7 +74,9 @@ def one_line(text: str) -> str:
     if len(text) > MAX_LINE:
         half = MAX_LINE // 2
         text = f"{text[:half]}[... {len(text) - 2 * half} characters ...]{text[-half:]}"
-    return inert("".join(c if c.isprintable() else repr(c)[1:-1] for c in text))
+    if not text.isprintable():
+        text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+    return inert(text)
 
 
 def printable(text: str) -> str:

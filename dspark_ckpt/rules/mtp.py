@@ -10,18 +10,24 @@ uninitialised) or "silent" (nothing checks: it keeps what it was allocated with)
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from dspark_ckpt.errors import few
-from dspark_ckpt.facts.mtp import MtpTarget
-from dspark_ckpt.loader.mtp import MtpModel, mtp_model
-from dspark_ckpt.profiles.mtp_loader import MtpLoader
 from dspark_ckpt.rules.findings import ERROR, INFO, WARNING, Finding
 from dspark_ckpt.rules.registry import ENGINE, MTP, rule
+
+if TYPE_CHECKING:  # a drafter's inspect registers these rules and never runs them
+    from dspark_ckpt.facts.mtp import MtpTarget
+    from dspark_ckpt.loader.mtp import MtpModel
+    from dspark_ckpt.profiles.mtp_loader import MtpLoader
 
 UNJUDGED_MTP = "DSC807"
 
 
 def model(t: MtpTarget, x: MtpLoader) -> MtpModel:
     """The loader model of (t, x), built once for every rule."""
+    from dspark_ckpt.loader.mtp import mtp_model
+
     key = ("mtp", x.name)
     if key not in t.memo:
         t.memo[key] = mtp_model(t, x)
