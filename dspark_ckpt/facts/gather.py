@@ -136,6 +136,12 @@ class Facts:
         return None if self.d2t_values is None else target_ids(self.d2t_values)
 
     @cached_property
+    def d2t_ids_sorted(self) -> list[int] | None:
+        """``d2t_ids`` in ascending order (what a t2d must select), sorted once for the
+        rules that compare them."""
+        return None if self.d2t_ids is None else sorted(self.d2t_ids)
+
+    @cached_property
     def memo(self) -> dict:
         """Answers later stages compute once per facts (the loader model of each profile),
         so that every rule reads the same one and a header of a million names is walked

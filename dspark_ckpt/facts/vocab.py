@@ -91,16 +91,19 @@ def sampleable_mask(vd: int, vt: int, d2t_offsets: Sequence[int] | None = None) 
     return (ids >= 0) & (ids < vt)
 
 
-def t2d_disagreement(selected: Sequence[int] | None, offsets: Sequence[int]) -> str | None:
+def t2d_disagreement(
+    selected: Sequence[int] | None, offsets: Sequence[int], ids: list[int] | None = None
+) -> str | None:
     """How the target ids a ``BOOL [Vt]`` t2d selects (ascending) contradict the ``d2t``
     offsets (it must select exactly the ``Vd`` target ids d2t maps to), or None. None
     without a selection (no t2d, or one of another layout: vLLM skips it) and for the
-    all-False placeholder speculators writes when it has no mapping: nothing to compare."""
+    all-False placeholder speculators writes when it has no mapping: nothing to compare.
+    ``ids``: the sorted target ids of ``offsets``, where the caller has them."""
     if not selected:
         return None
     vd = len(offsets)
     if len(selected) != vd:
         return f"t2d selects {len(selected)} target ids; Vd is {vd}"
-    if list(selected) != sorted(target_ids(offsets)):
+    if list(selected) != (ids if ids is not None else sorted(target_ids(offsets))):
         return "t2d selects other target ids than d2t maps to"
     return None

@@ -9,6 +9,8 @@ layout is one runtimes load) and ``t2d_selected``.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import islice
+from operator import lt
 
 from dspark_ckpt.facts.gather import Facts, t2d_problem
 from dspark_ckpt.facts.known_vocabs import (
@@ -252,9 +254,12 @@ def d2t_out_of_range(f: Facts) -> list[Finding]:
 
 def _unsorted(f: Facts) -> list[int] | None:
     """The target ids ``i + d2t[i]`` when they are not strictly increasing, else None
-    (a strictly increasing map is injective)."""
-    ids = f.d2t_ids
-    return ids if ids is not None and len(ids) > 1 and not _increasing(ids) else None
+    (a strictly increasing map is injective). Read by two rules: walked once."""
+    if "d2t unsorted" not in f.memo:
+        ids = f.d2t_ids
+        unsorted = ids is not None and len(ids) > 1 and not _increasing(ids)
+        f.memo["d2t unsorted"] = ids if unsorted else None
+    return f.memo["d2t unsorted"]
 
 
 @rule(
@@ -308,7 +313,9 @@ def t2d_inconsistent(f: Facts) -> list[Finding]:
     elif f.d2t_values is None:  # d2t of another layout (DSC206): nothing to compare
         problem = None
     else:  # vLLM skips a t2d of another layout: a warning, and nothing to compare d2t with
-        problem = t2d_layout_problem(f.t2d, f.Vt) or t2d_disagreement(f.t2d_selected, f.d2t_values)
+        problem = t2d_layout_problem(f.t2d, f.Vt) or t2d_disagreement(
+            f.t2d_selected, f.d2t_values, f.d2t_ids_sorted
+        )
     if problem is None:
         return []
     t2d, hint = f.t2d, None
@@ -466,15 +473,17 @@ def _selected(f: Facts):
 
 
 def _t2d_other_ids(f: Facts) -> bool:
-    """A t2d that selects as many target ids as d2t maps to, but other ones."""
-    sel = _selected(f)
-    return sel is not None and list(sel) != sorted(f.d2t_ids)
+    """A t2d that selects as many target ids as d2t maps to, but other ones (read by
+    three rules: compared once)."""
+    if "t2d other ids" not in f.memo:
+        sel = _selected(f)
+        f.memo["t2d other ids"] = sel is not None and list(sel) != f.d2t_ids_sorted
+    return f.memo["t2d other ids"]
 
 
 def _increasing(values: Sequence[int]) -> bool:
-    """Strictly increasing (and more than one value)."""
-    values = list(values)
-    return len(values) > 1 and values == sorted(set(values))
+    """Strictly increasing (and more than one value): each value below the next."""
+    return len(values) > 1 and all(map(lt, values, islice(values, 1, None)))
 
 
 def _consistent_t2d(f: Facts) -> bool:

@@ -207,7 +207,7 @@ def t2d_other_ids(f: Facts) -> list[Finding]:
     sel = _selected(f)
     if list(offsets) == list(sel):  # d2t holds t2d's ids themselves: DSC311
         return []
-    ids = sorted(f.d2t_ids)
+    ids = f.d2t_ids_sorted
     differ = [j for j, (a, b) in enumerate(zip(ids, sel, strict=True)) if a != b]
     j = differ[0]
     return [
