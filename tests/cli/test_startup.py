@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import mtp_targets as MT
 import pytest
 from conftest import FIXTURES, ROOT
 
@@ -186,3 +187,46 @@ def test_the_table_imports_rich_and_a_mask_numpy(tmp_path):
     mask = tmp_path / "mask.safetensors"
     assert "numpy" in imported(tmp_path, "fix", *PRUNED, "--mask-path", mask)
     assert mask.is_file()
+
+
+MTP_MODEL = {"dspark_ckpt.loader.mtp", "dspark_ckpt.facts.mtp", "dspark_ckpt.profiles.mtp_loader"}
+
+
+def test_a_drafters_inspect_imports_no_mtp_loader_model(tmp_path):
+    """The MTP rules register their codes on every start; the loader model they judge a
+    target's MTP layers by is imported only where they run (``inspect TARGET --mtp``)."""
+    modules = imported(tmp_path, "inspect", *PADDED)
+    assert "dspark_ckpt.rules.mtp" in modules and MTP_MODEL & modules == set()
+    target = MT.write(tmp_path / "target", "deepseek_v3")
+    assert imported(tmp_path, "inspect", target, "--mtp") >= MTP_MODEL
+
+
+SPY = """
+import gc, sys
+sys.argv = ["dspark-ckpt", *sys.argv[2:]]
+import dspark_ckpt.commands.inspect as c
+
+def spy(*args, real=c.inspect_checkpoint, **kwargs):
+    print("collector on:", gc.isenabled(), file=sys.stderr)
+    return real(*args, **kwargs)
+
+c.inspect_checkpoint = spy
+import atexit
+atexit.register(lambda: print("frozen:", gc.get_freeze_count() > 0, file=sys.stderr))
+from dspark_ckpt.cli import main
+main()
+"""
+
+
+def test_the_collector_is_off_for_the_imports_only_and_frozen_at_exit():
+    """``cli.main`` turns the garbage collector off while the command line is imported and
+    freezes what is left at the end; the command itself runs with it on (a ``fix`` of a
+    large checkpoint frees its cycles as ever)."""
+    r = subprocess.run(
+        [sys.executable, "-c", SPY, "-", "inspect", *map(str, PADDED), "-q"],
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+        timeout=60,
+    )
+    assert "collector on: True" in r.stderr and "frozen: True" in r.stderr, r.stderr
