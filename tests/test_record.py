@@ -127,3 +127,16 @@ def test_an_undocumented_class_gets_the_docstring_dataclass_writes():
 
         docs.append(Bare.__doc__)
     assert docs[0] == docs[1] == "Bare(a: 'int', b: 'str' = 'x', c: 'list' = <factory>)"
+
+
+def test_the_package_defines_its_records_with_record():
+    """A ``@dataclass`` in the package costs every start-up its exec()'d methods."""
+    from conftest import ROOT
+
+    found = [
+        f"{p.relative_to(ROOT)}:{i}"
+        for p in sorted((ROOT / "dspark_ckpt").rglob("*.py"))
+        for i, line in enumerate(p.read_text().splitlines(), 1)
+        if line.lstrip().startswith("@dataclass")
+    ]
+    assert found == []
