@@ -440,7 +440,7 @@ def made_for_another_vocab(f: Facts) -> list[Finding]:
             f"{mine} vocab). No runtime compares vocabularies: it loads, and its token ids "
             "name other tokens here (proposals are garbage, acceptance collapses)",
             info,
-            tensor=where,
+            tensor=info.name if info else where,
             hint=f"use the drafter made for this target (a {mine} drafter), or serve this one "
             "with the target it was made for",
         )

@@ -131,6 +131,27 @@ def test_a_pruned_drafter_is_pruned_again_within_its_ids(cwd):
     assert np.array_equal(after["lm_head.weight"], tensors(src)["lm_head.weight"][:10])
 
 
+@pytest.mark.parametrize("prefix", ["", "model."])
+def test_the_map_is_written_over_the_names_the_drafter_stores(cwd, prefix):
+    """A drafter storing its map as ``model.d2t``/``model.t2d`` gets the new map under
+    those names, which DSC111's repair then renames as vLLM reads them (vLLM prepends
+    ``model.`` to every name but ``d2t``'s): one ``d2t`` and one ``t2d``, never a new
+    bare map beside the stale prefixed one (two t2d: DSC209, the plan refused)."""
+    pruned = synth.pruned_tensors(VT)
+    stored = {prefix + k if k in ("d2t", "t2d") else k: v for k, v in pruned.items()}
+    src = synth.drafter(cwd / "d", vocab=VT, draft=40, tensors=stored)
+    freq = write(cwd / "freq.json", {str(i): 100 - i for i in range(VT)})
+    r = cli("fix", src, "--target", SMALL, "--prune-vocab", "10", "--frequencies", freq,
+            "--out", "o")  # fmt: skip
+    assert r.exit_code == 0, r.stdout + r.stderr
+    after = tensors(cwd / "o")
+    assert sorted(n for n in after if n.endswith(("d2t", "t2d"))) == ["d2t", "t2d"]
+    ids = list(after["d2t"] + np.arange(10))
+    assert (
+        ids == list(np.flatnonzero(after["t2d"])) == list(np.flatnonzero(pruned["t2d"].values)[:10])
+    )
+
+
 def test_refused_where_the_runtime_serves_no_reduced_vocab(cwd):
     src = full(cwd / "d")
     freq = write(cwd / "freq.json", list(range(VT)))

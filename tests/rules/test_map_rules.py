@@ -23,6 +23,7 @@ from rules_harness import (
     head,
     ids,
     mapping,
+    split_off,
     t2d,
     truncate,
 )
@@ -142,7 +143,7 @@ CASES: list[Case] = [
     fires("DSC310", "llama3-dspark-on-qwen3", vocab=LLAMA3_VT, draft=32, tensors=LLAMA3_MAP,
           target=QWEN3, says="vocab_size 128256 is the Llama 3.x vocab (128256 ids); t2d "
           "[128256] has one entry per id of the Llama 3.x vocab",
-          hint="a Qwen2.5 or Qwen3 drafter", verdicts={"vllm": False}),
+          hint="a Qwen2.5 or Qwen3 drafter", verdicts={"vllm": False}, at=("vocab_size", None)),
     # the case: a Llama-3.1 EAGLE-3 drafter against Qwen3-8B passed every runtime
     fires("DSC310", "llama3-eagle3-on-qwen3", profile="vllm-eagle3", vocab=LLAMA3_VT, draft=32,
           config=EAGLE3, tensors=LLAMA3_MAP, target=QWEN3, exactly=("DSC310",),
@@ -150,6 +151,16 @@ CASES: list[Case] = [
     fires("DSC310", "t2d-of-llama3-on-qwen3", vocab=QWEN3_VT, draft=32, tensors=LLAMA3_MAP,
           target=QWEN3, says="t2d [128256] has one entry per id of the Llama 3.x vocab",
           exactly=("DSC310",)),
+    # the finding names the tensor that is its evidence, in its own file (d2t and t2d apart)
+    fires("DSC310", "t2d-evidence-names-the-t2d-file", vocab=QWEN3_VT, draft=32,
+          tensors=LLAMA3_MAP, target=QWEN3, mutate=split_off("t2d"),
+          at=("t2d", "model-00002-of-00002.safetensors")),
+    fires("DSC310", "prefixed-t2d-evidence-names-it", vocab=QWEN3_VT, draft=32,
+          tensors={**LLAMA3_MAP, "t2d": DROP, "model.t2d": LLAMA3_MAP["t2d"]}, target=QWEN3,
+          profile="sglang-dspark", at=("model.t2d", "model.safetensors")),
+    fires("DSC310", "d2t-evidence-names-the-d2t-file", vocab=LLAMA3_VT, draft=32,
+          tensors={**QWEN3_MAP, "t2d": DROP}, target=LLAMA3, mutate=split_off("lm_head.weight"),
+          at=("d2t", "model-00001-of-00002.safetensors")),
     fires("DSC310", "d2t-reaching-past-llama3", vocab=LLAMA3_VT, draft=32,
           tensors={**QWEN3_MAP, "t2d": DROP}, target=LLAMA3,
           says="up to 151798: a vocab of at least 151799 ids, such as Qwen2.5 or Qwen3"),
