@@ -264,6 +264,17 @@ CASES: list[Case] = [
           config={**EAGLE3, "target_hidden_size": None}, says="a TypeError", exactly=("DSC657",)),
     fires("DSC657", "trtllm-eagle3-null", profile="trtllm-eagle3",
           config={**EAGLE3, "target_hidden_size": None}),
+    # SGLang 0.5.23's llama_eagle3.py: `if hasattr(config, "target_hidden_size")`, fc built
+    # always (aux states or not); vLLM builds no fc without aux states
+    fires("DSC657", "sglang-eagle3-null", profile="sglang-eagle3",
+          config={**EAGLE3, "target_hidden_size": None}, says="a TypeError"),
+    fires("DSC657", "sglang-eagle3-null-without-aux-states", profile="sglang-eagle3",
+          config={**EAGLE3, "target_hidden_size": None,
+                  "eagle_config": {"use_aux_hidden_state": False}}),
+    clean("DSC657", "vllm-eagle3-null-without-aux-states", profile="vllm-eagle3",
+          config={**EAGLE3, "target_hidden_size": None,
+                  "eagle_config": {"use_aux_hidden_state": False}}),
+    clean("DSC657", "sglang-eagle3-missing", profile="sglang-eagle3", config=EAGLE3),
     clean("DSC657", "dflash-falls-back", profile="vllm-dflash",
           config={**DFLASH, "target_hidden_size": None}, exactly=()),
     clean("DSC657", "speculators-translation-drops-it", profile="vllm-eagle3",

@@ -61,6 +61,11 @@ CASES: list[Case] = [
     fires("DSC702", "sglang-target-hidden-size-equal-to-hidden-size", profile="sglang-eagle3",
           config={**EAGLE3, "target_hidden_size": H}, tensors={"lm_head.weight": head(VT)},
           target=H16, says="gives the drafter the target's embed_tokens.weight (16 wide"),
+    # an explicit null is a value to set_embed (hasattr, None != hidden_size): its own kept
+    # (and llama_eagle3.py's fc is None * n_aux wide: DSC657); the MLA class reads it with `or`
+    clean("DSC702", "sglang-null-target-hidden-size", profile="sglang-eagle3",
+          config={**EAGLE3, "target_hidden_size": None}, tensors={"lm_head.weight": head(VT)},
+          target=H16),
     fires("DSC702", "sglang-no-target-hidden-size", profile="sglang-eagle3", config=EAGLE3,
           tensors={"lm_head.weight": head(VT)}, target=H16,
           says="gives the drafter the target's embed_tokens.weight (16 wide"),
@@ -105,8 +110,31 @@ CASES: list[Case] = [
     fires("DSC705", "gemma3-eagle3-aux-states-true", profile="vllm-eagle3", target=GEMMA,
           config={**EAGLE3, "eagle_config": {"use_aux_hidden_state": True}},
           says="Gemma3ForCausalLM does not give aux hidden states"),
-    clean("DSC701", "eagle3-h8-on-h16-without-aux-states", profile="vllm-eagle3", target=H16,
+    # without aux states the target's last hidden states reach the first layer as they are
+    # (llama_eagle3.py: 'hidden_states and input_embeds must have the same last dimension')
+    fires("DSC701", "eagle3-h8-on-h16-without-aux-states", profile="vllm-eagle3", target=H16,
+          config={**EAGLE3, "eagle_config": {"use_aux_hidden_state": False}},
+          says="takes no aux hidden states (use_aux_hidden_state false) and feeds the target's "
+          "last hidden states as they are, 16 wide"),
+    fires("DSC701", "sglang-eagle3-h8-on-h16-without-aux-states", profile="sglang-eagle3",
+          target=H16, config={**EAGLE3, "eagle_config": {"use_aux_hidden_state": False}},
+          tensors={"lm_head.weight": head(VT)}, says="takes no aux hidden states"),
+    clean("DSC701", "eagle3-h8-on-h8-without-aux-states", profile="vllm-eagle3", target=H8,
           config={**EAGLE3, "eagle_config": {"use_aux_hidden_state": False}}),
+    # the target's embedding and head are given without aux states too (DSC702 still applies)
+    fires("DSC702", "eagle3-without-aux-states-shares-both", profile="vllm-eagle3", target=H16,
+          config={**EAGLE3, "eagle_config": {"use_aux_hidden_state": False}},
+          says="embed_tokens.weight and lm_head.weight (16 wide"),
+    clean("DSC702", "eagle3-without-aux-states-own-heads", profile="vllm-eagle3", target=H16,
+          config={**EAGLE3, "eagle_config": {"use_aux_hidden_state": False}},
+          tensors=OWN_HEADS),
+    # the aux-state rules judge nothing where no aux state is fed (ids past the target)
+    clean("DSC703", "eagle3-ids-past-target-without-aux-states", profile="vllm-eagle3",
+          target=H8, config={**EAGLE3, "eagle_aux_hidden_state_layer_ids": [1, 9],
+                             "eagle_config": {"use_aux_hidden_state": False}}),
+    fires("DSC703", "eagle3-ids-past-target-with-aux-states", profile="vllm-eagle3",
+          target=H8, config={**EAGLE3, "eagle_aux_hidden_state_layer_ids": [1, 9]},
+          says="[9] outside"),
     clean("DSC705", "gemma3-sglang-not-judged", profile="sglang-eagle3", config=EAGLE3,
           target=GEMMA),
     clean("DSC705", "unknown-architecture-not-judged", profile="vllm-eagle3", config=EAGLE3,
