@@ -137,6 +137,12 @@ CASES: list[Case] = [
     fires("DSC102", "eagle3-shares-target-head", profile="vllm-eagle3", by_default=True, draft=40,
           config=EAGLE3, tensors=mapping(40), says="draft id i is scored with target token i's row",
           exactly=("DSC102",)),
+    # the target's head shared by a padded EAGLE-3 drafter (Vd != Vt): wider than Et, the
+    # scatter of Et logits fails; at Et, the first Vd logits are kept (no error)
+    fires("DSC102", "eagle3-padded-past-et", profile="vllm-eagle3", vocab=140, draft=140,
+          config=EAGLE3, target="small", says="its 128 rows give 128 logits for a 140-wide"),
+    fires("DSC102", "eagle3-padded-at-et", profile="vllm-eagle3", vocab=128, draft=128,
+          config=EAGLE3, target="small", says="keeps its first 128 logits"),
     clean("DSC102", "eagle3-own-head", profile="vllm-eagle3", draft=40, config=EAGLE3,
           tensors={**mapping(40), **PRUNED_HEAD}),
     clean("DSC102", "sglang-dspark-head-from-target", profile="sglang-dspark", draft=40,
