@@ -84,6 +84,7 @@ class Case:
     tokenizer: str | None = None  # the drafter folder's tokenizer files (TOKENIZERS / name)
     mutate: Callable[[Path], None] | None = None  # applied to the written drafter folder
     says: str | None = None  # a substring of the finding's message (firing rows)
+    says_not: str | None = None  # a substring no message of the code holds (firing rows)
     hint: str | None = None  # a substring of the finding's hint (firing rows)
     # (tensor or key, file name or None) that one firing finding names (firing rows)
     at: tuple[str, str | None] | None = None
@@ -272,6 +273,8 @@ def check(bench: Bench, c: Case) -> Report:
             assert any(c.says in f.message for f in hits), _shown(hits)
         if c.hint is not None:
             assert any(c.hint in (f.fix_hint or "") for f in hits), [f.fix_hint for f in hits]
+        if c.says_not is not None:
+            assert all(c.says_not not in f.message for f in hits), _shown(hits)
         if c.at is not None:
             named = [(f.tensor, f.file and Path(f.file).name) for f in hits]
             assert c.at in named, named

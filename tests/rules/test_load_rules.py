@@ -290,6 +290,12 @@ CASES: list[Case] = [
           exactly=("DSC401", "DSC603")),
     clean("DSC603", "eagle3-d128-sglang", profile="sglang-eagle3", draft=128, config=EAGLE3,
           tensors={"lm_head.weight": head(128)}),
+    # Vd == Vt > V: no d2t parameter (not reduced), the logits asserted V wide
+    fires("DSC603", "eagle3-v90-d100-not-reduced", profile="vllm-eagle3", vocab=90, config=EAGLE3,
+          tensors={"lm_head.weight": head(VT), "embed_tokens.weight": head(90)},
+          says="asserts the 100 draft logits are vocab_size (90) wide"),
+    clean("DSC603", "eagle3-v100-d100", profile="vllm-eagle3", config=EAGLE3,
+          tensors={"lm_head.weight": head(VT)}),
     # DSC604: SGLang reads no speculators-format config
     fires("DSC604", "sglang-speculators-config", profile="sglang-eagle3", config=SPECULATORS,
           says="speculators-format config", verdicts={"vllm-eagle3": True, "sglang-eagle3": False}),

@@ -122,7 +122,25 @@ CASES: list[Case] = [
     # DSC401: padded rows [Vt, Vd) can be sampled
     fires("DSC401", "padded-128", vocab=128, draft=128, tensors=PADDED,
           says="28 padded rows [100, 128) can be sampled (no runtime masks them)",
-          hint="--emit-mask", exactly=("DSC401",), verdicts={"vllm": True}),
+          hint="--emit-mask", exactly=("DSC401",), verdicts={"vllm": True},
+          at=("lm_head.weight", None)),
+    # the tensor whose rows are padding: the head, else markov_w2, else d2t, else the key
+    fires("DSC401", "padded-no-head-names-markov-w2", vocab=128, draft=128,
+          tensors={**PADDED, "lm_head.weight": DROP},
+          at=("markov_head.markov_w2.weight", None)),
+    fires("DSC401", "padded-head-of-other-rows-names-markov-w2", vocab=128, draft=128,
+          tensors={**PADDED, "lm_head.weight": head(140)},
+          at=("markov_head.markov_w2.weight", None)),
+    fires("DSC401", "padded-at-et", vocab=128, draft=128, tensors=PADDED, target="small",
+          says="each becomes an illegal target token", says_not="out-of-bounds"),
+    fires("DSC401", "padded-eagle3-d2t-only", profile="vllm-eagle3", vocab=128, draft=128,
+          config=EAGLE3, tensors={"d2t": d2t([0] * 128)}, at=("d2t", None)),
+    fires("DSC401", "padded-eagle3-nothing-of-vd-rows", profile="vllm-eagle3", vocab=128,
+          draft=128, config=EAGLE3, at=("draft_vocab_size", None)),
+    fires("DSC401", "padded-past-vt-below-et", vocab=101, draft=101, tensors={
+          "lm_head.weight": head(101), "embed_tokens.weight": head(101), **markov(101, 101)},
+          target="small", says="1 padded rows [100, 101) can be sampled (no runtime masks "
+          "them): each becomes an illegal target token", exactly=("DSC401",)),
     fires("DSC401", "padded-past-et", vocab=128, draft=128, tensors=PADDED, target="tight",
           says="or an out-of-bounds index at or above Et 112"),
     clean("DSC401", "equal", tensors={"lm_head.weight": head(VT)}),
