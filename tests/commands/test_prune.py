@@ -221,6 +221,45 @@ def test_a_head_that_scores_id_vt_is_refused(cwd):
     assert "the head scores ids at or above Vt 100" in r.stderr, r.stderr
 
 
+def test_a_head_of_other_rows_than_vd_is_refused(cwd):
+    """No lm_head (the target's is shared), or one of other rows than Vd: nothing to cut."""
+    freq = write(cwd / "freq.json", [1] * VT)
+    for name, head in (("none", None), ("rows-99", synth.head(VT - 1, H, 1))):
+        src = synth.drafter(cwd / name, vocab=VT, draft=VT, tensors={"lm_head.weight": head})
+        r = cli("fix", src, "--target", SMALL, "--prune-vocab", "20", "--frequencies", freq,
+                "--out", f"o-{name}")  # fmt: skip
+        assert r.exit_code == 1 and not (cwd / f"o-{name}").exists(), r.stdout + r.stderr
+        assert "the drafter has no lm_head of Vd (100) rows to prune" in r.stderr, r.stderr
+
+
+def test_an_eagle3_head_is_cut_alone(cwd):
+    """An EAGLE-3 drafter has no Markov head: the head alone is cut."""
+    eagle3 = {"architectures": ["LlamaForCausalLMEagle3"], "model_type": "llama"}
+    src = full(cwd / "d", config=eagle3)
+    freq = write(cwd / "freq.json", list(range(VT)))
+    r = cli(
+        "fix",
+        src,
+        "--target",
+        SMALL,
+        "--profile",
+        "vllm-eagle3",
+        "--prune-vocab",
+        "30",
+        "--frequencies",
+        freq,
+        "--set",
+        "eagle_aux_hidden_state_layer_ids=[2, 3]",
+        "--out",
+        "o",
+    )  # fmt: skip (SGLang's ids [1, 2] as the capture points vLLM reads)
+    assert r.exit_code == 0, r.stdout + r.stderr
+    assert "lm_head cut to their rows, d2t/t2d written" in r.stdout, r.stdout
+    after = tensors(cwd / "o")
+    assert after["lm_head.weight"].shape == (30, H)
+    assert not any(n.startswith("markov_head.") for n in after)
+
+
 def test_k_out_of_range_and_a_missing_half_are_refused(cwd):
     src = full(cwd / "d")
     freq = write(cwd / "freq.json", [1] * VT)

@@ -398,6 +398,25 @@ def test_a_padded_drafter_is_trimmed_before_any_d2t_is_added(cwd):
     assert _new_d2t(plan) is None
 
 
+def test_a_repair_that_undoes_another_is_a_conflict_and_left_with_why(cwd):
+    """An EAGLE-3 drafter with Vd == Vt 100 and vocab_size 128: TensorRT-LLM holds Vd against
+    vocab_size and asserts its d2t parameter is loaded (add-d2t), vLLM holds it against Vt and
+    has no d2t parameter (DSC105: drop-d2t). The drop would undo the add: one checkpoint
+    cannot satisfy both, the plan says so and is refused; DSC105 is left as that conflict."""
+    src = synth.drafter(cwd / "d", vocab=128, draft=VT, config=EAGLE3_ARCH,
+                        tensors={"lm_head.weight": synth.head(VT, H, 1),
+                                 "embed_tokens.weight": synth.head(128, H, 2)})  # fmt: skip
+    plan = _plan(src, "trtllm-eagle3,vllm-eagle3")
+    assert [a["repair"] for a in plan["repairs"]] == ["add-d2t"]
+    assert plan["conflicts"][0] == (
+        "trtllm-eagle3 needs DSC103's change (writes d2t), vllm-eagle3 needs DSC105's (drops "
+        "d2t): one checkpoint cannot satisfy both (ship one per runtime)"
+    )
+    left = {x["code"]: x["why"] for x in plan["left"]}
+    assert left["DSC105"] == "its repair would undo another's (a conflict)"
+    assert _plan(src, "trtllm-eagle3")["conflicts"] == []  # one runtime alone: no conflict
+
+
 def _prefixed(vocab: int, draft: int | None, heads: dict[str, T]) -> dict[str, T | None]:
     """Every tensor of the drafter stored under vLLM's ``model.`` wrapper prefix (DSC111)."""
     whole = {**synth.complete(synth.drafter_config(vocab, draft, H), H, heads), **heads}

@@ -43,6 +43,15 @@ CASES: list[Case] = [
           config={**EAGLE3, "target_hidden_size": 16},
           tensors={"fc.weight": zeros("F32", (H, 2 * 16))}),
     fires("DSC701", "dspark-h8-on-h16", target=H16, says="vLLM fails with a shape error"),
+    # the width the weights take: fc's columns, else input_norm's length; a whole number of
+    # target states says target_hidden_size is what is wrong, another width the drafter
+    fires("DSC701", "eagle3-input-norm-takes-2-states", profile="vllm-eagle3", target=H16,
+          config={**EAGLE3, "norm_before_fc": True},
+          tensors={"fc.weight": None, "input_norm.weight": zeros("F32", (32,))},
+          says="; input_norm.weight is [32]", hint='set "target_hidden_size": 16'),
+    fires("DSC701", "eagle3-fc-24-on-16", profile="vllm-eagle3", target=H16, config=EAGLE3,
+          tensors={"fc.weight": zeros("F32", (H, 24))},
+          hint="trained for a target whose hidden_size is 8"),
     clean("DSC701", "trtllm-reads-no-target-hidden-size", profile="trtllm-dspark-legacy",
           config={"target_hidden_size": 16}, target=H8),
     # DSC702: the target's embedding or head given to a drafter of another width
