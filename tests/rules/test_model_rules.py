@@ -131,6 +131,9 @@ CASES: list[Case] = [
           "1 (num_hidden_layers)", exactly=("DSC650",)),
     clean("DSC650", "dflash-three-ids", profile="vllm-dflash", target=T8,
           config={**DFLASH, "target_layer_ids": [1, 3, 4]}, tensors=FC3, exactly=()),
+    # capture point 0 (the state entering layer 0) is one the target gives: 3 fed, 3 built
+    clean("DSC650", "dflash-capture-point-0", profile="vllm-dflash", target=T8,
+          config={**DFLASH, "eagle_aux_hidden_state_layer_ids": [0, 2, 4]}, tensors=FC3),
     fires("DSC650", "eagle3-top-level-ids-llama-class", profile="vllm-eagle3", target=T8,
           config={**EAGLE3, "eagle_aux_hidden_state_layer_ids": [1, 2, 3, 4]},
           says="feeds 4 target hidden states (eagle_aux_hidden_state_layer_ids [1, 2, 3, 4]"),
