@@ -117,8 +117,8 @@ def d2t_missing(f: Facts, p: Profile) -> list[Finding]:
         return []
     if f.classification == PADDED:  # fix trims first (add_d2t waits for trim-padding)
         hint = (
-            "trim the padding (`dspark-ckpt fix`: DSC401's repair cuts Vd to Vt; a d2t is "
-            f"then added only where {p.name} still needs one); `--emit-d2t` writes the identity "
+            "trim the padding (`dspark-ckpt fix` cuts Vd to Vt first; a d2t is then added "
+            f"only where {p.name} still needs one); `--emit-d2t` writes the identity "
             "d2t [Vd] instead, which profiles with no d2t parameter then refuse (DSC105)"
         )
     elif f.classification != PRUNED:  # the hint says what `fix --emit-d2t` (fix.plan_fix) does

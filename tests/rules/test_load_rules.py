@@ -153,7 +153,7 @@ CASES: list[Case] = [
           says="no d2t mapping (pruned drafter, Vd < Vt: 40 < 100)", exactly=("DSC103",)),
     clean("DSC103", "d40-d2t", draft=40, tensors={**PRUNED_HEAD, **mapping(40)}, exactly=()),
     fires("DSC103", "padded-legacy-identity-hint", profile="vllm-legacy", vocab=128, draft=128,
-          tensors=PADDED, hint="trim the padding (`dspark-ckpt fix`: DSC401's repair cuts Vd"),
+          tensors=PADDED, hint="trim the padding (`dspark-ckpt fix` cuts Vd to Vt first"),
     # an equal drafter TensorRT-LLM's EAGLE-3 holds against vocab_size (100 != 128)
     fires("DSC103", "equal-trtllm-eagle3-identity-hint", profile="trtllm-eagle3", vocab=128,
           draft=VT, config=EAGLE3, tensors={"lm_head.weight": head(VT), "embed_tokens.weight":
