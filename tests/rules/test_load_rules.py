@@ -248,6 +248,12 @@ CASES: list[Case] = [
     clean("DSC111", "model-prefix-sglang-strips", profile="sglang-dspark", draft=40,
           tensors=PREFIXED),
     clean("DSC111", "no-prefix", draft=40, tensors=UNPREFIXED),
+    # the message quotes the first 3 names and counts the rest
+    fires("DSC111", "four-prefixed-names", draft=40, tensors={**PREFIXED, "norm.weight": None,
+          "model.norm.weight": zeros("F32", (H,)), "fc.weight": None,
+          "model.fc.weight": zeros("F32", (H, 2 * H))},
+          says="4 tensor name(s) carry a wrapper prefix (model.d2t, model.fc.weight, "
+          "model.lm_head.weight and 1 more)"),
     # DSC112: TensorRT-LLM's strict state-dict load
     fires("DSC112", "trtllm-extra-names", profile="trtllm-dspark-legacy", tensors=TRT_EXTRA,
           target="small", says="(confidence_head.proj.weight, mask_embedding)",

@@ -282,6 +282,15 @@ CASES: list[Case] = [
           config={**DFLASH, "target_hidden_size": None}, exactly=()),
     clean("DSC657", "speculators-translation-drops-it", profile="vllm-eagle3",
           config={**SPEC, "speculators_model_type": "eagle3", "target_hidden_size": None}),
+    # DSC113 on a speculators-format config: judged where the runtime translates it (vLLM
+    # builds the layer from transformer_layer_config), not where it reads no such config
+    fires("DSC113", "speculators-heads-past-the-tensors", profile="vllm-eagle3",
+          config={**SPEC, "transformer_layer_config": {**TLC, "num_attention_heads": 2,
+                  "num_key_value_heads": 1, "head_dim": 8, "intermediate_size": 8}},
+          says="vllm-eagle3 builds it [16, 16] from the config"),
+    clean("DSC113", "speculators-not-read-by-sglang", profile="sglang-eagle3",
+          config={**SPEC, "transformer_layer_config": {**TLC, "num_attention_heads": 2,
+                  "num_key_value_heads": 1, "head_dim": 8, "intermediate_size": 8}}),
     # DSC658: the Markov head type
     fires("DSC658", "vllm-gated-named", config={"markov_head_type": "gated"},
           says="runs as vanilla", exactly=("DSC658",)),
