@@ -210,6 +210,9 @@ MaskHidden = Literal[
 
 NullTargetHidden = Literal[
     "type_error",  # a present null is read as is: None * n_aux, a TypeError at build
+    # the same, but for the MLA architectures (mla_architectures), whose model reads it with
+    # `or hidden_size`: a null falls back there
+    "type_error_unless_mla",
     "hidden_size",  # a null falls back to hidden_size
 ]
 """What a ``target_hidden_size: null`` in the drafter config does."""

@@ -402,6 +402,11 @@ PROFILES = (
             "stray_names": f"{SG_EAGLE3}:372-373 `if param_name in params_dict:` (else "
             "nothing: the name is skipped)",
             **_fields_18_unjudged(SG_EAGLE3),
+            "target_hidden_size_null": f"{SG_EAGLE3}:151-152,163-164 "
+            '`if hasattr(config, "target_hidden_size"):` '
+            "`self.hidden_size_in * self.num_aux_hidden_states` (a present null: None * n_aux); "
+            f'{SG_KIMI}:208-209 `getattr(config, "target_hidden_size", None) or '
+            "config.hidden_size` (the MLA class: a null is hidden_size)",
             **_sglang_issue18_cites(
                 SG_EAGLE3,
                 f"{SG_EAGLE3}:387 `EntryClass = [LlamaForCausalLMEagle3]`; "
@@ -440,6 +445,7 @@ PROFILES = (
         tied_head="embedding",
         name_maps=SG_EAGLE3_MAPS,
         mla_architectures=("Eagle3DeepseekV2ForCausalLM",),
+        target_hidden_size_null="type_error_unless_mla",
         mla_one_layer=True,
     ),
     Profile(

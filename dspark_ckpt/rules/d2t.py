@@ -22,6 +22,7 @@ from dspark_ckpt.facts.known_vocabs import (
 from dspark_ckpt.facts.tokenizer import SAME
 from dspark_ckpt.facts.vocab import (
     D2T,
+    PADDED,
     PRUNED,
     T2D,
     d2t_layout_problem,
@@ -39,9 +40,12 @@ from dspark_ckpt.rules.vocab import reduced, reduced_text
 def add_d2t(f: Facts, p: Profile | None, finding: Finding) -> Fix | None:
     """A missing d2t is written: derived from t2d for a pruned drafter (d2t[i] =
     nonzero(t2d)[i] - i, when t2d is BOOL [Vt] and selects exactly Vd ids), the identity
-    (all zeros) for an equal or padded one. A pruned drafter with no usable t2d is not
-    repaired: no map can be invented."""
-    if f.d2t is not None:
+    (all zeros) for an equal one. A pruned drafter with no usable t2d is not repaired: no
+    map can be invented. A padded one waits for trim-padding (DSC401 fires on every padded
+    drafter), which makes Vd equal to Vt: a runtime that still needs a d2t then (one that
+    holds Vd against a vocab_size the trim keeps) gets the identity of Vt ids in the next
+    round; one that no longer does (vLLM 0.29's Vd != Vt) would refuse a d2t [Vd] (DSC105)."""
+    if f.d2t is not None or f.classification == PADDED:
         return None
     derived = f.classification == PRUNED
     if derived and t2d_problem(f) is not None:
@@ -113,7 +117,13 @@ def d2t_missing(f: Facts, p: Profile) -> list[Finding]:
     fires = reduced(f, p) if p.missing_d2t != "zeros" else f.classification == PRUNED
     if not fires:
         return []
-    if f.classification != PRUNED:  # the hint says what `fix --emit-d2t` (fix.plan_fix) does
+    if f.classification == PADDED:  # fix trims first (add_d2t waits for trim-padding)
+        hint = (
+            "trim the padding (`dspark-ckpt fix` cuts Vd to Vt first; a d2t is then added "
+            f"only where {p.name} still needs one); `--emit-d2t` writes the identity "
+            "d2t [Vd] instead, which profiles with no d2t parameter then refuse (DSC105)"
+        )
+    elif f.classification != PRUNED:  # the hint says what `fix --emit-d2t` (fix.plan_fix) does
         hint = (
             f"`dspark-ckpt fix --emit-d2t` writes the identity d2t (all zeros) {p.name} "
             "needs; profiles that create no d2t parameter here then refuse it (DSC105)"
@@ -447,7 +457,7 @@ def made_for_another_vocab(f: Facts) -> list[Finding]:
             f"{mine} vocab). No runtime compares vocabularies: it loads, and its token ids "
             "name other tokens here (proposals are garbage, acceptance collapses)",
             info,
-            tensor=where,
+            tensor=info.name if info else where,
             hint=f"use the drafter made for this target (a {mine} drafter), or serve this one "
             "with the target it was made for",
         )

@@ -165,10 +165,12 @@ def common_findings(f: Facts) -> list[Finding]:
 
 def profile_findings(f: Facts, p: Profile) -> list[Finding]:
     """The findings of one profile's rules, the target model's included where the
-    runtime feeds the drafter the target's hidden states."""
+    runtime feeds the drafter the target's hidden states (its aux states, or with
+    EAGLE-3's use_aux_hidden_state false its last ones: each target rule says which it
+    judges)."""
     out = [x for r in rules_of(PROFILE) for x in r.check(f, p)]
     hs = hidden_states(p)
-    if hs is not None and uses_aux(f, p):
+    if hs is not None:
         out += [x for r in rules_of(TARGET) for x in r.check(f, p, hs)]
     return [_repairable(f, p, x) for x in out]
 

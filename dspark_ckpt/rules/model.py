@@ -15,8 +15,9 @@ from __future__ import annotations
 from dspark_ckpt.errors import few
 from dspark_ckpt.facts.gather import Facts
 from dspark_ckpt.facts.vocab import LM_HEAD
-from dspark_ckpt.loader.model import loader_model, uses_aux
+from dspark_ckpt.loader.model import loader_model
 from dspark_ckpt.loader.names import under
+from dspark_ckpt.loader.parts import Module
 from dspark_ckpt.loader.view import (
     architecture,
     aux_count,
@@ -35,7 +36,7 @@ from dspark_ckpt.rules.aux_default import pin_key, serving_default, serving_pin
 from dspark_ckpt.rules.findings import ERROR, Finding, new_finding
 from dspark_ckpt.rules.registry import PROFILE, TARGET, rule
 from dspark_ckpt.rules.repairs import ASKS, SAFE, DelKey, Fix, Needs, fix_command, repair
-from dspark_ckpt.rules.target import aux_ids, aux_ids_outside_target
+from dspark_ckpt.rules.target import aux_ids, aux_ids_outside_target, null_is_hidden_size, uses_aux
 from dspark_ckpt.rules.vocab import reduced
 
 # --- the aux hidden states the runner feeds --------------------------------------------
@@ -99,7 +100,7 @@ def aux_states_fed_differ(f: Facts, p: Profile, hs: HiddenStates) -> list[Findin
     list, else its own num_hidden_layers. When the two counts differ the concatenated states
     do not fit fc: a shape error at the first forward (DFlash raises in
     combine_hidden_states)."""
-    if not p.aux_default_layers:
+    if not p.aux_default_layers or not uses_aux(f, p):
         return []
     if aux_ids_outside_target(f, p, hs):  # DSC703 says why fewer states arrive
         return []
@@ -186,7 +187,7 @@ def aux_layers_not_trained(f: Facts, p: Profile, hs: HiddenStates) -> list[Findi
     (SpecForge writes it for SGLang, which captures the state entering layer id + 1), so it
     feeds the layers of its other keys or its default (2, N // 2, N - 3). The drafter then
     runs on other layers than it was trained on: no error, garbage proposals."""
-    found = _unread_trained(f, p, hs)
+    found = _unread_trained(f, p, hs) if uses_aux(f, p) else None
     if found is None:
         return []
     key, ids, trained, what, points = found
@@ -449,17 +450,20 @@ def fc_norm_unbuilt(f: Facts, p: Profile) -> list[Finding]:
     hint="write target_hidden_size as the target's hidden_size, or remove the key",
 )
 def target_hidden_size_null(f: Facts, p: Profile) -> list[Finding]:
-    """vLLM's and TensorRT-LLM's EAGLE-3 models read target_hidden_size as present (getattr with a
-    default, hasattr): an explicit null is None, and fc's width None * n_aux is a TypeError when
-    the drafter is built. (vLLM's speculators translation copies it only when not null; DFlash and
-    DSpark fall back to hidden_size.)"""
-    if p.target_hidden_size_null != "type_error":
+    """vLLM's, SGLang's and TensorRT-LLM's EAGLE-3 models read target_hidden_size as present
+    (getattr with a default, hasattr): an explicit null is None, and fc's width None * n_aux is a
+    TypeError when the drafter is built, where the model builds fc (vLLM's builds none without
+    aux hidden states, SGLang's always). SGLang's EAGLE-3 over DeepSeek MLA reads it with `or
+    hidden_size`, as DFlash and DSpark do: a null falls back. (vLLM's speculators translation
+    copies it only when not null.)"""
+    if null_is_hidden_size(f, p):
         return []
     cfg = model_config(f, p)
     if not present(cfg, "target_hidden_size") or cfg["target_hidden_size"] is not None:
         return []
-    if p.family == EAGLE3 and not uses_aux(cfg, p.family):
-        return []
+    model = loader_model(f, p)
+    if model is not None and not any(isinstance(m, Module) and m.path == "fc" for m in model.parts):
+        return []  # no fc built: nothing multiplies the null
     return [
         new_finding(
             "DSC657",

@@ -17,6 +17,7 @@ from typing import Any
 
 from dspark_ckpt.facts.gather import Facts
 from dspark_ckpt.facts.vocab import EMBED, FC, INPUT_NORM, LM_HEAD
+from dspark_ckpt.loader.heads import own_embedding
 from dspark_ckpt.loader.model import uses_aux as model_uses_aux
 from dspark_ckpt.loader.view import aux_count
 from dspark_ckpt.profiles.hidden_states import HiddenStates
@@ -119,7 +120,13 @@ def fc_for_another_hidden_size(f: Facts, p: Profile, hs: HiddenStates) -> list[F
     believes the target's hidden size to be: target_hidden_size (default the drafter's hidden_size)
     in vLLM and SGLang EAGLE-3, the drafter's hidden_size in SGLang DFlash/DSpark and TensorRT-LLM.
     When the target's hidden_size differs (a Llama 3.1 8B head on Llama 3.3 70B, vLLM #17740,
-    #18906), fc gets states of another width: a shape error when they first reach it."""
+    #18906), fc gets states of another width: a shape error when they first reach it. An EAGLE-3
+    drafter with use_aux_hidden_state false has no fc: the target's last hidden states reach its
+    first layer as they are, and of another width than its hidden_size they fail there (vLLM's
+    llama_eagle3.py asserts 'hidden_states and input_embeds must have the same last dimension';
+    SGLang's eagle_utils.py sizes the states it carries by the drafter's hidden_size)."""
+    if not uses_aux(f, p):
+        return _last_states_of_another_width(f, p)
     width, key = aux_width(f, hs)
     ht = f.ht
     if width is None or ht is None or width == ht:
@@ -162,6 +169,32 @@ def fc_for_another_hidden_size(f: Facts, p: Profile, hs: HiddenStates) -> list[F
     ]
 
 
+def null_is_hidden_size(f: Facts, p: Profile) -> bool:
+    """Whether ``p``'s model reads a ``target_hidden_size: null`` as hidden_size."""
+    archs = f.cfg.architectures
+    mla = bool(archs) and archs[0] in p.mla_architectures
+    how = p.target_hidden_size_null
+    return how == "hidden_size" or how == "type_error_unless_mla" and mla
+
+
+def _last_states_of_another_width(f: Facts, p: Profile) -> list[Finding]:
+    """DSC701 without aux states: the target's last hidden states fed as they are."""
+    h, ht = f.cfg.hidden_size, f.ht
+    if h is None or ht is None or h == ht:
+        return []
+    return [
+        new_finding(
+            "DSC701",
+            f"{p.name} takes no aux hidden states (use_aux_hidden_state false) and feeds the "
+            f"target's last hidden states as they are, {ht} wide (the target's hidden_size), "
+            f"but the drafter's hidden_size is {h}: {p.runtime} fails with a shape error at "
+            "the first forward",
+            tensor="eagle_config.use_aux_hidden_state",
+            hint=f"use the drafter trained for this target (hidden_size {ht})",
+        )
+    ]
+
+
 @rule(
     "DSC702",
     ERROR,
@@ -189,10 +222,11 @@ def target_tensors_of_another_width(f: Facts, p: Profile, hs: HiddenStates) -> l
             keep = {EMBED: f.cfg.vocab_size <= f.target.vocab_size}
             keep[LM_HEAD] = f.cfg.draft_vocab_size == f.target.vocab_size
             shared = [n for n in shared if keep[n]]
-    elif hs.embed_from_target == "unless_target_hidden_size":
-        own = f.raw.get("target_hidden_size")
-        if own is None or own == h:
-            shared = [EMBED]
+    # shared when the key is absent or equal to hidden_size (SGLang's llama.py set_embed:
+    # `hasattr(config, "target_hidden_size") and ... != hidden_size` keeps its own: an
+    # explicit null too), as the loader model builds it
+    elif hs.embed_from_target == "unless_target_hidden_size" and not own_embedding(f):
+        shared = [EMBED]
     if not shared:
         return []
     names = " and ".join(shared)
@@ -236,7 +270,7 @@ def aux_ids_outside_target(f: Facts, p: Profile, hs: HiddenStates) -> list[Findi
     """
     n = f.layers
     found = aux_ids(f, hs)
-    if n is None or found is None or hs.captures is None:
+    if n is None or found is None or hs.captures is None or not uses_aux(f, p):
         return []
     ids, key, shift = found
     top = n if hs.captures == "0..N" else n - 1
@@ -330,6 +364,8 @@ def target_without_aux_states(f: Facts, p: Profile, hs: HiddenStates) -> list[Fi
     takes them only from target model classes implementing SupportsEagle3 and raises 'Model does not
     support EAGLE3 interface' at start-up for any other (the list of vLLM 0.33.0's:
     dspark_ckpt/profiles/vllm_aux_targets.py)."""
+    if not uses_aux(f, p):  # no aux states asked for: the runner checks no interface
+        return []
     archs = f.target.model.architectures if f.target.model else ()
     known = [a for a in archs if a in hs.capable_targets or a in hs.refused_targets]
     if not known or known[0] not in hs.refused_targets:  # the first one the runtime knows
@@ -381,7 +417,7 @@ def aux_states_fed_differ(f: Facts, p: Profile, hs: HiddenStates) -> list[Findin
     mismatch')."""
     n = f.layers
     built = aux_count(f, p)
-    if not hs.default_ids or n is None or built is None:
+    if not hs.default_ids or n is None or built is None or not uses_aux(f, p):
         return []
     top = n if hs.captures == "0..N" else n - 1
     found = aux_ids(f, hs)

@@ -154,9 +154,14 @@ def padded_rows_sampled(f: Facts) -> list[Finding]:
 def write_draft_vocab_size(f: Facts, p: Profile | None, finding: Finding) -> Fix | None:
     """draft_vocab_size is written in config.json as the rows of the shipped lm_head, so
     that no runtime or library falls back to its own default (the speculators library's
-    is 32000; SGLang's EAGLE-3 loader then takes the target's head instead of the drafter's)."""
+    is 32000; SGLang's EAGLE-3 loader then takes the target's head instead of the drafter's).
+    A padded drafter's is written by trim-padding instead (Vt, the padding cut), which the
+    same plan applies (DSC401 fires on every padded drafter): writing the padded rows
+    would keep the padding that plan cuts."""
     if f.lm_head is None or not f.lm_head.shape:
         return None  # with no head, writing it makes SGLang EAGLE-3 build an empty one
+    if f.classification == PADDED:
+        return None
     rows = f.lm_head.shape[0]
     return Fix((SetKey("draft_vocab_size", rows),), f"write draft_vocab_size {rows} (lm_head rows)")
 

@@ -539,8 +539,10 @@ def test_unreadable_target_weights_still_report_the_drafter(tmp_path):
 def test_missing_d2t_hint_on_a_padded_drafter_names_the_trade_off():
     _, rep = inspect_json(FIXTURES / "padded", "--profile", "vllm-legacy")
     (f,) = [f for f in rep["findings"] if f["code"] == "DSC103"]
-    assert f["hint"].startswith("`dspark-ckpt fix --emit-d2t` writes the identity d2t")
-    assert "DSC105" in f["hint"]
+    # fix trims the padding first (then Vd == Vt: vLLM 0.29 needs no d2t); --emit-d2t's
+    # identity d2t [Vd] is the other way, refused where no d2t parameter is made
+    assert f["hint"].startswith("trim the padding (`dspark-ckpt fix` cuts Vd to Vt first")
+    assert "`--emit-d2t` writes the identity d2t [Vd]" in f["hint"] and "DSC105" in f["hint"]
 
 
 def test_unreadable_weights_still_report_the_config(tmp_path):

@@ -131,6 +131,27 @@ def test_a_pruned_drafter_is_pruned_again_within_its_ids(cwd):
     assert np.array_equal(after["lm_head.weight"], tensors(src)["lm_head.weight"][:10])
 
 
+@pytest.mark.parametrize("prefix", ["", "model."])
+def test_the_map_is_written_over_the_names_the_drafter_stores(cwd, prefix):
+    """A drafter storing its map as ``model.d2t``/``model.t2d`` gets the new map under
+    those names, which DSC111's repair then renames as vLLM reads them (vLLM prepends
+    ``model.`` to every name but ``d2t``'s): one ``d2t`` and one ``t2d``, never a new
+    bare map beside the stale prefixed one (two t2d: DSC209, the plan refused)."""
+    pruned = synth.pruned_tensors(VT)
+    stored = {prefix + k if k in ("d2t", "t2d") else k: v for k, v in pruned.items()}
+    src = synth.drafter(cwd / "d", vocab=VT, draft=40, tensors=stored)
+    freq = write(cwd / "freq.json", {str(i): 100 - i for i in range(VT)})
+    r = cli("fix", src, "--target", SMALL, "--prune-vocab", "10", "--frequencies", freq,
+            "--out", "o")  # fmt: skip
+    assert r.exit_code == 0, r.stdout + r.stderr
+    after = tensors(cwd / "o")
+    assert sorted(n for n in after if n.endswith(("d2t", "t2d"))) == ["d2t", "t2d"]
+    ids = list(after["d2t"] + np.arange(10))
+    assert (
+        ids == list(np.flatnonzero(after["t2d"])) == list(np.flatnonzero(pruned["t2d"].values)[:10])
+    )
+
+
 def test_refused_where_the_runtime_serves_no_reduced_vocab(cwd):
     src = full(cwd / "d")
     freq = write(cwd / "freq.json", list(range(VT)))
@@ -198,6 +219,45 @@ def test_a_head_that_scores_id_vt_is_refused(cwd):
             "--out", "o")  # fmt: skip
     assert r.exit_code == 1 and not (cwd / "o").exists()
     assert "the head scores ids at or above Vt 100" in r.stderr, r.stderr
+
+
+def test_a_head_of_other_rows_than_vd_is_refused(cwd):
+    """No lm_head (the target's is shared), or one of other rows than Vd: nothing to cut."""
+    freq = write(cwd / "freq.json", [1] * VT)
+    for name, head in (("none", None), ("rows-99", synth.head(VT - 1, H, 1))):
+        src = synth.drafter(cwd / name, vocab=VT, draft=VT, tensors={"lm_head.weight": head})
+        r = cli("fix", src, "--target", SMALL, "--prune-vocab", "20", "--frequencies", freq,
+                "--out", f"o-{name}")  # fmt: skip
+        assert r.exit_code == 1 and not (cwd / f"o-{name}").exists(), r.stdout + r.stderr
+        assert "the drafter has no lm_head of Vd (100) rows to prune" in r.stderr, r.stderr
+
+
+def test_an_eagle3_head_is_cut_alone(cwd):
+    """An EAGLE-3 drafter has no Markov head: the head alone is cut."""
+    eagle3 = {"architectures": ["LlamaForCausalLMEagle3"], "model_type": "llama"}
+    src = full(cwd / "d", config=eagle3)
+    freq = write(cwd / "freq.json", list(range(VT)))
+    r = cli(
+        "fix",
+        src,
+        "--target",
+        SMALL,
+        "--profile",
+        "vllm-eagle3",
+        "--prune-vocab",
+        "30",
+        "--frequencies",
+        freq,
+        "--set",
+        "eagle_aux_hidden_state_layer_ids=[2, 3]",
+        "--out",
+        "o",
+    )  # fmt: skip (SGLang's ids [1, 2] as the capture points vLLM reads)
+    assert r.exit_code == 0, r.stdout + r.stderr
+    assert "lm_head cut to their rows, d2t/t2d written" in r.stdout, r.stdout
+    after = tensors(cwd / "o")
+    assert after["lm_head.weight"].shape == (30, H)
+    assert not any(n.startswith("markov_head.") for n in after)
 
 
 def test_k_out_of_range_and_a_missing_half_are_refused(cwd):

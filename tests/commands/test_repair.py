@@ -339,24 +339,111 @@ def test_two_repairs_setting_the_same_key_apply_once(cwd):
     assert plan["conflicts"] == []
 
 
+EAGLE3_HEADS = {
+    "lm_head.weight": synth.head(128, H, 1),
+    "embed_tokens.weight": synth.head(128, H, 2),
+}
+
+
+def _plan(src: Path, profile: str) -> dict:
+    r = cli("fix", src, "--target", SMALL, "--profile", profile, "--diff", "--format", "json")
+    return r.json["plan"]
+
+
+def _new_d2t(plan: dict) -> list[int] | None:
+    new = [t for t in plan["tensors"] if t["name"] == "d2t"]
+    if not new:
+        return None
+    assert new[0]["action"] == "new" and new[0]["after"]["dtype"] == "I64"
+    return new[0]["after"]["shape"]
+
+
 @pytest.mark.parametrize(
-    ("draft", "extra", "profile", "says"),
-    [  # a padded drafter under vllm-legacy (Vd != Vt needs a d2t): the identity, all zeros
-        (128, {}, "vllm-legacy", "add d2t int64 [128]: the identity (all zeros)"),
-        (40, {"t2d": "kept"}, "vllm", "add d2t int64 [40]: derived from t2d"),
+    ("vocab", "draft", "config", "extra", "profile", "says"),
+    [  # a pruned drafter: derived from t2d
+        (VT, 40, {}, _without("d2t"), "vllm", "add d2t int64 [40]: derived from t2d"),
+        # an equal drafter TensorRT-LLM's EAGLE-3 holds against its vocab_size (Vd 100 != V 128)
+        (128, VT, EAGLE3_ARCH, EAGLE3_HEADS, "trtllm-eagle3", "add d2t int64 [100]: the identity"),
     ],
 )
-def test_add_d2t_plans_an_int64_d2t_of_vd(cwd, draft, extra, profile, says):
+def test_add_d2t_plans_an_int64_d2t_of_vd(cwd, vocab, draft, config, extra, profile, says):
     """add-d2t's d2t is int64 [Vd] (the dtype vLLM's parameter has): derived from t2d for a
     pruned drafter, else the identity."""
-    tensors = _without("d2t") if extra else {}
-    src = synth.drafter(cwd / "d", vocab=VT, draft=draft, tensors=tensors)
-    args = ("fix", src, "--target", SMALL, "--profile", profile, "--diff")
-    r = cli(*args, "--format", "json")
-    (new,) = [t for t in r.json["plan"]["tensors"] if t["name"] == "d2t"]
-    assert new["action"] == "new" and new["after"]["dtype"] == "I64"
-    assert new["after"]["shape"] == [draft]
-    assert says in cli(*args).stdout
+    src = synth.drafter(cwd / "d", vocab=vocab, draft=draft, config=config, tensors=extra)
+    assert _new_d2t(_plan(src, profile)) == [draft]
+    assert says in cli("fix", src, "--target", SMALL, "--profile", profile, "--diff").stdout
+
+
+def test_a_padded_drafter_is_trimmed_before_any_d2t_is_added(cwd):
+    """A padded drafter (Vd 128 > Vt 100) lacks the d2t vLLM 0.29 wants for Vd != Vt
+    (DSC103), and its padding is cut by trim-padding (DSC401/DSC603): once trimmed, Vd == Vt
+    and vLLM 0.29 creates no d2t parameter, so an identity d2t [128] written in the same
+    plan is refused (DSC105: 'There is no module or parameter named'). The plan trims alone.
+    TensorRT-LLM's EAGLE-3 holds Vd against vocab_size: where the trim keeps vocab_size 128
+    (a mask id in the padding), it still needs a d2t, which the next round writes for the
+    trimmed Vd: the identity of 100 ids."""
+    padded = synth.drafter(cwd / "d", vocab=VT, draft=128)
+    plan = _plan(padded, "vllm-legacy")
+    assert [a["repair"] for a in plan["repairs"]] == ["trim-padding"]
+    assert _new_d2t(plan) is None and plan["conflicts"] == [] and plan["refusal"] is None
+    assert plan["left"] == []
+    masked = synth.drafter(cwd / "e", vocab=128, draft=128, tensors=EAGLE3_HEADS,
+                           config={**EAGLE3_ARCH, "mask_token_id": 110})  # fmt: skip
+    plan = _plan(masked, "trtllm-eagle3")
+    assert [a["repair"] for a in plan["repairs"]] == ["trim-padding", "add-d2t"]
+    assert _new_d2t(plan) == [VT] and plan["conflicts"] == []
+    whole = synth.drafter(cwd / "f", vocab=128, draft=128, tensors=EAGLE3_HEADS, config=EAGLE3_ARCH)
+    plan = _plan(whole, "trtllm-eagle3")  # the trim cuts vocab_size too: no d2t needed
+    assert [a["repair"] for a in plan["repairs"]] == ["trim-padding"]
+    assert _new_d2t(plan) is None
+
+
+def test_a_repair_that_undoes_another_is_a_conflict_and_left_with_why(cwd):
+    """An EAGLE-3 drafter with Vd == Vt 100 and vocab_size 128: TensorRT-LLM holds Vd against
+    vocab_size and asserts its d2t parameter is loaded (add-d2t), vLLM holds it against Vt and
+    has no d2t parameter (DSC105: drop-d2t). The drop would undo the add: one checkpoint
+    cannot satisfy both, the plan says so and is refused; DSC105 is left as that conflict."""
+    src = synth.drafter(cwd / "d", vocab=128, draft=VT, config=EAGLE3_ARCH,
+                        tensors={"lm_head.weight": synth.head(VT, H, 1),
+                                 "embed_tokens.weight": synth.head(128, H, 2)})  # fmt: skip
+    plan = _plan(src, "trtllm-eagle3,vllm-eagle3")
+    assert [a["repair"] for a in plan["repairs"]] == ["add-d2t"]
+    assert plan["conflicts"][0] == (
+        "trtllm-eagle3 needs DSC103's change (writes d2t), vllm-eagle3 needs DSC105's (drops "
+        "d2t): one checkpoint cannot satisfy both (ship one per runtime)"
+    )
+    left = {x["code"]: x["why"] for x in plan["left"]}
+    assert left["DSC105"] == "its repair would undo another's (a conflict)"
+    assert _plan(src, "trtllm-eagle3")["conflicts"] == []  # one runtime alone: no conflict
+
+
+def _prefixed(vocab: int, draft: int | None, heads: dict[str, T]) -> dict[str, T | None]:
+    """Every tensor of the drafter stored under vLLM's ``model.`` wrapper prefix (DSC111)."""
+    whole = {**synth.complete(synth.drafter_config(vocab, draft, H), H, heads), **heads}
+    return {**dict.fromkeys(whole), **{"model." + k: v for k, v in whole.items()}}
+
+
+def test_a_padded_drafter_without_draft_vocab_size_gets_the_trimmed_one(cwd):
+    """No draft_vocab_size (DSC501: the runtimes take vocab_size, 128) on a padded drafter:
+    trim-padding writes draft_vocab_size Vt, never write-draft-vocab-size's 128 (the padded
+    rows) first and then a conflict with the trim (here the rename of every tensor makes
+    the trim wait a round). On an equal drafter the key is written as the head's rows."""
+    padded = {"lm_head.weight": synth.head(128, H, 1), "embed_tokens.weight": synth.head(128, H, 1),
+              **synth.markov(128, 128)}  # fmt: skip
+    src = synth.drafter(cwd / "d", vocab=128, draft=None, tensors=_prefixed(128, None, padded))
+    plan = _plan(src, "vllm")
+    assert [a["repair"] for a in plan["repairs"]] == ["strip-prefix", "trim-padding"]
+    assert plan["conflicts"] == [] and plan["refusal"] is None
+    keys = {c["key"]: (c["before"], c["after"]) for c in plan["config"]}
+    assert keys == {"vocab_size": (128, VT), "draft_vocab_size": (None, VT)}
+    equal = synth.drafter(
+        cwd / "e", vocab=VT, draft=None, tensors={"lm_head.weight": synth.head(VT, H, 1)}
+    )
+    plan = _plan(equal, "vllm")
+    assert [(a["code"], a["repair"]) for a in plan["repairs"]] == [
+        ("DSC501", "write-draft-vocab-size")
+    ]
+    assert [(c["key"], c["after"]) for c in plan["config"]] == [("draft_vocab_size", VT)]
 
 
 @pytest.mark.parametrize(

@@ -84,7 +84,10 @@ class Case:
     tokenizer: str | None = None  # the drafter folder's tokenizer files (TOKENIZERS / name)
     mutate: Callable[[Path], None] | None = None  # applied to the written drafter folder
     says: str | None = None  # a substring of the finding's message (firing rows)
+    says_not: str | None = None  # a substring no message of the code holds (firing rows)
     hint: str | None = None  # a substring of the finding's hint (firing rows)
+    # (tensor or key, file name or None) that one firing finding names (firing rows)
+    at: tuple[str, str | None] | None = None
     # the sorted codes of every finding the profile reports (its own and the common ones)
     exactly: tuple[str, ...] | None = None
     verdicts: dict[str, bool] = field(default_factory=dict)  # verdicts expected, by profile
@@ -135,6 +138,25 @@ def mapping(vd: int, seed: int = 0) -> dict[str, T]:
 def zeros(dtype: str, shape: tuple[int, ...]) -> T:
     np_dtype = {"F32": np.float32, "U8": np.uint8, "BOOL": bool, "I64": np.int64}[dtype]
     return T(dtype, shape, np.zeros(shape, np_dtype))
+
+
+def split_off(*names: str) -> Callable[[Path], None]:
+    """A ``mutate``: the drafter's tensors ``names`` moved out of model.safetensors into a
+    second shard, ``model-00002-of-00002.safetensors``, with an index naming both."""
+
+    def mutate(folder: Path) -> None:
+        from safetensors.numpy import load_file, save_file
+
+        weights = folder / "model.safetensors"
+        tensors = load_file(weights)
+        weights.unlink()
+        first, second = "model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"
+        save_file({k: v for k, v in tensors.items() if k not in names}, folder / first)
+        save_file({k: v for k, v in tensors.items() if k in names}, folder / second)
+        weight_map = {k: second if k in names else first for k in tensors}
+        synth.write_json(folder / "model.safetensors.index.json", {"weight_map": weight_map})
+
+    return mutate
 
 
 def truncate(folder: Path) -> None:
@@ -251,6 +273,11 @@ def check(bench: Bench, c: Case) -> Report:
             assert any(c.says in f.message for f in hits), _shown(hits)
         if c.hint is not None:
             assert any(c.hint in (f.fix_hint or "") for f in hits), [f.fix_hint for f in hits]
+        if c.says_not is not None:
+            assert all(c.says_not not in f.message for f in hits), _shown(hits)
+        if c.at is not None:
+            named = [(f.tensor, f.file and Path(f.file).name) for f in hits]
+            assert c.at in named, named
     else:
         assert not hits, f"{c.code} fires under {c.profile}:\n{_shown(hits)}"
     if c.exactly is not None:

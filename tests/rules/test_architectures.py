@@ -153,6 +153,12 @@ CASES = [
           config=MLA, tensors=MLA_W, exactly=("DSC501",)),
     fires("DSC501", "sglang-eagle3-mla-no-draft-vocab", profile="sglang-eagle3", draft=None,
           config=MLA, tensors=MLA_W, says="vLLM, SGLang and TensorRT-LLM use vocab_size"),
+    # its target_hidden_size is `getattr(...) or hidden_size`: a null falls back (no DSC657),
+    # which llama_eagle3.py's hasattr reads as None * n_aux; vLLM's MLA class as getattr
+    clean("DSC657", "sglang-eagle3-mla-null-target-hidden-size", profile="sglang-eagle3",
+          config={**MLA, "target_hidden_size": None}, tensors={**MLA_W, **HEAD}),
+    fires("DSC657", "vllm-eagle3-mla-null-target-hidden-size", profile="vllm-eagle3",
+          config={**V_MLA, "target_hidden_size": None}, tensors={**MLA_W, **HEAD}),
     # its draft_vocab_size is a getattr with a default: no key is no AttributeError
     clean("DSC681", "sglang-eagle3-mla-no-draft-vocab-key", profile="sglang-eagle3",
           draft=None, config=MLA, tensors=MLA_W),

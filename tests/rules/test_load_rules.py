@@ -137,6 +137,12 @@ CASES: list[Case] = [
     fires("DSC102", "eagle3-shares-target-head", profile="vllm-eagle3", by_default=True, draft=40,
           config=EAGLE3, tensors=mapping(40), says="draft id i is scored with target token i's row",
           exactly=("DSC102",)),
+    # the target's head shared by a padded EAGLE-3 drafter (Vd != Vt): wider than Et, the
+    # scatter of Et logits fails; at Et, the first Vd logits are kept (no error)
+    fires("DSC102", "eagle3-padded-past-et", profile="vllm-eagle3", vocab=140, draft=140,
+          config=EAGLE3, target="small", says="its 128 rows give 128 logits for a 140-wide"),
+    fires("DSC102", "eagle3-padded-at-et", profile="vllm-eagle3", vocab=128, draft=128,
+          config=EAGLE3, target="small", says="keeps its first 128 logits"),
     clean("DSC102", "eagle3-own-head", profile="vllm-eagle3", draft=40, config=EAGLE3,
           tensors={**mapping(40), **PRUNED_HEAD}),
     clean("DSC102", "sglang-dspark-head-from-target", profile="sglang-dspark", draft=40,
@@ -147,7 +153,11 @@ CASES: list[Case] = [
           says="no d2t mapping (pruned drafter, Vd < Vt: 40 < 100)", exactly=("DSC103",)),
     clean("DSC103", "d40-d2t", draft=40, tensors={**PRUNED_HEAD, **mapping(40)}, exactly=()),
     fires("DSC103", "padded-legacy-identity-hint", profile="vllm-legacy", vocab=128, draft=128,
-          tensors=PADDED, hint="`dspark-ckpt fix --emit-d2t` writes the identity d2t"),
+          tensors=PADDED, hint="trim the padding (`dspark-ckpt fix` cuts Vd to Vt first"),
+    # an equal drafter TensorRT-LLM's EAGLE-3 holds against vocab_size (100 != 128)
+    fires("DSC103", "equal-trtllm-eagle3-identity-hint", profile="trtllm-eagle3", vocab=128,
+          draft=VT, config=EAGLE3, tensors={"lm_head.weight": head(VT), "embed_tokens.weight":
+          head(128)}, hint="`dspark-ckpt fix --emit-d2t` writes the identity d2t"),
     clean("DSC103", "padded-vllm-no-parameter", vocab=128, draft=128, tensors=PADDED),
     fires("DSC103", "t2d-derivable-hint", draft=32,
           tensors={"lm_head.weight": head(32), "t2d": mapping(32)["t2d"]},
@@ -238,6 +248,12 @@ CASES: list[Case] = [
     clean("DSC111", "model-prefix-sglang-strips", profile="sglang-dspark", draft=40,
           tensors=PREFIXED),
     clean("DSC111", "no-prefix", draft=40, tensors=UNPREFIXED),
+    # the message quotes the first 3 names and counts the rest
+    fires("DSC111", "four-prefixed-names", draft=40, tensors={**PREFIXED, "norm.weight": None,
+          "model.norm.weight": zeros("F32", (H,)), "fc.weight": None,
+          "model.fc.weight": zeros("F32", (H, 2 * H))},
+          says="4 tensor name(s) carry a wrapper prefix (model.d2t, model.fc.weight, "
+          "model.lm_head.weight and 1 more)"),
     # DSC112: TensorRT-LLM's strict state-dict load
     fires("DSC112", "trtllm-extra-names", profile="trtllm-dspark-legacy", tensors=TRT_EXTRA,
           target="small", says="(confidence_head.proj.weight, mask_embedding)",
@@ -280,6 +296,12 @@ CASES: list[Case] = [
           exactly=("DSC401", "DSC603")),
     clean("DSC603", "eagle3-d128-sglang", profile="sglang-eagle3", draft=128, config=EAGLE3,
           tensors={"lm_head.weight": head(128)}),
+    # Vd == Vt > V: no d2t parameter (not reduced), the logits asserted V wide
+    fires("DSC603", "eagle3-v90-d100-not-reduced", profile="vllm-eagle3", vocab=90, config=EAGLE3,
+          tensors={"lm_head.weight": head(VT), "embed_tokens.weight": head(90)},
+          says="asserts the 100 draft logits are vocab_size (90) wide"),
+    clean("DSC603", "eagle3-v100-d100", profile="vllm-eagle3", config=EAGLE3,
+          tensors={"lm_head.weight": head(VT)}),
     # DSC604: SGLang reads no speculators-format config
     fires("DSC604", "sglang-speculators-config", profile="sglang-eagle3", config=SPECULATORS,
           says="speculators-format config", verdicts={"vllm-eagle3": True, "sglang-eagle3": False}),

@@ -23,6 +23,7 @@ from rules_harness import (
     head,
     ids,
     mapping,
+    split_off,
     t2d,
     truncate,
 )
@@ -121,7 +122,25 @@ CASES: list[Case] = [
     # DSC401: padded rows [Vt, Vd) can be sampled
     fires("DSC401", "padded-128", vocab=128, draft=128, tensors=PADDED,
           says="28 padded rows [100, 128) can be sampled (no runtime masks them)",
-          hint="--emit-mask", exactly=("DSC401",), verdicts={"vllm": True}),
+          hint="--emit-mask", exactly=("DSC401",), verdicts={"vllm": True},
+          at=("lm_head.weight", None)),
+    # the tensor whose rows are padding: the head, else markov_w2, else d2t, else the key
+    fires("DSC401", "padded-no-head-names-markov-w2", vocab=128, draft=128,
+          tensors={**PADDED, "lm_head.weight": DROP},
+          at=("markov_head.markov_w2.weight", None)),
+    fires("DSC401", "padded-head-of-other-rows-names-markov-w2", vocab=128, draft=128,
+          tensors={**PADDED, "lm_head.weight": head(140)},
+          at=("markov_head.markov_w2.weight", None)),
+    fires("DSC401", "padded-at-et", vocab=128, draft=128, tensors=PADDED, target="small",
+          says="each becomes an illegal target token", says_not="out-of-bounds"),
+    fires("DSC401", "padded-eagle3-d2t-only", profile="vllm-eagle3", vocab=128, draft=128,
+          config=EAGLE3, tensors={"d2t": d2t([0] * 128)}, at=("d2t", None)),
+    fires("DSC401", "padded-eagle3-nothing-of-vd-rows", profile="vllm-eagle3", vocab=128,
+          draft=128, config=EAGLE3, at=("draft_vocab_size", None)),
+    fires("DSC401", "padded-past-vt-below-et", vocab=101, draft=101, tensors={
+          "lm_head.weight": head(101), "embed_tokens.weight": head(101), **markov(101, 101)},
+          target="small", says="1 padded rows [100, 101) can be sampled (no runtime masks "
+          "them): each becomes an illegal target token", exactly=("DSC401",)),
     fires("DSC401", "padded-past-et", vocab=128, draft=128, tensors=PADDED, target="tight",
           says="or an out-of-bounds index at or above Et 112"),
     clean("DSC401", "equal", tensors={"lm_head.weight": head(VT)}),
@@ -142,7 +161,7 @@ CASES: list[Case] = [
     fires("DSC310", "llama3-dspark-on-qwen3", vocab=LLAMA3_VT, draft=32, tensors=LLAMA3_MAP,
           target=QWEN3, says="vocab_size 128256 is the Llama 3.x vocab (128256 ids); t2d "
           "[128256] has one entry per id of the Llama 3.x vocab",
-          hint="a Qwen2.5 or Qwen3 drafter", verdicts={"vllm": False}),
+          hint="a Qwen2.5 or Qwen3 drafter", verdicts={"vllm": False}, at=("vocab_size", None)),
     # the case: a Llama-3.1 EAGLE-3 drafter against Qwen3-8B passed every runtime
     fires("DSC310", "llama3-eagle3-on-qwen3", profile="vllm-eagle3", vocab=LLAMA3_VT, draft=32,
           config=EAGLE3, tensors=LLAMA3_MAP, target=QWEN3, exactly=("DSC310",),
@@ -150,6 +169,16 @@ CASES: list[Case] = [
     fires("DSC310", "t2d-of-llama3-on-qwen3", vocab=QWEN3_VT, draft=32, tensors=LLAMA3_MAP,
           target=QWEN3, says="t2d [128256] has one entry per id of the Llama 3.x vocab",
           exactly=("DSC310",)),
+    # the finding names the tensor that is its evidence, in its own file (d2t and t2d apart)
+    fires("DSC310", "t2d-evidence-names-the-t2d-file", vocab=QWEN3_VT, draft=32,
+          tensors=LLAMA3_MAP, target=QWEN3, mutate=split_off("t2d"),
+          at=("t2d", "model-00002-of-00002.safetensors")),
+    fires("DSC310", "prefixed-t2d-evidence-names-it", vocab=QWEN3_VT, draft=32,
+          tensors={**LLAMA3_MAP, "t2d": DROP, "model.t2d": LLAMA3_MAP["t2d"]}, target=QWEN3,
+          profile="sglang-dspark", at=("model.t2d", "model.safetensors")),
+    fires("DSC310", "d2t-evidence-names-the-d2t-file", vocab=LLAMA3_VT, draft=32,
+          tensors={**QWEN3_MAP, "t2d": DROP}, target=LLAMA3, mutate=split_off("lm_head.weight"),
+          at=("d2t", "model-00001-of-00002.safetensors")),
     fires("DSC310", "d2t-reaching-past-llama3", vocab=LLAMA3_VT, draft=32,
           tensors={**QWEN3_MAP, "t2d": DROP}, target=LLAMA3,
           says="up to 151798: a vocab of at least 151799 ids, such as Qwen2.5 or Qwen3"),

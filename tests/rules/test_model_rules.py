@@ -131,6 +131,9 @@ CASES: list[Case] = [
           "1 (num_hidden_layers)", exactly=("DSC650",)),
     clean("DSC650", "dflash-three-ids", profile="vllm-dflash", target=T8,
           config={**DFLASH, "target_layer_ids": [1, 3, 4]}, tensors=FC3, exactly=()),
+    # capture point 0 (the state entering layer 0) is one the target gives: 3 fed, 3 built
+    clean("DSC650", "dflash-capture-point-0", profile="vllm-dflash", target=T8,
+          config={**DFLASH, "eagle_aux_hidden_state_layer_ids": [0, 2, 4]}, tensors=FC3),
     fires("DSC650", "eagle3-top-level-ids-llama-class", profile="vllm-eagle3", target=T8,
           config={**EAGLE3, "eagle_aux_hidden_state_layer_ids": [1, 2, 3, 4]},
           says="feeds 4 target hidden states (eagle_aux_hidden_state_layer_ids [1, 2, 3, 4]"),
@@ -264,10 +267,30 @@ CASES: list[Case] = [
           config={**EAGLE3, "target_hidden_size": None}, says="a TypeError", exactly=("DSC657",)),
     fires("DSC657", "trtllm-eagle3-null", profile="trtllm-eagle3",
           config={**EAGLE3, "target_hidden_size": None}),
+    # SGLang 0.5.23's llama_eagle3.py: `if hasattr(config, "target_hidden_size")`, fc built
+    # always (aux states or not); vLLM builds no fc without aux states
+    fires("DSC657", "sglang-eagle3-null", profile="sglang-eagle3",
+          config={**EAGLE3, "target_hidden_size": None}, says="a TypeError"),
+    fires("DSC657", "sglang-eagle3-null-without-aux-states", profile="sglang-eagle3",
+          config={**EAGLE3, "target_hidden_size": None,
+                  "eagle_config": {"use_aux_hidden_state": False}}),
+    clean("DSC657", "vllm-eagle3-null-without-aux-states", profile="vllm-eagle3",
+          config={**EAGLE3, "target_hidden_size": None,
+                  "eagle_config": {"use_aux_hidden_state": False}}),
+    clean("DSC657", "sglang-eagle3-missing", profile="sglang-eagle3", config=EAGLE3),
     clean("DSC657", "dflash-falls-back", profile="vllm-dflash",
           config={**DFLASH, "target_hidden_size": None}, exactly=()),
     clean("DSC657", "speculators-translation-drops-it", profile="vllm-eagle3",
           config={**SPEC, "speculators_model_type": "eagle3", "target_hidden_size": None}),
+    # DSC113 on a speculators-format config: judged where the runtime translates it (vLLM
+    # builds the layer from transformer_layer_config), not where it reads no such config
+    fires("DSC113", "speculators-heads-past-the-tensors", profile="vllm-eagle3",
+          config={**SPEC, "transformer_layer_config": {**TLC, "num_attention_heads": 2,
+                  "num_key_value_heads": 1, "head_dim": 8, "intermediate_size": 8}},
+          says="vllm-eagle3 builds it [16, 16] from the config"),
+    clean("DSC113", "speculators-not-read-by-sglang", profile="sglang-eagle3",
+          config={**SPEC, "transformer_layer_config": {**TLC, "num_attention_heads": 2,
+                  "num_key_value_heads": 1, "head_dim": 8, "intermediate_size": 8}}),
     # DSC658: the Markov head type
     fires("DSC658", "vllm-gated-named", config={"markov_head_type": "gated"},
           says="runs as vanilla", exactly=("DSC658",)),

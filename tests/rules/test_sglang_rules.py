@@ -39,6 +39,17 @@ ET128 = Tgt.of(embed_rows=128)
 ET128_PADDED = Tgt.of(embed_rows=128, padded_vocab_size=128)
 ET100 = Tgt.of(embed_rows=100)
 N8 = Tgt.of(num_hidden_layers=8, hidden_size=H)
+N5 = Tgt.of(num_hidden_layers=5, hidden_size=H)
+N3 = Tgt.of(num_hidden_layers=3, hidden_size=H)
+
+
+def dflash_default(layers: int, states: int) -> dict:
+    """A DFlash drafter of ``layers`` layers naming no target layer ids (SGLang picks them
+    from its depth, dflash_utils.py), its fc built for ``states`` states."""
+    return {
+        "config": {**DFLASH, "target_layer_ids": None, "num_hidden_layers": layers},
+        "tensors": {**synth.layer_weights(H, layers=layers), **fc(states)},
+    }
 
 
 def fc(states: int) -> dict[str, T]:
@@ -140,6 +151,13 @@ CASES: list[Case] = [
     fires("DSC109", "sglang-dspark-nested-null", profile="sglang-dspark", tensors=DSPARK_OK,
           config={**SG_DSPARK, "dflash_config": {"mask_token_id": None}},
           says="dflash_config.mask_token_id is null"),
+    # text_config.mask_token_id: a key the config parser does not read, but SGLang does
+    clean("DSC109", "sglang-dspark-text-config-mask", profile="sglang-dspark", tensors=DSPARK_OK,
+          config={**SG_DSPARK, "mask_token_id": None, "text_config": {"mask_token_id": 3}}),
+    fires("DSC109", "sglang-dspark-text-config-null", profile="sglang-dspark",
+          tensors=DSPARK_OK, config={**SG_DSPARK, "mask_token_id": 3,
+                                     "text_config": {"mask_token_id": None}},
+          says="text_config.mask_token_id is null"),
     clean("DSC109", "sglang-dspark-prefixed-null-falls-through", profile="sglang-dspark",
           tensors=DSPARK_OK, config={**SG_DSPARK, "dspark_noise_token_id": None}),
     # DSC604: no speculators translation for DFlash / DSpark either
@@ -167,6 +185,15 @@ CASES: list[Case] = [
     clean("DSC687", "dflash-default-ids", profile="sglang-dflash", target=N8,
           config={**DFLASH, "target_layer_ids": None}, tensors={**SG_BLOCK_LAYERS, **fc(1)},
           exactly=("DSC671",)),
+    # more draft layers than the target's inner boundaries (layers - 1 >= N - 4): every
+    # state of 2 .. N - 2 once, fewer than the layers fc counts
+    fires("DSC687", "dflash-default-3-layers-on-5", profile="sglang-dflash", target=N5,
+          **dflash_default(3, 3), says="entering layers [2, 3]"),
+    clean("DSC687", "dflash-default-2-layers-on-5", profile="sglang-dflash", target=N5,
+          **dflash_default(2, 2)),
+    # a target of fewer than 4 layers for more than one draft layer: not modelled
+    clean("DSC687", "dflash-default-2-layers-on-3", profile="sglang-dflash", target=N3,
+          **dflash_default(2, 2)),
 ]  # fmt: skip
 
 

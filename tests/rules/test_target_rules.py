@@ -43,6 +43,15 @@ CASES: list[Case] = [
           config={**EAGLE3, "target_hidden_size": 16},
           tensors={"fc.weight": zeros("F32", (H, 2 * 16))}),
     fires("DSC701", "dspark-h8-on-h16", target=H16, says="vLLM fails with a shape error"),
+    # the width the weights take: fc's columns, else input_norm's length; a whole number of
+    # target states says target_hidden_size is what is wrong, another width the drafter
+    fires("DSC701", "eagle3-input-norm-takes-2-states", profile="vllm-eagle3", target=H16,
+          config={**EAGLE3, "norm_before_fc": True},
+          tensors={"fc.weight": None, "input_norm.weight": zeros("F32", (32,))},
+          says="; input_norm.weight is [32]", hint='set "target_hidden_size": 16'),
+    fires("DSC701", "eagle3-fc-24-on-16", profile="vllm-eagle3", target=H16, config=EAGLE3,
+          tensors={"fc.weight": zeros("F32", (H, 24))},
+          hint="trained for a target whose hidden_size is 8"),
     clean("DSC701", "trtllm-reads-no-target-hidden-size", profile="trtllm-dspark-legacy",
           config={"target_hidden_size": 16}, target=H8),
     # DSC702: the target's embedding or head given to a drafter of another width
@@ -61,6 +70,11 @@ CASES: list[Case] = [
     fires("DSC702", "sglang-target-hidden-size-equal-to-hidden-size", profile="sglang-eagle3",
           config={**EAGLE3, "target_hidden_size": H}, tensors={"lm_head.weight": head(VT)},
           target=H16, says="gives the drafter the target's embed_tokens.weight (16 wide"),
+    # an explicit null is a value to set_embed (hasattr, None != hidden_size): its own kept
+    # (and llama_eagle3.py's fc is None * n_aux wide: DSC657); the MLA class reads it with `or`
+    clean("DSC702", "sglang-null-target-hidden-size", profile="sglang-eagle3",
+          config={**EAGLE3, "target_hidden_size": None}, tensors={"lm_head.weight": head(VT)},
+          target=H16),
     fires("DSC702", "sglang-no-target-hidden-size", profile="sglang-eagle3", config=EAGLE3,
           tensors={"lm_head.weight": head(VT)}, target=H16,
           says="gives the drafter the target's embed_tokens.weight (16 wide"),
@@ -105,8 +119,31 @@ CASES: list[Case] = [
     fires("DSC705", "gemma3-eagle3-aux-states-true", profile="vllm-eagle3", target=GEMMA,
           config={**EAGLE3, "eagle_config": {"use_aux_hidden_state": True}},
           says="Gemma3ForCausalLM does not give aux hidden states"),
-    clean("DSC701", "eagle3-h8-on-h16-without-aux-states", profile="vllm-eagle3", target=H16,
+    # without aux states the target's last hidden states reach the first layer as they are
+    # (llama_eagle3.py: 'hidden_states and input_embeds must have the same last dimension')
+    fires("DSC701", "eagle3-h8-on-h16-without-aux-states", profile="vllm-eagle3", target=H16,
+          config={**EAGLE3, "eagle_config": {"use_aux_hidden_state": False}},
+          says="takes no aux hidden states (use_aux_hidden_state false) and feeds the target's "
+          "last hidden states as they are, 16 wide"),
+    fires("DSC701", "sglang-eagle3-h8-on-h16-without-aux-states", profile="sglang-eagle3",
+          target=H16, config={**EAGLE3, "eagle_config": {"use_aux_hidden_state": False}},
+          tensors={"lm_head.weight": head(VT)}, says="takes no aux hidden states"),
+    clean("DSC701", "eagle3-h8-on-h8-without-aux-states", profile="vllm-eagle3", target=H8,
           config={**EAGLE3, "eagle_config": {"use_aux_hidden_state": False}}),
+    # the target's embedding and head are given without aux states too (DSC702 still applies)
+    fires("DSC702", "eagle3-without-aux-states-shares-both", profile="vllm-eagle3", target=H16,
+          config={**EAGLE3, "eagle_config": {"use_aux_hidden_state": False}},
+          says="embed_tokens.weight and lm_head.weight (16 wide"),
+    clean("DSC702", "eagle3-without-aux-states-own-heads", profile="vllm-eagle3", target=H16,
+          config={**EAGLE3, "eagle_config": {"use_aux_hidden_state": False}},
+          tensors=OWN_HEADS),
+    # the aux-state rules judge nothing where no aux state is fed (ids past the target)
+    clean("DSC703", "eagle3-ids-past-target-without-aux-states", profile="vllm-eagle3",
+          target=H8, config={**EAGLE3, "eagle_aux_hidden_state_layer_ids": [1, 9],
+                             "eagle_config": {"use_aux_hidden_state": False}}),
+    fires("DSC703", "eagle3-ids-past-target-with-aux-states", profile="vllm-eagle3",
+          target=H8, config={**EAGLE3, "eagle_aux_hidden_state_layer_ids": [1, 9]},
+          says="[9] outside"),
     clean("DSC705", "gemma3-sglang-not-judged", profile="sglang-eagle3", config=EAGLE3,
           target=GEMMA),
     clean("DSC705", "unknown-architecture-not-judged", profile="vllm-eagle3", config=EAGLE3,
