@@ -539,7 +539,9 @@ def test_unreadable_target_weights_still_report_the_drafter(tmp_path):
 def test_missing_d2t_hint_on_a_padded_drafter_names_the_trade_off():
     _, rep = inspect_json(FIXTURES / "padded", "--profile", "vllm-legacy")
     (f,) = [f for f in rep["findings"] if f["code"] == "DSC103"]
-    assert f["hint"].startswith("`dspark-ckpt fix --emit-d2t` writes the identity d2t")
+    assert f["hint"].startswith(
+        "`dspark-ckpt fix DRAFTER --target T --emit-d2t` writes the identity d2t"
+    )
     assert "DSC105" in f["hint"]
 
 
@@ -566,7 +568,7 @@ def test_t2d_without_d2t(tmp_path, selected, derivable):
     found = {f["code"]: f for f in rep["findings"]}
     hint = found["DSC103"]["hint"]
     assert ("derives d2t from the t2d" in hint) is derivable
-    assert ("`dspark-ckpt fix --emit-d2t` refuses" in hint) is not derivable
+    assert ("`dspark-ckpt fix DRAFTER --target T --emit-d2t` refuses" in hint) is not derivable
     out = tmp_path / "d2t.safetensors"
     fixed = cli(
         "fix", path, "--target-vocab-size", VT, "--emit-d2t", "--d2t-path", out, "--format", "json"
