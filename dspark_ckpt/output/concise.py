@@ -342,11 +342,11 @@ def fix_block(r: Report, width: int, cut: bool) -> tuple[list[Styled], bool]:
     with the drafter and target given, as lines a shell runs when pasted whole: the count
     and the command on one line where they fit; else the count on a line of its own (with
     the ``(… shortened ...)`` note, where messages were cut: one line for both) and the
-    command on the next; else the command over several lines joined by `` \\``, never
-    broken inside a path or an option and its value, the count and the note after it as a
-    shell comment where they fit the last line (left to ``-v`` where they do not: the
-    ``*`` marks say what is fixable). Only a path longer than a line keeps its placeholder
-    (``DRAFTER``, ``T``). Also returned: whether the note is in the block."""
+    command on the next; else the command over several lines joined by `` \\``
+    (``continued``), the count and the note after it as a shell comment where they fit the
+    last line (left to ``-v`` where they do not: the ``*`` marks say what is fixable). Only
+    a path that cannot break keeps its placeholder (``DRAFTER``, ``T``). Also returned:
+    whether the note is in the block."""
     found = [f for f in r.findings if f.severity in (ERROR, WARNING)]
     safe = sum(f.repair == "safe" for f in found)
     unsafe = sum(f.repair == "unsafe" for f in found)
@@ -371,7 +371,8 @@ def fix_block(r: Report, width: int, cut: bool) -> tuple[list[Styled], bool]:
     if lines is None:  # a path no line holds that cannot break: its placeholder
         units = [u if len(u) <= width - 4 else _placeholder(u) for u in units]
         lines = continued(units, width) or [" ".join(units)]
-    for comment in (f"  # {what}; … shortened: -v", f"  # {what}"):
+    comments = [f"  # {what}; … shortened: -v"] if cut else []
+    for comment in [*comments, f"  # {what}"]:
         if len(lines[-1]) + len(comment) <= width:
             lines[-1] += comment
             break
