@@ -85,12 +85,14 @@ def baselines(head, tokens: int, device: str) -> dict[str, float]:
     return {"copy": copy, "matmul": matmul}
 
 
-def hand_written(drafter: Path, device: str, n: int, vt: int, k: int) -> tuple[float, float]:
+def hand_written(drafter: Path, device: str, tokens: int, vt: int, k: int) -> tuple[float, float]:
     """The same sampling as a person would write it in torch, unchunked: load the head and
-    the Markov matrices, ``n`` RMS-normalised hidden states, logits plus the Markov bias
-    in the head's dtype, Gumbel noise, then greedy, top-k and Gumbel-max, unmasked and
-    with the padded rows set to -inf. Returns (seconds end to end, seconds of logits and
-    sampling)."""
+    the Markov matrices; ``tokens`` random hidden states plus one aligned with each of the
+    ``tokens`` padded rows of largest norm (verify's adversarial set), RMS-normalised;
+    previous tokens random for the random states and, for each adversarial one, the token
+    whose ``markov_w1`` row most raises that row's bias; logits plus the Markov bias in the
+    head's dtype, Gumbel noise, then greedy, top-k and Gumbel-max, unmasked and with the
+    padded rows set to -inf. Returns (seconds end to end, seconds of logits and sampling)."""
     from safetensors import safe_open
 
     t0 = time.perf_counter()
@@ -102,9 +104,18 @@ def hand_written(drafter: Path, device: str, n: int, vt: int, k: int) -> tuple[f
         torch.cuda.synchronize()
     t1 = time.perf_counter()
     gen = torch.Generator(device=device).manual_seed(0)
-    hidden = torch.randn(n, head.shape[1], generator=gen, device=device)
+    padded = torch.arange(vt, head.shape[0], device=device)
+    adv = padded[head[padded].float().norm(dim=1).argsort(descending=True)[:tokens]]
+    hidden = torch.cat(
+        [torch.randn(tokens, head.shape[1], generator=gen, device=device), head[adv].float()]
+    )
     hidden = (hidden / hidden.pow(2).mean(dim=-1, keepdim=True).sqrt()).to(head.dtype)
-    prev = torch.randint(0, vt, (n,), generator=gen, device=device)
+    prev = torch.cat(
+        [
+            torch.randint(0, vt, (tokens,), generator=gen, device=device),
+            (w2[adv].float() @ w1[:vt].float().T).argmax(dim=1),
+        ]
+    )
     allowed = torch.arange(head.shape[0], device=device) < vt
     logits = (hidden @ head.T + w1[prev] @ w2.T).float()
     noise = torch.empty_like(logits).exponential_(generator=gen).log_().neg_()
@@ -130,7 +141,7 @@ def paired(drafter: Path, device: str, tokens: int, vt: int, repeat: int) -> Non
         ts = report.timings_s
         ours.append((total, ts["logits"] + ts["sampling"], cpu))
         c0 = time.process_time()
-        wall, compute = hand_written(drafter, device, report.tokens, vt, report.topk)
+        wall, compute = hand_written(drafter, device, report.random_tokens, vt, report.topk)
         theirs.append((wall, compute, time.process_time() - c0))
     for i, what in enumerate(("end to end", "logits + sampling", "CPU s end to end")):
         a = statistics.median(o[i] for o in ours)

@@ -59,16 +59,18 @@ def check_computable(info: TensorInfo) -> None:
 
 def load_tensor(info: TensorInfo, device: str):
     """One tensor, read into memory (``read_tensor_bytes``: never mapped, so a shard
-    truncated while verify samples is no SIGBUS) and moved onto ``device``; nothing else
+    truncated while verify samples is no SIGBUS) straight into an uninitialised tensor (no
+    zeroed buffer first: one pass over the head fewer) and moved onto ``device``; nothing else
     is read. A sample is converted to float32 once, as the computation will, so a dtype
     that torch cannot convert fails here, as a ``CheckpointError`` naming file and tensor."""
     torch = require_torch()
     dtype = getattr(torch, TORCH_DTYPES.get(info.dtype, ""), None)
     if dtype is None:
         raise CheckpointError(info.path, f"cannot load {info.name!r}: torch has no {info.dtype}")
-    data = read_tensor_bytes(info)
+    raw = torch.empty(info.nbytes, dtype=torch.uint8)  # not zeroed: read fills every byte
+    read_tensor_bytes(info, into=memoryview(raw.numpy()))
     try:
-        t = torch.frombuffer(data, dtype=dtype) if data else torch.empty(0, dtype=dtype)
+        t = raw.view(dtype) if info.nbytes else torch.empty(0, dtype=dtype)
         t = t.reshape(info.shape).to(device)
         t.reshape(-1)[:1].float().sum()
     except Exception as err:  # torch's errors carry no file name

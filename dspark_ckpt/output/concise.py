@@ -36,6 +36,7 @@ from dspark_ckpt.rules.findings import ERROR, INFO, SEVERITY_ORDER, WARNING, Fin
 
 LABEL = 9  # "drafter  ": the header's label column
 ELLIPSIS = "…"
+SHORTENED = "(… shortened: -v shows every message whole)"
 
 
 def print_concise(r: Report, console: PlainConsole) -> None:
@@ -66,14 +67,17 @@ def print_concise(r: Report, console: PlainConsole) -> None:
             console.print(hint, soft_wrap=True)
     if not groups:
         console.print("no findings", style="green")
-    if cut:
-        console.print(Styled("(… shortened: -v shows every message whole)", "dim"), soft_wrap=True)
+    block, carried = fix_block(r, width, cut)
+    if cut and not carried:
+        console.print(Styled(SHORTENED, "dim"), soft_wrap=True)
     for parts in notes(r, width):  # a note too long for its line goes on indented
         lines = flow(parts, width).split("\n")
         if len(lines) > 1:
             lines = flow(parts, width - 2).split("\n")
         for i, line in enumerate(lines):
             console.print(Styled("  " if i else "") + line, soft_wrap=True)
+    for line in block:
+        console.print(line, soft_wrap=True)
     console.print(decision(r, width), soft_wrap=True)
 
 
@@ -317,9 +321,7 @@ def fitted(
 def notes(r: Report, width: int) -> list[list[str | Styled]]:
     """What the profiles that do not decide fail on (where it differs from the deciding
     profiles' failure; the ``--profile`` that decides by them where it fits the line),
-    the checks not made, and what ``fix`` repairs: each as parts. The
-    command names the drafter and target given where it fits a line of ``width``, else
-    keeps ``DRAFTER`` and ``T`` (a path is never broken)."""
+    and the checks not made: each as parts (what ``fix`` repairs: ``fix_block``)."""
     out: list[list[str | Styled]] = []
     for why, names in failing_elsewhere(r).items():
         codes = ", ".join(dict.fromkeys(c.split(" ", 1)[0] for c in why.split("; ")))
@@ -332,21 +334,92 @@ def notes(r: Report, width: int) -> list[list[str | Styled]]:
     if r.not_checked:  # which and why: --format full; the codes: the decision's line
         n = len(r.not_checked)
         out.append(f"not checked: {n} check(s), the verdict is partial (-v: why)".split())
+    return out
+
+
+def fix_block(r: Report, width: int, cut: bool) -> tuple[list[Styled], bool]:
+    """What ``fix`` repairs (``N of M fixable (*)``) and the command that repairs it, filled
+    with the drafter and target given, as lines a shell runs when pasted whole: the count
+    and the command on one line where they fit; else the count on a line of its own (with
+    the ``(… shortened ...)`` note, where messages were cut: one line for both) and the
+    command on the next; else the command over several lines joined by `` \\``
+    (``continued``), the count and the note after it as a shell comment where they fit the
+    last line (left to ``-v`` where they do not: the ``*`` marks say what is fixable). Only
+    a path that cannot break keeps its placeholder (``DRAFTER``, ``T``). Also returned:
+    whether the note is in the block."""
     found = [f for f in r.findings if f.severity in (ERROR, WARNING)]
     safe = sum(f.repair == "safe" for f in found)
     unsafe = sum(f.repair == "unsafe" for f in found)
     asks = sum(f.repair == "asks" for f in found)
-    if safe or unsafe or asks:
-        what = f"{safe} of {len(found)} fixable (*)" if safe else ""
-        if unsafe:
-            what += ("; " if what else "") + f"{unsafe} with --unsafe-fixes (!)"
-        if asks:  # the hint under each such code gives KEY and VALUE
-            what += ("; " if what else "") + f"{asks} with a value you give (?)"
-        cmd = "dspark-ckpt fix DRAFTER --target T --out DIR" + (" --set KEY=VALUE" if asks else "")
-        if len(filled := with_paths(cmd, r)) <= width - 2:  # whole on a line, or placeholders
-            cmd = filled
-        out.append([*f"{what}:".split(" "), Styled(cmd, "dim")])
-    return out
+    if not (safe or unsafe or asks):
+        return [], False
+    what = f"{safe} of {len(found)} fixable (*)" if safe else ""
+    if unsafe:
+        what += ("; " if what else "") + f"{unsafe} with --unsafe-fixes (!)"
+    if asks:  # the hint under each such code gives KEY and VALUE
+        what += ("; " if what else "") + f"{asks} with a value you give (?)"
+    units = command_units(r, asks=bool(asks))
+    one = " ".join(units)
+    if len(what) + 2 + len(one) <= width:
+        return [Styled(f"{what}: ") + Styled(one, "dim")], False
+    merged = f"{what} {SHORTENED}:"
+    label, carried = (merged, True) if cut and len(merged) <= width else (f"{what}:", False)
+    if len(one) <= width:
+        lines = flow(label.split(" "), width).split("\n")
+        return [*(Styled(line.plain) for line in lines), Styled(one, "dim")], carried
+    lines = continued(units, width)
+    if lines is None:  # a path no line holds that cannot break: its placeholder
+        units = [u if len(u) <= width - 4 else _placeholder(u) for u in units]
+        lines = continued(units, width) or [" ".join(units)]
+    comments = [f"  # {what}; … shortened: -v"] if cut else []
+    for comment in [*comments, f"  # {what}"]:
+        if len(lines[-1]) + len(comment) <= width:
+            lines[-1] += comment
+            break
+    return [Styled(text, "dim") for text in lines], True  # the note, if not here: -v
+
+
+def _placeholder(unit: str) -> str:
+    return "--target T" if unit.startswith("--target") else "DRAFTER"
+
+
+def continued(units: list[str], width: int) -> list[str] | None:
+    """``units`` as shell lines of ``width``: joined by spaces, a line ending in `` \\``
+    where the next unit does not fit; a path no line holds breaks after a ``/`` with ``\\``
+    and its rest at the next line's start (the shell joins the two into one word); an
+    option and its value share a line where a line holds both. None
+    where such a path is quoted (a quote keeps the backslash and the newline) or one of its
+    folders is longer than a line."""
+    lines, line = [], ""
+    fresh = width - 4  # what a continuation line holds besides its indent and " \\"
+    units = [w for u in units for w in (u.split(" ", 1) if len(u) > fresh else [u])]
+    for unit in units:
+        if line.strip() and len(line) + 1 + len(unit) + 2 > width:
+            lines.append(line + " \\")
+            line = "  "
+        sep = " " if line.strip() else ""
+        if len(line) + len(sep) + len(unit) + 2 <= width:
+            line += sep + unit
+            continue
+        pieces = re.findall(r"[^/]*/|[^/]+$", unit)
+        if "'" in unit or max(map(len, pieces)) + 1 > width:
+            return None
+        line += sep
+        for piece in pieces:
+            if line.strip() and len(line) + len(piece) + 1 > width:
+                lines.append(line + "\\")
+                line = ""
+            line += piece
+    return [*lines, line]
+
+
+def command_units(r: Report, *, asks: bool) -> list[str]:
+    """The ``fix`` command as the pieces a line may not break inside: the program, the
+    drafter, ``--target`` and its value, ``--out DIR`` (and ``--set KEY=VALUE``), each
+    filled (``with_paths``) and shell-quoted."""
+    units = ["dspark-ckpt fix", "DRAFTER", "--target T", "--out DIR"]
+    units += ["--set KEY=VALUE"] if asks else []
+    return [with_paths(unit, r) for unit in units]
 
 
 def decision(r: Report, width: int) -> Styled:

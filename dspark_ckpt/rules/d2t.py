@@ -32,7 +32,16 @@ from dspark_ckpt.facts.vocab import (
 from dspark_ckpt.profiles.registry import Profile
 from dspark_ckpt.rules.findings import ERROR, WARNING, Finding, new_finding
 from dspark_ckpt.rules.registry import COMMON, PROFILE, rule
-from dspark_ckpt.rules.repairs import SAFE, UNSAFE, Drop, Fix, Put, repair
+from dspark_ckpt.rules.repairs import (
+    SAFE,
+    UNSAFE,
+    Drop,
+    Fix,
+    Put,
+    emit_command,
+    fix_command,
+    repair,
+)
 from dspark_ckpt.rules.vocab import reduced, reduced_text
 
 
@@ -91,8 +100,8 @@ def d2t_as_int64(f: Facts, p: Profile | None, finding: Finding) -> Fix | None:
     "d2t missing",
     scope=PROFILE,
     hint=(
-        "ship d2t [Vd] int64; `dspark-ckpt fix --emit-d2t` derives it from t2d, or writes the "
-        "identity for an equal or padded drafter"
+        f"ship d2t [Vd] int64; {emit_command('--emit-d2t')} derives it from t2d, or writes "
+        "the identity for an equal or padded drafter"
     ),
     repair=add_d2t,
 )
@@ -119,21 +128,21 @@ def d2t_missing(f: Facts, p: Profile) -> list[Finding]:
         return []
     if f.classification == PADDED:  # fix trims first (add_d2t waits for trim-padding)
         hint = (
-            "trim the padding (`dspark-ckpt fix` cuts Vd to Vt first; a d2t is then added "
-            f"only where {p.name} still needs one); `--emit-d2t` writes the identity "
-            "d2t [Vd] instead, which profiles with no d2t parameter then refuse (DSC105)"
+            f"trim the padding: {fix_command()} cuts Vd to Vt first (a d2t is then added only "
+            f"where {p.name} still needs one); {emit_command('--emit-d2t')} writes the "
+            "identity d2t [Vd] instead, which profiles with no d2t parameter then refuse (DSC105)"
         )
     elif f.classification != PRUNED:  # the hint says what `fix --emit-d2t` (fix.plan_fix) does
         hint = (
-            f"`dspark-ckpt fix --emit-d2t` writes the identity d2t (all zeros) {p.name} "
+            f"{emit_command('--emit-d2t')} writes the identity d2t (all zeros) {p.name} "
             "needs; profiles that create no d2t parameter here then refuse it (DSC105)"
         )
     elif (problem := t2d_problem(f)) is None:
-        hint = "`dspark-ckpt fix --emit-d2t` derives d2t from the t2d this checkpoint has"
+        hint = f"{emit_command('--emit-d2t')} derives d2t from the t2d this checkpoint has"
     else:
         hint = (
             f"ship the d2t the drafter was trained with: {problem}, so "
-            "`dspark-ckpt fix --emit-d2t` refuses"
+            f"{emit_command('--emit-d2t')} refuses"
         )
     return [
         new_finding(

@@ -26,6 +26,7 @@ from dspark_ckpt.rules.repairs import (
     Needs,
     NewConfig,
     SetKey,
+    fix_command,
     repair,
 )
 from dspark_ckpt.rules.vocab import reduced, reduced_text, write_draft_vocab_size
@@ -152,7 +153,7 @@ def move_key(f: Facts, p: Profile | None, finding: Finding) -> Fix | None:
     ERROR,
     "config key missing where the runtime reads it",
     scope=PROFILE,
-    hint="copy the key to the top level of config.json (`dspark-ckpt fix` does)",
+    hint=f"copy the key to the top level of config.json ({fix_command()} does)",
     repair=move_key,
 )
 def key_not_top_level(f: Facts, p: Profile) -> list[Finding]:
@@ -173,10 +174,10 @@ def key_not_top_level(f: Facts, p: Profile) -> list[Finding]:
                 f"{key} is {where}: {p.runtime} reads config.{key} at the top level of "
                 "config.json and cannot build the drafter without it",
                 tensor=nested or key,
-                hint=f"copy {nested} to the top level of config.json (`dspark-ckpt fix` does)"
+                hint=f"copy {nested} to the top level of config.json ({fix_command()} does)"
                 if nested
-                else f"write {key} at the top level of config.json (`dspark-ckpt fix --set "
-                f"{key}=VALUE`): the value the drafter was trained with",
+                else f"write {key} at the top level of config.json ({fix_command(key=key)}): "
+                "the value the drafter was trained with",
             )
         )
     return out

@@ -25,7 +25,16 @@ from dspark_ckpt.loader.view import architecture
 from dspark_ckpt.profiles.registry import Profile
 from dspark_ckpt.rules.findings import ERROR, INFO, WARNING, Finding, new_finding
 from dspark_ckpt.rules.registry import PROFILE, rule
-from dspark_ckpt.rules.repairs import SAFE, UNSAFE, Drops, Fix, Rename, repair
+from dspark_ckpt.rules.repairs import (
+    SAFE,
+    UNSAFE,
+    Drops,
+    Fix,
+    Rename,
+    emit_command,
+    fix_command,
+    repair,
+)
 from dspark_ckpt.source.layout import NAME_PREFIXES
 
 
@@ -55,7 +64,7 @@ def strip_prefix(f: Facts, p: Profile | None, finding: Finding) -> Fix | None:
     scope=PROFILE,
     hint=(
         "rename the tensors without the wrapper prefix (lm_head.weight, d2t, embed_tokens.weight, "
-        "layers.N....): `dspark-ckpt fix` does"
+        f"layers.N....): {fix_command()} does"
     ),
     repair=strip_prefix,
 )
@@ -366,7 +375,7 @@ def _own_output(w: WeightFile) -> str:
     if not ours:
         return ""
     return (
-        " (the padded-row mask `dspark-ckpt fix --emit-mask` writes: a side file for the "
+        f" (the padded-row mask {emit_command('--emit-mask')} writes: a side file for the "
         "serving code, never a weight)"
     )
 

@@ -25,6 +25,7 @@ ASKS = "asks"  # a repair that only ever asks for a value (``Needs``): ``fix --s
 
 # the command a hint gives, with the placeholders the docs use: a finding knows no paths
 FIX_COMMAND = "dspark-ckpt fix DRAFTER --target T --out DIR"
+SIDE_FILES = "dspark-ckpt fix DRAFTER --target T"  # what --emit-d2t / --emit-mask add to
 
 
 def fix_command(*, key: str | None = None, value: str = "VALUE", unsafe: bool = False) -> str:
@@ -32,6 +33,12 @@ def fix_command(*, key: str | None = None, value: str = "VALUE", unsafe: bool = 
     for a shell) where the repair needs a value, ``--unsafe-fixes`` where it rests on a guess."""
     extra = f" --set {shlex.quote(f'{key}={value}')}" if key else ""
     return f"`{FIX_COMMAND}{extra}{' --unsafe-fixes' if unsafe else ''}`"
+
+
+def emit_command(flag: str) -> str:
+    """The runnable ``fix`` command a hint gives for a side file (``--emit-d2t``,
+    ``--emit-mask``: written in the current folder), in backquotes."""
+    return f"`{SIDE_FILES} {flag}`"
 
 
 # --- changes: what a repair does, as data ----------------------------------------------

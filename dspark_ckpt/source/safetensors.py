@@ -514,12 +514,16 @@ def check_readable(info: TensorInfo) -> None:
         )
 
 
-def read_tensor_bytes(info: TensorInfo) -> bytearray:
+def read_tensor_bytes(info: TensorInfo, into: memoryview | None = None) -> bytearray | memoryview:
     """The bytes of one tensor, read into memory (never mapped: a file truncated under a
     mapping kills the process with SIGBUS; read, a file that changed is an error naming
-    it). Writable, so numpy and torch can wrap them without copying."""
-    buf = bytearray(info.nbytes)
-    view, done = memoryview(buf), 0
+    it). Writable, so numpy and torch can wrap them without copying. ``into``: a writable
+    buffer of ``info.nbytes`` bytes to read them into (``verify``'s uninitialised tensor:
+    a ``bytearray`` is zeroed first, one more pass over a head of gigabytes)."""
+    if into is not None and into.nbytes != info.nbytes:
+        raise ValueError(f"{info.name}: a buffer of {into.nbytes} bytes for {info.nbytes}")
+    buf = bytearray(info.nbytes) if into is None else into
+    view, done = memoryview(buf).cast("B"), 0
     fd = open_regular(info.path)
     try:
         os.lseek(fd, info.start, os.SEEK_SET)

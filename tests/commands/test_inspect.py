@@ -541,8 +541,13 @@ def test_missing_d2t_hint_on_a_padded_drafter_names_the_trade_off():
     (f,) = [f for f in rep["findings"] if f["code"] == "DSC103"]
     # fix trims the padding first (then Vd == Vt: vLLM 0.29 needs no d2t); --emit-d2t's
     # identity d2t [Vd] is the other way, refused where no d2t parameter is made
-    assert f["hint"].startswith("trim the padding (`dspark-ckpt fix` cuts Vd to Vt first")
-    assert "`--emit-d2t` writes the identity d2t [Vd]" in f["hint"] and "DSC105" in f["hint"]
+    assert f["hint"].startswith(
+        "trim the padding: `dspark-ckpt fix DRAFTER --target T --out DIR` cuts Vd to Vt first"
+    )
+    assert (
+        "`dspark-ckpt fix DRAFTER --target T --emit-d2t` writes the identity d2t [Vd]" in f["hint"]
+    )
+    assert "DSC105" in f["hint"]
 
 
 def test_unreadable_weights_still_report_the_config(tmp_path):
@@ -568,7 +573,7 @@ def test_t2d_without_d2t(tmp_path, selected, derivable):
     found = {f["code"]: f for f in rep["findings"]}
     hint = found["DSC103"]["hint"]
     assert ("derives d2t from the t2d" in hint) is derivable
-    assert ("`dspark-ckpt fix --emit-d2t` refuses" in hint) is not derivable
+    assert ("`dspark-ckpt fix DRAFTER --target T --emit-d2t` refuses" in hint) is not derivable
     out = tmp_path / "d2t.safetensors"
     fixed = cli(
         "fix", path, "--target-vocab-size", VT, "--emit-d2t", "--d2t-path", out, "--format", "json"

@@ -386,6 +386,30 @@ def test_torch_errors_while_loading_name_the_file_and_tensor(tmp_path):
     assert "cannot load 'lm_head.weight'" in e.value.message and "\n" not in e.value.message
 
 
+def test_a_head_truncated_before_it_is_read_is_one_error_naming_the_file(tmp_path):
+    """The head is read straight into an uninitialised tensor: a file cut after its header
+    was read (by verify, before loading) is a ``CheckpointError`` naming the file and the
+    tensor, never a tensor holding the memory's old bytes, never a signal."""
+    from dspark_ckpt.commands.verify import load_tensor
+    from dspark_ckpt.errors import CheckpointError
+    from dspark_ckpt.source.safetensors import read_header
+
+    values = np.arange(VT * 16, dtype=np.float32).reshape(VT, 16)
+    root = synth.drafter(
+        tmp_path / "d", vocab=VT, draft=VT, hidden=16,
+        tensors={"lm_head.weight": T("F32", (VT, 16), values)},
+    )  # fmt: skip
+    path = root / "model.safetensors"
+    info = read_header(path).tensors["lm_head.weight"]
+    assert torch.equal(load_tensor(info, "cpu"), torch.from_numpy(values))  # every byte read
+    with open(path, "r+b") as f:
+        f.truncate(info.start + info.nbytes // 2)
+    with pytest.raises(CheckpointError) as e:
+        load_tensor(info, "cpu")
+    assert e.value.path == str(path)
+    assert "'lm_head.weight': file ended while reading" in e.value.message
+
+
 @pytest.mark.parametrize(
     ("dtype", "stored"),
     [("float8_e4m3fn", "F8_E4M3"), ("float8_e5m2", "F8_E5M2"), ("float8_e8m0fnu", "F8_E8M0")],

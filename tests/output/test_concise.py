@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 import shutil
+import subprocess
+from pathlib import Path
 
 import pytest
 from conformance import build_real, build_target
@@ -49,6 +51,62 @@ def test_specforge_dspark_fits_15_lines_at_80_columns(specforge):
     assert sum(line.startswith("  fix:") for line in lines) == 3  # the hint once per code
 
 
+def pasted(lines: list[str]) -> list[str]:
+    """The argv a shell gives ``dspark-ckpt`` for the fix command of ``lines``, pasted from
+    its first word to its last line (`` \\`` continuations, a trailing ``# comment``)."""
+    start = next(  # not a hint's command (cut at the line's end): the fixable one
+        i
+        for i, line in enumerate(lines)
+        if line.startswith("dspark-ckpt fix") or "(*): dspark-ckpt fix" in line
+    )
+    block = [lines[start][lines[start].index("dspark-ckpt fix") :]]
+    while block[-1].endswith("\\"):
+        block.append(lines[start + len(block)])
+    script = "dspark-ckpt() { printf '%s\\n' \"$@\"; }\n" + "\n".join(block)
+    run = subprocess.run(["bash", "-c", script], capture_output=True, text=True, check=True)
+    return run.stdout.splitlines()
+
+
+@pytest.mark.parametrize("columns", WIDTHS)
+@pytest.mark.parametrize("paths", ["short", "long"])
+def test_the_fix_command_runs_as_pasted_and_specforge_fits_15_lines_at_80(
+    specforge, columns, paths, monkeypatch
+):
+    """The fixable line's command names the paths given (short: relative to the working
+    folder; long: the absolute paths, too long for one line at 80 columns): pasted into a
+    shell, whole or over `` \\`` lines, it runs ``fix`` on them; every line fits the width,
+    no path broken, and SpecForge's Qwen3-8B DSpark output keeps to 15 lines at 80."""
+    _, drafter, _, target = specforge
+    if paths == "short":
+        monkeypatch.chdir(drafter.parent)
+        drafter, target = Path(drafter.name), Path(target.name)
+    lines = at(columns, "inspect", drafter, "--target", target)
+    assert all(len(line) <= columns for line in lines), lines
+    assert pasted(lines) == ["fix", str(drafter), "--target", str(target), "--out", "DIR"]
+    assert not [line for line in lines if line.endswith("/\\")]  # paths whole
+    assert "DRAFTER" not in "\n".join(lines)
+    if columns == 80:
+        assert len(lines) <= 15, "\n".join(lines)
+    if columns == 120 or paths == "short":  # the count with the command, or in its comment
+        assert "1 of 1 fixable (*)" in "\n".join(lines)
+
+
+def test_a_path_longer_than_a_line_breaks_after_a_slash_and_still_runs(tmp_path):
+    """A path no line holds breaks after a ``/`` with ``\\`` (the shell joins the word);
+    one whose folder name alone is longer than a line keeps its placeholder."""
+    deep = tmp_path / ("drafters-of-the-qwen3-family-" * 2) / "trained-with-specforge"
+    shutil.copytree(FIXTURES / "padded", deep / "drafter")
+    target = FIXTURES / "targets/small"
+    lines = at(80, "inspect", deep / "drafter", "--target", target)
+    assert all(len(line) <= 80 for line in lines), lines
+    assert pasted(lines) == ["fix", str(deep / "drafter"), "--target", str(target), "--out", "DIR"]
+    deeper = tmp_path / ("x" * 70) / "drafter"
+    shutil.copytree(FIXTURES / "padded", deeper)
+    lines = at(60, "inspect", deeper, "--target", target)
+    assert all(len(line) <= 60 for line in lines), lines
+    assert pasted(lines)[:2] == ["fix", "DRAFTER"]
+
+
 @pytest.mark.parametrize("columns", WIDTHS)
 def test_the_last_line_is_the_whole_decision(specforge, columns):
     lines = at(columns, *specforge)
@@ -78,6 +136,7 @@ def test_no_token_is_cut_at_any_width(specforge, columns):
     obj = cli(*specforge, "--format", "json").json
     lines = at(columns, *specforge)
     words = {"the", "runtime", "runtime's", "it"}  # said in place of runtimes, of a subject
+    words |= {str(specforge[1]), str(specforge[3])}  # filled into a hint's command
     for f in [*obj["findings"], *(f for fs in obj["other_findings"].values() for f in fs)]:
         words |= set(f["message"].split()) | set((f.get("hint") or "").split())
     for line in lines:

@@ -153,11 +153,11 @@ CASES: list[Case] = [
           says="no d2t mapping (pruned drafter, Vd < Vt: 40 < 100)", exactly=("DSC103",)),
     clean("DSC103", "d40-d2t", draft=40, tensors={**PRUNED_HEAD, **mapping(40)}, exactly=()),
     fires("DSC103", "padded-legacy-identity-hint", profile="vllm-legacy", vocab=128, draft=128,
-          tensors=PADDED, hint="trim the padding (`dspark-ckpt fix` cuts Vd to Vt first"),
+          tensors=PADDED, hint="trim the padding: `dspark-ckpt fix DRAFTER --target T --out DIR` cuts Vd to Vt first"),
     # an equal drafter TensorRT-LLM's EAGLE-3 holds against vocab_size (100 != 128)
     fires("DSC103", "equal-trtllm-eagle3-identity-hint", profile="trtllm-eagle3", vocab=128,
           draft=VT, config=EAGLE3, tensors={"lm_head.weight": head(VT), "embed_tokens.weight":
-          head(128)}, hint="`dspark-ckpt fix --emit-d2t` writes the identity d2t"),
+          head(128)}, hint="`dspark-ckpt fix DRAFTER --target T --emit-d2t` writes the identity d2t"),
     clean("DSC103", "padded-vllm-no-parameter", vocab=128, draft=128, tensors=PADDED),
     fires("DSC103", "t2d-derivable-hint", draft=32,
           tensors={"lm_head.weight": head(32), "t2d": mapping(32)["t2d"]},
@@ -317,7 +317,7 @@ CASES: list[Case] = [
     # DSC620: a stray *.safetensors is loaded with the weights, and refused
     fires("DSC620", "emit-mask-output-beside", mutate=MASK_BESIDE,
           says="draft_vocab_mask.safetensors holds no tensor of the drafter (draft_vocab_mask) "
-          "(the padded-row mask `dspark-ckpt fix --emit-mask` writes",
+          "(the padded-row mask `dspark-ckpt fix DRAFTER --target T --emit-mask` writes",
           hint="move draft_vocab_mask.safetensors out of the drafter's folder",
           exactly=("DSC620",), verdicts={"vllm": False}),
     fires("DSC620", "training-state-beside-eagle3", profile="vllm-eagle3", config=EAGLE3,
