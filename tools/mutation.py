@@ -4,12 +4,16 @@ against the in-process tests only, then a score per area.
     pip install -e '.[mutation]'
     nice -n 19 python tools/mutation.py run [--max-children 1] [--all-operators] [MUTANT_GLOB ...]
     nice -n 19 python tools/mutation.py run --sample 50 [--seed S] [--area A ...] [--max-children 1]
+    nice -n 19 python tools/mutation.py run --area loader [--again]   # every mutant of an area
     python tools/mutation.py score            # the table again, from mutants/
     python tools/mutation.py survivors [AREA] # the surviving mutants' names (mutmut show NAME)
+    python tools/mutation.py killed-by [AREA] # each killed mutant and the test that failed first
 
 `--sample N` tests N mutants of each area, the same ones on every run of the same code
 (those whose name hashes lowest): a score in minutes where the whole run takes hours;
-`--area A` (repeatable) samples only that area (`loader`, `profiles`, ...).
+`--area A` (repeatable) takes only that area (`loader`, `profiles`, ...), all of its mutants
+without `--sample`. Those runs go on where the last stopped: a mutant judged on the same code
+keeps its verdict (`--again` judges them all anew).
 
 The configuration is `[tool.mutmut]` of pyproject.toml (what is mutated, which tests run,
 what is copied into `mutants/`). This wrapper adds one thing mutmut 3 does not do: it
@@ -17,7 +21,9 @@ mutates the functions decorated with `@rule`, `@repair` and `@property` (mutmut 
 decorated function, and every rule and repair of this project is one). Those decorators
 register or wrap the function once and call it unchanged, so mutmut's trampoline, placed
 under them, switches between the original and each mutant as it does for any function.
-`mutants/` (git-ignored) keeps the results: a second `run` tests only what changed.
+It also hands each mutant's tests to pytest one module at a time, the cheapest first and the
+fastest test first (``ordered``), and records the test that killed it. `mutants/`
+(git-ignored) keeps the results: a second `run` tests only what changed.
 See CONTRIBUTING.md ("Mutation testing") for the run time and how to read the score.
 """
 
@@ -136,15 +142,47 @@ def ordered(tests, seconds: dict[str, float]) -> list[str]:
 
 
 def _fastest_first() -> None:
+    """Each mutant's tests in ``ordered``'s order, and the test that killed it written to
+    ``mutants/killed-by/NAME`` (mutmut keeps only the exit code)."""
     from mutmut.runners.harness import PytestRunner
     from mutmut.state import state
+    from mutmut.utils.file_utils import change_cwd
 
     regular = PytestRunner._pytest_args_regular_run
 
     def _pytest_args_regular_run(self, tests):
         return regular(self, ordered(tests, state().duration_by_test))
 
+    class Killer:
+        def __init__(self, name: str) -> None:
+            self.name = name
+
+        def pytest_runtest_logreport(self, report) -> None:
+            if report.failed:
+                out = ROOT / "mutants" / "killed-by" / self.name
+                if not out.exists():
+                    out.parent.mkdir(exist_ok=True)
+                    out.write_text(report.nodeid + "\n")
+
+    def run_tests(self, *, mutant_name, tests):
+        plugins = [Killer(mutant_name)] if mutant_name else []
+        with change_cwd("mutants"):
+            return int(self.execute_pytest(self._pytest_args_regular_run(tests), plugins=plugins))
+
     PytestRunner._pytest_args_regular_run = _pytest_args_regular_run
+    PytestRunner.run_tests = run_tests
+
+
+def killed_by(mutants: Path, area: str | None) -> dict[str, str]:
+    """The killed mutants (of ``area``) and the test that failed first on each, where the
+    run recorded it."""
+    return {
+        k: (mutants / "killed-by" / k).read_text().strip()
+        for name, v in verdicts(mutants).items()
+        if area in (None, name)
+        for k, status in v.items()
+        if status in KILLED and (mutants / "killed-by" / k).exists()
+    }
 
 
 def _decorator_name(expr) -> str:
@@ -210,10 +248,10 @@ def survivors(mutants: Path, area: str | None) -> list[str]:
     ]
 
 
-def sample(mutants: Path, n: int, seed: str = "", areas=()) -> list[str]:
+def sample(mutants: Path, n: int | None, seed: str = "", areas=()) -> list[str]:
     """N mutants of each area (of ``areas`` only, where given): those whose names (after
     ``seed``) hash lowest, the same on every run of the same code; another seed draws another
-    sample."""
+    sample. ``n`` None: every mutant of those areas."""
     import hashlib
 
     (mutants / "sample.txt").unlink(missing_ok=True)
@@ -264,6 +302,16 @@ def table(by_area: dict[str, Counter]) -> str:
     return "\n".join(lines)
 
 
+def _option(rest: list[str], flag: str) -> str | None:
+    """The value after ``flag`` in ``rest`` (both removed), None where it is absent."""
+    if flag not in rest:
+        return None
+    at = rest.index(flag)
+    value = rest[at + 1]
+    del rest[at : at + 2]
+    return value
+
+
 def main(argv: list[str]) -> int:
     import os
 
@@ -275,8 +323,12 @@ def main(argv: list[str]) -> int:
     if command == "survivors":
         print("\n".join(survivors(ROOT / "mutants", rest[0] if rest else None)))
         return 0
+    if command == "killed-by":
+        found = killed_by(ROOT / "mutants", rest[0] if rest else None)
+        print("\n".join(f"{k}  {test}" for k, test in sorted(found.items())))
+        return 0
     if command != "run":
-        print(f"usage: {sys.argv[0]} run|score|survivors [...]", file=sys.stderr)
+        print(f"usage: {sys.argv[0]} run|score|survivors|killed-by [...]", file=sys.stderr)
         return 2
     if "--all-operators" in rest:
         rest.remove("--all-operators")
@@ -287,27 +339,35 @@ def main(argv: list[str]) -> int:
     from mutmut.__main__ import cli
 
     (ROOT / "mutants/sample.txt").unlink(missing_ok=True)
-    if "--sample" in rest:
-        at = rest.index("--sample")
-        n = int(rest[at + 1])
-        del rest[at : at + 2]
-        seed = ""
-        if "--seed" in rest:
-            at = rest.index("--seed")
-            seed = rest[at + 1]
-            del rest[at : at + 2]
+    if "--sample" in rest or "--area" in rest:
+        n = _option(rest, "--sample")
+        seed = _option(rest, "--seed") or ""
         areas = []
         while "--area" in rest:
-            at = rest.index("--area")
-            areas.append(rest[at + 1])
-            del rest[at : at + 2]
+            areas.append(_option(rest, "--area"))
         unknown = set(areas) - {name for name, _ in AREAS}
         if unknown:
             print(f"no such area: {', '.join(sorted(unknown))}", file=sys.stderr)
             return 2
+        again = "--again" in rest
+        if again:
+            rest.remove("--again")
         children = int(rest[rest.index("--max-children") + 1]) if "--max-children" in rest else 1
         generate(children)
-        rest += sample(ROOT / "mutants", n, seed, areas)
+        chosen = sample(ROOT / "mutants", int(n) if n else None, seed, areas)
+        # a mutant judged by an earlier run of the same code keeps its verdict (mutmut
+        # reruns every mutant it is named); --again judges them all anew
+        unjudged = {
+            k
+            for v in verdicts(ROOT / "mutants").values()
+            for k, s in v.items()
+            if s == "not checked"
+        }
+        todo = sorted(chosen) if again else sorted(set(chosen) & unjudged)
+        if not todo:
+            print(table(results(ROOT / "mutants")))
+            return 0
+        rest += todo
 
     try:
         cli.main(["run", *rest], standalone_mode=False)
