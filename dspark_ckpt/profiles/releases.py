@@ -54,9 +54,8 @@ def history(releases: str) -> tuple:
     """Sorts the entries of a line oldest first: release versions, then earlier commits of
     a branch (``main@COMMIT``), then the newest one read (``main``)."""
     first = first_release(releases)
-    if _main(first):
-        return (2 if first == "main" else 1, ())
-    return (0, parse_version(first))
+    branch = _main(first)
+    return (branch, first == "main", () if branch else parse_version(first))
 
 
 def covers(releases: str, version: str) -> bool:

@@ -4,6 +4,8 @@ covers is a one-line usage error naming the ranges (read from the releases' whee
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from conftest import FIXTURES, cli
 
@@ -15,7 +17,13 @@ from dspark_ckpt.profiles.registry import (
     newest,
     resolve_profile,
 )
-from dspark_ckpt.profiles.releases import covers, first_release, last_release, parse_version
+from dspark_ckpt.profiles.releases import (
+    covers,
+    first_release,
+    history,
+    last_release,
+    parse_version,
+)
 
 SMALL = FIXTURES / "targets/small"
 # the newest vLLM release read (the default profile's), the one after it (read by no one
@@ -128,3 +136,13 @@ def test_runtime_outside_every_range_is_one_usage_line():
     assert r.stderr.count("\n") == 1 and "Traceback" not in r.stderr
     assert r.stderr.startswith(f"dspark-ckpt: error: no vLLM profile covers {VLLM_NEXT}; known: ")
     assert "vllm-legacy >=0.29.0,<0.30.0" in r.stderr
+
+
+def test_a_line_sorts_its_releases_then_the_branch_s_earlier_commits_then_its_newest():
+    oldest_first = ["==0.29.0", ">=0.30.0,<=0.33.0", "==0.33.1", "main@abc123", "main"]
+    assert sorted(reversed(oldest_first), key=history) == oldest_first
+    line = {r: replace(get_profile("trtllm-dspark"), releases=r) for r in oldest_first}
+    assert (
+        newest({f"p{i}": p for i, p in enumerate(line.values())}, "trtllm-dspark").releases
+        == "main"
+    )
