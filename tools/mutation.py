@@ -5,6 +5,7 @@ against the in-process tests only, then a score per area.
     nice -n 19 python tools/mutation.py run [--max-children 1] [--all-operators] [MUTANT_GLOB ...]
     nice -n 19 python tools/mutation.py run --sample 50 [--seed S] [--area A ...] [--max-children 1]
     nice -n 19 python tools/mutation.py run --area loader [--again]   # every mutant of an area
+    nice -n 19 python tools/mutation.py run --full NAME ...   # with every test reaching it
     python tools/mutation.py score            # the table again, from mutants/
     python tools/mutation.py survivors [AREA] # the surviving mutants' names (mutmut show NAME)
     python tools/mutation.py killed-by [AREA] # each killed mutant and the test that failed first
@@ -21,7 +22,9 @@ mutates the functions decorated with `@rule`, `@repair` and `@property` (mutmut 
 decorated function, and every rule and repair of this project is one). Those decorators
 register or wrap the function once and call it unchanged, so mutmut's trampoline, placed
 under them, switches between the original and each mutant as it does for any function.
-It also hands each mutant's tests to pytest one module at a time, the cheapest first and the
+It judges the loader's and the profiles' mutants by their own tests and the rules' tables
+(``AREA_TESTS``; `--full`: by every test that reaches them). It hands each mutant's tests to
+pytest one module at a time, the cheapest first and the
 fastest test first (``ordered``), and records the test that killed it. `mutants/`
 (git-ignored) keeps the results: a second `run` tests only what changed.
 See CONTRIBUTING.md ("Mutation testing") for the run time and how to read the score.
@@ -53,6 +56,16 @@ AREAS = (
         ),
     ),
 )
+# the tests an area's mutants are judged by, of those mutmut finds reaching the mutated
+# function (an area not named here: all of them). The loader model and the profiles are
+# reached by every test (each inspects a drafter), the repair and fix tests among them: a
+# survivor there ran ~1,000 tests, 70% of their time in tests/commands/. Their own tests and
+# the rules' tables, which judge every drafter through them, kill what the whole selection
+# kills (CONTRIBUTING.md, "Mutation testing"); `--full` runs all of them.
+AREA_TESTS = {
+    "loader": ("tests/loader/", "tests/rules/", "tests/profiles/"),
+    "profiles": ("tests/profiles/", "tests/rules/", "tests/loader/"),
+}
 # decorators that register or wrap a function without calling it at definition time
 MUTATED_DECORATORS = {"rule", "repair", "property"}
 # the one-character bugs (issue 29): a comparison, boolean or arithmetic operator swapped, a
@@ -166,11 +179,32 @@ def _fastest_first() -> None:
 
     def run_tests(self, *, mutant_name, tests):
         plugins = [Killer(mutant_name)] if mutant_name else []
+        if mutant_name:
+            tests = narrowed(mutant_name, tests)
         with change_cwd("mutants"):
             return int(self.execute_pytest(self._pytest_args_regular_run(tests), plugins=plugins))
 
     PytestRunner._pytest_args_regular_run = _pytest_args_regular_run
     PytestRunner.run_tests = run_tests
+
+
+def mutant_area(name: str) -> str | None:
+    """The area of a mutant (``dspark_ckpt.loader.model.x_f__mutmut_3``): its module's."""
+    parts = name.split(".")
+    for i in range(len(parts) - 1, 0, -1):
+        path = "/".join(parts[:i]) + ".py"
+        if (ROOT / path).is_file():
+            return area_of(path)
+    return None
+
+
+def narrowed(name: str, tests) -> list[str]:
+    """Of the tests that reach mutant ``name``'s function, those of its area's
+    ``AREA_TESTS`` (all of them where none is one of those)."""
+    tests = list(tests)
+    dirs = AREA_TESTS.get(mutant_area(name))
+    own = [t for t in tests if t.startswith(dirs)] if dirs else []
+    return own or tests
 
 
 def killed_by(mutants: Path, area: str | None) -> dict[str, str]:
@@ -336,6 +370,9 @@ def main(argv: list[str]) -> int:
         _one_character_operators()
     _allow_our_decorators()
     _fastest_first()
+    if "--full" in rest:  # every test that reaches the mutated function, in every area
+        rest.remove("--full")
+        AREA_TESTS.clear()
     from mutmut.__main__ import cli
 
     (ROOT / "mutants/sample.txt").unlink(missing_ok=True)
