@@ -45,7 +45,7 @@ def last_release(releases: str) -> str:
 def parse_version(text: str) -> tuple[int, ...]:
     """``0.32.1`` as ``(0, 32, 1)``; a ``ValueError`` for anything else."""
     parts = text.strip().split(".")
-    if not parts or not all(p.isdigit() for p in parts):
+    if not all(p.isdigit() for p in parts):  # split gives at least one part
         raise ValueError(f"not a release version: {text!r}")
     return tuple(int(p) for p in parts)
 
