@@ -15,6 +15,7 @@ from dspark_ckpt.profiles.registry import (
     PROFILES,
     get_profile,
     newest,
+    newest_release,
     resolve_profile,
 )
 from dspark_ckpt.profiles.releases import (
@@ -146,3 +147,10 @@ def test_a_line_sorts_its_releases_then_the_branch_s_earlier_commits_then_its_ne
         newest({f"p{i}": p for i, p in enumerate(line.values())}, "trtllm-dspark").releases
         == "main"
     )
+
+
+def test_a_runtime_s_newest_release_is_its_highest_version_or_its_branch():
+    """``--runtime vllm`` without a version: the newest release its profiles cover."""
+    assert newest_release("vLLM") == VLLM_LAST
+    assert newest_release("SGLang") == SGLANG
+    assert newest_release("TensorRT-LLM") == "main"
