@@ -154,3 +154,13 @@ def test_a_runtime_s_newest_release_is_its_highest_version_or_its_branch():
     assert newest_release("vLLM") == VLLM_LAST
     assert newest_release("SGLang") == SGLANG
     assert newest_release("TensorRT-LLM") == "main"
+
+
+def test_no_family_and_no_default_family_profile_covering_it_is_the_first_that_does():
+    """A release only other families' profiles cover, asked for no family: the first of
+    them in the registry (the default family's, dspark, where one covers it)."""
+    two = [PROFILES["vllm-eagle3"], PROFILES["vllm-dflash"]]
+    for order in (two, two[::-1]):
+        registry = {p.name: p for p in order}
+        assert resolve_profile(f"vllm=={VLLM_LAST}", None, profiles=registry) == order[0].name
+        assert resolve_profile(f"vllm=={VLLM_LAST}", "dflash", profiles=registry) == "vllm-dflash"
