@@ -154,6 +154,11 @@ def ordered(tests, seconds: dict[str, float]) -> list[str]:
     ]
 
 
+# the mutants this run judges, where each is named (the clean run before them runs only the
+# tests they will run)
+CLEAN_RUN: list[str] = []
+
+
 def _fastest_first() -> None:
     """Each mutant's tests in ``ordered``'s order, and the test that killed it written to
     ``mutants/killed-by/NAME`` (mutmut keeps only the exit code)."""
@@ -181,6 +186,8 @@ def _fastest_first() -> None:
         plugins = [Killer(mutant_name)] if mutant_name else []
         if mutant_name:
             tests = narrowed(mutant_name, tests)
+        elif tests and CLEAN_RUN:  # the clean run: only the tests the mutants will run
+            tests = sorted({t for name in CLEAN_RUN for t in narrowed(name, tests)})
         with change_cwd("mutants"):
             return int(self.execute_pytest(self._pytest_args_regular_run(tests), plugins=plugins))
 
@@ -407,6 +414,9 @@ def main(argv: list[str]) -> int:
         rest += todo
 
     try:
+        named = [a for a in rest if "__mutmut_" in a and "*" not in a]
+        if AREA_TESTS and named and all(mutant_area(a) in AREA_TESTS for a in named):
+            CLEAN_RUN[:] = named
         cli.main(["run", *rest], standalone_mode=False)
     finally:
         print(table(results(ROOT / "mutants")))
