@@ -172,9 +172,12 @@ def layer_shapes(
 
 
 def shaped(mods: tuple[Module, ...], shapes: dict) -> tuple[Module, ...]:
+    """``mods`` with the weight shape the config gives each module that has a weight (with a
+    bias or not: SGLang's classic EAGLE fc is a Linear with a bias, and its weight loader
+    asserts the weight's size like any other's)."""
     return tuple(
         Module(
-            m.path, m.stored_as, m.tensors, shapes.get(m.path) if m.tensors == ("weight",) else None
+            m.path, m.stored_as, m.tensors, shapes.get(m.path) if "weight" in m.tensors else None
         )
         for m in mods
     )
