@@ -67,3 +67,10 @@ def test_gaps_are_what_no_range_covers():
     assert list(gaps([(0, 3)], 0, 3)) == []
     assert list(gaps([], 2, 5)) == [(2, 5)]
     assert list(gaps([(0, 2)], 0, 3)) == [(2, 3)]
+
+
+def test_a_name_that_starts_with_a_dot_has_an_empty_first_component():
+    """``.weight`` and ``.a.b`` share the component before their first dot (the empty one):
+    one run, as ``layers.0`` and ``layers.1`` share ``layers``."""
+    names = sorted([".a.b", ".weight", "fc.weight", "norm"])
+    assert list(children(names, "", 0, len(names))) == [("", 0, 2), ("fc", 2, 3), ("norm", 3, 4)]
