@@ -5,6 +5,7 @@ against the in-process tests only, then a score per area.
     nice -n 19 python tools/mutation.py run [--max-children 1] [--all-operators] [MUTANT_GLOB ...]
     nice -n 19 python tools/mutation.py run --sample 50 [--seed S] [--area A ...] [--max-children 1]
     nice -n 19 python tools/mutation.py run --area loader [--again]   # every mutant of an area
+    nice -n 19 python tools/mutation.py run --sample 50 --area loader --survivors  # new tests
     nice -n 19 python tools/mutation.py run --full NAME ...   # with every test reaching it
     python tools/mutation.py score            # the table again, from mutants/
     python tools/mutation.py survivors [AREA] # the surviving mutants' names (mutmut show NAME)
@@ -14,7 +15,8 @@ against the in-process tests only, then a score per area.
 (those whose name hashes lowest): a score in minutes where the whole run takes hours;
 `--area A` (repeatable) takes only that area (`loader`, `profiles`, ...), all of its mutants
 without `--sample`. Those runs go on where the last stopped: a mutant judged on the same code
-keeps its verdict (`--again` judges them all anew).
+keeps its verdict (`--again` judges them all anew, `--survivors` the survivors, after new
+tests: mutmut reruns only the functions whose code changed).
 
 The configuration is `[tool.mutmut]` of pyproject.toml (what is mutated, which tests run,
 what is copied into `mutants/`). This wrapper adds one thing mutmut 3 does not do: it
@@ -393,9 +395,8 @@ def main(argv: list[str]) -> int:
         if unknown:
             print(f"no such area: {', '.join(sorted(unknown))}", file=sys.stderr)
             return 2
-        again = "--again" in rest
-        if again:
-            rest.remove("--again")
+        again, retry = "--again" in rest, "--survivors" in rest
+        rest[:] = [a for a in rest if a not in ("--again", "--survivors")]
         children = int(rest[rest.index("--max-children") + 1]) if "--max-children" in rest else 1
         generate(children)
         chosen = sample(ROOT / "mutants", int(n) if n else None, seed, areas)
@@ -407,6 +408,8 @@ def main(argv: list[str]) -> int:
             for k, s in v.items()
             if s == "not checked"
         }
+        if retry:  # the survivors again, after new tests (mutmut reruns only changed code)
+            unjudged |= set(survivors(ROOT / "mutants", None))
         todo = sorted(chosen) if again else sorted(set(chosen) & unjudged)
         if not todo:
             print(table(results(ROOT / "mutants")))
