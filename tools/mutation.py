@@ -15,8 +15,8 @@ against the in-process tests only, then a score per area.
 (those whose name hashes lowest): a score in minutes where the whole run takes hours;
 `--area A` (repeatable) takes only that area (`loader`, `profiles`, ...), all of its mutants
 without `--sample`. Those runs go on where the last stopped: a mutant judged on the same code
-keeps its verdict (`--again` judges them all anew, `--survivors` the survivors, after new
-tests: mutmut reruns only the functions whose code changed).
+keeps its verdict (`--again` judges them all anew, `--survivors` the survivors and those no
+test reached, after new tests: mutmut reruns only the functions whose code changed).
 
 The configuration is `[tool.mutmut]` of pyproject.toml (what is mutated, which tests run,
 what is copied into `mutants/`). This wrapper adds one thing mutmut 3 does not do: it
@@ -408,8 +408,14 @@ def main(argv: list[str]) -> int:
             for k, s in v.items()
             if s == "not checked"
         }
-        if retry:  # the survivors again, after new tests (mutmut reruns only changed code)
-            unjudged |= set(survivors(ROOT / "mutants", None))
+        if retry:  # after new tests (mutmut reruns only changed code): the survivors again,
+            # and those no test reached
+            unjudged |= {
+                k
+                for v in verdicts(ROOT / "mutants").values()
+                for k, s in v.items()
+                if s in ("survived", "no tests")
+            }
         todo = sorted(chosen) if again else sorted(set(chosen) & unjudged)
         if not todo:
             print(table(results(ROOT / "mutants")))
