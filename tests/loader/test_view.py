@@ -84,3 +84,11 @@ def test_eagle3_requires_neither_and_an_unknown_or_layerless_config_has_no_trans
     assert native_config({**DSPARK, "speculators_model_type": "peagle"}) is None
     assert native_config({**DSPARK, "transformer_layer_config": None}) is None
     assert native_config({**EAGLE3, "transformer_layer_config": "qwen3"}) is None
+
+
+@pytest.mark.parametrize(("given", "read"), [({}, False), ({"sample_from_anchor": True}, True)])
+def test_the_dflash_translation_samples_from_the_anchor_only_where_the_config_says(given, read):
+    from dspark_ckpt.loader.view import translation
+
+    raw = {**DSPARK, "speculators_model_type": "dflash", **given}
+    assert translation(raw, ())["dflash_config"]["sample_from_anchor"] is read
