@@ -8,7 +8,7 @@ import mtp_targets as MT  # fixtures/, on sys.path through tests/conftest.py
 import pytest
 
 from dspark_ckpt.facts.mtp import read_mtp_target
-from dspark_ckpt.loader.mtp import mtp_model
+from dspark_ckpt.loader.mtp import Count, mtp_model, resolve_count
 from dspark_ckpt.profiles.mtp import LOADERS
 
 BY_NAME = {x.name: x for x in LOADERS}
@@ -57,3 +57,23 @@ def test_a_second_layer_declared_is_built_not_beyond(tmp_path):
         extra=second,
     )
     assert (m.layers, m.missing_layers, m.beyond) == ((N, N + 1), (), ())
+
+
+@pytest.mark.parametrize(
+    ("declared", "value"), [(0, 0), (1, 1), (2, 2), (-1, None), ("1", None), (True, 1)]
+)
+def test_a_declared_layer_count_is_taken_from_0_up(tmp_path, declared, value):
+    """0 is a count (no draft layer: DSC801 says so), a negative or a string is none."""
+    t = read_mtp_target(
+        MT.write(tmp_path / "t", "deepseek_v3", config={"num_nextn_predict_layers": declared})
+    )
+    got = resolve_count(t, BY_NAME["vllm-mtp-deepseek"])
+    assert (got.value, got.key, got.declared) == (value, "num_nextn_predict_layers", declared)
+
+
+def test_no_count_key_and_no_default_names_the_first_key_or_count(tmp_path):
+    t = read_mtp_target(
+        MT.write(tmp_path / "t", "ernie", config={"num_nextn_predict_layers": None})
+    )
+    x = BY_NAME["vllm-mtp-ernie"]
+    assert resolve_count(t, x) == Count(None, x.count_keys[0])
