@@ -48,3 +48,60 @@ def test_the_sample_is_the_same_each_time_and_the_score_counts_only_it(tmp_path)
     row = next(line for line in mutation.table(mutation.results(root)).splitlines()
                if line.startswith("rules"))  # fmt: skip
     assert row.split() == ["rules", "10", "9", "0", "1", "0", "0", "90.0%"]
+
+
+def test_a_sample_of_one_area_leaves_the_others_out(tmp_path):
+    root = results(
+        tmp_path / "mutants",
+        {
+            "dspark_ckpt/rules/vocab.py": {f"dspark_ckpt.rules.vocab.x_f__mutmut_{i}": 1 for i in range(5)},
+            "dspark_ckpt/loader/model.py": {f"dspark_ckpt.loader.model.x_g__mutmut_{i}": None for i in range(5)},
+        },
+    )  # fmt: skip
+    chosen = mutation.sample(root, 3, areas=["loader"])
+    assert len(chosen) == 3 and all(".loader." in k for k in chosen)
+    assert set(chosen) < set(mutation.sample(root, None, areas=["loader"]))
+    assert len(mutation.sample(root, None, areas=["loader"])) == 5  # None: the whole area
+    counts = mutation.results(root)
+    assert sum(counts["rules"].values()) == 0 and counts["loader"]["not checked"] == 5
+
+
+def test_the_loader_s_and_the_profiles_mutants_run_their_own_tests_and_the_rules():
+    assert (
+        mutation.mutant_area("dspark_ckpt.loader.model.xǁLoaderModelǁmissing__mutmut_3") == "loader"
+    )
+    assert mutation.mutant_area("dspark_ckpt.profiles.releases.x_history__mutmut_1") == "profiles"
+    assert mutation.mutant_area("dspark_ckpt.commands.repair.x_plan__mutmut_1") == "repairs"
+    tests = [
+        "tests/commands/test_fix.py::t",
+        "tests/rules/test_cases.py::t",
+        "tests/loader/test_names.py::t",
+    ]
+    loader = "dspark_ckpt.loader.names.x_span__mutmut_1"
+    assert mutation.narrowed(loader, tests) == tests[1:]
+    # only tests outside the area's own: all of them, never none (pytest would run everything)
+    assert mutation.narrowed(loader, tests[:1]) == tests[:1]
+    assert mutation.narrowed("dspark_ckpt.rules.vocab.x_f__mutmut_1", tests) == tests  # fmt: skip
+
+
+def test_a_mutant_s_tests_run_module_by_module_cheapest_first():
+    seconds = {"a.py::slow": 5.0, "a.py::fast": 0.1, "b.py::x": 1.0, "b.py::y": 2.0, "c.py::z": 0.0}
+    assert mutation.ordered(set(seconds), seconds) == [
+        "c.py::z", "b.py::x", "b.py::y", "a.py::fast", "a.py::slow",
+    ]  # fmt: skip
+
+
+def test_killed_by_names_the_first_failing_test_of_each_killed_mutant(tmp_path):
+    root = results(
+        tmp_path / "mutants",
+        {"dspark_ckpt/loader/names.py": {"dspark_ckpt.loader.names.x_has__mutmut_1": 1,
+                                         "dspark_ckpt.loader.names.x_has__mutmut_2": 0}},
+    )  # fmt: skip
+    (root / "killed-by").mkdir()
+    (root / "killed-by/dspark_ckpt.loader.names.x_has__mutmut_1").write_text(
+        "tests/loader/t.py::a\n"
+    )
+    assert mutation.killed_by(root, "loader") == {
+        "dspark_ckpt.loader.names.x_has__mutmut_1": "tests/loader/t.py::a"
+    }
+    assert mutation.killed_by(root, "rules") == {}

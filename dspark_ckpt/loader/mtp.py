@@ -15,6 +15,7 @@ from bisect import bisect_left
 from typing import Any
 
 from dspark_ckpt.facts.mtp import MtpTarget
+from dspark_ckpt.loader import names as N
 from dspark_ckpt.profiles.mtp_loader import Module, MtpLoader
 from dspark_ckpt.record import record
 
@@ -172,15 +173,11 @@ def mtp_model(t: MtpTarget, x: MtpLoader) -> MtpModel:
 
 def _beyond(t: MtpTarget, layout: str, end: int) -> tuple[int, ...]:
     """Stored indices at or past ``end`` under the layer block, where the layer prefix
-    ends in its index (``model.layers.{i}``); () for other layouts."""
-    if not layout.endswith("{i}"):
+    ends in its index (``model.layers.{i}``); () for other layouts. Walked by module
+    (``names.children``), not name by name."""
+    if not layout.endswith(".{i}"):
         return ()
-    parent = layout[: -len("{i}")]
-    found = set()
-    i = bisect_left(t.names, parent)
-    while i < len(t.names) and t.names[i].startswith(parent):
-        head = t.names[i][len(parent) :].partition(".")[0]
-        if head.isdigit() and int(head) >= end:
-            found.add(int(head))
-        i = bisect_left(t.names, parent + head + "/") if head else i + 1  # "/" sorts after "."
-    return tuple(sorted(found))
+    block = layout[: -len(".{i}")]
+    lo, hi = N.span(t.names, block)
+    found = {int(c) for c, _, _ in N.children(t.names, block + ".", lo, hi) if c.isdigit()}
+    return tuple(sorted(i for i in found if i >= end))

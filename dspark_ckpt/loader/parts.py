@@ -5,7 +5,7 @@ modules (``extra_modules`` / ``layer_modules``, parsed from the profile's fields
 
 from __future__ import annotations
 
-from dataclasses import field
+from dataclasses import field, replace
 
 from dspark_ckpt.facts.gather import Facts
 from dspark_ckpt.loader.view import aux_count, count, dotted, present, truthy
@@ -173,12 +173,11 @@ def layer_shapes(
 
 
 def shaped(mods: tuple[Module, ...], shapes: dict) -> tuple[Module, ...]:
-    return tuple(
-        Module(
-            m.path, m.stored_as, m.tensors, shapes.get(m.path) if m.tensors == ("weight",) else None
-        )
-        for m in mods
-    )
+    """``mods`` with the weight shape the config gives each, with a bias or not (SGLang's
+    classic EAGLE fc is a Linear with a bias, and its weight loader asserts the weight's size
+    like any other's). The one module with no weight given here, SGLang's EAGLE-3 fc bias, is
+    at no path the config shapes (fc is shaped for classic EAGLE only)."""
+    return tuple(replace(m, shape=shapes.get(m.path)) for m in mods)
 
 
 def modules_of(paths, maps: NameMaps) -> tuple[Module, ...]:

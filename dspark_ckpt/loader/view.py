@@ -249,8 +249,9 @@ def native_config(raw: dict) -> dict | tuple[str, str] | None:
             return key, f"vLLM's {kind} translation requires it (a KeyError without it)"
     # a null aux id list falls back to eagle_aux_hidden_state_layer_ids where one is written
     aux = raw.get(SPECULATORS_AUX) or raw.get("eagle_aux_hidden_state_layer_ids")
-    vllm = newest(PROFILES, f"vllm-{kind}")  # the translation of vLLM's newest release
-    out = translation({**raw, SPECULATORS_AUX: aux}, vllm.speculators_copied if vllm else ())
+    # the translation of vLLM's newest release (each algorithm here has a vLLM line)
+    copied = newest(PROFILES, f"vllm-{kind}").speculators_copied
+    out = translation({**raw, SPECULATORS_AUX: aux}, copied)
     if kind == "eagle3":
         if out.get("model_type", "llama") not in ("llama", "qwen3"):
             return None  # vLLM: ValueError (Unsupported model_type)

@@ -45,7 +45,7 @@ def last_release(releases: str) -> str:
 def parse_version(text: str) -> tuple[int, ...]:
     """``0.32.1`` as ``(0, 32, 1)``; a ``ValueError`` for anything else."""
     parts = text.strip().split(".")
-    if not parts or not all(p.isdigit() for p in parts):
+    if not all(p.isdigit() for p in parts):  # split gives at least one part
         raise ValueError(f"not a release version: {text!r}")
     return tuple(int(p) for p in parts)
 
@@ -54,9 +54,8 @@ def history(releases: str) -> tuple:
     """Sorts the entries of a line oldest first: release versions, then earlier commits of
     a branch (``main@COMMIT``), then the newest one read (``main``)."""
     first = first_release(releases)
-    if _main(first):
-        return (2 if first == "main" else 1, ())
-    return (0, parse_version(first))
+    branch = _main(first)
+    return (branch, first == "main", () if branch else parse_version(first))
 
 
 def covers(releases: str, version: str) -> bool:

@@ -32,6 +32,7 @@ FOREIGN |= {"--repo", "--inputs", "--out", "--compare"}
 FOREIGN |= {"--wheels"}  # tools/fetch_sources.py
 FOREIGN |= {"--vocab", "--devices", "--repeat", "--shards"}  # benchmarks/*.py
 FOREIGN |= {"--sample", "--seed", "--max-children", "--all-operators"}  # tools/mutation.py
+FOREIGN |= {"--area", "--again", "--full", "--survivors"}  # tools/mutation.py
 CELL_SPLIT = re.compile(r"(?<!\\)\|")
 OPTION = re.compile(r"(?<![\w-])--?[a-z][a-z0-9-]*")
 LONG_OPTION = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")

@@ -103,6 +103,16 @@ def test_a_derived_entry_that_changes_a_field_without_a_new_cite_fails_naming_bo
         base.derive(**common, cites={"hidden_states": "x.py (prose)"}, hidden_states=other)
 
 
+def test_a_derived_entry_keeps_its_variant_unless_it_names_one():
+    """A variant's next release stays on the variant's line; ``variant=`` names another."""
+    base = get_profile("vllm-xpress")
+    common = dict(name="vllm-next", release="vLLM next", releases="==9.0.0", sources=())
+    assert base.variant == "xpress"
+    assert base.derive(**common).variant == "xpress"
+    assert base.derive(**common, variant="other").variant == "other"
+    assert get_profile("vllm-dspark@0.30.0").derive(**common, variant="other").variant == "other"
+
+
 # --- names --------------------------------------------------------------------------------
 
 

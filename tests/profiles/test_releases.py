@@ -4,6 +4,8 @@ covers is a one-line usage error naming the ranges (read from the releases' whee
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from conftest import FIXTURES, cli
 
@@ -13,9 +15,16 @@ from dspark_ckpt.profiles.registry import (
     PROFILES,
     get_profile,
     newest,
+    newest_release,
     resolve_profile,
 )
-from dspark_ckpt.profiles.releases import covers, first_release, last_release, parse_version
+from dspark_ckpt.profiles.releases import (
+    covers,
+    first_release,
+    history,
+    last_release,
+    parse_version,
+)
 
 SMALL = FIXTURES / "targets/small"
 # the newest vLLM release read (the default profile's), the one after it (read by no one
@@ -128,3 +137,30 @@ def test_runtime_outside_every_range_is_one_usage_line():
     assert r.stderr.count("\n") == 1 and "Traceback" not in r.stderr
     assert r.stderr.startswith(f"dspark-ckpt: error: no vLLM profile covers {VLLM_NEXT}; known: ")
     assert "vllm-legacy >=0.29.0,<0.30.0" in r.stderr
+
+
+def test_a_line_sorts_its_releases_then_the_branch_s_earlier_commits_then_its_newest():
+    oldest_first = ["==0.29.0", ">=0.30.0,<=0.33.0", "==0.33.1", "main@abc123", "main"]
+    assert sorted(reversed(oldest_first), key=history) == oldest_first
+    line = {r: replace(get_profile("trtllm-dspark"), releases=r) for r in oldest_first}
+    assert (
+        newest({f"p{i}": p for i, p in enumerate(line.values())}, "trtllm-dspark").releases
+        == "main"
+    )
+
+
+def test_a_runtime_s_newest_release_is_its_highest_version_or_its_branch():
+    """``--runtime vllm`` without a version: the newest release its profiles cover."""
+    assert newest_release("vLLM") == VLLM_LAST
+    assert newest_release("SGLang") == SGLANG
+    assert newest_release("TensorRT-LLM") == "main"
+
+
+def test_no_family_and_no_default_family_profile_covering_it_is_the_first_that_does():
+    """A release only other families' profiles cover, asked for no family: the first of
+    them in the registry (the default family's, dspark, where one covers it)."""
+    two = [PROFILES["vllm-eagle3"], PROFILES["vllm-dflash"]]
+    for order in (two, two[::-1]):
+        registry = {p.name: p for p in order}
+        assert resolve_profile(f"vllm=={VLLM_LAST}", None, profiles=registry) == order[0].name
+        assert resolve_profile(f"vllm=={VLLM_LAST}", "dflash", profiles=registry) == "vllm-dflash"

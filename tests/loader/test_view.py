@@ -1,0 +1,94 @@
+"""dspark_ckpt/loader/view.py: the native config ``fix`` writes for a speculators-format
+config, each limit on both sides."""
+
+from __future__ import annotations
+
+import pytest
+
+from dspark_ckpt.loader.view import native_config
+
+DSPARK = {
+    "speculators_model_type": "dspark",
+    "transformer_layer_config": {"model_type": "qwen3", "hidden_size": 8},
+    "aux_hidden_state_layer_ids": [2, 3],
+    "mask_token_id": 5,
+}
+
+
+@pytest.mark.parametrize(
+    "archs,written",
+    [
+        (["Qwen3OmniDSparkModel"], ["Qwen3OmniDSparkModel"]),  # a DSpark architecture: kept
+        (["Qwen3DSparkModel"], ["Qwen3DSparkModel"]),
+        (["LlamaForCausalLM", "Qwen3OmniDSparkModel"], ["Qwen3OmniDSparkModel"]),
+        (["LlamaForCausalLM"], ["Qwen3DSparkModel"]),  # none of DSpark's: the translation's
+        ([], ["Qwen3DSparkModel"]),
+        (None, ["Qwen3DSparkModel"]),
+    ],
+)
+def test_a_dspark_native_config_keeps_its_own_dspark_architecture(archs, written):
+    raw = {**DSPARK} if archs is None else {**DSPARK, "architectures": archs}
+    assert native_config(raw)["architectures"] == written
+
+
+@pytest.mark.parametrize("kind", ["eagle3", "dflash", "dspark"])
+def test_each_algorithm_translated_is_written_with_its_architecture(kind):
+    native = native_config({**DSPARK, "speculators_model_type": kind})
+    assert native["architectures"] == [
+        {"eagle3": "LlamaForCausalLMEagle3", "dflash": "DFlashDraftModel"}.get(
+            kind, "Qwen3DSparkModel"
+        )
+    ]
+
+
+EAGLE3 = {**DSPARK, "speculators_model_type": "eagle3"}
+
+
+def test_an_eagle3_native_config_writes_the_aux_ids_as_vllm_and_as_sglang_count_them():
+    """vLLM reads the speculators ids as written; SGLang captures layer id + 1
+    (python/sglang/srt/models/llama.py:939-941), so its copy is one lower; a non-integer id
+    is left as written (DSC651 / the load rules judge it)."""
+    native = native_config({**EAGLE3, "aux_hidden_state_layer_ids": [2, 5, "x"]})
+    assert native["eagle_aux_hidden_state_layer_ids"] == [2, 5, "x"]
+    assert native["eagle_config"]["eagle_aux_hidden_state_layer_ids"] == [1, 4, "x"]
+    # a null list falls back to eagle_aux_hidden_state_layer_ids where one is written
+    fallback = {
+        **EAGLE3,
+        "aux_hidden_state_layer_ids": None,
+        "eagle_aux_hidden_state_layer_ids": [3],
+    }
+    assert native_config(fallback)["eagle_config"]["eagle_aux_hidden_state_layer_ids"] == [2]
+
+
+def test_the_dspark_translation_shifts_the_aux_ids_by_one():
+    native = native_config({**DSPARK, "aux_hidden_state_layer_ids": [2, 5]})
+    assert native["eagle_aux_hidden_state_layer_ids"] == [2, 5]
+    assert native["target_layer_ids"] == [1, 4]
+
+
+@pytest.mark.parametrize("kind", ["dflash", "dspark"])
+@pytest.mark.parametrize("key", ["mask_token_id", "aux_hidden_state_layer_ids"])
+def test_a_key_the_translation_requires_is_named_where_it_is_missing(kind, key):
+    raw = {k: v for k, v in {**DSPARK, "speculators_model_type": kind}.items() if k != key}
+    assert native_config(raw) == (
+        key,
+        f"vLLM's {kind} translation requires it (a KeyError without it)",
+    )
+
+
+def test_eagle3_requires_neither_and_an_unknown_or_layerless_config_has_no_translation():
+    raw = {
+        k: v for k, v in EAGLE3.items() if k not in ("mask_token_id", "aux_hidden_state_layer_ids")
+    }
+    assert isinstance(native_config(raw), dict)
+    assert native_config({**DSPARK, "speculators_model_type": "peagle"}) is None
+    assert native_config({**DSPARK, "transformer_layer_config": None}) is None
+    assert native_config({**EAGLE3, "transformer_layer_config": "qwen3"}) is None
+
+
+@pytest.mark.parametrize(("given", "read"), [({}, False), ({"sample_from_anchor": True}, True)])
+def test_the_dflash_translation_samples_from_the_anchor_only_where_the_config_says(given, read):
+    from dspark_ckpt.loader.view import translation
+
+    raw = {**DSPARK, "speculators_model_type": "dflash", **given}
+    assert translation(raw, ())["dflash_config"]["sample_from_anchor"] is read
