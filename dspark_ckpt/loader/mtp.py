@@ -11,6 +11,7 @@ layers is reported as such (``too_many``), not walked.
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left
 from dataclasses import dataclass
 from typing import Any
@@ -47,6 +48,9 @@ class MtpModel:
     beyond: tuple[int, ...]  # stored draft-layer indices past the count: never loaded
     too_many: bool = False  # declared more layers than are walked (or the runtime loads)
     layout: str = ""  # the stored layer prefix judged (``layer`` or one of ``layer_also``)
+    incomplete: tuple[int, ...] = ()  # the draft layers missing a module, or whole
+    refused: tuple[str, ...] = ()  # stored names under a draft layer the loader raises on
+    moe_layers: tuple[int, ...] = ()  # draft layers a dense-only build refuses (MoE)
 
     def prefix(self, index: int) -> str:
         return (self.layout or self.loader.layer).format(i=index)
@@ -111,18 +115,38 @@ def _modules(x: MtpLoader, step_pos: int, per_step: int) -> tuple[Module, ...]:
     return tuple(mods)
 
 
+def _stored_as(x: MtpLoader, prefix: str, path: str) -> list[str]:
+    """The full paths module ``path`` of a draft layer may be stored under: each of its
+    alternatives (``a|b``) and the other names the loader reads them under (``also``)."""
+    out = []
+    for one in path.split("|"):
+        out.append(one)
+        out += [stored for mod, stored in x.also if mod in (one, path)]
+    return [f"{prefix}.{one}" if prefix else one for one in dict.fromkeys(out)]
+
+
 def _check(
-    t: MtpTarget, full: str, shape: str | None, missing: list, wrong: list, dense: bool = False
+    t: MtpTarget,
+    full: str,
+    shape: str | None,
+    missing: list,
+    wrong: list,
+    dense: bool = False,
+    others: tuple[str, ...] = (),
 ) -> bool:
-    """Whether module ``full`` is stored; records what is missing or misshapen. A norm
-    (a 1-D shape) is its exact ``.weight``; any other module is stored when some tensor lies
-    under it (a quantised linear stores ``qweight`` / ``weight_packed`` ...). ``dense``: the
-    model builds it unquantised, so a packed weight's shape is judged too."""
-    weight = t.tensors.get(f"{full}.weight")
+    """Whether module ``full`` (or one of ``others``, the names it is also read under) is
+    stored; records what is missing or misshapen. A norm (a 1-D shape) is its exact
+    ``.weight``; any other module is stored when some tensor lies under it (a quantised
+    linear stores ``qweight`` / ``weight_packed`` ...). ``dense``: the model builds it
+    unquantised, so a packed weight's shape is judged too."""
     one_d = shape is not None and "," not in shape
-    stored = weight is not None if one_d else _span(t.names, full)
-    if not stored:
-        missing.append(f"{full}.weight" if shape else full)
+    for name in (full, *others):
+        weight = t.tensors.get(f"{name}.weight")
+        if weight is not None if one_d else _span(t.names, name):
+            break
+    else:
+        shown = full.replace("|", " or ")
+        missing.append(f"{shown}.weight" if shape else shown)
         return False
     if shape and weight is not None and (dense or weight.dtype in FLOAT_DTYPES):
         want = _shape(shape, t)
@@ -144,17 +168,24 @@ def mtp_model(t: MtpTarget, x: MtpLoader) -> MtpModel:
     layout = _layout(t, x, first)
     too_many = total > MAX_WALKED or (x.count_max is not None and count.value > x.count_max)
     walked = min(total, MAX_WALKED)
-    layers, whole = [], []
+    layers, whole, incomplete, refused = [], [], [], []
     for k in range(walked):
         j = first + k
         mods = _modules(x, k % per_step, per_step)
-        paths = [(layout + "." + p).format(i=j) for p, _ in mods]
+        prefix = layout.format(i=j)
+        paths = [_stored_as(x, prefix, p.format(i=j)) for p, _ in mods]
         layers.append(j)
-        if not any(_span(t.names, p) for p in paths):
+        if not any(_span(t.names, one) for names in paths for one in names):
             whole.append(j)
+            incomplete.append(j)
             continue
-        for full, (_, shape) in zip(paths, mods, strict=True):
-            _check(t, full, shape, missing, wrong)
+        before = len(missing)
+        for names, (path, shape) in zip(paths, mods, strict=True):
+            full = names[0] if "|" not in path else f"{prefix}.{path.format(i=j)}"
+            _check(t, full, shape, missing, wrong, others=tuple(n for n in names if n != full))
+        if len(missing) > before:
+            incomplete.append(j)
+        refused += _refused(t, x, prefix)
     return MtpModel(
         x,
         count,
@@ -167,7 +198,52 @@ def mtp_model(t: MtpTarget, x: MtpLoader) -> MtpModel:
         _beyond(t, layout, first + total),
         too_many,
         layout,
+        tuple(incomplete),
+        tuple(refused),
+        _moe_layers(t, x, layers),
     )
+
+
+def _refused(t: MtpTarget, x: MtpLoader, prefix: str) -> list[str]:
+    """The stored names under a draft layer's prefix the loader raises on."""
+    if not x.refused or not prefix:
+        return []
+    out = []
+    i = bisect_left(t.names, prefix + ".")
+    while i < len(t.names) and t.names[i].startswith(prefix + "."):
+        rest = t.names[i][len(prefix) + 1 :]
+        if any(re.match(pattern, rest) for pattern in x.refused):
+            out.append(t.names[i])
+        i += 1
+    return out
+
+
+def _indices(value: Any) -> set[int] | None:
+    """A layer-index list as a config gives it: "1,2,3" or [1, 2, 3]; None if unreadable."""
+    items = value.split(",") if isinstance(value, str) else value
+    if not isinstance(items, list | tuple):
+        return None
+    try:
+        return {int(str(v).strip()) for v in items if str(v).strip()}
+    except ValueError:
+        return None
+
+
+def _moe_layers(t: MtpTarget, x: MtpLoader, layers: list[int]) -> tuple[int, ...]:
+    """The draft layers a dense-only MTP build makes MoE (and so refuses): those the first
+    of ``moe_keys`` the config sets lists, else every index from 1 below num_hidden_layers."""
+    if not x.moe_keys:
+        return ()
+    listed = None
+    for key in x.moe_keys:
+        found = t.get(key)
+        if found is not None and found[0] is not None:
+            listed = _indices(found[0])
+            break
+    if listed is None:
+        n = t.size("num_hidden_layers") or 0
+        listed = set(range(1, n))
+    return tuple(j for j in layers if j in listed)
 
 
 def _beyond(t: MtpTarget, layout: str, end: int) -> tuple[int, ...]:

@@ -53,6 +53,8 @@ LOADERS: tuple[MtpLoader, ...] = (
     vm.VLLM_INTERNS2_MOBIUS,
     vm.VLLM_BAILING_V3,
     vm.VLLM_MIMO_V2_OMNI,
+    vm.VLLM_STEP3P5,
+    vm.VLLM_STEP5,
     sg.SGLANG_DEEPSEEK,
     sg.SGLANG_GLM4_MOE,
     sg.SGLANG_QWEN3_NEXT,
@@ -69,6 +71,7 @@ LOADERS: tuple[MtpLoader, ...] = (
     sg.SGLANG_HY_V3,
     sg.SGLANG_GLM4_MOE_LITE,
     sg.SGLANG_MIMO_V2,
+    sg.SGLANG_STEP3P5,
 )
 RUNTIMES = {"vllm": VLLM, "sglang": SGLANG}
 
@@ -83,14 +86,6 @@ UNJUDGED: dict[tuple[str, str], str] = {
     "are read from index 0 of a separate MTP export, not from the target",
     ("vllm", "GlmOcrMTPModel"): "the override sets num_hidden_layers to 0: a separate MTP "
     "export, not layers of the target",
-    ("vllm", "Step3p5MTP"): "a strict loader: any draft parameter not in the checkpoint is "
-    "refused, quantised or not ('Some parameters like ... will falsely use random "
-    "initialization', step3p5_mtp.py:310-320), and it reads a decoder tensor with or without "
-    "'.transformer.' and the head as shared_head.output or shared_head.head (:286-289): a "
-    "loader here has one stored name per module and no strict mode",
-    ("vllm", "Step5MTP"): "a strict loader (every draft parameter, quantised or not: "
-    "vllm/models/step5/nvidia/mtp.py:410-420) that refuses a MoE draft layer outright "
-    "('Step5 MTP supports dense draft layers only', :300-301): neither is a loader field here",
     ("vllm", "HYV4MTPModel"): "it reads the layer under model.mtp_layers.{k} (from 0) or "
     "model.layers.{num_hidden_layers+k}, and builds max(n, 1) layers while matching only "
     "max(n - 1, 1) stored indices (vllm/models/hy_v4/nvidia/mtp.py:68-71, 414-417): two "
@@ -107,10 +102,6 @@ UNJUDGED: dict[tuple[str, str], str] = {
     ("vllm", "Gemma4MTPModel"): "a separate assistant checkpoint, not layers of the target",
     ("vllm", "ParseAuxMTPModel"): "a vision-prefix parser's auxiliary head, not layers past "
     "the decoder",
-    ("sglang", "Step3p5MTP"): "a strict loader: a draft parameter not in the checkpoint is "
-    "refused (RuntimeError, python/sglang/srt/models/step3p5_mtp.py:290-295), and a layer's "
-    "decoder is read with or without its '.transformer.' prefix (:305-335): no strict mode "
-    "and one stored name per module here",
     ("sglang", "DeepseekV4ForCausalLMNextN"): "V4's NextN layer is stored as mtp.0.* with "
     "e_proj / h_proj and the rest read as its decoder through V4's own weight mapper "
     "(deepseek_v4_nextn.py:249-255); the V4 layer's tensor set (hyper-connection and "

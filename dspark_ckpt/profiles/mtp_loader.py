@@ -14,7 +14,9 @@ SGLANG = "SGLang 0.5.23"
 #   checkpoint") when the model's load_weights returns its loaded names and the target is not
 #   quantised; a quantised target turns the tracking off: the parameter stays as allocated
 # silent: nothing checks: the parameter keeps what it was allocated with
-Missing = Literal["tracked", "silent"]
+# strict: the MTP model's own load_weights compares every parameter with the names it loaded
+#   and raises (``strict_error``), quantised or not
+Missing = Literal["tracked", "silent", "strict"]
 
 Module = tuple[str, str | None]
 
@@ -84,6 +86,23 @@ class MtpLoader:
     # name): a layer stored past the count overwrites it
     stacked: bool = False
     missing: Missing = "tracked"
+    strict_error: str = ""  # what a strict loader raises for a parameter never loaded
+    # another stored path a module of a draft layer is read under (the loader renames it
+    # first): (module path, stored path); a module path "a|b" is either module (the config
+    # picks which: a dense or a MoE MLP)
+    also: tuple[tuple[str, str], ...] = ()
+    # stored names under a draft layer the loader raises on (a KeyError on its parameter
+    # dict): regular expressions matched against the name past the layer's prefix
+    refused: tuple[str, ...] = ()
+    refused_error: str = ""
+    # a dense-only MTP build: config keys listing the MoE layer indices (a "1,2" string or a
+    # list), default every index from 1 below num_hidden_layers; a draft layer listed is
+    # refused when the model is built (``moe_error``)
+    moe_keys: tuple[str, ...] = ()
+    moe_error: str = ""
+    # the serving option the draft layers read depend on ("": none): every value it can take
+    # is judged (each of the declared layers is checked), and the findings say which work
+    serving: str = ""
     # the tensors of a layer it takes from the target instead (never read from the layer)
     from_target: tuple[str, ...] = ()
     cites: dict[str, str] = field(default_factory=dict)

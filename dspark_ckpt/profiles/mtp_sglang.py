@@ -16,6 +16,7 @@ from dspark_ckpt.profiles.mtp_vllm import (
     VLLM_MIMO_V2,
     VLLM_NEMOTRON_H,
 )
+from dspark_ckpt.profiles.mtp_vllm_models import PLAIN_EXTRA, VLLM_STEP3P5
 
 # --- SGLang 0.5.23 ---------------------------------------------------------------------------
 S = "python/sglang/srt/"
@@ -398,5 +399,42 @@ SGLANG_MIMO_V2 = replace(
         "stacked": f'{MV2}:374-381 `name = name.replace(group.group(), "model.mtp_block.")` '
         "(any index maps onto the one layer: the last read wins)",
         "missing": f"{MV2}:288 `params_dict = dict(self.named_parameters())` ({SILENT})",
+    },
+)
+S35 = f"{S}models/step3p5_mtp.py"
+# Step-3.5 / Step-3.7: multi-layer EAGLE, one draft worker per speculative step, each reading
+# one layer (num_hidden_layers + its index) with a strict load
+SGLANG_STEP3P5 = replace(
+    VLLM_STEP3P5,
+    name="sglang-mtp-step3p5",
+    runtime="sglang",
+    release=SGLANG,
+    targets=("arch:Step3p5ForCausalLM", "arch:Step3p7ForConditionalGeneration"),
+    refused=(PLAIN_EXTRA,),  # it drops '.transformer.' before any mapping
+    refused_error="its load_weights looks the name up in its parameters: a KeyError at "
+    "start-up, quantised or not",
+    serving="speculative_num_steps",
+    cites={
+        "targets": f'{S}configs/model_config.py:1097-1098 `"Step3p5MTP"`; '
+        f'{S}configs/model_config.py:1115-1120 `self.hf_config.architectures = ["Step3p5MTP"]`',
+        "count_keys": f"{S35}:34-40 `for i in range(config.num_nextn_predict_layers):`",
+        "count_in_text": f"{S}configs/model_config.py:1119 `self.hf_config = self.hf_text_config`",
+        "first": f"{S35}:210-214 `self.config.num_hidden_layers + self.draft_model_idx`",
+        "layer": f'{S35}:38-39 `weight_name.startswith(f"model.layers.{{base + i}}.")`',
+        "own": f"{S35}:74-78 `self.eh_proj = nn.Linear(config.hidden_size * 2`; "
+        f"{S35}:50-52 `self.head = ParallelLMHead(`",
+        "decoder": f"{S35}:79-84 `self.mtp_block = Step3p5DecoderLayer(`; "
+        f"{S}models/step3p5.py:474-480 `self.moe = Step3p5MoEMLP(` (moe or mlp, as the "
+        "config places the layer)",
+        "also": f'{S35}:305-309 `name = name.replace(".transformer.", ".", 1)`; '
+        f'{S35}:274-275 `name = name.replace("shared_head.output", "shared_head.head")`',
+        "missing": f"{S35}:288-294 `will falsely use random initialization`",
+        "strict_error": f"{S35}:292-293 `are not in the checkpoint and will falsely`",
+        "refused": f'{S35}:329-332 `name = name.replace(layers_prefix, "model.", 1)`; '
+        f"{S35}:282 `param = params_dict[name]`",
+        "refused_error": f"{S35}:282 `param = params_dict[name]`",
+        "serving": f"{S}managers/tp_worker.py:504-519 `draft_model_idx=i,` (one draft worker "
+        "per step, i below speculative_num_steps); "
+        f'{S}arg_groups/overrides.py:346-350 `overrides["enable_multi_layer_eagle"] = True`',
     },
 )

@@ -211,3 +211,121 @@ VLLM_MIMO_V2_OMNI = replace(
         "`class MiMoV2OmniMTP(MiMoV2MTP, SupportsMultiModal):`",
     },
 )
+# --- Step-3.5 / Step-3.7 and Step5: strict loaders ------------------------------------------
+S35 = "vllm/model_executor/models/step3p5_mtp.py"
+S5 = "vllm/models/step5/nvidia/mtp.py"
+STRICT = (
+    "Some parameters like ... are not in the checkpoint and will falsely use random initialization"
+)
+STEP_OWN = (*DEEPSEEK_OWN, ("shared_head.head", "V,H"))
+STEP_DECODER = (
+    ("input_layernorm", "H"),
+    ("post_attention_layernorm", "H"),
+    ("self_attn", None),
+    ("mlp|moe", None),
+)
+# the head is also stored as shared_head.output; the decoder under a ".transformer." segment
+STEP_ALSO = (
+    ("shared_head.head", "shared_head.output"),
+    *((path, f"transformer.{path}") for path, _ in STEP_DECODER for path in path.split("|")),
+)
+# the plain modules (a .weight each): another name under them (a quantised scale) is a
+# KeyError on the parameter dict; .bias is skipped
+PLAIN_EXTRA = r"(enorm|hnorm|eh_proj|shared_head\.norm)\.(?!weight$|bias$)"
+VLLM_STEP3P5 = MtpLoader(
+    name="vllm-mtp-step3p5",
+    runtime="vllm",
+    release=VLLM,
+    architecture="Step3p5MTP",
+    family="Step-3.5 / Step-3.7",
+    targets=(
+        "type:step3p5",
+        "type:step3p7",
+        "arch:Step3p5ForCausalLM",
+        "arch:Step3p7ForConditionalGeneration",
+    ),
+    count_in_text=True,
+    own=STEP_OWN,
+    decoder=STEP_DECODER,
+    also=STEP_ALSO,
+    missing="strict",
+    strict_error=STRICT,
+    # vLLM drops ".transformer." only past its fused (stacked) and expert mappings: a fused
+    # projection stored under it is looked up as ...mtp_block.transformer.*_proj
+    refused=(
+        PLAIN_EXTRA,
+        r"transformer\..*(q_proj|k_proj|v_proj|gate_proj|up_proj)\.",
+        r"transformer\.moe\.down_proj\.",
+    ),
+    refused_error="its load_weights looks the name up in its parameters: a KeyError at "
+    "start-up, quantised or not",
+    cites={
+        "targets": f'{SPEC}:1039-1051 `"architectures": ["Step3p5MTP"]`',
+        "count_keys": f'{SPEC}:1050 `n_predict = getattr(hf_config, "num_nextn_predict_layers", 1)`;'
+        f" {S35}:105-106 `self.num_mtp_layers = config.num_nextn_predict_layers`",
+        "count_in_text": f'{SPEC}:1043 `hf_config = getattr(hf_config, "text_config", hf_config)`',
+        "count_default": f"{S35}:106 `self.num_mtp_layers = config.num_nextn_predict_layers` (an "
+        "attribute: no default); vllm/model_executor/models/utils.py:589 "
+        '`getattr(config, "num_nextn_predict_layers", 0)` (no layer read without it)',
+        "first": f"{S35}:105 `self.mtp_start_layer_idx = config.num_hidden_layers`",
+        "layer": f'{S35}:342-344 `f"model.layers.{{spec_layer}}.mtp_block."` (the own modules are '
+        "looked up as stored: another prefix is a KeyError)",
+        "own": f"{S35}:66-71 `self.eh_proj = nn.Linear(config.hidden_size * 2`; "
+        f"{S35}:46-51 `self.head = ParallelLMHead(`",
+        "decoder": f"{S35}:72-75 `self.mtp_block = Step3p5DecoderLayer(`; "
+        "vllm/model_executor/models/step3p5.py:467-480 `self.moe = FusedMoEBlock(` (moe or "
+        "mlp, as the config places the layer)",
+        "also": f'{S35}:286-289 `name = name.replace("shared_head.output", "shared_head.head")`',
+        "missing": f"{S35}:302-320 `will falsely`; vllm/model_executor/model_loader/"
+        "mtp_validation.py:9-11 `default=True` (off only for a live weight transfer)",
+        "strict_error": f"{S35}:316-320 `are not in the checkpoint and will falsely`",
+        "refused": f"{S35}:230-252 `name = name.replace(weight_name, param_name)` (fused names "
+        f"keep '.transformer.'); {S35}:286-296 `param = params_dict[name]`",
+        "refused_error": f"{S35}:296 `param = params_dict[name]`",
+    },
+)
+VLLM_STEP5 = MtpLoader(
+    name="vllm-mtp-step5",
+    runtime="vllm",
+    release=VLLM,
+    architecture="Step5MTP",
+    family="Step5",
+    targets=(
+        "type:step5",
+        "type:step5_vl",
+        "arch:Step5ForCausalLM",
+        "arch:Step5ForConditionalGeneration",
+    ),
+    count_in_text=True,
+    layer_also=("layers.{i}",),
+    own=STEP_OWN,
+    decoder=(*STEP_DECODER[:3], ("mlp", None)),
+    also=(("shared_head.head", "shared_head.output"),),
+    missing="strict",
+    strict_error=STRICT,
+    moe_keys=("moe_layers_enum", "moe_layer_list"),
+    moe_error="Step5 MTP supports dense draft layers only",
+    cites={
+        "targets": f'{SPEC}:1053-1068 `"architectures": ["Step5MTP"]`',
+        "count_keys": f"{S5}:179-180 `self.num_mtp_layers = config.num_nextn_predict_layers`",
+        "count_in_text": f"{S5}:56-57 `model_config.hf_text_config`",
+        "count_default": "vllm/transformers_utils/configs/step5.py:92 "
+        "`num_nextn_predict_layers: int = 0,` (0: refused); "
+        f"{S5}:181-185 `Step5 MTP requires num_nextn_predict_layers > 0`",
+        "first": f"{S5}:179 `self.mtp_start_layer_idx = config.num_hidden_layers`",
+        "layer": f'{S5}:440-442 `f"model.layers.{{spec_layer}}.mtp_block."`',
+        "layer_also": f'{S5}:370-371 `name = f"model.{{name}}"`',
+        "own": f"{S5}:105-110 `self.eh_proj = nn.Linear(config.hidden_size * 2`; "
+        f"{S5}:81-86 `self.head = ParallelLMHead(`",
+        "decoder": f"{S5}:111-114 `self.mtp_block = Step5DecoderLayer(`; {S5}:300-301 "
+        "`supports dense draft layers only` (the mlp: a MoE draft layer is refused)",
+        "also": f'{S5}:398-399 `name = name.replace("shared_head.output", "shared_head.head")`',
+        "missing": f"{S5}:411-420 `will falsely`; vllm/model_executor/model_loader/"
+        "mtp_validation.py:9-11 `default=True` (off only for a live weight transfer)",
+        "strict_error": f"{S5}:416-420 `are not in the checkpoint and will falsely`",
+        "moe_keys": "vllm/models/step5/nvidia/model.py:256-283 `moe_layer_list` (the enum "
+        "first; default range(1, num_hidden_layers)); vllm/models/step5/nvidia/model.py:"
+        "1942-1946 `if layer_idx in moe_layers_idx:`",
+        "moe_error": f"{S5}:300-301 `Step5 MTP supports dense draft layers only`",
+    },
+)
