@@ -51,9 +51,13 @@ class MtpModel:
     incomplete: tuple[int, ...] = ()  # the draft layers missing a module, or whole
     refused: tuple[str, ...] = ()  # stored names under a draft layer the loader raises on
     moe_layers: tuple[int, ...] = ()  # draft layers a dense-only build refuses (MoE)
+    where: tuple[str, ...] = ()  # each draft layer's prefix judged (as ``layers``)
 
     def prefix(self, index: int) -> str:
-        return (self.layout or self.loader.layer).format(i=index)
+        if index in self.layers and len(self.where) == len(self.layers):
+            return self.where[self.layers.index(index)]
+        k = index - (self.first or 0)
+        return (self.layout or self.loader.layer).format(i=index, k=k)
 
 
 def resolve_count(t: MtpTarget, x: MtpLoader) -> Count:
@@ -65,6 +69,8 @@ def resolve_count(t: MtpTarget, x: MtpLoader) -> Count:
             value, where = found
             # Python reads a JSON true as 1 (range(n, n + True) builds one layer)
             ok = isinstance(value, int) and value >= 0
+            if ok and x.count_floor is not None:
+                value = max(int(value), x.count_floor)
             return Count(int(value) if ok else None, where, value)
     if x.count_default is not None:
         return Count(x.count_default, "default")
@@ -97,13 +103,23 @@ def _shape(spec: str, t: MtpTarget) -> tuple[int, ...] | None:
     return None if any(d is None for d in out) else out  # type: ignore[return-value]
 
 
-def _layout(t: MtpTarget, x: MtpLoader, first: int) -> str:
-    """The stored layer prefix the checkpoint uses: the first of ``layer`` and
-    ``layer_also`` that draft layer 0 is stored under, else ``layer``."""
-    for layout in (x.layer, *x.layer_also):
-        if _span(t.names, layout.format(i=first)):
+def _layouts(x: MtpLoader, k: int, count: int) -> tuple[str, ...]:
+    """The stored prefixes draft layer k is read under: ``layer``, and ``layer_also`` where
+    the loader reads it for that layer."""
+    also = x.layer_also if k < max(count - x.also_short, 1) else ()
+    return (x.layer, *also)
+
+
+def _layout(t: MtpTarget, x: MtpLoader, first: int, k: int, count: int, prefer: str) -> str:
+    """The stored layer prefix draft layer k is judged under: the first of ``prefer`` (the
+    layout of layer 0) and its other layouts it is stored under, else the first of them."""
+    mine = _layouts(x, k, count)
+    ordered = [prefer] if prefer in mine else []
+    ordered += [one for one in mine if one not in ordered]
+    for layout in ordered:
+        if _span(t.names, layout.format(i=first + k, k=k)):
             return layout
-    return x.layer
+    return ordered[0]
 
 
 def _modules(x: MtpLoader, step_pos: int, per_step: int) -> tuple[Module, ...]:
@@ -165,14 +181,15 @@ def mtp_model(t: MtpTarget, x: MtpLoader) -> MtpModel:
     if count.value is None or first is None or per_step is None:
         return MtpModel(x, count, first, per_step, (), (), tuple(missing), tuple(wrong), ())
     total = count.value * per_step
-    layout = _layout(t, x, first)
+    layout = _layout(t, x, first, 0, count.value, x.layer)
     too_many = total > MAX_WALKED or (x.count_max is not None and count.value > x.count_max)
     walked = min(total, MAX_WALKED)
-    layers, whole, incomplete, refused = [], [], [], []
+    layers, whole, incomplete, refused, where = [], [], [], [], []
     for k in range(walked):
         j = first + k
         mods = _modules(x, k % per_step, per_step)
-        prefix = layout.format(i=j)
+        prefix = _layout(t, x, first, k, count.value, layout).format(i=j, k=k)
+        where.append(prefix)
         paths = [_stored_as(x, prefix, p.format(i=j)) for p, _ in mods]
         layers.append(j)
         if not any(_span(t.names, one) for names in paths for one in names):
@@ -195,12 +212,13 @@ def mtp_model(t: MtpTarget, x: MtpLoader) -> MtpModel:
         tuple(whole),
         tuple(missing),
         tuple(wrong),
-        _beyond(t, layout, first + total),
+        _beyond(t, layout, first, total),
         too_many,
         layout,
         tuple(incomplete),
         tuple(refused),
         _moe_layers(t, x, layers),
+        tuple(where),
     )
 
 
@@ -246,17 +264,20 @@ def _moe_layers(t: MtpTarget, x: MtpLoader, layers: list[int]) -> tuple[int, ...
     return tuple(j for j in layers if j in listed)
 
 
-def _beyond(t: MtpTarget, layout: str, end: int) -> tuple[int, ...]:
-    """Stored indices at or past ``end`` under the layer block, where the layer prefix
-    ends in its index (``model.layers.{i}``); () for other layouts."""
-    if not layout.endswith("{i}"):
+def _beyond(t: MtpTarget, layout: str, first: int, total: int) -> tuple[int, ...]:
+    """Stored indices (as ``{i}``: ``first`` + the step) past the ``total`` draft layers
+    under the layer block, where the layer prefix ends in its index (``model.layers.{i}``,
+    ``model.mtp_layers.{k}``); () for other layouts."""
+    if not layout.endswith(("{i}", "{k}")):
         return ()
+    step = layout.endswith("{k}")
+    end = total if step else first + total
     parent = layout[: -len("{i}")]
     found = set()
     i = bisect_left(t.names, parent)
     while i < len(t.names) and t.names[i].startswith(parent):
         head = t.names[i][len(parent) :].partition(".")[0]
         if head.isdigit() and int(head) >= end:
-            found.add(int(head))
+            found.add(int(head) + first if step else int(head))
         i = bisect_left(t.names, parent + head + "/") if head else i + 1  # "/" sorts after "."
     return tuple(sorted(found))

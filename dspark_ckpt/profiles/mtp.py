@@ -55,6 +55,7 @@ LOADERS: tuple[MtpLoader, ...] = (
     vm.VLLM_MIMO_V2_OMNI,
     vm.VLLM_STEP3P5,
     vm.VLLM_STEP5,
+    vm.VLLM_HY_V4,
     sg.SGLANG_DEEPSEEK,
     sg.SGLANG_GLM4_MOE,
     sg.SGLANG_QWEN3_NEXT,
@@ -72,6 +73,7 @@ LOADERS: tuple[MtpLoader, ...] = (
     sg.SGLANG_GLM4_MOE_LITE,
     sg.SGLANG_MIMO_V2,
     sg.SGLANG_STEP3P5,
+    sg.SGLANG_HY_V4,
 )
 RUNTIMES = {"vllm": VLLM, "sglang": SGLANG}
 
@@ -86,10 +88,6 @@ UNJUDGED: dict[tuple[str, str], str] = {
     "are read from index 0 of a separate MTP export, not from the target",
     ("vllm", "GlmOcrMTPModel"): "the override sets num_hidden_layers to 0: a separate MTP "
     "export, not layers of the target",
-    ("vllm", "HYV4MTPModel"): "it reads the layer under model.mtp_layers.{k} (from 0) or "
-    "model.layers.{num_hidden_layers+k}, and builds max(n, 1) layers while matching only "
-    "max(n - 1, 1) stored indices (vllm/models/hy_v4/nvidia/mtp.py:68-71, 414-417): two "
-    "layouts with different first indices and a count that differs from the layers matched",
     ("vllm", "Qwen4ExpMTP"): "its once-loaded modules (fc_embedding, fc_hidden, "
     "pre_fc_norm_*, hyper_connection_mixer) are read under any of mtp., model.mtp., "
     "language_model.mtp. and model.language_model.mtp. (vllm/models/qwen4_exp/nvidia/mtp.py:"
@@ -113,10 +111,6 @@ UNJUDGED: dict[tuple[str, str], str] = {
     "of the text model the OCR class wraps, or 0 when that is 1 (glm_ocr.py:332-342), and the "
     "OCR target's text config nesting was not read for this release: the first index is not "
     "resolved here",
-    ("sglang", "HYV4ForCausalLMNextN"): "it reads model.mtp_layers.0.* only and renames "
-    "final_layernorm to shared_head.norm and permutes the indexer weights on load "
-    "(hunyuan_v4_nextn.py:219-233); the decoder names of HY V4's layer were not read for "
-    "this release",
     ("sglang", "InklingForConditionalGenerationMTP"): "as vLLM's Inkling: the depth layers "
     "built depend on the number of speculative tokens (a serving option) and the loader "
     "raises on any name it does not expect",

@@ -65,11 +65,16 @@ class MtpLoader:
     count_default: int | None = None
     count_fixed: int | None = None  # the runtime sets the count itself, whatever the config says
     count_max: int | None = None  # a larger count is refused at start-up (an assert)
+    count_floor: int | None = None  # a smaller count builds this many (max(count, floor))
     first: str = "num_hidden_layers"  # the stored index of draft layer 0: a config key or "0"
-    layer: str = "model.layers.{i}"  # a draft layer's stored prefix
-    # other stored prefixes the loader reads a draft layer under (it strips a prefix off the
-    # name first): the first one draft layer 0 is stored under is judged, else ``layer``
+    # a draft layer's stored prefix: ``{i}`` its stored index (``first`` + k), ``{k}`` the
+    # draft step k itself
+    layer: str = "model.layers.{i}"
+    # other stored prefixes the loader reads a draft layer under (it strips or maps a prefix
+    # first): each layer is judged under the first one it is stored under, else ``layer``
     layer_also: tuple[str, ...] = ()
+    # ``layer_also`` is read for the first max(count - also_short, 1) draft layers only
+    also_short: int = 0
     step_pattern: str | None = None  # a config key whose length is the physical layers per step
     own: tuple[Module, ...] = DEEPSEEK_OWN  # in every draft layer
     decoder: tuple[Module, ...] = DECODER  # the decoder block in every draft layer

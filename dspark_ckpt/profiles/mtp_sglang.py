@@ -438,3 +438,28 @@ SGLANG_STEP3P5 = replace(
         f'{S}arg_groups/overrides.py:346-350 `overrides["enable_multi_layer_eagle"] = True`',
     },
 )
+HY4 = f"{S}models/hunyuan_v4_nextn.py"
+# Hunyuan V4: one NextN layer, read from model.mtp_layers.0 alone, through DeepSeek's loader
+SGLANG_HY_V4 = replace(
+    SGLANG_HY_V3,
+    name="sglang-nextn-hy-v4",
+    architecture="HYV4ForCausalLMNextN",
+    family="Hunyuan V4",
+    targets=("arch:HYV4ForCausalLM",),
+    first="0",
+    layer="model.mtp_layers.{i}",
+    cites={
+        "targets": f'{S}configs/model_config.py:1209-1211 `"HYV4ForCausalLMNextN"`',
+        "count_fixed": f"{S}configs/model_config.py:1211 "
+        "`self.hf_config.num_nextn_predict_layers = 1`",
+        "first": f'{HY4}:224-226 `if not name.startswith("model.mtp_layers.0."):`',
+        "layer": f'{HY4}:224-226 `name = name.replace("model.mtp_layers.0", layer_prefix)`',
+        "own": f"{HY4}:123-125 `self.eh_proj = nn.Linear(2 * config.hidden_size`; "
+        f'{HY4}:227-230 `".final_layernorm.weight", ".shared_head.norm.weight"`',
+        "decoder": f"{HY4}:51-72 `self.mlp = DeepseekV2MoE(`",
+        "from_target": f"{HY4}:210-217 `self.lm_head.weight = head` (the target's embedding "
+        "and head)",
+        "missing": f"{HY4}:238 `self.do_load_weights(mapped_weights(), is_nextn=True)` "
+        f"(DeepSeek's loader: {SILENT})",
+    },
+)

@@ -329,3 +329,39 @@ VLLM_STEP5 = MtpLoader(
         "moe_error": f"{S5}:300-301 `Step5 MTP supports dense draft layers only`",
     },
 )
+# --- Hunyuan V4 -----------------------------------------------------------------------------
+HV4 = "vllm/models/hy_v4/nvidia/mtp.py"
+VLLM_HY_V4 = MtpLoader(
+    name="vllm-mtp-hy-v4",
+    runtime="vllm",
+    release=VLLM,
+    architecture="HYV4MTPModel",
+    family="Hunyuan V4",
+    targets=("type:hy_v4",),
+    count_default=1,
+    count_floor=1,
+    layer="model.mtp_layers.{k}",
+    layer_also=("model.layers.{i}",),
+    also_short=1,
+    own=(("enorm", "H"), ("hnorm", "H"), ("eh_proj", "H,2H"), ("final_layernorm", "H")),
+    from_target=("shared_head.head", "embed_tokens"),
+    cites={
+        "targets": f'{SPEC}:1080-1085 `"architectures": ["HYV4MTPModel"]`',
+        "count_keys": f"{HV4}:414-417 `self.num_mtp_layers = max(`",
+        "count_default": f'{HV4}:415-416 `getattr(target_config, "num_nextn_predict_layers", 1), 1`',
+        "count_floor": f'{HV4}:415-416 `getattr(target_config, "num_nextn_predict_layers", 1), 1`',
+        "first": f"{HV4}:414 `self.mtp_start_layer_idx = target_config.num_hidden_layers`",
+        "layer": f'{HV4}:792-799 `if name.startswith("model.mtp_layers."):` (any step k, '
+        "read as model.layers.{num_hidden_layers + k})",
+        "layer_also": f"{HV4}:65-72 `num_mtp_layers = max(config.num_nextn_predict_layers - 1, 1)`",
+        "also_short": f"{HV4}:65-72 `num_mtp_layers = max(config.num_nextn_predict_layers - 1, 1)`",
+        "own": f"{HV4}:338-341 `self.eh_proj = nn.Linear(config.hidden_size * 2`; "
+        f"{HV4}:366 `self.final_layernorm = RMSNorm(`",
+        "decoder": f"{HV4}:358-365 `self.mtp_block = HYV4DecoderLayer(`; "
+        "vllm/models/hy_v4/nvidia/model.py:127-142 `self.post_attention_layernorm = RMSNorm(`",
+        "from_target": f'{HV4}:737-740 `"lm_head.weight": f"model.layers.{{mtp_start}}.shared_head'
+        f'.head.weight",`; {HV4}:604-608 `return "__skip__"` (the layer\'s own head and '
+        "embedding are skipped; the target's lm_head fills draft layer 0's head only)",
+        "missing": f"{HV4}:923 `return loaded_params`; {TRACKED}",
+    },
+)
