@@ -96,10 +96,21 @@ def _span(names: list[str], prefix: str) -> bool:
 
 
 def _shape(spec: str, t: MtpTarget) -> tuple[int, ...] | None:
+    """The shape a module spec names: ``H``, ``2H``, ``V`` (hidden size, vocab size),
+    ``hc`` (``hc_mult``), ``hcH`` (hc x H), ``mix`` ((2 + hc) x hc: DeepSeek V4's
+    hyper-connection mixes), or a number."""
     h = t.size("hidden_size")
     v = t.size("vocab_size")
-    dims = {"H": h, "2H": 2 * h if h else None, "V": v}
-    out = tuple(dims[d] for d in spec.split(","))
+    hc = t.size("hc_mult")
+    dims = {
+        "H": h,
+        "2H": 2 * h if h else None,
+        "V": v,
+        "hc": hc,
+        "hcH": hc * h if hc and h else None,
+        "mix": (2 + hc) * hc if hc else None,
+    }
+    out = tuple(int(d) if d.isdigit() else dims[d] for d in spec.removeprefix("=").split(","))
     return None if any(d is None for d in out) else out  # type: ignore[return-value]
 
 
@@ -155,19 +166,21 @@ def _check(
     ``.weight``; any other module is stored when some tensor lies under it (a quantised
     linear stores ``qweight`` / ``weight_packed`` ...). ``dense``: the model builds it
     unquantised, so a packed weight's shape is judged too."""
+    bare = shape is not None and shape.startswith("=")  # a parameter, not a module
     one_d = shape is not None and "," not in shape
+    end = "" if bare else ".weight"
     for name in (full, *others):
-        weight = t.tensors.get(f"{name}.weight")
-        if weight is not None if one_d else _span(t.names, name):
+        weight = t.tensors.get(f"{name}{end}")
+        if weight is not None if one_d or bare else _span(t.names, name):
             break
     else:
         shown = full.replace("|", " or ")
-        missing.append(f"{shown}.weight" if shape else shown)
+        missing.append(f"{shown}{end}" if shape else shown)
         return False
     if shape and weight is not None and (dense or weight.dtype in FLOAT_DTYPES):
         want = _shape(shape, t)
         if want is not None and tuple(weight.shape) != want:
-            wrong.append((f"{full}.weight", tuple(weight.shape), want))
+            wrong.append((f"{name}{end}", tuple(weight.shape), want))
     return True
 
 

@@ -16,8 +16,9 @@ compares a target checkpoint against it; ``rules/mtp.py`` says what the runtime 
 Names: a draft layer's stored prefix is ``layer`` with ``{i}`` its stored index (``first``
 plus the step, times the physical layers per step); a module is ``(path, shape)``: a shape
 (``H``, ``H,2H``, ``V,H``: hidden size, vocab size of the target's text config) names the
-exact tensor ``path.weight``, ``None`` a module that must hold some tensor (a decoder block:
-its attention and MLP differ by family and by quantisation).
+exact tensor ``path.weight``, a shape after ``=`` the bare parameter ``path`` itself
+(DeepSeek V4's hyper-connection tensors), ``None`` a module that must hold some tensor (a
+decoder block: its attention and MLP differ by family and by quantisation).
 """
 
 from __future__ import annotations
@@ -56,6 +57,7 @@ LOADERS: tuple[MtpLoader, ...] = (
     vm.VLLM_STEP3P5,
     vm.VLLM_STEP5,
     vm.VLLM_HY_V4,
+    vm.VLLM_DEEPSEEK_V4,
     sg.SGLANG_DEEPSEEK,
     sg.SGLANG_GLM4_MOE,
     sg.SGLANG_QWEN3_NEXT,
@@ -74,16 +76,13 @@ LOADERS: tuple[MtpLoader, ...] = (
     sg.SGLANG_MIMO_V2,
     sg.SGLANG_STEP3P5,
     sg.SGLANG_HY_V4,
+    sg.SGLANG_DEEPSEEK_V4,
 )
 RUNTIMES = {"vllm": VLLM, "sglang": SGLANG}
 
 # The MTP architectures each release registers that no loader above judges, and why: the
 # answer `inspect TARGET --mtp` gives for a target the runtime drafts with one of them.
 UNJUDGED: dict[tuple[str, str], str] = {
-    ("vllm", "DeepSeekV4MTPModel"): "its layers are stored as mtp.{i}.* and carry "
-    "hyper-connection parameters held directly on the layer (hc_head_fn, hc_head_base, "
-    "hc_head_scale: bare tensors with no .weight, vllm/models/deepseek_v4/nvidia/mtp.py:"
-    "123-135); a loader module here is a path.weight or a sub-tree",
     ("vllm", "Glm4MoeLiteMTPModel"): "the override sets num_hidden_layers to 0, so the layers "
     "are read from index 0 of a separate MTP export, not from the target",
     ("vllm", "GlmOcrMTPModel"): "the override sets num_hidden_layers to 0: a separate MTP "
@@ -100,10 +99,6 @@ UNJUDGED: dict[tuple[str, str], str] = {
     ("vllm", "Gemma4MTPModel"): "a separate assistant checkpoint, not layers of the target",
     ("vllm", "ParseAuxMTPModel"): "a vision-prefix parser's auxiliary head, not layers past "
     "the decoder",
-    ("sglang", "DeepseekV4ForCausalLMNextN"): "V4's NextN layer is stored as mtp.0.* with "
-    "e_proj / h_proj and the rest read as its decoder through V4's own weight mapper "
-    "(deepseek_v4_nextn.py:249-255); the V4 layer's tensor set (hyper-connection and "
-    "compressed attention) was not read for this release, so its modules are not listed",
     ("sglang", "GigaChat35ForCausalLMNextN"): "the layer read is num_hidden_layers + "
     "draft_model_idx (gigachat35_mtp.py:193-200): the index of the draft worker, a serving "
     "value, not a checkpoint value",

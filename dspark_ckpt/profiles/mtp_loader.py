@@ -114,3 +114,30 @@ class MtpLoader:
 
     def matches(self, architecture: str | None, model_type: str | None) -> bool:
         return f"arch:{architecture}" in self.targets or f"type:{model_type}" in self.targets
+
+
+# DeepSeek V4's MTP layer as its checkpoints store it (mtp.{k}.*): separate e_proj / h_proj,
+# its final norm as ``norm``, its hyper-connection head (bare parameters), and a V4 decoder
+# layer under its own names (attn, ffn, attn_norm, ffn_norm, its hyper-connection mixes)
+DEEPSEEK_V4_OWN: tuple[Module, ...] = (
+    ("enorm", "H"),
+    ("hnorm", "H"),
+    ("e_proj", "H,H"),
+    ("h_proj", "H,H"),
+    ("norm", "H"),
+    ("hc_head_fn", "=hc,hcH"),
+    ("hc_head_base", "=hc"),
+    ("hc_head_scale", "=1"),
+)
+DEEPSEEK_V4_DECODER: tuple[Module, ...] = (
+    ("attn_norm", "H"),
+    ("ffn_norm", "H"),
+    ("attn", None),
+    ("ffn", None),
+    ("hc_attn_fn", "=mix,hcH"),
+    ("hc_ffn_fn", "=mix,hcH"),
+    ("hc_attn_base", "=mix"),
+    ("hc_ffn_base", "=mix"),
+    ("hc_attn_scale", "=3"),
+    ("hc_ffn_scale", "=3"),
+)

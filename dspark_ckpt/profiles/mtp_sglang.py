@@ -6,7 +6,15 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from dspark_ckpt.profiles.mtp_loader import QWEN_NEXT_ONCE, SGLANG, TF_DEFAULT, TF_KEYS, MtpLoader
+from dspark_ckpt.profiles.mtp_loader import (
+    DEEPSEEK_V4_DECODER,
+    DEEPSEEK_V4_OWN,
+    QWEN_NEXT_ONCE,
+    SGLANG,
+    TF_DEFAULT,
+    TF_KEYS,
+    MtpLoader,
+)
 from dspark_ckpt.profiles.mtp_vllm import (
     VLLM_BAILING,
     VLLM_ERNIE,
@@ -461,5 +469,38 @@ SGLANG_HY_V4 = replace(
         "and head)",
         "missing": f"{HY4}:238 `self.do_load_weights(mapped_weights(), is_nextn=True)` "
         f"(DeepSeek's loader: {SILENT})",
+    },
+)
+DV4 = f"{S}models/deepseek_v4.py"
+# DeepSeek V4: one NextN layer, mtp.0.* renamed to V4's own names on load
+SGLANG_DEEPSEEK_V4 = MtpLoader(
+    name="sglang-nextn-deepseek-v4",
+    runtime="sglang",
+    release=SGLANG,
+    architecture="DeepseekV4ForCausalLMNextN",
+    family="DeepSeek V4",
+    targets=("arch:DeepseekV4ForCausalLM",),
+    count_fixed=1,
+    first="0",
+    layer="mtp.{i}",
+    own=DEEPSEEK_V4_OWN,
+    decoder=DEEPSEEK_V4_DECODER,
+    missing="silent",
+    from_target=("shared_head.head", "embed_tokens"),
+    cites={
+        "targets": f"{S}configs/model_config.py:1041-1061 "
+        '`self.hf_config.architectures[0] = "DeepseekV4ForCausalLMNextN"` (unless the '
+        "checkpoint bundles a DSpark head and the algorithm is DSpark)",
+        "count_fixed": f"{S}configs/model_config.py:1060-1061 "
+        "`self.hf_config.num_nextn_predict_layers = 1`",
+        "first": f'{DV4}:5133-5159 `name = f"model.layers.{{num_hidden_layers}}." + rest`',
+        "layer": f'{DV4}:5133-5159 `if is_nextn and name.startswith("mtp."):`',
+        "own": f"{S}models/deepseek_v4_nextn.py:74-100 `self.hc_head_fn = nn.Parameter(`; "
+        f'{DV4}:5147-5152 `rest = "shared_head.norm.weight"`',
+        "decoder": f'{DV4}:5161-5166 `name = name.replace(".attn_norm.", ".input_layernorm.")`',
+        "from_target": f'{DV4}:5623-5624 `skipped_checking_patterns.extend(["lm_head", '
+        '"embed_tokens"])`',
+        "missing": f"{DV4}:5631-5634 `Some weights are not initialized from checkpoints` "
+        f"(a warning: {SILENT})",
     },
 )

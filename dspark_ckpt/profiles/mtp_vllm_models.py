@@ -6,7 +6,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from dspark_ckpt.profiles.mtp_loader import DEEPSEEK_OWN, VLLM, MtpLoader
+from dspark_ckpt.profiles.mtp_loader import (
+    DEEPSEEK_OWN,
+    DEEPSEEK_V4_DECODER,
+    DEEPSEEK_V4_OWN,
+    VLLM,
+    MtpLoader,
+)
 from dspark_ckpt.profiles.mtp_vllm import (
     SPEC,
     TRACKED,
@@ -363,5 +369,41 @@ VLLM_HY_V4 = MtpLoader(
         f'.head.weight",`; {HV4}:604-608 `return "__skip__"` (the layer\'s own head and '
         "embedding are skipped; the target's lm_head fills draft layer 0's head only)",
         "missing": f"{HV4}:923 `return loaded_params`; {TRACKED}",
+    },
+)
+# --- DeepSeek V4 ----------------------------------------------------------------------------
+DV4 = "vllm/models/deepseek_v4/nvidia/mtp.py"
+DV4M = "vllm/models/deepseek_v4/nvidia/model.py"
+VLLM_DEEPSEEK_V4 = MtpLoader(
+    name="vllm-mtp-deepseek-v4",
+    runtime="vllm",
+    release=VLLM,
+    architecture="DeepSeekV4MTPModel",
+    family="DeepSeek V4",
+    targets=("type:deepseek_v4",),
+    layer="mtp.{k}",
+    layer_also=("model.layers.{i}",),
+    own=(*DEEPSEEK_V4_OWN, ("head", "V,H")),
+    decoder=DEEPSEEK_V4_DECODER,
+    layer_check="MTP speculative decoding layer {j} weights missing from checkpoint.",
+    from_target=("embed_tokens",),
+    cites={
+        "targets": f'{SPEC}:765-776 `overrides["architectures"] = ["DeepSeekV4MTPModel"]` '
+        "(deepseek_v4 only: V4.1 has no classic MTP draft)",
+        "count_keys": f"{DV4}:217-218 `self.num_mtp_layers = config.num_nextn_predict_layers`",
+        "count_default": f"{DV4}:218 `self.num_mtp_layers = config.num_nextn_predict_layers` "
+        "(an attribute: no default)",
+        "first": f"{DV4}:217 `self.mtp_start_layer_idx = config.num_hidden_layers`",
+        "layer": f'{DV4}:339-353 `f"mtp.{{mtp_layer_idx}}.",`',
+        "layer_also": 'vllm/model_executor/models/utils.py:589-595 `f"model.layers.{base + i}.",`',
+        "own": f"{DV4}:121-153 `self.hc_head_fn = nn.Parameter(`; {DV4}:362-366 "
+        '`".norm.weight": ".shared_head.norm.weight",` (its own head and final norm)',
+        "decoder": f"{DV4M}:600-616 `self.attn_norm = RMSNorm(`; {DV4M}:621-664 "
+        "`self.hc_attn_fn = nn.Parameter(` (its hyper-connection mixes, (2 + hc_mult) x "
+        "hc_mult wide)",
+        "layer_check": f"{DV4}:509-520 `MTP speculative decoding layer {{layer_idx}} weights`",
+        "from_target": f'{DV4}:418-419 `".layers" not in name` (the embedding is read from '
+        "draft layer 0's emb.tok_emb alone; the drafter shares the target's)",
+        "missing": f"{DV4}:522 `return loaded_params`; {TRACKED}",
     },
 )
