@@ -97,12 +97,14 @@ def _span(names: list[str], prefix: str) -> bool:
 
 def _shape(spec: str, t: MtpTarget) -> tuple[int, ...] | None:
     """The shape a module spec names: ``H``, ``2H``, ``V`` (hidden size, vocab size),
-    ``hc`` (``hc_mult``), ``hcH`` (hc x H), ``mix`` ((2 + hc) x hc: DeepSeek V4's
+    ``hc`` (``hc_mult``), ``hcH`` (hc x H), ``hccH`` (``hc_count`` x H), ``mix`` ((2 + hc) x hc: DeepSeek V4's
     hyper-connection mixes), or a number."""
     h = t.size("hidden_size")
     v = t.size("vocab_size")
     hc = t.size("hc_mult")
+    hcc = t.size("hc_count")
     dims = {
+        "hccH": hcc * h if hcc and h else None,
         "H": h,
         "2H": 2 * h if h else None,
         "V": v,
@@ -190,7 +192,8 @@ def mtp_model(t: MtpTarget, x: MtpLoader) -> MtpModel:
     missing: list[str] = []
     wrong: list = []
     for path, shape in x.once:
-        _check(t, path, shape, missing, wrong, t.fp4 and path in x.fp4_unquantised)
+        others = tuple(a + path[4:] for a in x.once_also if path.startswith("mtp."))
+        _check(t, path, shape, missing, wrong, t.fp4 and path in x.fp4_unquantised, others)
     if count.value is None or first is None or per_step is None:
         return MtpModel(x, count, first, per_step, (), (), tuple(missing), tuple(wrong), ())
     total = count.value * per_step

@@ -58,6 +58,7 @@ LOADERS: tuple[MtpLoader, ...] = (
     vm.VLLM_STEP5,
     vm.VLLM_HY_V4,
     vm.VLLM_DEEPSEEK_V4,
+    vm.VLLM_QWEN4_EXP,
     sg.SGLANG_DEEPSEEK,
     sg.SGLANG_GLM4_MOE,
     sg.SGLANG_QWEN3_NEXT,
@@ -77,6 +78,7 @@ LOADERS: tuple[MtpLoader, ...] = (
     sg.SGLANG_STEP3P5,
     sg.SGLANG_HY_V4,
     sg.SGLANG_DEEPSEEK_V4,
+    sg.SGLANG_QWEN4_EXP,
 )
 RUNTIMES = {"vllm": VLLM, "sglang": SGLANG}
 
@@ -87,11 +89,6 @@ UNJUDGED: dict[tuple[str, str], str] = {
     "are read from index 0 of a separate MTP export, not from the target",
     ("vllm", "GlmOcrMTPModel"): "the override sets num_hidden_layers to 0: a separate MTP "
     "export, not layers of the target",
-    ("vllm", "Qwen4ExpMTP"): "its once-loaded modules (fc_embedding, fc_hidden, "
-    "pre_fc_norm_*, hyper_connection_mixer) are read under any of mtp., model.mtp., "
-    "language_model.mtp. and model.language_model.mtp. (vllm/models/qwen4_exp/nvidia/mtp.py:"
-    "97-124), and pre_fc_norm_hidden is hidden_size x hc_count wide: a loader here names "
-    "each once-loaded module by one full name and shapes by H, 2H, V",
     ("vllm", "InklingMTPModel"): "the layers it builds are min(num_nextn_predict_layers, "
     "num_speculative_tokens) (vllm/models/inkling/nvidia/mtp.py:67-72): the count depends on a "
     "serving option, not on the checkpoint; its loader is also strict and raises on any "
@@ -109,8 +106,6 @@ UNJUDGED: dict[tuple[str, str], str] = {
     ("sglang", "InklingForConditionalGenerationMTP"): "as vLLM's Inkling: the depth layers "
     "built depend on the number of speculative tokens (a serving option) and the loader "
     "raises on any name it does not expect",
-    ("sglang", "Qwen4ExpForCausalLMMTP"): "as vLLM's Qwen4Exp: hyper-connection modules "
-    "read once under several prefixes, one of them hidden_size x hc_count wide",
     ("sglang", "Dots3NoteForCausalLMNextN"): "the draft architecture and its layer are chosen "
     "by the config class (Dots3Config.configure_draft_model), not by model_config.py: what "
     "it reads depends on the transformers config class, outside the release",

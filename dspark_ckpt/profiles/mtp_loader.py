@@ -81,6 +81,9 @@ class MtpLoader:
     first_of_step: tuple[Module, ...] = ()  # only in a step's first physical layer
     last_of_step: tuple[Module, ...] = ()  # only in a step's last physical layer
     once: tuple[Module, ...] = ()  # full names, loaded once for every layer
+    # other stored spellings of a once-loaded module's leading ``mtp.`` (the loader strips
+    # or maps a prefix first): the module is read under any of them
+    once_also: tuple[str, ...] = ()
     # modules built unquantised for an NVFP4 (modelopt_fp4) target: stored packed, their
     # weight meets a full-width parameter
     fp4_unquantised: tuple[str, ...] = ()
@@ -140,4 +143,19 @@ DEEPSEEK_V4_DECODER: tuple[Module, ...] = (
     ("hc_ffn_base", "=mix"),
     ("hc_attn_scale", "=3"),
     ("hc_ffn_scale", "=3"),
+)
+# Qwen4Exp's MTP fusion (hc_count > 1): fc_embedding and a shared fc_hidden instead of fc,
+# pre_fc_norm_hidden over the hc_count streams, and the hyper-connection mixer, loaded once
+QWEN4_EXP_ONCE: tuple[Module, ...] = (
+    ("mtp.fc_embedding", "H,H"),
+    ("mtp.fc_hidden", "H,H"),
+    ("mtp.pre_fc_norm_embedding", "H"),
+    ("mtp.pre_fc_norm_hidden", "hccH"),
+    ("mtp.hyper_connection_mixer", None),
+)
+QWEN4_EXP_DECODER: tuple[Module, ...] = (
+    ("self_attn", None),
+    ("mlp", None),
+    ("attn_hyper_connection", None),
+    ("mlp_hyper_connection", None),
 )

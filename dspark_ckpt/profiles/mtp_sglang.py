@@ -9,6 +9,8 @@ from dataclasses import replace
 from dspark_ckpt.profiles.mtp_loader import (
     DEEPSEEK_V4_DECODER,
     DEEPSEEK_V4_OWN,
+    QWEN4_EXP_DECODER,
+    QWEN4_EXP_ONCE,
     QWEN_NEXT_ONCE,
     SGLANG,
     TF_DEFAULT,
@@ -502,5 +504,33 @@ SGLANG_DEEPSEEK_V4 = MtpLoader(
         '"embed_tokens"])`',
         "missing": f"{DV4}:5631-5634 `Some weights are not initialized from checkpoints` "
         f"(a warning: {SILENT})",
+    },
+)
+Q4M = f"{S}models/qwen4_exp_mtp.py"
+Q35 = f"{S}models/qwen3_5_mtp.py"
+# Qwen4Exp: Qwen3.5's MTP loader (mtp.* names only) with Qwen4Exp's fusion
+SGLANG_QWEN4_EXP = replace(
+    SGLANG_QWEN3_5,
+    name="sglang-mtp-qwen4-exp",
+    architecture="Qwen4ExpForCausalLMMTP",
+    family="Qwen4Exp",
+    targets=("arch:Qwen4ExpForConditionalGeneration",),
+    decoder=QWEN4_EXP_DECODER,
+    once=QWEN4_EXP_ONCE,
+    cites={
+        **SGLANG_QWEN3_5.cites,
+        "targets": f'{S}configs/model_config.py:1139-1148 `"Qwen4ExpForCausalLMMTP"`; '
+        f"{Q4M}:27 `class Qwen4ExpForCausalLMMTP(Qwen3_5ForCausalLMMTP):` (Qwen3.5's "
+        "load_weights)",
+        "count_fixed": f"{S}configs/model_config.py:1147-1151 "
+        "`text_config.num_nextn_predict_layers = 1`",
+        "first": f"{Q4M}:40-44 `config.num_hidden_layers = 1`",
+        "layer": f'{Q35}:364-369 `name = name.replace("mtp.", "model.")`',
+        "decoder": f'{Q4M}:59-64 `prefix=add_prefix("mtp", prefix),`; '
+        f"{S}models/qwen4_exp.py:2046 `self.hyper_connection_mixer = (`",
+        "once": f"{Q4M}:74-104 `self.fc_hidden = nn.Linear(config.hidden_size` (hc_count "
+        "above 1, as Qwen4Exp's configs have it); "
+        f'{Q35}:364-369 `name = name.replace("model.fc", "fc")`',
+        "missing": f'{Q35}:361-362 `if "mtp" not in name:` ({SILENT})',
     },
 )

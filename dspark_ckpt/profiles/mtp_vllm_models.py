@@ -10,6 +10,8 @@ from dspark_ckpt.profiles.mtp_loader import (
     DEEPSEEK_OWN,
     DEEPSEEK_V4_DECODER,
     DEEPSEEK_V4_OWN,
+    QWEN4_EXP_DECODER,
+    QWEN4_EXP_ONCE,
     VLLM,
     MtpLoader,
 )
@@ -405,5 +407,53 @@ VLLM_DEEPSEEK_V4 = MtpLoader(
         "from_target": f'{DV4}:418-419 `".layers" not in name` (the embedding is read from '
         "draft layer 0's emb.tok_emb alone; the drafter shares the target's)",
         "missing": f"{DV4}:522 `return loaded_params`; {TRACKED}",
+    },
+)
+# --- Qwen4Exp -------------------------------------------------------------------------------
+Q4 = "vllm/models/qwen4_exp/nvidia/mtp.py"
+# the prefixes vLLM strips or maps before reading an MTP name (mtp. is the plain one)
+Q4_MTP_ALSO = (
+    "model.mtp.",
+    "language_model.mtp.",
+    "language_model.model.mtp.",
+    "model.language_model.mtp.",
+    "model.language_model.model.mtp.",
+)
+VLLM_QWEN4_EXP = MtpLoader(
+    name="vllm-mtp-qwen4-exp",
+    runtime="vllm",
+    release=VLLM,
+    architecture="Qwen4ExpMTP",
+    family="Qwen4Exp",
+    targets=("type:qwen4_exp", "type:qwen4_exp_text"),
+    count_keys=("mtp_num_hidden_layers",),
+    count_in_text=True,
+    count_default=1,
+    first="0",
+    layer="mtp.layers.{i}",
+    layer_also=tuple(f"{a}layers.{{i}}" for a in Q4_MTP_ALSO),
+    own=(),
+    decoder=QWEN4_EXP_DECODER,
+    once=QWEN4_EXP_ONCE,
+    once_also=Q4_MTP_ALSO,
+    cites={
+        "targets": f'{SPEC}:915-933 `"architectures": ["Qwen4ExpMTP"],`',
+        "count_keys": f'{Q4}:189-190 `self.num_mtp_layers = getattr(config, "mtp_num_hidden_layers", 1)`',
+        "count_in_text": f"{Q4}:178-179 `config: Qwen4ExpTextConfig = model_config.hf_text_config`",
+        "count_default": f'{Q4}:190 `getattr(config, "mtp_num_hidden_layers", 1)`',
+        "first": f"{Q4}:223-230 `for idx in range(self.num_mtp_layers)` (a ModuleList: "
+        "stored from 0)",
+        "layer": f'{Q4}:119-120 `return name.replace("mtp.", "model.", 1)`',
+        "layer_also": f'{Q4}:99-110 `"model.language_model.",`',
+        "own": f"{Q4}:205-222 `self.fc_embedding = ColumnParallelLinear(` (the fusion is the "
+        "model's, loaded once: no module of its own in a layer)",
+        "decoder": "vllm/models/qwen4_exp/nvidia/model.py:258-279 "
+        "`self.attn_hyper_connection = GatedResidual(`",
+        "once": f"{Q4}:205-222 `self.fc_hidden = ColumnParallelLinear(`; {Q4}:237-256 "
+        "`self.hidden_size * self.hc_count, eps=config.rms_norm_eps` (pre_fc_norm_hidden "
+        "over the hc_count streams)",
+        "once_also": f'{Q4}:99-110 `if name.startswith("model.mtp."):`',
+        "missing": f"{Q4}:480-484 `return loader.load_weights(remap_weight_names(), "
+        f"mapper=mapper)`; {TRACKED}",
     },
 )

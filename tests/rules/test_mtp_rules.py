@@ -418,6 +418,28 @@ RULE_CASES = [
           "sglang-nextn-deepseek-v4", drop=("mtp.0.head.",)),
     fires("DSC806", "sglang-deepseek-v4-second-never-read", "deepseek_v4",
           "sglang-nextn-deepseek-v4", extra=MT._deepseek_v4_layer("mtp.1."), says="mtp.1.*"),
+    # Qwen4Exp: fc_embedding / fc_hidden / pre_fc_norm_hidden (hc_count x H) / the mixer,
+    # once; vLLM reads them under mtp. or a language-model prefix, SGLang under mtp. alone
+    clean("DSC803", "qwen4-exp-whole", "qwen4_exp", "vllm-mtp-qwen4-exp"),
+    fires("DSC803", "qwen4-exp-no-fc-hidden", "qwen4_exp", "vllm-mtp-qwen4-exp",
+          drop=("mtp.fc_hidden",), says="mtp.fc_hidden.weight"),
+    fires("DSC804", "qwen4-exp-pre-fc-norm-hidden-one-stream", "qwen4_exp",
+          "vllm-mtp-qwen4-exp", shapes={"mtp.pre_fc_norm_hidden.weight": (MT.H,)},
+          says="is [8], the model builds [16]"),
+    clean("DSC804", "qwen4-exp-pre-fc-norm-hidden-two-streams", "qwen4_exp",
+          "vllm-mtp-qwen4-exp"),
+    clean("DSC803", "qwen4-exp-under-model-language-model", "qwen4_exp", "vllm-mtp-qwen4-exp",
+          drop=("mtp.",), extra=MT._qwen4_exp("model.language_model.mtp.")),
+    clean("DSC802", "qwen4-exp-layer-under-language-model", "qwen4_exp", "vllm-mtp-qwen4-exp",
+          drop=("mtp.",), extra=MT._qwen4_exp("language_model.mtp.")),
+    fires("DSC802", "qwen4-exp-two-declared-one-stored", "qwen4_exp", "vllm-mtp-qwen4-exp",
+          config={"text.mtp_num_hidden_layers": 2}, says="mtp.layers.1.*"),
+    clean("DSC803", "sglang-qwen4-exp-whole", "qwen4_exp", "sglang-mtp-qwen4-exp"),
+    fires("DSC803", "sglang-qwen4-exp-reads-mtp-names-only", "qwen4_exp",
+          "sglang-mtp-qwen4-exp", drop=("mtp.",),
+          extra=MT._qwen4_exp("model.language_model.mtp."), says="mtp.fc_embedding.weight"),
+    fires("DSC803", "sglang-qwen4-exp-no-mixer", "qwen4_exp", "sglang-mtp-qwen4-exp",
+          drop=("mtp.hyper_connection_mixer",), says="uninitialised"),
 ]  # fmt: skip
 
 # the engine-emitted code: a target no MTP loader is picked for
