@@ -64,7 +64,7 @@ def resolve_count(t: MtpTarget, x: MtpLoader) -> Count:
     if x.count_fixed is not None:
         return Count(x.count_fixed, "fixed")
     for key in x.count_keys:
-        found = t.get(key) if x.count_in_text else t.top(key)
+        found = _nested(t, key) if "." in key else t.get(key) if x.count_in_text else t.top(key)
         if found is not None:
             value, where = found
             # Python reads a JSON true as 1 (range(n, n + True) builds one layer)
@@ -75,6 +75,14 @@ def resolve_count(t: MtpTarget, x: MtpLoader) -> Count:
     if x.count_default is not None:
         return Count(x.count_default, "default")
     return Count(None, x.count_keys[0] if x.count_keys else "count")
+
+
+def _nested(t: MtpTarget, key: str) -> tuple[Any, str] | None:
+    """A key of a node of the config's top level (``mtp_config.num_nextn_predict_layers``:
+    a dict the runtime reads with ``.get``)."""
+    head, _, rest = key.partition(".")
+    node = t.config.get(head)
+    return (node[rest], key) if isinstance(node, dict) and rest in node else None
 
 
 def _first(t: MtpTarget, x: MtpLoader) -> int | None:

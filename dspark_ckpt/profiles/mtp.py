@@ -9,8 +9,9 @@ re-exported target that dropped them fails at start-up or drafts from weights it
 
 One ``MtpLoader`` (``mtp_loader.py``) per (runtime release, MTP architecture), plain data,
 every field cited (``cites``, checked by tests/test_citations.py as the profiles' are): vLLM
-0.33.0's in ``mtp_vllm.py``, SGLang 0.5.23's in ``mtp_sglang.py``, registered here with the
-MTP architectures not judged and why (``UNJUDGED``). ``loader/mtp.py``
+0.33.0's in ``mtp_vllm.py`` and ``mtp_vllm_models.py``, SGLang 0.5.23's in ``mtp_sglang.py``
+and ``mtp_sglang_models.py``, registered here with the MTP architectures not judged and why
+(``UNJUDGED``). ``loader/mtp.py``
 compares a target checkpoint against it; ``rules/mtp.py`` says what the runtime does.
 
 Names: a draft layer's stored prefix is ``layer`` with ``{i}`` its stored index (``first``
@@ -24,6 +25,7 @@ decoder block: its attention and MLP differ by family and by quantisation).
 from __future__ import annotations
 
 from dspark_ckpt.profiles import mtp_sglang as sg
+from dspark_ckpt.profiles import mtp_sglang_models as sm
 from dspark_ckpt.profiles import mtp_vllm as vl
 from dspark_ckpt.profiles import mtp_vllm_models as vm
 from dspark_ckpt.profiles.mtp_loader import SGLANG, VLLM, Module, MtpLoader
@@ -59,6 +61,7 @@ LOADERS: tuple[MtpLoader, ...] = (
     vm.VLLM_HY_V4,
     vm.VLLM_DEEPSEEK_V4,
     vm.VLLM_QWEN4_EXP,
+    vm.VLLM_INKLING,
     sg.SGLANG_DEEPSEEK,
     sg.SGLANG_GLM4_MOE,
     sg.SGLANG_QWEN3_NEXT,
@@ -75,10 +78,12 @@ LOADERS: tuple[MtpLoader, ...] = (
     sg.SGLANG_HY_V3,
     sg.SGLANG_GLM4_MOE_LITE,
     sg.SGLANG_MIMO_V2,
-    sg.SGLANG_STEP3P5,
-    sg.SGLANG_HY_V4,
-    sg.SGLANG_DEEPSEEK_V4,
-    sg.SGLANG_QWEN4_EXP,
+    sm.SGLANG_STEP3P5,
+    sm.SGLANG_HY_V4,
+    sm.SGLANG_DEEPSEEK_V4,
+    sm.SGLANG_QWEN4_EXP,
+    sm.SGLANG_GIGACHAT35,
+    sm.SGLANG_INKLING,
 )
 RUNTIMES = {"vllm": VLLM, "sglang": SGLANG}
 
@@ -89,23 +94,13 @@ UNJUDGED: dict[tuple[str, str], str] = {
     "are read from index 0 of a separate MTP export, not from the target",
     ("vllm", "GlmOcrMTPModel"): "the override sets num_hidden_layers to 0: a separate MTP "
     "export, not layers of the target",
-    ("vllm", "InklingMTPModel"): "the layers it builds are min(num_nextn_predict_layers, "
-    "num_speculative_tokens) (vllm/models/inkling/nvidia/mtp.py:67-72): the count depends on a "
-    "serving option, not on the checkpoint; its loader is also strict and raises on any "
-    "unexpected name (:423-460)",
     ("vllm", "Gemma4MTPModel"): "a separate assistant checkpoint, not layers of the target",
     ("vllm", "ParseAuxMTPModel"): "a vision-prefix parser's auxiliary head, not layers past "
     "the decoder",
-    ("sglang", "GigaChat35ForCausalLMNextN"): "the layer read is num_hidden_layers + "
-    "draft_model_idx (gigachat35_mtp.py:193-200): the index of the draft worker, a serving "
-    "value, not a checkpoint value",
     ("sglang", "GlmOcrForConditionalGenerationNextN"): "the NextN layer is num_hidden_layers "
     "of the text model the OCR class wraps, or 0 when that is 1 (glm_ocr.py:332-342), and the "
     "OCR target's text config nesting was not read for this release: the first index is not "
     "resolved here",
-    ("sglang", "InklingForConditionalGenerationMTP"): "as vLLM's Inkling: the depth layers "
-    "built depend on the number of speculative tokens (a serving option) and the loader "
-    "raises on any name it does not expect",
     ("sglang", "Dots3NoteForCausalLMNextN"): "the draft architecture and its layer are chosen "
     "by the config class (Dots3Config.configure_draft_model), not by model_config.py: what "
     "it reads depends on the transformers config class, outside the release",

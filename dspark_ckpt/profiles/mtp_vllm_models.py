@@ -457,3 +457,54 @@ VLLM_QWEN4_EXP = MtpLoader(
         f"mapper=mapper)`; {TRACKED}",
     },
 )
+# --- Inkling: strict, and the depth layers built follow num_speculative_tokens --------------
+INK = "vllm/models/inkling/nvidia/mtp.py"
+INKLING_OWN = (("hidden_norm", "H"), ("embed_norm", "H"), ("input_proj", "H,2H"))
+INKLING_DECODER = (
+    ("transformer_block.attn_norm", "H"),
+    ("transformer_block.attn", None),
+    ("transformer_block.mlp_norm", "H"),
+    ("transformer_block.mlp", None),
+)
+VLLM_INKLING = MtpLoader(
+    name="vllm-mtp-inkling",
+    runtime="vllm",
+    release=VLLM,
+    architecture="InklingMTPModel",
+    family="Inkling",
+    targets=("type:inkling_mm_model", "type:inkling_model"),
+    count_keys=("mtp_config.num_nextn_predict_layers",),
+    first="0",
+    layer="model.mtp.layers.{i}",
+    own=INKLING_OWN,
+    decoder=INKLING_DECODER,
+    missing="strict",
+    strict_error="Inkling MTP checkpoint is missing required parameters: ...",
+    refused=(
+        r"(hidden_norm|embed_norm|transformer_block\.(attn_norm|mlp_norm))\.(?!weight$|bias$)",
+    ),
+    refused_error="a name of a built depth layer it has no parameter for: ValueError "
+    "'Unexpected Inkling MTP weight: ...' at start-up",
+    serving="num_speculative_tokens",
+    from_target=("embed_tokens", "lm_head"),
+    cites={
+        "targets": f'{SPEC}:1087-1103 `"architectures": ["InklingMTPModel"],`',
+        "count_keys": f'{SPEC}:1088-1092 `checkpoint_depths = mtp_config.get("num_nextn_predict_layers", 0)`',
+        "count_default": f"{SPEC}:1090-1092 `The Inkling checkpoint does not contain MTP weights` "
+        "(0 when mtp_config has none: refused)",
+        "first": f"{INK}:142-152 `for idx in range(self.num_mtp_layers)` (depths from 0)",
+        "layer": f'{INK}:417-421 `name = name.replace(".mtp.layers.", ".layers.")`',
+        "own": f"{INK}:87-96 `self.input_proj = ReplicatedLinear(`",
+        "decoder": f"{INK}:100-107 `self.transformer_block = InklingDecoderLayer(`; "
+        "vllm/models/inkling/nvidia/model.py:151-182 `self.mlp_norm = InklingRMSNorm(`",
+        "missing": f"{INK}:451-461 `is_mtp_completeness_check_enabled()`",
+        "strict_error": f"{INK}:456-459 `Inkling MTP checkpoint is missing required parameters: `",
+        "refused": f"{INK}:444-450 `Unexpected Inkling MTP weight: `",
+        "refused_error": f"{INK}:444-450 `Unexpected Inkling MTP weight: `",
+        "serving": f"{INK}:126-132 `self.num_mtp_layers = _select_mtp_depth_count(n_predict, "
+        f"num_spec)`; {INK}:66-67 `num_layers = min(n_predict, num_spec) if num_spec else "
+        "n_predict` (depth k is built and read for num_speculative_tokens above k)",
+        "from_target": f'{INK}:397-399 `if name in ("model.llm.embed.weight", '
+        '"model.llm.unembed.weight"):`',
+    },
+)
