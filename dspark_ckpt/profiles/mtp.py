@@ -84,6 +84,8 @@ LOADERS: tuple[MtpLoader, ...] = (
     sm.SGLANG_QWEN4_EXP,
     sm.SGLANG_GIGACHAT35,
     sm.SGLANG_INKLING,
+    sm.SGLANG_DOTS3_NOTE,
+    sm.SGLANG_GLM_OCR,
 )
 RUNTIMES = {"vllm": VLLM, "sglang": SGLANG}
 
@@ -97,13 +99,6 @@ UNJUDGED: dict[tuple[str, str], str] = {
     ("vllm", "Gemma4MTPModel"): "a separate assistant checkpoint, not layers of the target",
     ("vllm", "ParseAuxMTPModel"): "a vision-prefix parser's auxiliary head, not layers past "
     "the decoder",
-    ("sglang", "GlmOcrForConditionalGenerationNextN"): "the NextN layer is num_hidden_layers "
-    "of the text model the OCR class wraps, or 0 when that is 1 (glm_ocr.py:332-342), and the "
-    "OCR target's text config nesting was not read for this release: the first index is not "
-    "resolved here",
-    ("sglang", "Dots3NoteForCausalLMNextN"): "the draft architecture and its layer are chosen "
-    "by the config class (Dots3Config.configure_draft_model), not by model_config.py: what "
-    "it reads depends on the transformers config class, outside the release",
     ("sglang", "IQuestQ1MTP"): "it reads a separate MTP checkpoint (mtp.*, embed_tokens, "
     "lm_head, target_final_norm) and raises 'Unexpected MTP weight' on any other name "
     "(iquest_q1_mtp.py:187-199): never layers of a target checkpoint",

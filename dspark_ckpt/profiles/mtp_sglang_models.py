@@ -220,3 +220,61 @@ SGLANG_INKLING = MtpLoader(
         "from_target": f'{INK}:1888-1891 `name = "model.embed_tokens.weight"`',
     },
 )
+D3 = f"{S}models/dots3_common/modeling.py"
+# dots3 note: SGLang's own Dots3Config chooses the draft class and fixes one shared layer
+SGLANG_DOTS3_NOTE = MtpLoader(
+    name="sglang-nextn-dots3-note",
+    runtime="sglang",
+    release=SGLANG,
+    architecture="Dots3NoteForCausalLMNextN",
+    family="dots3 note",
+    targets=("type:dots3_note",),
+    count_fixed=1,
+    missing="silent",
+    from_target=("shared_head.head", "embed_tokens"),
+    cites={
+        "targets": f"{S}configs/model_config.py:1013-1018 "
+        "`self.hf_text_config.configure_draft_model()`; "
+        f'{S}configs/dots3.py:17-18 `model_type = "dots3_note"` (SGLang\'s own config class)',
+        "count_fixed": f"{S}configs/dots3.py:187-199 `self.num_nextn_predict_layers = 1`",
+        "first": f"{D3}:1906-1915 `else self.config.num_hidden_layers`",
+        "layer": f'{D3}:2044-2045 `nextn_layer_prefixes = [f"model.layers.{{lid}}" for lid in '
+        "nextn_layer_ids]`",
+        "own": f'{D3}:2046-2051 `"shared_head.norm",`',
+        "decoder": f'{D3}:2136-2139 `matched_prefix, f"model.heads.{{head_idx}}.decoder"`',
+        "from_target": f"{S}models/dots3_common/nextn.py:200-205 `self.lm_head.weight = head`",
+        "missing": f"{D3}:2295-2302 `self.post_load_weights(is_nextn=is_nextn, "
+        f"weight_names=weight_names)` ({SILENT})",
+    },
+)
+GO = f"{S}models/glm_ocr.py"
+# GLM-OCR: GLM's NextN layer past the text model's decoder layers, read under the text
+# model's prefix or without it
+SGLANG_GLM_OCR = MtpLoader(
+    name="sglang-nextn-glm-ocr",
+    runtime="sglang",
+    release=SGLANG,
+    architecture="GlmOcrForConditionalGenerationNextN",
+    family="GLM-OCR",
+    targets=("arch:GlmOcrForConditionalGeneration",),
+    count_in_text=True,
+    count_max=1,
+    layer_also=("model.language_model.layers.{i}",),
+    missing="silent",
+    from_target=("shared_head.head", "embed_tokens"),
+    cites={
+        "targets": f'{S}configs/model_config.py:1080-1083 `"GlmOcrForConditionalGenerationNextN"`',
+        "count_keys": f"{GO}:332-343 `num_nextn_predict_layers is not in the config`",
+        "count_in_text": f"{GO}:332-334 `num_nextn_layers = self.config.num_nextn_predict_layers` "
+        "(the config the model is built with: the text model's sizes)",
+        "count_max": f"{GO}:335 `Only 1 nextn layer is supported`",
+        "first": f"{GO}:336-341 `else self.config.num_hidden_layers`",
+        "layer": f'{GO}:353-354 `nextn_layer_prefix = f"model.layers.{{nextn_layer_id}}"`',
+        "layer_also": f'{GO}:379-380 `name = name.replace(r"model.language_model.", r"model.")`',
+        "own": f'{GO}:353-359 `"shared_head.norm",`; {S}models/glm_ocr_nextn.py:69-72 '
+        "`self.eh_proj = nn.Linear(2 * config.hidden_size`",
+        "decoder": f'{GO}:409-411 `name = name.replace(nextn_layer_prefix, "model.decoder")`',
+        "from_target": f'{GO}:397-399 `if "shared_head.head" in name or "embed_tokens" in name:`',
+        "missing": f"{GO}:394-396 `if not name.startswith(nextn_layer_prefix):` ({SILENT})",
+    },
+)

@@ -472,6 +472,26 @@ RULE_CASES = [
     fires("DSC803", "sglang-inkling-second-depth-no-embed-norm", "inkling",
           "sglang-mtp-inkling", config={"mtp_config": {"n_layers": 3}},
           drop=("model.mtp.layers.1.embed_norm",), says="unloaded RMSNorm stays all-ones"),
+    # SGLang's dots3 note (its Dots3Config fixes one layer) and GLM-OCR NextN loaders
+    clean("DSC802", "sglang-dots3-note-kept", "dots3_note", "sglang-nextn-dots3-note"),
+    fires("DSC802", "sglang-dots3-note-dropped", "dots3_note", "sglang-nextn-dots3-note",
+          drop=(DS61,), says="uninitialised"),
+    clean("DSC805", "sglang-dots3-note-fixes-one", "dots3_note", "sglang-nextn-dots3-note",
+          config={"num_nextn_predict_layers": 2}),
+    fires("DSC806", "sglang-dots3-note-second-never-read", "dots3_note",
+          "sglang-nextn-dots3-note", extra={f"model.layers.{N + 1}.enorm.weight": (MT.H,)},
+          says=f"model.layers.{N + 1}.*"),
+    clean("DSC802", "sglang-glm-ocr-kept-under-language-model", "glm_ocr",
+          "sglang-nextn-glm-ocr"),
+    clean("DSC802", "sglang-glm-ocr-kept-under-model-layers", "glm_ocr",
+          "sglang-nextn-glm-ocr", drop=("model.language_model.",),
+          extra=MT._deepseek_layer(f"model.layers.{N}.", MT.H, MT.V, head=False)),
+    fires("DSC802", "sglang-glm-ocr-dropped", "glm_ocr", "sglang-nextn-glm-ocr",
+          drop=("model.language_model.",), says=f"model.layers.{N}.*"),
+    fires("DSC805", "sglang-glm-ocr-two", "glm_ocr", "sglang-nextn-glm-ocr",
+          config={"text.num_nextn_predict_layers": 2}, says="at most 1"),
+    fires("DSC801", "sglang-glm-ocr-no-count", "glm_ocr", "sglang-nextn-glm-ocr",
+          config={"text.num_nextn_predict_layers": None}),
 ]  # fmt: skip
 
 # the engine-emitted code: a target no MTP loader is picked for
