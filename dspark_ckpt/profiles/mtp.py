@@ -62,6 +62,9 @@ LOADERS: tuple[MtpLoader, ...] = (
     vm.VLLM_DEEPSEEK_V4,
     vm.VLLM_QWEN4_EXP,
     vm.VLLM_INKLING,
+    vm.VLLM_GLM4_MOE_LITE,
+    vm.VLLM_GLM_OCR,
+    vm.VLLM_PARSE_AUX,
     sg.SGLANG_DEEPSEEK,
     sg.SGLANG_GLM4_MOE,
     sg.SGLANG_QWEN3_NEXT,
@@ -92,13 +95,7 @@ RUNTIMES = {"vllm": VLLM, "sglang": SGLANG}
 # The MTP architectures each release registers that no loader above judges, and why: the
 # answer `inspect TARGET --mtp` gives for a target the runtime drafts with one of them.
 UNJUDGED: dict[tuple[str, str], str] = {
-    ("vllm", "Glm4MoeLiteMTPModel"): "the override sets num_hidden_layers to 0, so the layers "
-    "are read from index 0 of a separate MTP export, not from the target",
-    ("vllm", "GlmOcrMTPModel"): "the override sets num_hidden_layers to 0: a separate MTP "
-    "export, not layers of the target",
     ("vllm", "Gemma4MTPModel"): "a separate assistant checkpoint, not layers of the target",
-    ("vllm", "ParseAuxMTPModel"): "a vision-prefix parser's auxiliary head, not layers past "
-    "the decoder",
     ("sglang", "IQuestQ1MTP"): "it reads a separate MTP checkpoint (mtp.*, embed_tokens, "
     "lm_head, target_final_norm) and raises 'Unexpected MTP weight' on any other name "
     "(iquest_q1_mtp.py:187-199): never layers of a target checkpoint",

@@ -492,6 +492,26 @@ RULE_CASES = [
           config={"text.num_nextn_predict_layers": 2}, says="at most 1"),
     fires("DSC801", "sglang-glm-ocr-no-count", "glm_ocr", "sglang-nextn-glm-ocr",
           config={"text.num_nextn_predict_layers": None}),
+    # vLLM's GLM-4.7 Flash MTP reads index 0 of the checkpoint the draft is loaded from: the
+    # target itself holds its first decoder layer there, a separate MTP export the MTP layer
+    fires("DSC803", "glm4-moe-lite-target-is-no-mtp-export", "glm4_moe_lite",
+          "vllm-mtp-glm4-moe-lite", says="model.layers.0.enorm.weight"),
+    clean("DSC803", "glm4-moe-lite-separate-mtp-export", "glm4_moe_lite",
+          "vllm-mtp-glm4-moe-lite", drop=("model.layers.",),
+          extra=MT._deepseek_layer("model.layers.0.", MT.H, MT.V)),
+    fires("DSC801", "glm4-moe-lite-export-no-count", "glm4_moe_lite", "vllm-mtp-glm4-moe-lite",
+          config={"num_nextn_predict_layers": None}),
+    # vLLM's GLM-OCR MTP: past the text model's decoder layers (its num_hidden_layers)
+    clean("DSC802", "glm-ocr-kept-under-language-model", "glm_ocr", "vllm-mtp-glm-ocr"),
+    fires("DSC802", "glm-ocr-dropped", "glm_ocr", "vllm-mtp-glm-ocr",
+          drop=("model.language_model.",), says="Following weights were not initialized"),
+    fires("DSC803", "glm-ocr-no-hnorm", "glm_ocr", "vllm-mtp-glm-ocr",
+          drop=(f"model.language_model.layers.{N}.hnorm",),
+          says=f"model.language_model.layers.{N}.hnorm.weight"),
+    # Nemotron Parse 3.5's auxiliary step: decoder.extra_proj.0 / extra_heads.0
+    clean("DSC803", "parse-aux-whole", "parse_aux", "vllm-mtp-parse-aux"),
+    fires("DSC803", "parse-aux-no-extra-head", "parse_aux", "vllm-mtp-parse-aux",
+          drop=("decoder.extra_heads.",), says="decoder.extra_heads.0"),
 ]  # fmt: skip
 
 # the engine-emitted code: a target no MTP loader is picked for
