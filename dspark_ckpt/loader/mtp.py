@@ -227,6 +227,8 @@ def mtp_model(t: MtpTarget, x: MtpLoader) -> MtpModel:
         if len(missing) > before:
             incomplete.append(j)
         refused += _refused(t, x, prefix)
+    if x.accepts:
+        refused += [n for n in t.names if not any(re.match(a, n) for a in x.accepts)]
     return MtpModel(
         x,
         count,

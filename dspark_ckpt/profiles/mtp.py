@@ -89,16 +89,18 @@ LOADERS: tuple[MtpLoader, ...] = (
     sm.SGLANG_INKLING,
     sm.SGLANG_DOTS3_NOTE,
     sm.SGLANG_GLM_OCR,
+    sm.SGLANG_IQUEST_Q1,
 )
 RUNTIMES = {"vllm": VLLM, "sglang": SGLANG}
 
 # The MTP architectures each release registers that no loader above judges, and why: the
 # answer `inspect TARGET --mtp` gives for a target the runtime drafts with one of them.
 UNJUDGED: dict[tuple[str, str], str] = {
-    ("vllm", "Gemma4MTPModel"): "a separate assistant checkpoint, not layers of the target",
-    ("sglang", "IQuestQ1MTP"): "it reads a separate MTP checkpoint (mtp.*, embed_tokens, "
-    "lm_head, target_final_norm) and raises 'Unexpected MTP weight' on any other name "
-    "(iquest_q1_mtp.py:187-199): never layers of a target checkpoint",
+    ("vllm", "Gemma4MTPModel"): "a separate assistant checkpoint, not layers of the target: "
+    "vLLM picks it for a draft model whose own config is a gemma4_assistant "
+    "(vllm/config/speculative.py:1106-1115), a whole small Gemma 4 model loaded by "
+    "AutoWeightsLoader (vllm/model_executor/models/gemma4_mtp.py:590-600); the assistant is "
+    "a drafter folder, for inspect DRAFTER, and inspect --mtp picks no loader for it",
 }
 
 

@@ -103,6 +103,9 @@ class MtpLoader:
     # dict): regular expressions matched against the name past the layer's prefix
     refused: tuple[str, ...] = ()
     refused_error: str = ""
+    # the stored names it reads at all (regular expressions matched from the start of the
+    # name): a checkpoint it raises on for any other name (``refused_error``)
+    accepts: tuple[str, ...] = ()
     # a dense-only MTP build: config keys listing the MoE layer indices (a "1,2" string or a
     # list), default every index from 1 below num_hidden_layers; a draft layer listed is
     # refused when the model is built (``moe_error``)

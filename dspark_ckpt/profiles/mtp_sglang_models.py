@@ -278,3 +278,49 @@ SGLANG_GLM_OCR = MtpLoader(
         "missing": f"{GO}:394-396 `if not name.startswith(nextn_layer_prefix):` ({SILENT})",
     },
 )
+IQ = f"{S}models/iquest_q1_mtp.py"
+# IQuest Q1: a separate MTP export (its own config names IQuestQ1MTP, passed as the draft
+# model path), judged by inspect EXPORT --mtp; it raises on any name but its own
+SGLANG_IQUEST_Q1 = MtpLoader(
+    name="sglang-mtp-iquest-q1",
+    runtime="sglang",
+    release=SGLANG,
+    architecture="IQuestQ1MTP",
+    family="IQuest Q1 (its separate MTP export)",
+    targets=("arch:IQuestQ1MTP", "type:iquest_q1_mtp"),
+    count_fixed=1,
+    first="0",
+    layer="mtp",
+    own=(("enorm", "H"), ("hnorm", "H"), ("eh_proj", "H,2H"), ("final_layernorm", "H")),
+    decoder=(
+        ("mtp_model_layer.attention_norm", "H"),
+        ("mtp_model_layer.attn_out_norm", "H"),
+        ("mtp_model_layer.feed_forward_norm", "H"),
+        ("mtp_model_layer.ffn_out_norm", "H"),
+        ("mtp_model_layer.self_attn", None),
+        ("mtp_model_layer.mlp", None),
+    ),
+    once=(("embed_tokens", "V,H"), ("lm_head", "V,H")),
+    missing="silent",
+    accepts=(
+        r"mtp\.",
+        r"embed_tokens\.weight$",
+        r"lm_head\.weight$",
+        r"target_final_norm\.weight$",
+    ),
+    refused_error="ValueError 'Unexpected MTP weight: ...' at start-up",
+    cites={
+        "targets": f'{S}configs/iquest_q1.py:166-197 `architectures=["IQuestQ1MTP"],` (the '
+        "export's own config class, iquest_q1_mtp)",
+        "count_fixed": f"{S}configs/iquest_q1.py:179-180 `MTP supports one physical draft layer.`",
+        "first": f'{IQ}:192-193 `yield "model.mtp_layer." + name.removeprefix("mtp."), weight`',
+        "layer": f'{IQ}:192-193 `elif name.startswith("mtp."):`',
+        "own": f"{IQ}:78-88 `self.final_layernorm = IQuestQ1RMSNorm(`",
+        "decoder": f"{IQ}:32-52 `self.ffn_out_norm = IQuestQ1RMSNorm(`",
+        "once": f'{IQ}:188-195 `yield "model.embed_tokens.weight", weight`; {IQ}:167-171 '
+        "`def set_embed_and_head(self, embed, head):` (keeps its own: the export ships both)",
+        "missing": f"{IQ}:201 `load_iquest_q1_weights(self, mapped_weights())` ({SILENT})",
+        "accepts": f'{IQ}:187-199 `raise ValueError(f"Unexpected MTP weight: {{name}}")`',
+        "refused_error": f'{IQ}:199 `raise ValueError(f"Unexpected MTP weight: {{name}}")`',
+    },
+)

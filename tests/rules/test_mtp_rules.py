@@ -512,6 +512,14 @@ RULE_CASES = [
     clean("DSC803", "parse-aux-whole", "parse_aux", "vllm-mtp-parse-aux"),
     fires("DSC803", "parse-aux-no-extra-head", "parse_aux", "vllm-mtp-parse-aux",
           drop=("decoder.extra_heads.",), says="decoder.extra_heads.0"),
+    # IQuest Q1's separate MTP export (SGLang), judged on the export itself
+    clean("DSC809", "sglang-iquest-q1-export", "iquest_q1", "sglang-mtp-iquest-q1"),
+    fires("DSC809", "sglang-iquest-q1-export-with-a-target-name", "iquest_q1",
+          "sglang-mtp-iquest-q1", extra={"model.norm.weight": (MT.H,)},
+          says="Unexpected MTP weight"),
+    fires("DSC803", "sglang-iquest-q1-export-no-head", "iquest_q1", "sglang-mtp-iquest-q1",
+          drop=("lm_head.",), says="lm_head.weight"),
+    clean("DSC803", "sglang-iquest-q1-export-whole", "iquest_q1", "sglang-mtp-iquest-q1"),
 ]  # fmt: skip
 
 # the engine-emitted code: a target no MTP loader is picked for
