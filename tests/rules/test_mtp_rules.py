@@ -1,4 +1,4 @@
-"""The MTP / NextN rules (DSC801-DSC806), in-process on target checkpoints written with the
+"""The MTP / NextN rules (DSC801-DSC810), in-process on target checkpoints written with the
 names and shapes each family's release stores (fixtures/mtp_targets.py): a firing row and a
 clean twin per family group, judged by the loader named in the row."""
 
