@@ -67,12 +67,6 @@ COHERE = _eagle1(
     "q/k LayerNorms), a LayerNorm final norm and an embedding its mapper drops when tied "
     "(cohere_eagle.py:149-152) have no layer template",
 )
-LLAMA4 = _eagle1(
-    "Llama 4",
-    "Llama4DecoderLayer (feed_forward, per-layer no-RoPE) with q/k weights permuted for "
-    "rotary at load and config asserts (no MoE layers, no YOCO layers, llama4_eagle.py) "
-    "have no layer template",
-)
 MINICPM = _eagle1(
     "MiniCPM",
     "its own decoder layer (muP-scaled residuals, scale_emb) and lm_head, loaded by its own "
@@ -199,7 +193,7 @@ VLLM_ARCHITECTURES = (
     ),
     _vllm(
         "EagleLlama4ForCausalLM", 662, "EagleLlama4ForCausalLM", VM + "llama4_eagle.py", 176,
-        EAGLE1, reason=LLAMA4,
+        EAGLE1, "vllm-eagle-llama4",
     ),
     _vllm(
         "EagleMiniCPMForCausalLM", 663, "EagleMiniCPMForCausalLM", VM + "minicpm_eagle.py",

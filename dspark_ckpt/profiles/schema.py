@@ -453,7 +453,9 @@ class Profile:
     # without "layers.*."; shapes not judged); () for the family's layer
     layer_modules: tuple[str, ...] = ()
     # dotted config keys the build reads with no default: missing or null fails it
-    # ("truthy:KEY": a false value fails it too; "every:KEY=V": a list, each entry V)
+    # ("truthy:KEY": a false value fails it too; "every:KEY=V": a list, each entry V;
+    # "null:KEY": asserted None, a missing key failing too; "empty:KEY": a list asserted
+    # empty, not judged where absent or null)
     required_keys: tuple[str, ...] = ()
     # stored tensor names whose absence fails the load (after the loader's renames)
     required_tensors: tuple[str, ...] = ()

@@ -3,9 +3,9 @@ runtimes' own registries, the route a drafter takes by its architecture, and per
 architectures a firing row and its clean twin through the engine in-process.
 
 The groups: classic EAGLE (EAGLE-1) as vLLM and SGLang name it (judged by vllm-eagle and
-sglang-eagle), EAGLE-3 over DeepSeek MLA layers (vLLM deepseek_eagle3.py, SGLang
-kimi_k25_eagle3.py: the EAGLE-3 profiles' mla_architectures), the EAGLE-1 classes whose
-module tree no profile models (Llama 4, Mistral, ...), the DFlash variants with their own loader, MTP / NextN heads
+sglang-eagle; vLLM's over Llama 4 layers by vllm-eagle-llama4), EAGLE-3 over DeepSeek MLA
+layers (vLLM deepseek_eagle3.py, SGLang kimi_k25_eagle3.py: the EAGLE-3 profiles'
+mla_architectures), the EAGLE-1 classes whose module tree no profile models (Mistral, ...), the DFlash variants with their own loader, MTP / NextN heads
 (read from the target checkpoint), and vLLM's hidden-state extraction model (no drafter).
 """
 
@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from rules_harness import DROP, VT, H, T, check, clean, fires, head, ids, mapping
+from synth import NULL
 
 from dspark_ckpt.facts.config import parse_drafter_config
 from dspark_ckpt.profiles.architectures import (
@@ -80,6 +81,15 @@ MLA_Q = {  # no q_lora_rank: the synth layer's q_proj, MLA's kv_a_layernorm and 
     **{k: v for k, v in MLA_W.items() if "kv_a_layernorm" in k or "kv_b_proj" in k},
 }
 
+# vLLM's classic EAGLE over Llama 4 layers (llama4_eagle.py), its config asserts met: the
+# YOCO keys null, no MoE layer, draft_vocab_size set (the head's rows)
+L4_EAGLE1 = {**EAGLE1, "architectures": ["EagleLlama4ForCausalLM"], "model_type": "llama4_text",
+             "yoco_global_kv_layer": NULL, "yoco_local_kv_layer": NULL, "moe_layers": []}  # fmt: skip
+L4_MLP = {
+    **{f"layers.0.feed_forward.{p}_proj.weight": DROP for p in ("gate", "up", "down")},
+    **{f"layers.0.mlp.{p}_proj.weight": T("F32", (H, H)) for p in ("gate", "up", "down")},
+}
+
 
 def _named(name: str, **extra) -> dict:
     return {"architectures": [name], "markov_rank": None, **extra}
@@ -126,6 +136,53 @@ CASES = [
           config=Q_EAGLE1, tensors={**EMBED, **QKV_BIAS}, exactly=("DSC501",)),
     clean("DSC652", "eagle1-llama-no-qkv-bias", profile="sglang-eagle", draft=None,
           config=S_EAGLE1, tensors=EMBED),
+    # vLLM's Llama 4 classic EAGLE: a final norm, feed_forward, every layer's input_layernorm
+    clean("DSC652", "eagle1-llama4-every-module", profile="vllm-eagle-llama4", by_default=True,
+          config=L4_EAGLE1, tensors=EMBED, exactly=(), verdicts={"vllm-eagle-llama4": True}),
+    fires("DSC652", "eagle1-llama4-no-norm", profile="vllm-eagle-llama4", config=L4_EAGLE1,
+          tensors={**EMBED, "norm.weight": DROP}, says="norm"),
+    fires("DSC112", "eagle1-llama4-mlp-names", profile="vllm-eagle-llama4", config=L4_EAGLE1,
+          tensors={**EMBED, **L4_MLP}, says="layers.0.mlp.gate_proj.weight"),
+    clean("DSC112", "eagle1-llama4-fused-names", profile="vllm-eagle-llama4", config=L4_EAGLE1,
+          tensors={**EMBED, **{f"layers.0.self_attn.{p}_proj.weight": DROP for p in "qkv"},
+                   "layers.0.self_attn.qkv_proj.weight": T("F32", (3 * H, H))}, exactly=()),
+    # its inner model's mapper strips a model. prefix its load_weights adds again: both load
+    clean("DSC111", "eagle1-llama4-model-prefix", profile="vllm-eagle-llama4", config=L4_EAGLE1,
+          tensors={**EMBED, "fc.weight": DROP, "model.fc.weight": T("F32", (H, 2 * H))},
+          exactly=()),
+    fires("DSC111", "eagle1-llama-model-prefix", profile="vllm-eagle", draft=None,
+          config=V_EAGLE1, tensors={**NO_BIAS, "fc.weight": DROP,
+                                    "model.fc.weight": T("F32", (H, 2 * H))}),
+    # its config asserts: the YOCO keys null (a missing key is an AttributeError), no MoE layer
+    fires("DSC690", "eagle1-llama4-no-yoco-keys", profile="vllm-eagle-llama4",
+          config={k: v for k, v in L4_EAGLE1.items() if k != "yoco_global_kv_layer"},
+          tensors=EMBED,
+          says="yoco_global_kv_layer is not in config.json", exactly=("DSC690",)),
+    fires("DSC690", "eagle1-llama4-yoco-layer", profile="vllm-eagle-llama4",
+          config={**L4_EAGLE1, "yoco_local_kv_layer": 0}, tensors=EMBED,
+          says="yoco_local_kv_layer is 0, not null"),
+    fires("DSC690", "eagle1-llama4-moe-layer", profile="vllm-eagle-llama4",
+          config={**L4_EAGLE1, "moe_layers": [0]}, tensors=EMBED,
+          says="moe_layers is [0], not an empty list"),
+    clean("DSC690", "eagle1-llama4-moe-layers-derived", profile="vllm-eagle-llama4",
+          config={**L4_EAGLE1, "moe_layers": NULL}, tensors=EMBED),
+    fires("DSC690", "eagle1-llama4-yoco-global-layer", profile="vllm-eagle-llama4",
+          config={**L4_EAGLE1, "yoco_global_kv_layer": 2}, tensors=EMBED,
+          says="yoco_global_kv_layer is 2, not null"),
+    fires("DSC690", "eagle1-llama4-no-draft-vocab-size", profile="vllm-eagle-llama4",
+          draft=None, config=L4_EAGLE1, tensors=EMBED, says="draft_vocab_size is not set"),
+    # its head has draft_vocab_size rows and no d2t maps them: a pruned head's draft id i is
+    # proposed as target id i; without a head the target's drafts (its ids are target ids)
+    fires("DSC103", "eagle1-llama4-pruned-head", profile="vllm-eagle-llama4", draft=40,
+          config=L4_EAGLE1, tensors={**EMBED, "lm_head.weight": head(40)}, exactly=("DSC103",),
+          says="the shipped head's draft id i is proposed as target id i"),
+    clean("DSC103", "eagle1-llama4-pruned-no-head", profile="vllm-eagle-llama4", draft=40,
+          config=L4_EAGLE1, tensors=EMBED, exactly=()),
+    clean("DSC103", "eagle1-llama4-full-head", profile="vllm-eagle-llama4", config=L4_EAGLE1,
+          tensors={**EMBED, "lm_head.weight": head(VT)}, exactly=()),
+    fires("DSC105", "eagle1-llama4-d2t", profile="vllm-eagle-llama4", draft=40,
+          config=L4_EAGLE1, tensors={**EMBED, **mapping(40), "lm_head.weight": head(40)},
+          says="no parameter for it"),
     # each runtime's registry refuses the other's class name
     fires("DSC680", "eagle1-sglang-name", profile="vllm-eagle", draft=None, config=S_EAGLE1,
           tensors=NO_BIAS, says="registers EagleLlamaForCausalLM"),
