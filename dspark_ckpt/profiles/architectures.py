@@ -67,11 +67,6 @@ COHERE = _eagle1(
     "q/k LayerNorms), a LayerNorm final norm and an embedding its mapper drops when tied "
     "(cohere_eagle.py:149-152) have no layer template",
 )
-MINICPM = _eagle1(
-    "MiniCPM",
-    "its own decoder layer (muP-scaled residuals, scale_emb) and lm_head, loaded by its own "
-    "stacked-parameter load_weights, have no layer template",
-)
 MISTRAL_WHY = (
     "its loader renames Mistral-native names by pattern (layers.N.attention.wq, "
     "feed_forward.w1, eagle_linear to model.fc, ...) and accepts model.-prefixed names, which "
@@ -197,7 +192,7 @@ VLLM_ARCHITECTURES = (
     ),
     _vllm(
         "EagleMiniCPMForCausalLM", 663, "EagleMiniCPMForCausalLM", VM + "minicpm_eagle.py",
-        305, EAGLE1, reason=MINICPM,
+        305, EAGLE1, "vllm-eagle-minicpm",
     ),
     _vllm(
         "DFlashDraftModel", 664, "DFlashQwen3ForCausalLM", VM + "qwen3_dflash.py", 736,

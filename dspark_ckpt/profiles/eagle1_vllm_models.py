@@ -9,6 +9,13 @@ input_layernorm, weightless q/k norms), a final norm and an lm_head of draft_voc
 rows; loaded by AutoWeightsLoader with ``model.`` prepended to every name but lm_head and a
 ``model.`` prefix stripped again by its inner model's mapper (both forms load); config
 asserts (no YOCO layers, no MoE layers).
+
+MiniCPM (``EagleMiniCPMForCausalLM``, minicpm_eagle.py): fc without a bias between two input
+norms, MiniCPM decoder layers under ``eagle_layers`` (a dense MLP, or MiniCPM's MoE where
+num_experts is set), a final norm, an embedding and an lm_head of vocab_size rows (the
+embedding where tie_word_embeddings); names read as stored (``model.`` on the inner model's,
+fused q/k/v or gate/up refused by its substring renames), and every parameter required: its
+load_weights returns the names it loaded, which vLLM's weight tracking holds to the model.
 """
 
 from __future__ import annotations
@@ -96,4 +103,83 @@ VLLM_EAGLE_LLAMA4 = VLLM_EAGLE.derive(
     ),
 )
 
-PROFILES = (VLLM_EAGLE_LLAMA4,)
+# MiniCPM: its own model and load_weights, every parameter tracked
+MC_EAGLE = M + "minicpm_eagle.py"
+MC = M + "minicpm.py"
+MC_LOAD = f"{MC_EAGLE}:399-406 `return loader.load_weights(map(transform, weights))`"
+TRACKED = (
+    "vllm/model_executor/model_loader/default_loader.py:567-572 `Following weights were not "
+    "initialized from` (the names it returns must be every parameter)"
+)
+MC_LAYER = (
+    *(f"self_attn.{p}_proj" for p in "qkvo"),
+    *(f"mlp.{p}_proj?!num_experts" for p in ("gate", "up", "down")),
+    "mlp.gate?num_experts",
+    "mlp.experts?num_experts",
+    "input_layernorm",
+    "post_attention_layernorm",
+)
+VLLM_EAGLE_MINICPM = VLLM_EAGLE.derive(
+    name="vllm-eagle-minicpm",
+    release=VLLM,
+    releases=READ,
+    variant="eagle-minicpm",
+    sources=(MC_EAGLE, MC, V_SHARE, V_UTILS),
+    cites={
+        "architectures": f'{REGISTRY}:663 `"EagleMiniCPMForCausalLM"`; {RENAMED}',
+        "missing_tensors": f"{MC_LOAD}; {TRACKED}",
+        "builds_lm_head": f"{MC_EAGLE}:351-356 `self.lm_head = ParallelLMHead(` (vocab_size rows)",
+        "lm_head_from_target": f"{MC_EAGLE}:351-356 `self.lm_head = ParallelLMHead(`; "
+        f"{V_SHARE}:18-27 `if not getattr(eagle, flag, False):` (a shipped head is kept unless "
+        "it equals the target's)",
+        "tied_head": f"{MC_EAGLE}:357-358 `self.lm_head = self.lm_head.tie_weights(` (a "
+        "shipped lm_head is the embedding's alias: skipped)",
+        "reduced_when": f"{MC_EAGLE}:351-356 `config.vocab_size,` (draft_vocab_size is never "
+        "read: no reduced vocab)",
+        "reduced_against": f"{MC_EAGLE}:361 `self.logits_processor = LogitsProcessor("
+        "config.vocab_size)`",
+        "missing_d2t": f"{MC_LOAD} (no d2t parameter: no d2t path)",
+        "d2t_param": f"{MC_LOAD}; {NO_PARAM_ANCHORED}",
+        "prefixed_names": f"{MC_LOAD} (names as stored: the inner model's under model.); "
+        f"{NO_PARAM_ANCHORED}",
+        "strict_names": f"{MC_EAGLE}:295 `param = params_dict[name]` (a KeyError for a name "
+        f"it lacks); {NO_PARAM_ANCHORED}",
+        "stray_names": f"{MC_EAGLE}:295 `param = params_dict[name]`; {NO_PARAM_ANCHORED}",
+        "name_maps": f"{MC_EAGLE}:197 `self.eagle_layers = nn.ModuleList(`; {MC_EAGLE}:235-241 "
+        "`stacked_params_mapping = [` (substring renames: a stored qkv_proj or gate_up_proj "
+        "becomes a name of no parameter)",
+        "first_input_norm": f"{MC_EAGLE}:89-91 `self.input_layernorm = RMSNorm(` (every layer's)",
+        "fc_bias": f"{MC_EAGLE}:173-174 `bias=False`; {MC_EAGLE}:291 `if name.endswith(` (a "
+        "stored fc.bias is skipped)",
+        "extra_modules": f"{MC_EAGLE}:176-184 `self.input_norm1 = RMSNorm(` `self.norm = "
+        f"RMSNorm(`; {MC_EAGLE}:178 `self.embed_tokens = VocabParallelEmbedding(`; "
+        f"{MC_EAGLE}:357-358 `if config.tie_word_embeddings:` (lm_head its own parameter "
+        "unless tied)",
+        "layer_modules": f"{MC_EAGLE}:89-101 `self.self_attn = EagleMiniCPMAttention(`; "
+        f"{MC}:270-285 `self.qkv_proj = QKVParallelLinear(` `self.o_proj = RowParallelLinear(`; "
+        f"{MC_EAGLE}:104-124 `if self.num_experts == 0:` `self.mlp = EagleMiniCPMMoE(`; "
+        f"{MC_EAGLE}:242-250 `expert_params_mapping = [` (experts.N.w1/w2/w3 into ws, w2s)",
+        "required_keys": f"{MC_EAGLE}:359 `self.config.hidden_size / self.config.dim_model_base`; "
+        f"{MC_EAGLE}:211 `embedding * self.config.scale_emb`; {MC_EAGLE}:140 "
+        "`self.config.scale_depth / math.sqrt(self.mup_denominator)` (read with no default)",
+    },
+    architectures=("EagleMiniCPMForCausalLM",),
+    missing_tensors="tracked",
+    builds_lm_head=True,
+    lm_head_from_target="never",
+    tied_head="embedding",
+    prefixed_names="required",
+    name_maps=("eagle_layers>layers",),
+    first_input_norm=True,
+    extra_modules=(
+        "input_norm1",
+        "input_norm2",
+        "norm",
+        "embed_tokens",
+        "lm_head?!tie_word_embeddings",
+    ),
+    layer_modules=MC_LAYER,
+    required_keys=("dim_model_base", "scale_emb", "scale_depth"),
+)
+
+PROFILES = (VLLM_EAGLE_LLAMA4, VLLM_EAGLE_MINICPM)

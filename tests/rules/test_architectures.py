@@ -3,7 +3,8 @@ runtimes' own registries, the route a drafter takes by its architecture, and per
 architectures a firing row and its clean twin through the engine in-process.
 
 The groups: classic EAGLE (EAGLE-1) as vLLM and SGLang name it (judged by vllm-eagle and
-sglang-eagle; vLLM's over Llama 4 layers by vllm-eagle-llama4), EAGLE-3 over DeepSeek MLA
+sglang-eagle; vLLM's over Llama 4 and MiniCPM layers by vllm-eagle-llama4 and
+vllm-eagle-minicpm), EAGLE-3 over DeepSeek MLA
 layers (vLLM deepseek_eagle3.py, SGLang kimi_k25_eagle3.py: the EAGLE-3 profiles'
 mla_architectures), the EAGLE-1 classes whose module tree no profile models (Mistral, ...), the DFlash variants with their own loader, MTP / NextN heads
 (read from the target checkpoint), and vLLM's hidden-state extraction model (no drafter).
@@ -89,6 +90,19 @@ L4_MLP = {
     **{f"layers.0.feed_forward.{p}_proj.weight": DROP for p in ("gate", "up", "down")},
     **{f"layers.0.mlp.{p}_proj.weight": T("F32", (H, H)) for p in ("gate", "up", "down")},
 }
+
+# vLLM's MiniCPM classic EAGLE (minicpm_eagle.py): the keys it reads with no default; its
+# embedding and head stored as it reads them (model.embed_tokens, lm_head at the top)
+MC_EAGLE1 = {**EAGLE1, "architectures": ["EagleMiniCPMForCausalLM"], "model_type": "minicpm",
+             "dim_model_base": 4, "scale_emb": 12, "scale_depth": 1.4}  # fmt: skip
+MC_HEADS = {"model.embed_tokens.weight": T("F32", (VT, H)), "lm_head.weight": head(VT)}
+MC_L0 = "model.eagle_layers.0."
+MC_DENSE_DROPPED = {f"{MC_L0}mlp.{p}_proj.weight": DROP for p in ("gate", "up", "down")}
+MC_MOE = {f"{MC_L0}mlp.gate.weight": T("F32", (2, H)),
+          **{f"{MC_L0}mlp.experts.{e}.w{w}.weight": T("F32", (H, H)) for e in (0, 1)
+             for w in (1, 2, 3)}}  # fmt: skip
+MC_FUSED = {**{f"{MC_L0}self_attn.{p}_proj.weight": DROP for p in "qkv"},
+            f"{MC_L0}self_attn.qkv_proj.weight": T("F32", (3 * H, H))}  # fmt: skip
 
 
 def _named(name: str, **extra) -> dict:
@@ -183,6 +197,46 @@ CASES = [
     fires("DSC105", "eagle1-llama4-d2t", profile="vllm-eagle-llama4", draft=40,
           config=L4_EAGLE1, tensors={**EMBED, **mapping(40), "lm_head.weight": head(40)},
           says="no parameter for it"),
+    # vLLM's MiniCPM classic EAGLE: names as stored (model.), layers under eagle_layers, two
+    # input norms, every parameter required by vLLM's weight tracking (embedding and head too)
+    clean("DSC652", "eagle1-minicpm-every-module", profile="vllm-eagle-minicpm",
+          by_default=True, draft=None, config=MC_EAGLE1, tensors=MC_HEADS,
+          exactly=("DSC501",), verdicts={"vllm-eagle-minicpm": True}),
+    fires("DSC652", "eagle1-minicpm-no-head", profile="vllm-eagle-minicpm", draft=None,
+          config=MC_EAGLE1, tensors={**MC_HEADS, "lm_head.weight": DROP},
+          says="(lm_head): vLLM checks that its load filled every parameter"),
+    clean("DSC652", "eagle1-minicpm-tied-no-head", profile="vllm-eagle-minicpm", draft=None,
+          config={**MC_EAGLE1, "tie_word_embeddings": True},
+          tensors={**MC_HEADS, "lm_head.weight": DROP}, exactly=("DSC501",)),
+    fires("DSC652", "eagle1-minicpm-no-embedding", profile="vllm-eagle-minicpm", draft=None,
+          config=MC_EAGLE1, tensors={**MC_HEADS, "model.embed_tokens.weight": DROP},
+          says="(embed_tokens)"),
+    fires("DSC652", "eagle1-minicpm-moe-no-experts", profile="vllm-eagle-minicpm", draft=None,
+          config={**MC_EAGLE1, "num_experts": 2}, tensors={**MC_HEADS, **MC_DENSE_DROPPED},
+          says="eagle_layers.0.mlp.gate, eagle_layers.0.mlp.experts"),
+    clean("DSC652", "eagle1-minicpm-moe-experts", profile="vllm-eagle-minicpm", draft=None,
+          config={**MC_EAGLE1, "num_experts": 2},
+          tensors={**MC_HEADS, **MC_DENSE_DROPPED, **MC_MOE}, exactly=("DSC501",)),
+    fires("DSC111", "eagle1-minicpm-unprefixed", profile="vllm-eagle-minicpm", draft=None,
+          config=MC_EAGLE1, tensors={**MC_HEADS, "model.fc.weight": DROP,
+                                     "fc.weight": T("F32", (H, 2 * H))},
+          says="1 tensor name(s) lack the model. prefix (fc.weight)", exactly=("DSC111",
+                                                                              "DSC501")),
+    fires("DSC112", "eagle1-minicpm-fused-qkv", profile="vllm-eagle-minicpm", draft=None,
+          config=MC_EAGLE1, tensors={**MC_HEADS, **MC_FUSED},
+          says="eagle_layers.0.self_attn.qkv_proj.weight"),
+    fires("DSC112", "eagle1-minicpm-layers-prefix", profile="vllm-eagle-minicpm", draft=None,
+          config=MC_EAGLE1,
+          tensors={**MC_HEADS, "model.layers.0.input_layernorm.weight": T("F32", (H,))},
+          says="layers.0.input_layernorm.weight"),
+    fires("DSC113", "eagle1-minicpm-fc-width", profile="vllm-eagle-minicpm", draft=None,
+          config=MC_EAGLE1, tensors={**MC_HEADS, "model.fc.weight": T("F32", (H, 3 * H))},
+          says="fc.weight is [8, 24]"),
+    fires("DSC672", "eagle1-minicpm-fc-bias", profile="vllm-eagle-minicpm", draft=None,
+          config=MC_EAGLE1, tensors={**MC_HEADS, "model.fc.bias": T("F32", (H,))}),
+    fires("DSC690", "eagle1-minicpm-no-scale-emb", profile="vllm-eagle-minicpm", draft=None,
+          config={k: v for k, v in MC_EAGLE1.items() if k != "scale_emb"}, tensors=MC_HEADS,
+          says="scale_emb is not set"),
     # each runtime's registry refuses the other's class name
     fires("DSC680", "eagle1-sglang-name", profile="vllm-eagle", draft=None, config=S_EAGLE1,
           tensors=NO_BIAS, says="registers EagleLlamaForCausalLM"),
