@@ -375,6 +375,9 @@ def _runtime_model(f: Facts, p: Profile) -> LoaderModel:
         shapes, first_in = not_attention(shapes), {}
     extra = per_aux(f, p, extra_modules(cfg, p)[0])
     parts: list[Module | Block] = [*shaped(modules_of(top, maps), shapes)]
+    if eagle1 and p.fc_bias:  # fc built with a bias: both tensors, by name
+        parts = [replace(m, tensors=("weight", "bias"), exact=True) if m.path == "fc" else m
+                 for m in parts]  # fmt: skip
     template = layer_template(cfg, p, shaped(modules_of(layer, maps), shapes))
     absent = () if p.first_input_norm else ("input_layernorm",)
     # the decoder layers, under the name the model gives them ("eagle_layers>layers")

@@ -61,12 +61,6 @@ def _eagle1(layer: str, why: str) -> str:
 
 # what each unjudged classic EAGLE loader does that the loader model cannot express (the
 # loader model maps whole module paths onto Llama / Qwen2 / Qwen3 / MLA layer templates)
-COHERE = _eagle1(
-    "Cohere",
-    "its layer (one input_layernorm feeding attention and MLP in parallel, optional per-head "
-    "q/k LayerNorms), a LayerNorm final norm and an embedding its mapper drops when tied "
-    "(cohere_eagle.py:149-152) have no layer template",
-)
 MISTRAL_WHY = (
     "its loader renames Mistral-native names by pattern (layers.N.attention.wq, "
     "feed_forward.w1, eagle_linear to model.fc, ...) and accepts model.-prefixed names, which "
@@ -180,7 +174,7 @@ VLLM_ARCHITECTURES = (
     _mtp_vllm("MiMoV2OmniMTPModel", 659, "MiMoV2OmniMTP", VM + "mimo_v2_mtp.py", 389),
     _vllm(
         "EagleCohereForCausalLM", 660, "EagleCohereForCausalLM", VM + "cohere_eagle.py", 139,
-        EAGLE1, reason=COHERE,
+        EAGLE1, "vllm-eagle-cohere",
     ),
     _vllm(
         "EagleLlamaForCausalLM", 661, "EagleLlamaForCausalLM", VM + "llama_eagle.py", 146,

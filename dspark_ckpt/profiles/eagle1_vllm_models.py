@@ -16,6 +16,13 @@ num_experts is set), a final norm, an embedding and an lm_head of vocab_size row
 embedding where tie_word_embeddings); names read as stored (``model.`` on the inner model's,
 fused q/k/v or gate/up refused by its substring renames), and every parameter required: its
 load_weights returns the names it loaded, which vLLM's weight tracking holds to the model.
+
+Cohere (``EagleCohereForCausalLM``, cohere_eagle.py): fc over [embedding, hidden state] with a
+bias, Cohere decoder layers (one input_layernorm feeding attention and MLP in parallel, per-head
+q/k norms where use_qk_norm), a final LayerNorm; no lm_head (its logits come from the embedding,
+always the target's: the class is no SupportsEagle, so a shipped embedding never counts as its
+own); names read as stored (``model.``, lm_head names dropped by its mapper), every parameter but
+the embedding required by vLLM's weight tracking.
 """
 
 from __future__ import annotations
@@ -182,4 +189,75 @@ VLLM_EAGLE_MINICPM = VLLM_EAGLE.derive(
     required_keys=("dim_model_base", "scale_emb", "scale_depth"),
 )
 
-PROFILES = (VLLM_EAGLE_LLAMA4, VLLM_EAGLE_MINICPM)
+# Cohere: CohereForCausalLM's mapper and tracked load; the drafter's embedding (and with it its
+# head: logits come from embed_tokens) is always the target's
+CO_EAGLE = M + "cohere_eagle.py"
+CO = M + "commandr.py"
+CO_LOAD = f"{CO_EAGLE}:189-200 `loaded_weight_names = loader.load_weights(`"
+CO_SHARE = (
+    f"{CO_EAGLE}:147-148 `self.has_own_embed_tokens = False`; {V_UTILS}:1191-1192 `if not "
+    "supports_any_eagle(model):` (CohereForCausalLM is no SupportsEagle: a shipped embedding never "
+    f'sets the flag); {V_SHARE}:74-77 `_should_share(draft_model, "has_own_embed_tokens"` (the '
+    "target's embedding replaces it)"
+)
+CO_LOGITS = (
+    f"{CO}:460-471 `logits = self.logits_processor(self.model.embed_tokens, hidden_states)` (no "
+    "lm_head module: the head is the embedding, the target's)"
+)
+CO_LAYER = (
+    *(f"self_attn.{p}_proj|self_attn.qkv_proj" for p in "qkv"),
+    "self_attn.o_proj",
+    "self_attn.q_norm?use_qk_norm",
+    "self_attn.k_norm?use_qk_norm",
+    *(f"mlp.{p}_proj|mlp.gate_up_proj" for p in ("gate", "up")),
+    "mlp.down_proj",
+    "input_layernorm",
+)
+VLLM_EAGLE_COHERE = VLLM_EAGLE.derive(
+    name="vllm-eagle-cohere",
+    release=VLLM,
+    releases=READ,
+    variant="eagle-cohere",
+    sources=(CO_EAGLE, CO, V_SHARE, V_UTILS),
+    cites={
+        "architectures": f'{REGISTRY}:660 `"EagleCohereForCausalLM"`; {RENAMED}',
+        "missing_tensors": f'{CO_LOAD} `loaded_weight_names.add("model.embed_tokens.weight")` '
+        f"(every other parameter must be loaded); {TRACKED}",
+        "own_embed_kept": CO_SHARE,
+        "lm_head_from_target": f'{CO}:404-417 `orig_to_new_prefix={{"lm_head": None}}` (a '
+        f"shipped lm_head is dropped); {CO_LOGITS}",
+        "missing_lm_head": CO_LOGITS,
+        "builds_lm_head": f"{CO_EAGLE}:139-141 `nn.Module.__init__(self)` (no lm_head module); "
+        f"{CO_LOGITS}",
+        "dropped_unbuilt": f'{CO}:404-417 `orig_to_new_prefix={{"lm_head": None}}` (lm_head '
+        "names are dropped, not refused)",
+        "tied_head": f"{CO_EAGLE}:149-152 `if self.config.tie_word_embeddings:` (it drops the "
+        f"stored embedding, which the target's replaces anyway); {CO_LOGITS}",
+        "prefixed_names": f"{CO_LOAD} (names as stored: the inner model's under model.); "
+        f"{NO_PARAM_ANCHORED}",
+        "strict_names": f"{CO_LOAD}; {NO_PARAM_ANCHORED}",
+        "stray_names": f"{CO_LOAD}; {NO_PARAM_ANCHORED}",
+        "name_maps": f"{CO}:404-415 `orig_to_new_stacked={{` (q/k/v and gate/up stored fused)",
+        "first_input_norm": f"{CO}:309 `self.input_layernorm = norm_cls(` (every layer's: no "
+        "layer of cohere_eagle.py deletes it)",
+        "fc_bias": f"{CO_EAGLE}:98-108 `bias=True,` (a checkpoint must give fc.bias)",
+        "extra_modules": f"{CO_EAGLE}:110-115 `self.norm = LayerNorm(` (weight only: "
+        f"{CO}:78-81 `self.weight = nn.Parameter(torch.ones(param_shape))`)",
+        "layer_modules": f"{CO_EAGLE}:86-96 `CohereEagleDecoderLayer(`; {CO}:301-309 "
+        "`self.self_attn = CohereAttention(` `self.mlp = CohereMLP(` (one input_layernorm, no "
+        f'post-attention norm); {CO}:207-220 `self.use_qk_norm = getattr(config, "use_qk_norm", '
+        f"False)` `self.qkv_proj = QKVParallelLinear(`; {CO}:256-263 `self.q_norm = norm_cls(`; "
+        f"{CO}:146-156 `self.gate_up_proj = MergedColumnParallelLinear(`",
+    },
+    architectures=("EagleCohereForCausalLM",),
+    missing_tensors="tracked",
+    own_embed_kept=False,
+    dropped_unbuilt=("lm_head",),
+    prefixed_names="required",
+    first_input_norm=True,
+    fc_bias=True,
+    extra_modules=("norm",),
+    layer_modules=CO_LAYER,
+)
+
+PROFILES = (VLLM_EAGLE_LLAMA4, VLLM_EAGLE_MINICPM, VLLM_EAGLE_COHERE)

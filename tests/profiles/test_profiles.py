@@ -51,6 +51,7 @@ L4_EAGLE1 = {**_EAGLE1, "architectures": ["EagleLlama4ForCausalLM"], "model_type
 MC_EAGLE1 = {**_EAGLE1, "architectures": ["EagleMiniCPMForCausalLM"], "model_type": "minicpm",
              "dim_model_base": 4, "scale_emb": 12, "scale_depth": 1.4}  # fmt: skip
 MC_EMBED = {"model.embed_tokens.weight": T("F32", (VT, H))}
+CO_EAGLE1 = {**_EAGLE1, "architectures": ["EagleCohereForCausalLM"], "model_type": "cohere"}
 # the variant architectures' own profiles (profiles/variants.py): XPress's refiner head,
 # DFlash2's candidate selector and grouped convolutions (tests/rules/test_variant_rules.py)
 XPRESS = {"architectures": ["Qwen3XPressModel"], "model_type": "qwen3", "markov_rank": None}
@@ -210,6 +211,17 @@ CASES = [
     # vllm-eagle-minicpm: every parameter tracked (its embedding and head too), names under model.
     ("vllm-eagle-minicpm", "whole", VT, None, MC_EAGLE1, (MC_EMBED, lm_head(VT)), []),
     ("vllm-eagle-minicpm", "no-head", VT, None, MC_EAGLE1, (MC_EMBED,), ["DSC652"]),
+    # vllm-eagle-cohere: fc with its bias, tracked; the head is the (target's) embedding
+    ("vllm-eagle-cohere", "whole", VT, None, CO_EAGLE1, (), []),
+    (
+        "vllm-eagle-cohere",
+        "no-fc-bias",
+        VT,
+        None,
+        CO_EAGLE1,
+        ({"model.fc.bias": None},),
+        ["DSC652"],
+    ),
     ("sglang-eagle", "vllm-name", VT, None, V_EAGLE1, (), ["DSC680"]),
     ("sglang-eagle", "no-fc-bias", VT, None, S_EAGLE1, (NO_FC_BIAS,), ["DSC652"]),
     # sglang-eagle3: d2t -> hot_token_id; draft_vocab_size null -> the target's head, a

@@ -3,8 +3,8 @@ runtimes' own registries, the route a drafter takes by its architecture, and per
 architectures a firing row and its clean twin through the engine in-process.
 
 The groups: classic EAGLE (EAGLE-1) as vLLM and SGLang name it (judged by vllm-eagle and
-sglang-eagle; vLLM's over Llama 4 and MiniCPM layers by vllm-eagle-llama4 and
-vllm-eagle-minicpm), EAGLE-3 over DeepSeek MLA
+sglang-eagle; vLLM's over Llama 4, MiniCPM and Cohere layers by vllm-eagle-llama4,
+vllm-eagle-minicpm and vllm-eagle-cohere), EAGLE-3 over DeepSeek MLA
 layers (vLLM deepseek_eagle3.py, SGLang kimi_k25_eagle3.py: the EAGLE-3 profiles'
 mla_architectures), the EAGLE-1 classes whose module tree no profile models (Mistral, ...), the DFlash variants with their own loader, MTP / NextN heads
 (read from the target checkpoint), and vLLM's hidden-state extraction model (no drafter).
@@ -103,6 +103,11 @@ MC_MOE = {f"{MC_L0}mlp.gate.weight": T("F32", (2, H)),
              for w in (1, 2, 3)}}  # fmt: skip
 MC_FUSED = {**{f"{MC_L0}self_attn.{p}_proj.weight": DROP for p in "qkv"},
             f"{MC_L0}self_attn.qkv_proj.weight": T("F32", (3 * H, H))}  # fmt: skip
+
+# vLLM's Cohere classic EAGLE (cohere_eagle.py), its embedding tied to the target's
+CO_EAGLE1 = {**EAGLE1, "architectures": ["EagleCohereForCausalLM"], "model_type": "cohere",
+             "tie_word_embeddings": True}  # fmt: skip
+CO_QK = {f"model.layers.0.self_attn.{n}.weight": T("F32", (2, 4)) for n in ("q_norm", "k_norm")}
 
 
 def _named(name: str, **extra) -> dict:
@@ -237,6 +242,31 @@ CASES = [
     fires("DSC690", "eagle1-minicpm-no-scale-emb", profile="vllm-eagle-minicpm", draft=None,
           config={k: v for k, v in MC_EAGLE1.items() if k != "scale_emb"}, tensors=MC_HEADS,
           says="scale_emb is not set"),
+    # vLLM's Cohere classic EAGLE: names as stored (model.), fc with a bias, one input_layernorm
+    # per layer, q/k norms with use_qk_norm, a final norm; every parameter tracked but the
+    # embedding, which (with the head: logits come from it) is the target's
+    clean("DSC652", "eagle1-cohere-every-module", profile="vllm-eagle-cohere", by_default=True,
+          draft=None, config=CO_EAGLE1, exactly=("DSC501",), verdicts={"vllm-eagle-cohere": True}),
+    fires("DSC652", "eagle1-cohere-no-fc-bias", profile="vllm-eagle-cohere", draft=None,
+          config=CO_EAGLE1, tensors={"model.fc.bias": DROP}, says="(fc.bias): vLLM checks"),
+    fires("DSC652", "eagle1-cohere-no-qk-norms", profile="vllm-eagle-cohere", draft=None,
+          config={**CO_EAGLE1, "use_qk_norm": True}, says="layers.0.self_attn.q_norm"),
+    clean("DSC652", "eagle1-cohere-qk-norms", profile="vllm-eagle-cohere", draft=None,
+          config={**CO_EAGLE1, "use_qk_norm": True}, tensors=CO_QK, exactly=("DSC501",)),
+    clean("DSC672", "eagle1-cohere-fc-bias-built", profile="vllm-eagle-cohere", draft=None,
+          config=CO_EAGLE1, exactly=("DSC501",)),
+    fires("DSC112", "eagle1-cohere-post-attention-norm", profile="vllm-eagle-cohere",
+          draft=None, config=CO_EAGLE1,
+          tensors={"model.layers.0.post_attention_layernorm.weight": T("F32", (H,))},
+          says="layers.0.post_attention_layernorm.weight"),
+    # its mapper drops lm_head names, and the embedding is the target's whatever is shipped
+    clean("DSC112", "eagle1-cohere-head-dropped", profile="vllm-eagle-cohere", draft=None,
+          config=CO_EAGLE1, tensors={"lm_head.weight": head(VT),
+                                     "model.embed_tokens.weight": T("F32", (VT, H))},
+          exactly=("DSC501",)),
+    fires("DSC111", "eagle1-cohere-unprefixed", profile="vllm-eagle-cohere", draft=None,
+          config=CO_EAGLE1, tensors={"model.norm.weight": DROP, "norm.weight": T("F32", (H,))},
+          says="(norm.weight)"),
     # each runtime's registry refuses the other's class name
     fires("DSC680", "eagle1-sglang-name", profile="vllm-eagle", draft=None, config=S_EAGLE1,
           tensors=NO_BIAS, says="registers EagleLlamaForCausalLM"),
