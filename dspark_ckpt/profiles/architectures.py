@@ -73,9 +73,13 @@ MISTRAL_LARGE3 = _eagle1(
 )
 DEEPSEEK_EAGLE = _eagle1(
     "DeepSeek-V3 (MLA / MoE)",
-    "fc over [enorm(embedding), hnorm(hidden state)] and MoE expert layers, loaded by "
-    "deepseek_eagle.py's own load_weights (expert and kv-scale remapping), have no layer "
-    "template",
+    "each draft layer is a DeepseekV2DecoderLayer numbered after the target's layers "
+    "(deepseek_eagle.py:53-60), whose MLP is DeepSeek's MoE or dense by that number against "
+    "first_k_dense_replace and moe_layer_freq, and whose attention is MHA, MLA or plain by "
+    "model_type, the MLA head sizes and the served config's use_mla (deepseek_v2.py:1280-1297); "
+    "its routed experts are loaded expert by expert into fused parameters "
+    "(deepseek_eagle.py:111-117, 158-172): the loader model has no per-expert block to hold "
+    "them to",
 )
 
 
