@@ -178,15 +178,24 @@ def d2t_without_parameter(f: Facts, p: Profile) -> list[Finding]:
             )
         ]
     if p.d2t_param == "none":  # no such parameter: refused by name
+        own = heads(f, p).head_source.source == SHIPPED  # a head of its own, no d2t path
+        why = (
+            "it has no d2t path: its own head's ids are proposed as target ids"
+            if own
+            else "it drafts from the target's head, with target ids"
+        )
         return [
             new_finding(
                 "DSC105",
-                f"{role} is present but {p.name}'s model has no parameter for it (it drafts "
-                "from the target's head, with target ids): the weight loader raises 'There "
-                "is no module or parameter named ...'",
+                f"{role} is present but {p.name}'s model has no parameter for it ({why}): "
+                "the weight loader raises 'There is no module or parameter named ...'",
                 info,
-                hint=f"drop d2t and t2d for {p.runtime}: it uses the target's head, "
-                "whose ids are target ids",
+                hint=f"drop d2t and t2d for {p.runtime}: "
+                + (
+                    "its own head's ids must be the target's"
+                    if own
+                    else "it uses the target's head, whose ids are target ids"
+                ),
             )
             for role in (D2T, T2D)
             if (info := f.tensors.get(role)) is not None

@@ -126,6 +126,12 @@ def _prefix_missing(f: Facts, p: Profile) -> list[Finding]:
     ]
 
 
+def _as_stored(f: Facts, name: str) -> str:
+    """``name`` (a wrapper prefix removed) as the checkpoint stores it."""
+    info = f.stored(name)
+    return info.name if info is not None else name
+
+
 def _stripped(name: str) -> str:
     for prefix in WRAPPER_PREFIXES:
         if name.startswith(prefix):
@@ -224,7 +230,8 @@ def unexpected_refused(f: Facts, p: Profile) -> list[Finding]:
     return [
         new_finding(
             "DSC112",
-            f"{len(others)} tensor(s) the {p.runtime} model does not have ({few(others, 3)}): "
+            f"{len(others)} tensor(s) the {p.runtime} model does not have "
+            f"({few([_as_stored(f, n) for n in others], 3)}): "
             f"{how}{_beyond_note(f, found)}",
             f.stored(others[0]),
         )

@@ -202,7 +202,10 @@ CASES = [
           tensors={**EMBED, "lm_head.weight": head(VT)}, exactly=()),
     fires("DSC105", "eagle1-llama4-d2t", profile="vllm-eagle-llama4", draft=40,
           config=L4_EAGLE1, tensors={**EMBED, **mapping(40), "lm_head.weight": head(40)},
-          says="no parameter for it"),
+          says="no parameter for it (it has no d2t path: its own head's ids are proposed"),
+    fires("DSC105", "eagle1-llama4-d2t-no-head", profile="vllm-eagle-llama4", draft=40,
+          config=L4_EAGLE1, tensors={**EMBED, **mapping(40)},
+          says="no parameter for it (it drafts from the target's head"),
     # vLLM's MiniCPM classic EAGLE: names as stored (model.), layers under eagle_layers, two
     # input norms, every parameter required by vLLM's weight tracking (embedding and head too)
     clean("DSC652", "eagle1-minicpm-every-module", profile="vllm-eagle-minicpm",
@@ -230,7 +233,7 @@ CASES = [
                                                                               "DSC501")),
     fires("DSC112", "eagle1-minicpm-fused-qkv", profile="vllm-eagle-minicpm", draft=None,
           config=MC_EAGLE1, tensors={**MC_HEADS, **MC_FUSED},
-          says="eagle_layers.0.self_attn.qkv_proj.weight"),
+          says="(model.eagle_layers.0.self_attn.qkv_proj.weight)"),
     fires("DSC112", "eagle1-minicpm-layers-prefix", profile="vllm-eagle-minicpm", draft=None,
           config=MC_EAGLE1,
           tensors={**MC_HEADS, "model.layers.0.input_layernorm.weight": T("F32", (H,))},
