@@ -22,7 +22,9 @@ cited ``name_maps`` (``name_maps()`` reads them):
   confidence head the model does not build; DFlash/EAGLE-3: ``fc.`` without aux states;
   EAGLE-3: ``input_norm.`` without norm_before_fc).
   "partial_fc_required" (TensorRT-LLM's DFlash, allow_partial_loading) is the same model;
-  only what a missing fc or hidden_norm does differs (DSC652).
+  only what a missing fc or hidden_norm does differs (DSC652); so is "tracked" (vLLM's
+  MiniCPM classic EAGLE, whose load_weights returns the names it loaded: a parameter not
+  filled fails the load).
 - ``missing_tensors`` "strict" (TensorRT-LLM's Qwen3 DSpark, load_state_dict(strict=True)):
   the exact names (no name maps); any other name is an "Unexpected key(s)" error.
 - ``missing_tensors`` "default_init" (SGLang 0.5.23: ``params_dict`` look-ups, names it
@@ -174,9 +176,10 @@ class LoaderModel:
         decoder-layer module or a norm whose shape the config gives and differs; fused
         forms (``qkv_proj``) and quantised weights are not judged here."""
         out = []
+        read = self.profile.prefixed_names != "rejected"  # names under model. are loaded
         for part in self.parts:
             if isinstance(part, Module):
-                out += _differs(f, part.path + ".weight", part.shape)
+                out += _differs(f, part.path + ".weight", part.shape, read)
                 continue
             for i in stored_indices(f, part):
                 if part.count is not None and i >= part.count:
@@ -185,7 +188,7 @@ class LoaderModel:
                 for m in part.at(i):
                     shape = part.first.get(m.path, m.shape) if i == 0 else m.shape
                     for base in bases:
-                        out += _differs(f, f"{base}{m.path}.weight", shape)
+                        out += _differs(f, f"{base}{m.path}.weight", shape, read)
         return out
 
     # --- what the model does not have --------------------------------------------------------
@@ -259,8 +262,10 @@ class LoaderModel:
         return list(N.gaps(covered, lo, hi))
 
 
-def _differs(f: Facts, name: str, shape: tuple[int, ...] | None) -> list:
-    info = f.tensors.get(name)
+def _differs(f: Facts, name: str, shape: tuple[int, ...] | None, prefixed: bool = False) -> list:
+    """``name``'s stored shape against ``shape``; ``prefixed``: a name stored under a wrapper
+    prefix counts (the loader reads it there)."""
+    info = f.stored(name) if prefixed else f.tensors.get(name)
     if shape is None or info is None or tuple(info.shape) == shape:
         return []
     return [(name, tuple(info.shape), shape)]
@@ -370,9 +375,14 @@ def _runtime_model(f: Facts, p: Profile) -> LoaderModel:
         shapes, first_in = not_attention(shapes), {}
     extra = per_aux(f, p, extra_modules(cfg, p)[0])
     parts: list[Module | Block] = [*shaped(modules_of(top, maps), shapes)]
+    if eagle1 and p.fc_bias:  # fc built with a bias: both tensors, by name
+        parts = [replace(m, tensors=("weight", "bias"), exact=True) if m.path == "fc" else m
+                 for m in parts]  # fmt: skip
     template = layer_template(cfg, p, shaped(modules_of(layer, maps), shapes))
     absent = () if p.first_input_norm else ("input_layernorm",)
-    block = Block("layers", layers, template, maps.blocks.get("layers", {}), first_in, absent)
+    # the decoder layers, under the name the model gives them ("eagle_layers>layers")
+    prefix = maps.modules.get("layers", ("layers",))[0]
+    block = Block(prefix, layers, template, maps.blocks.get("layers", {}), first_in, absent)
     parts += [block, *modules_of(tail, maps), *extra]
     if fc_norm:
         parts.append(fc_norm)
@@ -472,7 +482,7 @@ def loader_model(f: Facts, p: Profile) -> LoaderModel | None:
     if key not in f.memo:
         if p.missing_tensors == "default_init":
             f.memo[key] = _sglang_model(f, p)
-        elif p.missing_tensors in ("uninitialised", "partial_fc_required", "strict"):
+        elif p.missing_tensors in ("uninitialised", "partial_fc_required", "strict", "tracked"):
             f.memo[key] = _runtime_model(f, p)
         else:
             f.memo[key] = None

@@ -220,9 +220,12 @@ def _parsed(cfg: dict, entries: tuple[str, ...]) -> tuple[tuple[Module, ...], tu
     layer: list[Module] = []
     for entry in entries:
         entry, _, key = entry.partition("?")
-        # built where the key is set (~KEY: unless it is set false)
-        unset = not truthy(dotted(cfg, key.lstrip("~")))
-        if key and unset and (key[0] != "~" or present(cfg, key[1:])):
+        # built where the key is set (~KEY: unless it is set false; !KEY: unless it is true)
+        unset = not truthy(dotted(cfg, key.lstrip("~!")))
+        if key[:1] == "!":
+            if not unset:
+                continue
+        elif key and unset and (key[0] != "~" or present(cfg, key[1:])):
             continue
         paths, _, tensors = entry.partition(":")
         per_layer = paths.startswith("layers.*.")

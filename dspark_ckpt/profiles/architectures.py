@@ -61,23 +61,6 @@ def _eagle1(layer: str, why: str) -> str:
 
 # what each unjudged classic EAGLE loader does that the loader model cannot express (the
 # loader model maps whole module paths onto Llama / Qwen2 / Qwen3 / MLA layer templates)
-COHERE = _eagle1(
-    "Cohere",
-    "its layer (one input_layernorm feeding attention and MLP in parallel, optional per-head "
-    "q/k LayerNorms), a LayerNorm final norm and an embedding its mapper drops when tied "
-    "(cohere_eagle.py:149-152) have no layer template",
-)
-LLAMA4 = _eagle1(
-    "Llama 4",
-    "Llama4DecoderLayer (feed_forward, per-layer no-RoPE) with q/k weights permuted for "
-    "rotary at load and config asserts (no MoE layers, no YOCO layers, llama4_eagle.py) "
-    "have no layer template",
-)
-MINICPM = _eagle1(
-    "MiniCPM",
-    "its own decoder layer (muP-scaled residuals, scale_emb) and lm_head, loaded by its own "
-    "stacked-parameter load_weights, have no layer template",
-)
 MISTRAL_WHY = (
     "its loader renames Mistral-native names by pattern (layers.N.attention.wq, "
     "feed_forward.w1, eagle_linear to model.fc, ...) and accepts model.-prefixed names, which "
@@ -90,9 +73,13 @@ MISTRAL_LARGE3 = _eagle1(
 )
 DEEPSEEK_EAGLE = _eagle1(
     "DeepSeek-V3 (MLA / MoE)",
-    "fc over [enorm(embedding), hnorm(hidden state)] and MoE expert layers, loaded by "
-    "deepseek_eagle.py's own load_weights (expert and kv-scale remapping), have no layer "
-    "template",
+    "each draft layer is a DeepseekV2DecoderLayer numbered after the target's layers "
+    "(deepseek_eagle.py:53-60), whose MLP is DeepSeek's MoE or dense by that number against "
+    "first_k_dense_replace and moe_layer_freq, and whose attention is MHA, MLA or plain by "
+    "model_type, the MLA head sizes and the served config's use_mla (deepseek_v2.py:1280-1297); "
+    "its routed experts are loaded expert by expert into fused parameters "
+    "(deepseek_eagle.py:111-117, 158-172): the loader model has no per-expert block to hold "
+    "them to",
 )
 
 
@@ -191,7 +178,7 @@ VLLM_ARCHITECTURES = (
     _mtp_vllm("MiMoV2OmniMTPModel", 659, "MiMoV2OmniMTP", VM + "mimo_v2_mtp.py", 389),
     _vllm(
         "EagleCohereForCausalLM", 660, "EagleCohereForCausalLM", VM + "cohere_eagle.py", 139,
-        EAGLE1, reason=COHERE,
+        EAGLE1, "vllm-eagle-cohere",
     ),
     _vllm(
         "EagleLlamaForCausalLM", 661, "EagleLlamaForCausalLM", VM + "llama_eagle.py", 146,
@@ -199,11 +186,11 @@ VLLM_ARCHITECTURES = (
     ),
     _vllm(
         "EagleLlama4ForCausalLM", 662, "EagleLlama4ForCausalLM", VM + "llama4_eagle.py", 176,
-        EAGLE1, reason=LLAMA4,
+        EAGLE1, "vllm-eagle-llama4",
     ),
     _vllm(
         "EagleMiniCPMForCausalLM", 663, "EagleMiniCPMForCausalLM", VM + "minicpm_eagle.py",
-        305, EAGLE1, reason=MINICPM,
+        305, EAGLE1, "vllm-eagle-minicpm",
     ),
     _vllm(
         "DFlashDraftModel", 664, "DFlashQwen3ForCausalLM", VM + "qwen3_dflash.py", 736,

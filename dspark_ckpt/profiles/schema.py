@@ -108,6 +108,9 @@ n_aux * this width)."""
 PrefixedNames = Literal[
     "rejected",  # load error
     "stripped",  # the prefix is removed
+    # names are read as stored, under model. (lm_head at the top level): a name without the
+    # prefix names no module of the model and fails the load
+    "required",
 ]
 """What the loader does with tensor names under a wrapper prefix (``model.``)."""
 
@@ -157,6 +160,10 @@ MissingTensors = Literal[
     "default_init",  # a parameter the checkpoint lacks keeps its initial value, no error
     "uninitialised",  # the loader checks nothing: the parameter keeps its initial memory
     "strict",  # load_state_dict(strict=True): a missing name fails the load
+    # vLLM's weight tracking (a load_weights that returns the names it loaded, on an unquantised
+    # drafter): a parameter the load did not fill fails it ('Following weights were not
+    # initialized from checkpoint')
+    "tracked",
     # TensorRT-LLM's DFlash: a missing backbone weight keeps its allocation (as uninitialised),
     # but fc and hidden_norm exist only when shipped: without one the first forward raises
     "partial_fc_required",
@@ -447,13 +454,15 @@ class Profile:
     # modules it builds beyond its family's: "PATH[|STORED...][:TENSOR,...][?[~]KEY]", PATH
     # top-level ("X.#": one per target hidden state) or "layers.*.X" in each decoder layer
     # (STORED: other names the loader maps onto it), TENSORs its exact names (default weight),
-    # built where config KEY is truthy (~KEY: unless KEY is set false)
+    # built where config KEY is truthy (~KEY: unless KEY is set false; !KEY: unless it is true)
     extra_modules: tuple[str, ...] = ()
     # its decoder layer's modules where they are not its family's (extra_modules' syntax,
     # without "layers.*."; shapes not judged); () for the family's layer
     layer_modules: tuple[str, ...] = ()
     # dotted config keys the build reads with no default: missing or null fails it
-    # ("truthy:KEY": a false value fails it too; "every:KEY=V": a list, each entry V)
+    # ("truthy:KEY": a false value fails it too; "every:KEY=V": a list, each entry V;
+    # "null:KEY": asserted None, a missing key failing too; "empty:KEY": a list asserted
+    # empty, not judged where absent or null)
     required_keys: tuple[str, ...] = ()
     # stored tensor names whose absence fails the load (after the loader's renames)
     required_tensors: tuple[str, ...] = ()

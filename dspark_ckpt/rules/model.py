@@ -230,7 +230,10 @@ def tensors_missing(f: Facts, p: Profile) -> list[Finding]:
     load_state_dict(strict=True): a missing name fails the load ('Missing key(s) in
     state_dict'). TensorRT-LLM's DFlash loads the backbone with allow_partial_loading (a
     missing weight keeps its allocation, the same garbage) but builds fc and hidden_norm only
-    from shipped tensors: without them its first forward raises AttributeError."""
+    from shipped tensors: without them its first forward raises AttributeError. vLLM's MiniCPM
+    classic EAGLE returns the names it loaded, and vLLM's weight tracking refuses an unquantised
+    drafter whose load left a parameter unfilled ('Following weights were not initialized from
+    checkpoint')."""
     model = loader_model(f, p)
     if model is None or not model.complete or p.family not in (DSPARK, DFLASH, EAGLE3, EAGLE1):
         return []
@@ -251,6 +254,12 @@ def tensors_missing(f: Facts, p: Profile) -> list[Finding]:
             f"builds {' and '.join(unbuilt)} only from the shipped tensor, so the model has "
             f"no {unbuilt[0]}: the first forward raises AttributeError (project_target_hidden "
             "reads self.fc and self.hidden_norm). Refused at its first forward, not run"
+        )
+        what = f"module(s) of {p.name}'s model have no tensor in the checkpoint"
+    elif p.missing_tensors == "tracked":
+        how = (
+            "checks that its load filled every parameter of the model and refuses the drafter: "
+            "'Following weights were not initialized from checkpoint'"
         )
         what = f"module(s) of {p.name}'s model have no tensor in the checkpoint"
     elif p.missing_tensors == "strict":

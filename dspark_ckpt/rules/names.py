@@ -20,7 +20,7 @@ from dspark_ckpt.facts.gather import WRAPPER_PREFIXES, Facts
 from dspark_ckpt.facts.vocab import BIAS_TENSOR, MASK_TENSOR
 from dspark_ckpt.facts.weight_files import WeightFile
 from dspark_ckpt.loader.model import Unexpected, loader_model
-from dspark_ckpt.loader.parts import Module
+from dspark_ckpt.loader.parts import MAPPINGS, Module
 from dspark_ckpt.loader.view import architecture
 from dspark_ckpt.profiles.registry import Profile
 from dspark_ckpt.rules.findings import ERROR, INFO, WARNING, Finding, new_finding
@@ -38,6 +38,8 @@ def _unprefixed(name: str) -> str:
 def strip_prefix(f: Facts, p: Profile | None, finding: Finding) -> Fix | None:
     """Tensor names under a wrapper prefix (model.lm_head.weight) are stored without it
     (lm_head.weight), their bytes unchanged. Not done where the plain name is taken."""
+    if p is not None and p.prefixed_names == REQUIRED:
+        return None  # the prefix is what this loader reads
     renames = {name: _unprefixed(name) for name in f.prefixed}
     new = list(renames.values())
     if any(n in f.tensors for n in new) or len(set(new)) < len(new):
@@ -65,7 +67,12 @@ def wrapper_prefix(f: Facts, p: Profile) -> list[Finding]:
     model.embed_tokens.weight is no parameter of theirs and fails the load ('There is no module or
     parameter named ...' / 'Unexpected key(s)'). SGLang's EAGLE-3 over DeepSeek MLA
     (``mla_architectures``) prepends 'model.' to every name but lm_head.: model.X becomes
-    model.model.X, which it skips with a warning, the weight left at its initial value."""
+    model.model.X, which it skips with a warning, the weight left at its initial value. vLLM's
+    MiniCPM and Cohere classic EAGLE loaders read names as stored (``prefixed_names``
+    "required"): the inner model's names must carry 'model.', and a name without it (but
+    lm_head's) names no module of theirs and fails the load."""
+    if p.prefixed_names == REQUIRED:
+        return _prefix_missing(f, p)
     # names under a wrapper prefix are not the tensors a strict loader maps
     names = f.prefixed
     mla = architecture(f, p) in p.mla_architectures
@@ -87,6 +94,42 @@ def wrapper_prefix(f: Facts, p: Profile) -> list[Finding]:
             f.tensors[names[0]],
         )
     ]
+
+
+REQUIRED = "required"
+
+
+def _unprefixed_names(f: Facts) -> list[str]:
+    """The names a loader reading them under model. finds no module for: those without the
+    prefix, but lm_head's (a top-level module) and d2t / t2d (DSC105's)."""
+    return sorted(
+        n
+        for n in f.tensors
+        if not n.startswith("model.") and n.split(".")[0] not in ("lm_head", *MAPPINGS)
+    )
+
+
+def _prefix_missing(f: Facts, p: Profile) -> list[Finding]:
+    names = _unprefixed_names(f)
+    if not names:
+        return []
+    return [
+        new_finding(
+            "DSC111",
+            f"{len(names)} tensor name(s) lack the model. prefix ({few(names, 3)}): {p.name} "
+            "reads names as stored, the drafter's under model. (lm_head at the top): its "
+            "weight loader raises 'There is no module or parameter named ...'",
+            f.tensors[names[0]],
+            hint="store the drafter's tensors under model. (model.fc.weight, model.layers.N....), "
+            "lm_head.weight at the top level",
+        )
+    ]
+
+
+def _as_stored(f: Facts, name: str) -> str:
+    """``name`` (a wrapper prefix removed) as the checkpoint stores it."""
+    info = f.stored(name)
+    return info.name if info is not None else name
 
 
 def _stripped(name: str) -> str:
@@ -116,7 +159,9 @@ def _judged(f: Facts, p: Profile) -> Unexpected | None:
         return None  # DSC604: the drafter is not built at all
     stray = {n for w, why in loaded_strays(f, p) if why == FOREIGN for n in w.tensors or ()}
     # a tensor the loader reads outside the model (required_tensors) is no parameter's
-    exclude = frozenset(_stripped(n) for n in (*f.prefixed, *stray, *p.required_tensors))
+    # (names DSC111 reports: under a prefix the loader rejects, or without one it requires)
+    reported = _unprefixed_names(f) if p.prefixed_names == REQUIRED else f.prefixed
+    exclude = frozenset(_stripped(n) for n in (*reported, *stray, *p.required_tensors))
     return model.unexpected(f, exclude)
 
 
@@ -185,9 +230,10 @@ def unexpected_refused(f: Facts, p: Profile) -> list[Finding]:
     return [
         new_finding(
             "DSC112",
-            f"{len(others)} tensor(s) the {p.runtime} model does not have ({few(others, 3)}): "
+            f"{len(others)} tensor(s) the {p.runtime} model does not have "
+            f"({few([_as_stored(f, n) for n in others], 3)}): "
             f"{how}{_beyond_note(f, found)}",
-            f.tensors[others[0]],
+            f.stored(others[0]),
         )
     ]
 
@@ -226,7 +272,7 @@ def layer_shape_differs(f: Facts, p: Profile) -> list[Finding]:
             "DSC113",
             f"{name} is {list(shape)}; {p.name} builds it {list(built)} from the config{more}: "
             "the load fails on the shape",
-            f.tensors[name],
+            f.stored(name),
         )
     ]
 
@@ -257,7 +303,7 @@ def trained_layer_skipped(f: Facts, p: Profile) -> list[Finding]:
             f"({few(names, 3)}): {p.release} builds {layers} layer(s) and skips these "
             "names silently: the drafter runs without layers it was trained with (garbage "
             "proposals, no error)",
-            f.tensors[names[0]],
+            f.stored(names[0]),
         )
     ]
 
@@ -286,7 +332,7 @@ def unexpected_skipped(f: Facts, p: Profile) -> list[Finding]:
             "DSC666",
             f"{len(names)} tensor(s) the {p.runtime} model does not have ({few(names, 3)}):"
             f" {p.release} skips them silently (vLLM refuses the load)",
-            f.tensors[names[0]],
+            f.stored(names[0]),
         )
     ]
 
@@ -306,7 +352,8 @@ def fc_bias_ignored(f: Facts, p: Profile) -> list[Finding]:
     proposals are not the trained model's. The EAGLE release code (eagle/model/cnets.py) trains
     fc with a bias by default, and vLLM's classic EAGLE builds it without one."""
     model = loader_model(f, p)
-    if model is None or ".bias" not in model.ignored_suffixes or "fc.bias" not in f.tensors:
+    bias = f.stored("fc.bias")
+    if model is None or ".bias" not in model.ignored_suffixes or bias is None:
         return []
     fc = [m for m in model.parts if isinstance(m, Module) and m.path == "fc"]
     if not fc or "bias" in fc[0].tensors:
@@ -317,7 +364,7 @@ def fc_bias_ignored(f: Facts, p: Profile) -> list[Finding]:
             f"fc.bias is stored and {p.name}'s fc has no bias: {p.release} ignores it with "
             "every unexpected .bias, and the drafter runs without the bias it was trained "
             "with (no error)",
-            f.tensors["fc.bias"],
+            bias,
         )
     ]
 

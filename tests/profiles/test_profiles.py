@@ -45,6 +45,13 @@ _EAGLE1 = {"model_type": "llama", "markov_rank": None, "target_layer_ids": None}
 V_EAGLE1 = {**_EAGLE1, "architectures": ["EagleLlamaForCausalLM"]}
 S_EAGLE1 = {**_EAGLE1, "architectures": ["LlamaForCausalLMEagle"]}
 NO_FC_BIAS = {"fc.bias": None}
+# vLLM's classic EAGLE over Llama 4 layers (llama4_eagle.py: the YOCO keys asserted null)
+L4_EAGLE1 = {**_EAGLE1, "architectures": ["EagleLlama4ForCausalLM"], "model_type": "llama4_text",
+             "yoco_global_kv_layer": synth.NULL, "yoco_local_kv_layer": synth.NULL}  # fmt: skip
+MC_EAGLE1 = {**_EAGLE1, "architectures": ["EagleMiniCPMForCausalLM"], "model_type": "minicpm",
+             "dim_model_base": 4, "scale_emb": 12, "scale_depth": 1.4}  # fmt: skip
+MC_EMBED = {"model.embed_tokens.weight": T("F32", (VT, H))}
+CO_EAGLE1 = {**_EAGLE1, "architectures": ["EagleCohereForCausalLM"], "model_type": "cohere"}
 # the variant architectures' own profiles (profiles/variants.py): XPress's refiner head,
 # DFlash2's candidate selector and grouped convolutions (tests/rules/test_variant_rules.py)
 XPRESS = {"architectures": ["Qwen3XPressModel"], "model_type": "qwen3", "markov_rank": None}
@@ -198,6 +205,23 @@ CASES = [
     ("vllm-eagle", "with-d2t", VT, None, V_EAGLE1, (NO_FC_BIAS, d2t(VT)), ["DSC105"]),
     ("vllm-eagle", "own-head", VT, None, V_EAGLE1, (NO_FC_BIAS, lm_head(VT)), ["DSC112"]),
     ("sglang-eagle", "as-sglang-names-it", VT, None, S_EAGLE1, (), []),
+    # vllm-eagle-llama4: its own head (draft_vocab_size rows) with no d2t to map it
+    ("vllm-eagle-llama4", "own-head", VT, VT, L4_EAGLE1, (lm_head(VT),), []),
+    ("vllm-eagle-llama4", "pruned-own-head", VT, 40, L4_EAGLE1, (lm_head(40),), ["DSC103"]),
+    # vllm-eagle-minicpm: every parameter tracked (its embedding and head too), names under model.
+    ("vllm-eagle-minicpm", "whole", VT, None, MC_EAGLE1, (MC_EMBED, lm_head(VT)), []),
+    ("vllm-eagle-minicpm", "no-head", VT, None, MC_EAGLE1, (MC_EMBED,), ["DSC652"]),
+    # vllm-eagle-cohere: fc with its bias, tracked; the head is the (target's) embedding
+    ("vllm-eagle-cohere", "whole", VT, None, CO_EAGLE1, (), []),
+    (
+        "vllm-eagle-cohere",
+        "no-fc-bias",
+        VT,
+        None,
+        CO_EAGLE1,
+        ({"model.fc.bias": None},),
+        ["DSC652"],
+    ),
     ("sglang-eagle", "vllm-name", VT, None, V_EAGLE1, (), ["DSC680"]),
     ("sglang-eagle", "no-fc-bias", VT, None, S_EAGLE1, (NO_FC_BIAS,), ["DSC652"]),
     # sglang-eagle3: d2t -> hot_token_id; draft_vocab_size null -> the target's head, a
