@@ -83,17 +83,24 @@ MAPPINGS = ("d2t", "t2d")
 @dataclass(frozen=True)
 class NameMaps:
     """A profile's ``name_maps`` ("stored>model"), read: the stored paths of a module (a
-    top-level one, or a decoder layer's by its path in the layer), and the stored prefixes of
-    a block index (``midlayer`` for ``layers.0``)."""
+    top-level one, or a decoder layer's by its path in the layer), the stored prefixes of
+    a block index (``midlayer`` for ``layers.0``), and the loader's whole-name renames by
+    pattern ("re:PATTERN>NAME", in order: ``names.renamed``)."""
 
     modules: dict[str, tuple[str, ...]]
     blocks: dict[str, dict[int, tuple[str, ...]]]
+    patterns: tuple[tuple[str, str], ...] = ()
 
 
 def name_maps(p: Profile) -> NameMaps:
     modules: dict[str, tuple[str, ...]] = {}
     blocks: dict[str, dict[int, tuple[str, ...]]] = {}
+    patterns: list[tuple[str, str]] = []
     for entry in p.name_maps:
+        if entry.startswith("re:"):
+            pattern, _, to = entry[3:].rpartition(">")
+            patterns.append((pattern, to))
+            continue
         stored, _, model = entry.partition(">")
         prefix, _, index = model.rpartition(".")
         if prefix and index.isdigit():
@@ -101,7 +108,7 @@ def name_maps(p: Profile) -> NameMaps:
             at[int(index)] = (*at.get(int(index), ()), stored)
         else:
             modules[model] = (*modules.get(model, ()), stored)
-    return NameMaps(modules, blocks)
+    return NameMaps(modules, blocks, tuple(patterns))
 
 
 @dataclass(frozen=True)

@@ -78,11 +78,6 @@ MINICPM = _eagle1(
     "its own decoder layer (muP-scaled residuals, scale_emb) and lm_head, loaded by its own "
     "stacked-parameter load_weights, have no layer template",
 )
-MISTRAL_WHY = (
-    "its loader renames Mistral-native names by pattern (layers.N.attention.wq, "
-    "feed_forward.w1, eagle_linear to model.fc, ...) and accepts model.-prefixed names, which "
-    "the loader model reads as a wrapper prefix; it maps module paths, not name patterns"
-)
 MISTRAL_LARGE3 = _eagle1(
     "Mistral Large 3 (DeepSeek-V3 MLA / MoE)",
     "DeepseekV2Model's MoE expert layers, loaded through MistralLarge3ForCausalLM's regex "
@@ -284,7 +279,7 @@ VLLM_ARCHITECTURES = (
     ),
     _vllm(
         "EagleMistralForCausalLM", 707, "EagleMistralForCausalLM", VM + "mistral_eagle.py",
-        132, EAGLE1, reason=_eagle1("Mistral", MISTRAL_WHY),
+        132, EAGLE1, "vllm-eagle-mistral",
     ),
     _vllm(
         "EagleMistralLarge3ForCausalLM", 708, "EagleMistralLarge3ForCausalLM",
@@ -348,8 +343,7 @@ SGLANG_ARCHITECTURES = (
     _sglang("LlamaForCausalLMEagle", "llama_eagle.py", 153, 117, EAGLE1, S_EAGLE),
     _sglang("Qwen2ForCausalLMEagle", "qwen2_eagle.py", 151, 118, EAGLE1, S_EAGLE),
     _sglang(
-        "MistralForCausalLMEagle", "mistral_eagle.py", 210, 133, EAGLE1,
-        reason=_eagle1("Mistral", MISTRAL_WHY),
+        "MistralForCausalLMEagle", "mistral_eagle.py", 210, 133, EAGLE1, "sglang-eagle-mistral",
     ),
     _sglang(
         "MistralLarge3ForCausalLMEagle", "mistral_large_3_eagle.py", 83, 59, EAGLE1,

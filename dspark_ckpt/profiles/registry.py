@@ -18,7 +18,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from dspark_ckpt.errors import UsageError
-from dspark_ckpt.profiles import eagle1, sglang, sglang_variants, trtllm, vllm, vllm_variants
+from dspark_ckpt.profiles import (
+    eagle1,
+    mistral,
+    sglang,
+    sglang_variants,
+    trtllm,
+    vllm,
+    vllm_variants,
+)
 from dspark_ckpt.profiles.architectures import BY_NAME, known, unjudged
 from dspark_ckpt.profiles.families import (
     COVERED,
@@ -138,6 +146,7 @@ PROFILES: dict[str, Profile] = register(
     *trtllm.PROFILES,
     *vllm_variants.PROFILES,
     *sglang_variants.PROFILES,
+    *mistral.PROFILES,
 )
 
 

@@ -108,6 +108,10 @@ n_aux * this width)."""
 PrefixedNames = Literal[
     "rejected",  # load error
     "stripped",  # the prefix is removed
+    # model. is the model's own root: a name under it loads as stored, a bare one only as
+    # the loader's renames (the profile's name_maps patterns) make it (vLLM's and SGLang's
+    # Mistral EAGLE)
+    "model_root",
 ]
 """What the loader does with tensor names under a wrapper prefix (``model.``)."""
 
@@ -160,6 +164,11 @@ MissingTensors = Literal[
     # TensorRT-LLM's DFlash: a missing backbone weight keeps its allocation (as uninitialised),
     # but fc and hidden_norm exist only when shipped: without one the first forward raises
     "partial_fc_required",
+    # vLLM's weight tracking (a load_weights that returns the names it loaded): a parameter
+    # no stored name fills fails the load ('Following weights were not initialized from
+    # checkpoint'), unless the drafter is quantised (then as uninitialised); a fused
+    # parameter counts as loaded once one of its parts is
+    "tracked",
 ]
 """What a tensor the runtime's model has and the checkpoint lacks gets."""
 
@@ -419,7 +428,9 @@ class Profile:
     # stored names the loader maps onto its model's, "stored>model": a top-level module
     # ("encoder.fc>fc"), a block index ("midlayer>layers.0"), or a decoder layer's fused
     # module stored for one it builds ("self_attn.qkv_proj>self_attn.q_proj"); () for the
-    # exact names only
+    # exact names only. "re:PATTERN>NAME": the loader's own mapper renames whole stored names
+    # by pattern, in order (re.sub; NAME is the runtime's name, its model under "model."; an
+    # empty NAME: the mapper skips the name)
     name_maps: tuple[str, ...] = ()
     # the releases it covers, read from the releases' own tags (not a rule): clauses
     # ">=A", "<B", "<=B", "==A" joined by commas; "main" for a branch with no release

@@ -115,8 +115,11 @@ def _judged(f: Facts, p: Profile) -> Unexpected | None:
     if f.cfg.speculators_format and not p.reads_speculators_format:
         return None  # DSC604: the drafter is not built at all
     stray = {n for w, why in loaded_strays(f, p) if why == FOREIGN for n in w.tensors or ()}
-    # a tensor the loader reads outside the model (required_tensors) is no parameter's
-    exclude = frozenset(_stripped(n) for n in (*f.prefixed, *stray, *p.required_tensors))
+    # a tensor the loader reads outside the model (required_tensors) is no parameter's; where
+    # model. is the model's own root, a name under it is judged as any other
+    prefixed = () if p.prefixed_names == "model_root" else f.prefixed
+    as_named = _stripped if model.renamed is None else str  # a renaming loader's: as stored
+    exclude = frozenset(as_named(n) for n in (*prefixed, *stray, *p.required_tensors))
     return model.unexpected(f, exclude)
 
 
@@ -306,7 +309,11 @@ def fc_bias_ignored(f: Facts, p: Profile) -> list[Finding]:
     proposals are not the trained model's. The EAGLE release code (eagle/model/cnets.py) trains
     fc with a bias by default, and vLLM's classic EAGLE builds it without one."""
     model = loader_model(f, p)
-    if model is None or ".bias" not in model.ignored_suffixes or "fc.bias" not in f.tensors:
+    if model is None or ".bias" not in model.ignored_suffixes:
+        return []
+    # the stored name the model meets as fc.bias (a renaming loader's: eagle_linear.bias, ...)
+    name = "fc.bias" if model.renamed is None else model.renamed.stored.get("fc.bias", "")
+    if name not in f.tensors:
         return []
     fc = [m for m in model.parts if isinstance(m, Module) and m.path == "fc"]
     if not fc or "bias" in fc[0].tensors:
@@ -314,10 +321,10 @@ def fc_bias_ignored(f: Facts, p: Profile) -> list[Finding]:
     return [
         new_finding(
             "DSC672",
-            f"fc.bias is stored and {p.name}'s fc has no bias: {p.release} ignores it with "
+            f"{name} is stored and {p.name}'s fc has no bias: {p.release} ignores it with "
             "every unexpected .bias, and the drafter runs without the bias it was trained "
             "with (no error)",
-            f.tensors["fc.bias"],
+            f.tensors[name],
         )
     ]
 

@@ -127,6 +127,15 @@ GEMMA4 = {
     "layer_types": ["full_attention"],
 }
 FFN_NORMS = {f"layers.0.{n}_feedforward_layernorm.weight": T("F32", (H,)) for n in ("pre", "post")}
+# classic EAGLE over Mistral layers (profiles/mistral.py): Mistral-native names, and the EAGLE
+# release code's Hugging Face names in their place (bare fc, no norm, layer 0 without its norm)
+V_MISTRAL = {**_EAGLE1, "architectures": ["EagleMistralForCausalLM"], "model_type": "mistral"}
+S_MISTRAL = {**V_MISTRAL, "architectures": ["MistralForCausalLMEagle"]}
+AS_EAGLE1 = (
+    {name: None for name in synth.mistral_eagle_backbone(H)},
+    synth.eagle1_backbone(H),
+    NO_FC_BIAS,
+)
 
 
 def d2t(vd: int) -> dict[str, T]:
@@ -370,6 +379,10 @@ CASES = [
         ["DSC690"],
     ),
     ("sglang-dflash2", "no-selector", VT, VT, DFLASH2, (CONV, SG_BLOCK), ["DSC652"]),
+    ("vllm-eagle-mistral", "native-names", VT, None, V_MISTRAL, (), []),
+    ("vllm-eagle-mistral", "eagle1-names", VT, None, V_MISTRAL, AS_EAGLE1, ["DSC112", "DSC652"]),
+    ("sglang-eagle-mistral", "native-names", VT, None, S_MISTRAL, (), []),
+    ("sglang-eagle-mistral", "eagle1-names", VT, None, S_MISTRAL, AS_EAGLE1, ["DSC652"]),
 ]
 
 
