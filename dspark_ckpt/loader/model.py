@@ -43,6 +43,7 @@ from typing import Any
 
 from dspark_ckpt.facts.gather import Facts
 from dspark_ckpt.loader import names as N
+from dspark_ckpt.loader.moe import deepseek_layers, expert_blocks
 from dspark_ckpt.loader.parts import (
     ANY,
     CONFIDENCE,
@@ -173,6 +174,8 @@ class LoaderModel:
                 if i == end:
                     break
                 for m in part.at(i):
+                    if m.tensors == ANY:  # needs none (a MoE layer's experts: their block's)
+                        continue
                     bases = [f"{part.prefix}.{i}."] + [f"{a}." for a in part.aliases.get(i, ())]
                     if not any(self._stored(names, b, m, m.stored_as) for b in bases):
                         items = self._shown(f"{part.prefix}.{i}.", m, names)
@@ -398,7 +401,9 @@ def _runtime_model(f: Facts, p: Profile) -> LoaderModel:
     template = layer_template(cfg, p, shaped(modules_of(layer, maps), shapes))
     absent = () if p.first_input_norm else ("input_layernorm",)
     block = Block("layers", layers, template, maps.blocks.get("layers", {}), first_in, absent)
-    parts += [block, *modules_of(tail, maps), *extra]
+    renamed = _renamed(f, maps)
+    blocks, known = _layers(f, cfg, p, block, shapes, renamed)
+    parts += [*blocks, *modules_of(tail, maps), *extra]
     if fc_norm:
         parts.append(fc_norm)
     # what the loader's own mapper drops when the model does not build it (a profile field)
@@ -408,11 +413,11 @@ def _runtime_model(f: Facts, p: Profile) -> LoaderModel:
         p,
         tuple(parts),
         exact=strict,
-        complete=complete,
+        complete=complete and known,
         named_by_tensor=False,
         skipped=frozenset(skipped),
         ignored_suffixes=p.unexpected_ignored_suffixes,
-        renamed=_renamed(f, maps),
+        renamed=renamed,
     )
 
 
@@ -466,17 +471,29 @@ def _sglang_model(f: Facts, p: Profile) -> LoaderModel:
             replace(m, tensors=("weight", "bias")) if m.path in qkv else m for m in template
         )
     absent = () if p.first_input_norm else ("input_layernorm",)
-    parts.append(Block("layers", layers, template, maps.blocks.get("layers", {}), first_in, absent))
+    block = Block("layers", layers, template, maps.blocks.get("layers", {}), first_in, absent)
+    renamed = _renamed(f, maps)
+    blocks, known = _layers(f, raw, p, block, shapes, renamed)
     return LoaderModel(
         p,
-        tuple(parts),
+        (*parts, *blocks),
         exact=True,
-        complete=not (f.cfg.quantized or f.cfg.speculators_format),
+        complete=known and not (f.cfg.quantized or f.cfg.speculators_format),
         named_by_tensor=True,
         skipped=frozenset(skipped),
         ignored_suffixes=(),
-        renamed=_renamed(f, maps),
+        renamed=renamed,
     )
+
+
+def _layers(f, cfg, p, block, shapes, renamed) -> tuple[list[Block], bool]:
+    """The decoder layers ``block``, or, where the profile builds DeepSeek-V2's layer
+    (``decoder_layer``), its MLA / MoE templates and a block of experts per stored MoE layer
+    (loader/moe.py); and whether every module they build is known."""
+    if not p.decoder_layer:
+        return [block], True
+    block, known = deepseek_layers(cfg, name_maps(p), not_attention(shapes), block)
+    return [block, *expert_blocks(stored_indices(f, block, renamed), block, cfg)], known
 
 
 def _renamed(f: Facts, maps) -> N.Renamed | None:

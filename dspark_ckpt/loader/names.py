@@ -79,19 +79,23 @@ class Renamed:
     skipped: tuple[str, ...]
 
 
-def renamed(stored: Iterable[str], patterns: tuple[tuple[str, str], ...]) -> Renamed:
-    """Each stored name through ``patterns`` in order (``re.sub``; an empty result: the
-    mapper skips the name), then placed against the model's root. The one place the loader
-    model reads names one by one: only the loaders that rename by pattern do."""
-    compiled = [(re.compile(pattern), name) for pattern, name in patterns]
+def renamed(stored: Iterable[str], patterns: tuple[tuple[str, str, str], ...]) -> Renamed:
+    """Each stored name through ``patterns`` ((kind, pattern, name)), then placed against the
+    model's root. Kind ``re``: applied in order, each with ``re.sub`` (an empty result: the
+    mapper skips the name; a name none matches passes as it is). Kind ``re1``: the first whose
+    pattern matches the whole name renames it (``re.fullmatch``, then ``expand``), and a name
+    none matches is skipped (SGLang's mappers). The one place the loader model reads names one
+    by one: only the loaders that rename by pattern do."""
+    first = [(re.compile(p), to) for kind, p, to in patterns if kind == "re1"]
+    subs = [(re.compile(p), to) for kind, p, to in patterns if kind == "re"]
     out: dict[str, str] = {}
     skipped = []
     for name in stored:
-        new = name
-        for pattern, to in compiled:
-            new = pattern.sub(to, new)
+        new = _first(name, first) if first else name
+        for pattern, to in subs:
             if not new:
                 break
+            new = pattern.sub(to, new)
         if not new:
             skipped.append(name)
             continue
@@ -101,3 +105,10 @@ def renamed(stored: Iterable[str], patterns: tuple[tuple[str, str], ...]) -> Ren
             new = OUTSIDE + new
         out.setdefault(new, name)  # two stored names onto one: the first is judged
     return Renamed(sorted(out), out, tuple(sorted(skipped)))
+
+
+def _first(name: str, patterns: list[tuple[re.Pattern, str]]) -> str:
+    for pattern, to in patterns:
+        if (m := pattern.fullmatch(name)) is not None:
+            return m.expand(to)
+    return ""

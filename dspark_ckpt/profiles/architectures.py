@@ -78,11 +78,6 @@ MINICPM = _eagle1(
     "its own decoder layer (muP-scaled residuals, scale_emb) and lm_head, loaded by its own "
     "stacked-parameter load_weights, have no layer template",
 )
-MISTRAL_LARGE3 = _eagle1(
-    "Mistral Large 3 (DeepSeek-V3 MLA / MoE)",
-    "DeepseekV2Model's MoE expert layers, loaded through MistralLarge3ForCausalLM's regex "
-    "mapper of Mistral-native names (eagle_linear to model.fc), have no layer template",
-)
 DEEPSEEK_EAGLE = _eagle1(
     "DeepSeek-V3 (MLA / MoE)",
     "fc over [enorm(embedding), hnorm(hidden state)] and MoE expert layers, loaded by "
@@ -283,8 +278,7 @@ VLLM_ARCHITECTURES = (
     ),
     _vllm(
         "EagleMistralLarge3ForCausalLM", 708, "EagleMistralLarge3ForCausalLM",
-        VM + "mistral_large_3_eagle.py", 129, EAGLE1,
-        reason=MISTRAL_LARGE3,
+        VM + "mistral_large_3_eagle.py", 129, EAGLE1, "vllm-eagle-mistral-large3",
     ),
     *(
         _vllm(
@@ -347,7 +341,7 @@ SGLANG_ARCHITECTURES = (
     ),
     _sglang(
         "MistralLarge3ForCausalLMEagle", "mistral_large_3_eagle.py", 83, 59, EAGLE1,
-        reason=MISTRAL_LARGE3,
+        "sglang-eagle-mistral-large3",
     ),
     _sglang("LlamaForCausalLMEagle3", "llama_eagle3.py", 387, 272, EAGLE3, S_EAGLE3),
     _sglang(

@@ -141,22 +141,21 @@ VLLM_EAGLE_MISTRAL = VLLM_EAGLE.derive(
 
 
 # SGLang: MistralForCausalLMEagle.remapping, each fullmatched in order (the first wins);
-# model.* and lm_head.* pass as stored, a bare name none matches is skipped. As patterns: its
-# renames (anchored, each result under model.), then the skip of any other bare name.
+# model.* and lm_head.* pass as stored, a bare name none matches is skipped.
 SGLANG_PATTERNS = (
-    r"re:\Alayers\.(\d+)\.attention_norm\.weight\Z>model.layers.\1.input_layernorm.weight",
+    r"re1:((?:model|lm_head)\..*)>\1",  # as stored
+    r"re1:layers\.(\d+)\.attention_norm\.weight>model.layers.\1.input_layernorm.weight",
     *(
-        rf"re:\Alayers\.(\d+)\.attention\.{w}\.(\w+)\Z>model.layers.\1.self_attn.{p}_proj.\2"
+        rf"re1:layers\.(\d+)\.attention\.{w}\.(\w+)>model.layers.\1.self_attn.{p}_proj.\2"
         for w, p in (("wq", "q"), ("wk", "k"), ("wv", "v"), ("wo", "o"))
     ),
-    r"re:\Alayers\.(\d+)\.ffn_norm\.weight\Z>model.layers.\1.post_attention_layernorm.weight",
+    r"re1:layers\.(\d+)\.ffn_norm\.weight>model.layers.\1.post_attention_layernorm.weight",
     *(
-        rf"re:\Alayers\.(\d+)\.feed_forward\.{w}\.(\w+)\Z>model.layers.\1.mlp.{p}_proj.\2"
+        rf"re1:layers\.(\d+)\.feed_forward\.{w}\.(\w+)>model.layers.\1.mlp.{p}_proj.\2"
         for w, p in (("w1", "gate"), ("w2", "down"), ("w3", "up"))
     ),
-    r"re:\Anorm\.weight\Z>model.norm.weight",
-    r"re:\Aeagle_linear\.weight\Z>model.fc.weight",
-    r"re:\A(?!model\.|lm_head\.).*\Z>",
+    r"re1:norm\.weight>model.norm.weight",
+    r"re1:eagle_linear\.weight>model.fc.weight",
 )
 S_MAPPER = (
     f'{S_MISTRAL}:143-162 `remapping = {{` `r"eagle_linear\\.weight": r"model.fc.weight",`; '
@@ -214,4 +213,221 @@ SGLANG_EAGLE_MISTRAL = SGLANG_EAGLE.derive(
     extra_modules=("norm",),
 )
 
-PROFILES = (VLLM_EAGLE_MISTRAL, SGLANG_EAGLE_MISTRAL)
+
+# vLLM's Mistral Large 3 EAGLE (mistral_large_3_eagle.py): DeepseekV2Model's layers (MLA
+# attention, MoE from first_k_dense_replace on) under fc and a final norm, loaded through
+# MistralLarge3ForCausalLM's WeightsMapper (anchored patterns, applied in turn; an unmatched
+# name passes as stored: a bare Hugging Face name outside model. names no module) and
+# DeepseekV2Model.load_weights (params_dict[name]: any other name a KeyError)
+V_LARGE3 = "vllm/model_executor/models/mistral_large_3_eagle.py"
+V_LARGE3_LM = "vllm/model_executor/models/mistral_large_3.py"
+V_DS2 = "vllm/model_executor/models/deepseek_v2.py"
+_L = r"re:\Alayers\.(\d+)\."
+_M = r"model.layers.\1."
+VLLM_LARGE3_PATTERNS = (
+    rf"{_L}attention_norm\.weight\Z>{_M}input_layernorm.weight",
+    *(
+        rf"{_L}attention\.{w}\.(\w+)\Z>{_M}self_attn.{m}.\2"
+        for w, m in (
+            ("wq_a", "q_a_proj"),
+            ("wq_b", "q_b_proj"),
+            ("wkv_a_with_mqa", "kv_a_proj_with_mqa"),
+            ("wkv_b", "kv_b_proj"),
+            ("wo", "o_proj"),
+        )
+    ),
+    rf"{_L}attention\.q_a_norm\.weight\Z>{_M}self_attn.q_a_layernorm.weight",
+    rf"{_L}attention\.kv_a_norm\.weight\Z>{_M}self_attn.kv_a_layernorm.weight",
+    rf"{_L}ffn_norm\.weight\Z>{_M}post_attention_layernorm.weight",
+    *(
+        rf"{_L}{src}\.{w}\.(\w+)\Z>{_M}{dst}.{p}_proj.\2"
+        for src, dst in (("feed_forward", "mlp"), ("shared_experts", "mlp.shared_experts"))
+        for w, p in (("w1", "gate"), ("w2", "down"), ("w3", "up"))
+    ),
+    rf"{_L}gate\.weight\Z>{_M}mlp.gate.weight",
+    *(
+        rf"{_L}experts\.(\d+)\.{w}\.(\w+)\Z>{_M}mlp.experts.\2.{p}_proj.\3"
+        for w, p in (("w1", "gate"), ("w2", "down"), ("w3", "up"))
+    ),
+    r"re:\Anorm\.weight\Z>model.norm.weight",
+    r"re:\Atok_embeddings\.weight\Z>model.embed_tokens.weight",
+    r"re:\Aoutput\.weight\Z>lm_head.weight",
+    r"re:\Aeagle_linear\.weight\Z>model.fc.weight",
+)
+V_LARGE3_MAPPER = (
+    f"{V_LARGE3_LM}:13-17 `WeightsMapper applies all matching patterns sequentially`; "
+    f"{V_LARGE3_LM}:17-84 `hf_to_vllm_mapper = WeightsMapper(` "
+    '`): r"model.layers.\\1.mlp.experts.\\2.gate_proj.\\3",` (no router_biases); '
+    f'{V_LARGE3}:132-138 `r"model.fc.weight",`; {V_LARGE3_LM}:90-92 '
+    "`return loader.load_weights(weights, mapper=self.hf_to_vllm_mapper)`"
+)
+V_LARGE3_KEYERROR = (
+    f"{V_DS2}:1816-1826 `param = params_dict[name]` (a name it has no parameter for: a "
+    f"KeyError); {NO_PARAM}"
+)
+V_LARGE3_HEAD = (
+    f"{V_DS2}:1914-1926 `self.lm_head = ParallelLMHead(` (output.weight loads into it); "
+    f"{V_SHARE}:107-119 `_should_share(` (then the target's lm_head replaces it)"
+)
+VLLM_LARGE3_CITES = {
+    **_repointed(VLLM_EAGLE_MISTRAL.cites, V_MISTRAL, V_LARGE3),
+    "architectures": 'vllm/model_executor/models/registry.py:708-711 `"EagleMistralLarge3ForCausalLM"`; '
+    "vllm/config/speculative.py:1070-1071 "
+    '`if initial_architecture == "MistralLarge3ForCausalLM":` (a Mistral Large 3 draft is '
+    "renamed to it)",
+    "reduced_when": f"{V_DS2}:1926 `self.logits_processor = LogitsProcessor(config.vocab_size)` "
+    "(no draft_vocab_size is read: no reduced vocab)",
+    "reduced_against": f"{V_DS2}:1926 `LogitsProcessor(config.vocab_size)` (the logits are the "
+    "target head's)",
+    "missing_d2t": f"{V_LARGE3_MAPPER} (d2t matches none: it names no module); {NO_PARAM}",
+    "d2t_param": f"{V_LARGE3_MAPPER} (d2t matches none: it names no module); {NO_PARAM}",
+    "missing_lm_head": V_LARGE3_HEAD,
+    "lm_head_from_target": V_LARGE3_HEAD,
+    "builds_lm_head": V_LARGE3_HEAD,
+    "tied_head": f"{V_DS2}:1914-1926 `self.lm_head = ParallelLMHead(` (tie_word_embeddings is "
+    "never read)",
+    "own_embed_kept": f"{V_LARGE3}:67-72 `self.embed_tokens = VocabParallelEmbedding(`; "
+    f'{V_SHARE}:74-77 `_should_share(draft_model, "has_own_embed_tokens"`',
+    "prefixed_names": V_LARGE3_MAPPER,
+    "strict_names": V_LARGE3_KEYERROR,
+    "stray_names": V_LARGE3_KEYERROR,
+    "missing_tensors": f"{V_LARGE3}:186-192 `return super().load_weights(weights) | {{`; "
+    f"{V_DS2}:1826 `loaded_params.add(name)`; {V_DEFAULT_LOADER}:510-523 "
+    "`model_config.quantization is None and loaded_weights is not None`; "
+    f"{V_DEFAULT_LOADER}:567-572 `Following weights were not initialized from` (the experts of "
+    "a layer are one fused parameter: loaded once one expert is)",
+    "unexpected_ignored_suffixes": f"{V_DS2}:1804-1806 "
+    '`if name.endswith(".bias") and name not in params_dict:`; '
+    f'{V_UTILS}:456-458 `self.ignore_unexpected_suffixes.append(".bias")`',
+    "name_maps": f"{V_LARGE3_MAPPER}; {V_DS2}:1595-1603 `stacked_params_mapping` "
+    '`("fused_qkv_a_proj", "q_a_proj", 0),` (gate/up stored fused)',
+    "fc_bias": f"{V_LARGE3}:87-95 `self.fc = RowParallelLinear(` `bias=False,`; {V_DS2}:1804-1806 "
+    '`if name.endswith(".bias") and name not in params_dict:`',
+    "first_input_norm": f"{V_DS2}:1345 `self.input_layernorm = RMSNorm(` (every layer)",
+    "extra_modules": f"{V_LARGE3}:96 `self.norm = RMSNorm(config.hidden_size`",
+    "decoder_layer": f"{V_LARGE3}:74-83 `DeepseekV2DecoderLayer(`; {V_DS2}:1293-1297 "
+    "`is_moe_layer = (` `layer_idx >= config.first_k_dense_replace`; {V_LARGE3}:57-58 "
+    "`config.first_k_dense_replace += start_layer_id` (the layer index is shifted by as much); "
+    f"{V_DS2}:1051-1060 `if self.q_lora_rank is not None:` `self.kv_a_proj_with_mqa = "
+    f"ReplicatedLinear(`; {V_DS2}:321-332 `self.gate = GateLinear(` "
+    '`if getattr(config, "topk_method", None) == "noaux_tc":`; '
+    f"{V_DS2}:359-372 `self.shared_experts = DeepseekV2MLP(`; {V_DS2}:1627-1640 "
+    "`num_experts=self.config.n_routed_experts`",
+}
+VLLM_EAGLE_MISTRAL_LARGE3 = VLLM_EAGLE_MISTRAL.derive(
+    name="vllm-eagle-mistral-large3",
+    release="vLLM 0.33.0",
+    releases=">=0.33.0,<=0.33.0",
+    variant="eagle-mistral-large3",
+    sources=(V_LARGE3, V_LARGE3_LM, V_DS2, V_SHARE, V_UTILS),
+    cites=VLLM_LARGE3_CITES,
+    architectures=("EagleMistralLarge3ForCausalLM",),
+    name_maps=(*FUSED_MAPS, *VLLM_LARGE3_PATTERNS),
+    lm_head_from_target="always",
+    builds_lm_head=True,
+    extra_modules=("norm",),
+    decoder_layer="deepseek_v2_moe",
+)
+
+
+# SGLang's Mistral Large 3 EAGLE (mistral_large_3_eagle.py): DeepseekV2Model's layers under fc
+# and a final norm, loaded through MistralLarge3ForCausalLM's remapping (the first pattern
+# that matches the whole name renames it; any other name, model.* included, is skipped) and
+# DeepseekV2ForCausalLM's weight loader (a name it has no parameter for skipped with a warning)
+S_LARGE3 = "python/sglang/srt/models/mistral_large_3_eagle.py"
+S_LARGE3_LM = "python/sglang/srt/models/mistral_large_3.py"
+S_DS2 = "python/sglang/srt/models/deepseek_v2.py"
+S_DS2_LOAD = "python/sglang/srt/models/deepseek_common/deepseek_weight_loader.py"
+_S = r"re1:layers\.(\d+)\."
+SGLANG_LARGE3_PATTERNS = (
+    rf"{_S}attention_norm\.weight>{_M}input_layernorm.weight",
+    *(
+        rf"{_S}attention\.{w}\.(\w+)>{_M}self_attn.{m}.\2"
+        for w, m in (
+            ("wq", "q_proj"),
+            ("wq_a", "q_a_proj"),
+            ("wq_b", "q_b_proj"),
+            ("wkv_a_with_mqa", "kv_a_proj_with_mqa"),
+            ("wkv_b", "kv_b_proj"),
+            ("wo", "o_proj"),
+        )
+    ),
+    rf"{_S}attention\.q_a_norm\.weight>{_M}self_attn.q_a_layernorm.weight",
+    rf"{_S}attention\.kv_a_norm\.weight>{_M}self_attn.kv_a_layernorm.weight",
+    rf"{_S}ffn_norm\.weight>{_M}post_attention_layernorm.weight",
+    *(
+        rf"{_S}{src}\.{w}\.(\w+)>{_M}{dst}.{p}_proj.\2"
+        for src, dst in (("feed_forward", "mlp"), ("shared_experts", "mlp.shared_experts"))
+        for w, p in (("w1", "gate"), ("w2", "down"), ("w3", "up"))
+    ),
+    rf"{_S}gate\.weight>{_M}mlp.gate.weight",
+    *(
+        rf"{_S}experts\.(\d+)\.{w}\.(\w+)>{_M}mlp.experts.\2.{p}_proj.\3"
+        for w, p in (("w1", "gate"), ("w2", "down"), ("w3", "up"))
+    ),
+    rf"{_S}router_biases>{_M}mlp.gate.e_score_correction_bias",
+    r"re1:norm\.weight>model.norm.weight",
+    r"re1:tok_embeddings\.weight>model.embed_tokens.weight",
+    r"re1:output\.weight>lm_head.weight",
+    r"re1:eagle_linear\.weight>model.fc.weight",
+)
+S_LARGE3_MAPPER = (
+    f"{S_LARGE3_LM}:14-43 `remapping = {{` "
+    '`r"model.layers.\\1.mlp.gate.e_score_correction_bias",`; '
+    f"{S_LARGE3}:60-64 `remapping = MistralLarge3ForCausalLM.remapping | {{`; "
+    f"{S_LARGE3_LM}:53-63 `match = re.fullmatch(k, name)` `Unrecognized weight: {{name}}. "
+    "Skipping.` (model.* names too: no pattern passes them)"
+)
+S_LARGE3_SKIP = f'{S_DS2_LOAD}:528-532 `logger.warning(f"{{name}} not found in params_dict.")`'
+S_LARGE3_HEAD = (
+    f"{S_DS2}:3287-3297 `self.lm_head = ParallelLMHead(` (output.weight loads into it); "
+    f"{S_DS2}:3442-3447 `def set_embed_and_head(self, embed, head):`; {S_WORKER}:371-378 "
+    "`self.draft_runner.model.set_embed_and_head(embed, head)` (the target's replace them)"
+)
+SGLANG_LARGE3_CITES = {
+    **_repointed(SGLANG_EAGLE_MISTRAL.cites, S_MISTRAL, S_LARGE3),
+    "architectures": f"{S_LARGE3}:83 `EntryClass = [MistralLarge3ForCausalLMEagle]`; "
+    "python/sglang/srt/models/registry.py:93-114 `def resolve_model_cls`",
+    "reduced_when": f"{S_DS2}:3287-3297 `config.vocab_size,` (draft_vocab_size is never read)",
+    "missing_d2t": f"{S_LARGE3_MAPPER} (d2t matches none: skipped)",
+    "d2t_param": f"{S_LARGE3_MAPPER} (d2t matches none: skipped)",
+    "missing_lm_head": S_LARGE3_HEAD,
+    "lm_head_from_target": S_LARGE3_HEAD,
+    "builds_lm_head": S_LARGE3_HEAD,
+    "tied_head": S_LARGE3_HEAD,
+    "prefixed_names": S_LARGE3_MAPPER,
+    "strict_names": S_LARGE3_SKIP,
+    "stray_names": f"{S_LARGE3_MAPPER}; {S_LARGE3_SKIP}",
+    "missing_tensors": f"{S_DS2}:3436-3437 `self.do_load_weights(weights, is_nextn)`; "
+    f"{S_LARGE3_SKIP} (what is not given is not loaded, and nothing checks)",
+    "name_maps": f"{S_LARGE3_MAPPER}; {S_DS2_LOAD}:257-261 `stacked_params_mapping = [`",
+    "fc_bias": f"{S_LARGE3}:30-37 `self.fc = RowParallelLinear(` `bias=False,`",
+    "first_input_norm": f"{S_DS2}:2678 `self.input_layernorm = RMSNorm(` (every layer)",
+    "extra_modules": f"{S_DS2}:3005 `self.norm = RMSNorm(config.hidden_size`",
+    "qkv_bias_architectures": f"{S_DS2}:2010 `class DeepseekV2AttentionMLA(` (no q/k/v bias)",
+    "decoder_layer": f"{S_LARGE3}:17-27 `class MistralLarge3EagleModel(DeepseekV2Model):`; "
+    f"{S_DS2}:2785-2792 `and layer_id >= config.first_k_dense_replace` (no shift); "
+    f"{S_DS2}:2068-2098 `self.fused_qkv_a_proj_with_mqa = ReplicatedLinear(` "
+    f'`self.kv_a_proj_with_mqa = ReplicatedLinear(`; {S_DS2}:519 `if config.topk_method == "noaux_tc"'
+    f"`; {S_DS2}:863-888 `config.n_shared_experts is not None` `self.shared_experts = "
+    f"DeepseekV2MLP(`; {S_DS2_LOAD}:264-270 "
+    "`num_experts=self.config.n_routed_experts + self.num_fused_shared_experts,`",
+}
+SGLANG_EAGLE_MISTRAL_LARGE3 = SGLANG_EAGLE_MISTRAL.derive(
+    name="sglang-eagle-mistral-large3",
+    release="SGLang 0.5.23",
+    releases="==0.5.23",
+    variant="eagle-mistral-large3",
+    sources=(S_LARGE3, S_LARGE3_LM, S_DS2, S_DS2_LOAD, S_WORKER),
+    cites=SGLANG_LARGE3_CITES,
+    architectures=("MistralLarge3ForCausalLMEagle",),
+    name_maps=(*FUSED_MAPS, *SGLANG_LARGE3_PATTERNS),
+    decoder_layer="deepseek_v2_moe",
+)
+
+PROFILES = (
+    VLLM_EAGLE_MISTRAL,
+    SGLANG_EAGLE_MISTRAL,
+    VLLM_EAGLE_MISTRAL_LARGE3,
+    SGLANG_EAGLE_MISTRAL_LARGE3,
+)

@@ -232,8 +232,8 @@ def tensors_missing(f: Facts, p: Profile) -> list[Finding]:
     missing weight keeps its allocation, the same garbage) but builds fc and hidden_norm only
     from shipped tensors: without them its first forward raises AttributeError. vLLM's Mistral
     EAGLE returns the names it loaded, and an unquantised drafter missing a parameter fails the
-    load ('Following weights were not initialized from checkpoint'); a part of a fused q/k/v or
-    gate/up whose other parts are stored passes that check, uninitialised."""
+    load ('Following weights were not initialized from checkpoint'); a part of a fused q/k/v,
+    gate/up or MoE layer's experts whose other parts are stored passes that check, uninitialised."""
     model = loader_model(f, p)
     if model is None or not model.complete or p.family not in (DSPARK, DFLASH, EAGLE3, EAGLE1):
         return []
@@ -266,8 +266,9 @@ def tensors_missing(f: Facts, p: Profile) -> list[Finding]:
         how = (
             "checks the parameters its load_weights filled and raises 'Following weights "
             "were not initialized from checkpoint' for them: the drafter does not load (a "
-            "part of a fused q/k/v or gate/up whose other parts are stored passes that "
-            "check and stays uninitialised: garbage, no error)"
+            "part of a fused parameter whose other parts are stored, of q/k/v, gate/up or "
+            "a MoE layer's experts, passes that check and stays uninitialised: garbage, no "
+            "error)"
         )
         what = f"module(s) of {p.name}'s model have no tensor in the checkpoint"
     else:

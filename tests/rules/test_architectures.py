@@ -5,7 +5,7 @@ architectures a firing row and its clean twin through the engine in-process.
 The groups: classic EAGLE (EAGLE-1) as vLLM and SGLang name it (judged by vllm-eagle and
 sglang-eagle), EAGLE-3 over DeepSeek MLA layers (vLLM deepseek_eagle3.py, SGLang
 kimi_k25_eagle3.py: the EAGLE-3 profiles' mla_architectures), the EAGLE-1 classes whose
-module tree no profile models (Llama 4, Mistral, ...), the DFlash variants with their own loader, MTP / NextN heads
+module tree no profile models (Llama 4, ...), the DFlash variants with their own loader, MTP / NextN heads
 (read from the target checkpoint), and vLLM's hidden-state extraction model (no drafter).
 """
 
@@ -219,8 +219,6 @@ CASES = [
           says="SGLang 0.5.23 builds DeepseekV3ForCausalLMNextN"),
     fires("DSC108", "hidden-states", config=_named("ExtractHiddenStatesModel"),
           says="not a drafter: ExtractHiddenStatesModel"),
-    fires("DSC108", "eagle1-mistral-large-3", config=_named("EagleMistralLarge3ForCausalLM"),
-          says="classic EAGLE over Mistral Large 3"),
     fires("DSC108", "dspark-k3", config=_named("K3DSparkModel"),
           says="vLLM 0.33.0 builds K3DSparkForCausalLM: "),
     fires("DSC108", "gemma4-assistant", config=_named("Gemma4AssistantForCausalLM"),
