@@ -35,6 +35,31 @@ HF_BARE = {**NO_NATIVE, **{k.removeprefix("model."): v for k, v in HF_ROOTED.ite
 # input_layernorm, no norm
 RELEASE = {**NO_NATIVE, **synth.eagle1_backbone(H)}
 SIZES = {"num_attention_heads": 2, "num_key_value_heads": 1}  # k/v [4, 8]
+# Mistral Large 3 (DeepSeek-V2 layers): MLA attention, MoE from layer 0 on (2 experts, one
+# shared), as params.json's MoE keys read (topk_method None: no router bias)
+_LARGE3 = {**_BASE, "model_type": "deepseek_v3", "q_lora_rank": H, "kv_lora_rank": H,
+           "qk_nope_head_dim": 4, "qk_rope_head_dim": 4, "v_head_dim": 4,
+           "n_routed_experts": 2, "first_k_dense_replace": 0, "n_shared_experts": 1,
+           "moe_intermediate_size": H, "topk_method": None}  # fmt: skip
+V3 = {**_LARGE3, "architectures": ["EagleMistralLarge3ForCausalLM"]}
+S3 = {**_LARGE3, "architectures": ["MistralLarge3ForCausalLMEagle"]}
+EXPERT_1 = {f"layers.0.experts.1.{w}.weight": DROP for w in ("w1", "w2", "w3")}
+BIAS = {"layers.0.router_biases": T("F32", (2,))}
+NOAUX = {"topk_method": "noaux_tc"}
+# the same drafter under Hugging Face names under model. (vLLM loads them, SGLang skips them)
+LARGE3_HF = {
+    **{k: DROP for k in synth.mistral_large3_backbone(H)},
+    "model.fc.weight": T("F32", (H, 2 * H)),
+    "model.norm.weight": T("F32", (H,)),
+    **{f"model.layers.0.{m}.weight": T("F32", (H,) if "norm" in m else (H, H)) for m in (
+        "input_layernorm", "post_attention_layernorm", "self_attn.q_a_proj",
+        "self_attn.q_a_layernorm", "self_attn.q_b_proj", "self_attn.kv_a_proj_with_mqa",
+        "self_attn.kv_a_layernorm", "self_attn.kv_b_proj", "self_attn.o_proj",
+        "mlp.shared_experts.gate_proj", "mlp.shared_experts.up_proj",
+        "mlp.shared_experts.down_proj",
+        *(f"mlp.experts.{e}.{p}_proj" for e in (0, 1) for p in ("gate", "up", "down")))},
+    "model.layers.0.mlp.gate.weight": T("F32", (2, H)),
+}  # fmt: skip
 EMBED = T("F32", (VT, H))
 
 CASES = [
@@ -134,6 +159,54 @@ CASES = [
     fires("DSC652", "sglang-no-layer-0-norm", profile="sglang-eagle-mistral", draft=None,
           config=S, tensors={"layers.0.attention_norm.weight": DROP},
           says="layers.0.input_layernorm.weight"),
+    # Mistral Large 3, vLLM: mistral_large_3.py:17-84 anchored patterns applied in turn,
+    # deepseek_v2.py DeepseekV2DecoderLayer (MoE from first_k_dense_replace, shifted with the
+    # layer index by the target's depth: mistral_large_3_eagle.py:57-58)
+    clean("DSC652", "vllm-large3-native-names", profile="vllm-eagle-mistral-large3",
+          by_default=True, draft=None, config=V3, exactly=("DSC501",),
+          verdicts={"vllm-eagle-mistral-large3": True}),
+    clean("DSC112", "vllm-large3-hf-names-under-model", profile="vllm-eagle-mistral-large3",
+          draft=None, config=V3, tensors=LARGE3_HF, exactly=("DSC501",)),
+    # one expert missing: the experts' fused parameter counts as loaded (uninitialised rows)
+    fires("DSC652", "vllm-large3-expert-missing", profile="vllm-eagle-mistral-large3",
+          draft=None, config=V3, tensors=EXPERT_1, says="layers.0.mlp.experts.1.gate_proj"),
+    fires("DSC652", "vllm-large3-two-experts-declared-three", profile="vllm-eagle-mistral-large3",
+          draft=None, config={**V3, "n_routed_experts": 3}, says="layers.0.mlp.experts.2"),
+    # a dense first layer (first_k_dense_replace 1): a MoE layer's names are no parameter's
+    fires("DSC112", "vllm-large3-moe-names-in-a-dense-layer",
+          profile="vllm-eagle-mistral-large3", draft=None,
+          config={**V3, "first_k_dense_replace": 1}, says="layers.0.experts.0.w1.weight"),
+    fires("DSC652", "vllm-large3-dense-layer-missing", profile="vllm-eagle-mistral-large3",
+          draft=None, config={**V3, "first_k_dense_replace": 1}, says="layers.0.mlp.gate_proj"),
+    # vLLM's mapper has no router_biases (SGLang's has): a stored one names no module
+    fires("DSC112", "vllm-large3-router-biases", profile="vllm-eagle-mistral-large3",
+          draft=None, config=V3, tensors=BIAS, says="layers.0.router_biases"),
+    fires("DSC652", "vllm-large3-noaux-bias-missing", profile="vllm-eagle-mistral-large3",
+          draft=None, config={**V3, **NOAUX}, says="layers.0.mlp.gate"),
+    # a bare Hugging Face layer name passes unrenamed: no module of the top-level model
+    fires("DSC112", "vllm-large3-bare-hf-layer", profile="vllm-eagle-mistral-large3",
+          draft=None, config=V3, tensors={"layers.0.self_attn.o_proj.weight": T("F32", (H, H))},
+          says="layers.0.self_attn.o_proj.weight"),
+    # Mistral Large 3, SGLang: mistral_large_3.py:49-63 first full match, else skipped
+    clean("DSC652", "sglang-large3-native-names", profile="sglang-eagle-mistral-large3",
+          draft=None, config=S3, exactly=("DSC501",),
+          verdicts={"sglang-eagle-mistral-large3": True}),
+    clean("DSC666", "sglang-large3-router-bias-noaux", profile="sglang-eagle-mistral-large3",
+          draft=None, config={**S3, **NOAUX}, tensors=BIAS),
+    fires("DSC666", "sglang-large3-router-bias-unbuilt", profile="sglang-eagle-mistral-large3",
+          draft=None, config=S3, tensors=BIAS, says="layers.0.router_biases"),
+    fires("DSC652", "sglang-large3-noaux-bias-missing", profile="sglang-eagle-mistral-large3",
+          draft=None, config={**S3, **NOAUX}, says="layers.0.mlp.gate.e_score_correction_bias"),
+    fires("DSC652", "sglang-large3-expert-missing", profile="sglang-eagle-mistral-large3",
+          draft=None, config=S3, tensors=EXPERT_1, says="layers.0.mlp.experts.1.gate_proj.weight"),
+    # no pattern passes model.*: a Hugging Face drafter is skipped whole
+    fires("DSC666", "sglang-large3-hf-names-under-model", profile="sglang-eagle-mistral-large3",
+          draft=None, config=S3, tensors=LARGE3_HF, says="model.fc.weight"),
+    fires("DSC652", "sglang-large3-hf-names-under-model", profile="sglang-eagle-mistral-large3",
+          draft=None, config=S3, tensors=LARGE3_HF, says="fc.weight"),
+    # a declared layer no tensor backs keeps its initial weights
+    fires("DSC652", "sglang-large3-layer-missing", profile="sglang-eagle-mistral-large3",
+          draft=None, config={**S3, "num_hidden_layers": 2}, says="layers.1.self_attn.q_a_proj"),
     # each runtime's registry refuses the other's class name
     fires("DSC680", "vllm-name-under-sglang", profile="sglang-eagle", draft=None, config=V,
           says="registers LlamaForCausalLMEagle"),
@@ -141,6 +214,10 @@ CASES = [
           says="registers EagleLlamaForCausalLM"),
     clean("DSC680", "vllm-name", profile="vllm-eagle-mistral", draft=None, config=V),
     clean("DSC680", "sglang-name", profile="sglang-eagle-mistral", draft=None, config=S),
+    fires("DSC680", "vllm-large3-name-under-sglang", profile="sglang-eagle", draft=None,
+          config=V3, says="registers LlamaForCausalLMEagle"),
+    clean("DSC680", "vllm-large3-name", profile="vllm-eagle-mistral-large3", draft=None,
+          config=V3),
 ]  # fmt: skip
 
 
@@ -154,11 +231,20 @@ def _route(name: str):
     return route(parse_drafter_config(config, Path("config.json")))
 
 
-def test_each_name_is_judged_by_its_runtimes_mistral_profile_and_refused_by_the_other():
-    vllm, sglang = _route("EagleMistralForCausalLM"), _route("MistralForCausalLMEagle")
+@pytest.mark.parametrize(
+    "vllm_name,sglang_name,line",
+    [
+        ("EagleMistralForCausalLM", "MistralForCausalLMEagle", "eagle-mistral"),
+        ("EagleMistralLarge3ForCausalLM", "MistralLarge3ForCausalLMEagle", "eagle-mistral-large3"),
+    ],
+)
+def test_each_name_is_judged_by_its_runtimes_own_profile_and_refused_by_the_other(
+    vllm_name, sglang_name, line
+):
+    vllm, sglang = _route(vllm_name), _route(sglang_name)
     assert vllm.family == sglang.family == "eagle" and vllm.judged and sglang.judged
-    assert set(vllm.judges) == {"vllm-eagle-mistral", "sglang-eagle"}
-    assert set(sglang.judges) == {"vllm-eagle", "sglang-eagle-mistral"}
+    assert set(vllm.judges) == {f"vllm-{line}", "sglang-eagle"}
+    assert set(sglang.judges) == {"vllm-eagle", f"sglang-{line}"}
     assert vllm.unjudged == sglang.unjudged == ()
 
 
