@@ -82,7 +82,7 @@ def test_profiles_fit_80_columns_in_80_lines(columns):
     obj = cli("profiles", "--format", "json").json
     for p in obj["profiles"]:
         if PROFILES[p["name"]].variant:
-            named = p["qualified_name"]
+            named = p["name"]
             assert any(named in line.replace(",", " ").split() for line in lines[-6:])
             continue
         shown, left = p["sources"][:SOURCES_SHOWN], len(p["sources"]) - SOURCES_SHOWN
