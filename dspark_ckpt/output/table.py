@@ -265,9 +265,9 @@ def print_profiles(console: Console) -> None:
     line per source file its rules mirror, the first ``SOURCES_SHOWN`` and how many more
     (each, and the file:line of each rule: ``--format json``, ``sources`` and ``cites``). Laid out between words, a path broken only after a ``/`` where it is
     wider than the line. The profiles of variant architectures (``Profile.variant``, reached
-    by --profile) close the list by their names only."""
+    by --profile) close the list by their release-qualified names only."""
     width = max(console.width, 20)
-    variants = [p.name for p in PROFILES.values() if p.variant]
+    variants = [p.qualified_name for p in PROFILES.values() if p.variant]
     for name in (n for n, p in PROFILES.items() if not p.variant):
         o = profile_obj(name)
         others = [
@@ -288,7 +288,7 @@ def print_profiles(console: Console) -> None:
         if left > 0:
             console.print(Text(f"  + {left} more (--format json)", "dim"), soft_wrap=True)
     if variants:
-        head = "variant architectures' profiles (--format json gives their sources):"
+        head = "variant profiles (--format json):"
         words = [*head.split(" "), *(n + "," for n in variants[:-1]), variants[-1]]
         console.print(flow(words, width), soft_wrap=True)
 
