@@ -301,6 +301,7 @@ def stored_indices(f: Facts, block: Block, renamed: N.Renamed | None = None) -> 
     """The sorted indices under ``block.prefix`` that hold a stored name (its aliases
     included; ``renamed``: as a loader that renames by pattern meets the names), found by
     binary search; cached per facts."""
+    # (a renamed view lives as long as the loader model that holds it, memoised in the facts)
     key = ("indices", block.prefix, tuple(sorted(block.aliases.items())), id(renamed))
     if key in f.memo:
         return f.memo[key]
@@ -486,7 +487,9 @@ def _sglang_model(f: Facts, p: Profile) -> LoaderModel:
     )
 
 
-def _layers(f, cfg, p, block, shapes, renamed) -> tuple[list[Block], bool]:
+def _layers(
+    f: Facts, cfg: dict, p: Profile, block: Block, shapes: dict, renamed: N.Renamed | None
+) -> tuple[list[Block], bool]:
     """The decoder layers ``block``, or, where the profile builds DeepSeek-V2's layer
     (``decoder_layer``), its MLA / MoE templates and a block of experts per stored MoE layer
     (loader/moe.py); and whether every module they build is known."""
