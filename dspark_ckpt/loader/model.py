@@ -45,6 +45,7 @@ from typing import Any
 
 from dspark_ckpt.facts.gather import Facts
 from dspark_ckpt.loader import names as N
+from dspark_ckpt.loader.moe import deepseek_layers, expert_blocks
 from dspark_ckpt.loader.parts import (
     ANY,
     CONFIDENCE,
@@ -106,6 +107,20 @@ class LoaderModel:
     named_by_tensor: bool  # report ``fc.weight`` rather than the module ``fc``
     skipped: frozenset[str]  # top-level components the loader drops or another rule judges
     ignored_suffixes: tuple[str, ...]  # unexpected names the loader ignores (``.bias``)
+    # the names as a loader that renames by pattern hands them to its model (None: as stored,
+    # a wrapper prefix removed)
+    renamed: N.Renamed | None = None
+
+    def names(self, f: Facts) -> list[str]:
+        """The stored names (sorted) as this loader's model meets them."""
+        return f.stored_sorted if self.renamed is None else self.renamed.names
+
+    def stored(self, name: str) -> str:
+        """The stored name of one of ``names``."""
+        return name if self.renamed is None else self.renamed.stored.get(name, name)
+
+    def indices(self, f: Facts, block: Block) -> list[int]:
+        return stored_indices(f, block, self.renamed)
 
     # --- what the checkpoint does not give ------------------------------------------------
 
@@ -132,7 +147,7 @@ class LoaderModel:
         return [full]
 
     def missing(self, f: Facts) -> Missing:
-        names = f.stored_sorted
+        names = self.names(f)
         shown: list[str] = []
         total = 0
         whole: list[tuple[str, int, int]] = []
@@ -148,7 +163,7 @@ class LoaderModel:
                 continue
             size = sum(per_module or len(m.tensors) for m in part.template)
             end, at = max(part.count, 0), 0
-            stored = stored_indices(f, part)
+            stored = self.indices(f, part)
             for i in [*stored[: bisect_left(stored, end)], end]:
                 if i > at:  # indices [at, i) hold nothing
                     whole.append((part.prefix, at, i - 1))
@@ -161,6 +176,8 @@ class LoaderModel:
                 if i == end:
                     break
                 for m in part.at(i):
+                    if m.tensors == ANY:  # needs none (a MoE layer's experts: their block's)
+                        continue
                     bases = [f"{part.prefix}.{i}."] + [f"{a}." for a in part.aliases.get(i, ())]
                     if not any(self._stored(names, b, m, m.stored_as) for b in bases):
                         items = self._shown(f"{part.prefix}.{i}.", m, names)
@@ -179,16 +196,16 @@ class LoaderModel:
         read = self.profile.prefixed_names != "rejected"  # names under model. are loaded
         for part in self.parts:
             if isinstance(part, Module):
-                out += _differs(f, part.path + ".weight", part.shape, read)
+                out += _differs(f, self.stored(part.path + ".weight"), part.shape, read)
                 continue
-            for i in stored_indices(f, part):
+            for i in self.indices(f, part):
                 if part.count is not None and i >= part.count:
                     break
                 bases = [f"{part.prefix}.{i}."] + [f"{a}." for a in part.aliases.get(i, ())]
                 for m in part.at(i):
                     shape = part.first.get(m.path, m.shape) if i == 0 else m.shape
                     for base in bases:
-                        out += _differs(f, f"{base}{m.path}.weight", shape, read)
+                        out += _differs(f, self.stored(f"{base}{m.path}.weight"), shape, read)
         return out
 
     # --- what the model does not have --------------------------------------------------------
@@ -198,20 +215,20 @@ class LoaderModel:
         in ``exclude`` (names another rule reports: prefixed ones, a stray file's); once
         per facts for every profile whose model takes the same names."""
         key = ("unexpected", repr((self.parts, self.exact, sorted(self.skipped))), exclude)
-        key += (self.ignored_suffixes,)
+        key += (self.ignored_suffixes, self.renamed and self.profile.name_maps)
         if key not in f.memo:
             f.memo[key] = self._unexpected(f, exclude)
         return f.memo[key]
 
     def _unexpected(self, f: Facts, exclude: frozenset[str]) -> Unexpected:
-        names = f.stored_sorted
+        names = self.names(f)
         modules = [p for p in self.parts if isinstance(p, Module)]
         blocks = {p.prefix: p for p in self.parts if isinstance(p, Block)}
         aliased = {a: (b, i) for b in blocks.values() for i, al in b.aliases.items() for a in al}
         beyond: list[tuple[int, int]] = []  # runs of positions in ``names``
         other: list[tuple[int, int]] = []
         for child, lo, hi in N.children(names, "", 0, len(names)):
-            if child in self.skipped or child in MAPPINGS:
+            if child in self.skipped or child.removeprefix(N.OUTSIDE) in MAPPINGS:
                 continue
             if child in blocks and names[lo] != child:
                 self._block_unexpected(names, blocks[child], lo, hi, beyond, other)
@@ -225,8 +242,18 @@ class LoaderModel:
                 mine = [m for m in modules if any(_under(p, child) for p in m.stored_as)]
                 other += self._uncovered(names, "", mine, lo, hi)
         suffixes = self.ignored_suffixes or ("\0",)
-        keep = [n for a, b in other for n in names[a:b] if not n.endswith(suffixes)]
+        # (a name outside a renaming loader's model meets no module to ignore it in)
+        keep = [
+            n
+            for a, b in other
+            for n in names[a:b]
+            if not n.endswith(suffixes) or n.startswith(N.OUTSIDE)
+        ]
         past = [n for a, b in beyond for n in names[a:b]]
+        if self.renamed is not None:  # as stored, with the names the mapper skips
+            dropped = [n for n in self.renamed.skipped if n not in MAPPINGS]  # d2t: DSC105's
+            keep = sorted([*map(self.stored, keep), *dropped])
+            past = [self.stored(n) for n in past]
         if exclude:
             keep = [n for n in keep if n not in exclude]
             past = [n for n in past if n not in exclude]
@@ -275,13 +302,15 @@ def _under(path: str, child: str) -> bool:
     return path == child or path.startswith(child + ".")
 
 
-def stored_indices(f: Facts, block: Block) -> list[int]:
+def stored_indices(f: Facts, block: Block, renamed: N.Renamed | None = None) -> list[int]:
     """The sorted indices under ``block.prefix`` that hold a stored name (its aliases
-    included), found by binary search; cached per facts."""
-    key = ("indices", block.prefix, tuple(sorted(block.aliases.items())))
+    included; ``renamed``: as a loader that renames by pattern meets the names), found by
+    binary search; cached per facts."""
+    # (a renamed view lives as long as the loader model that holds it, memoised in the facts)
+    key = ("indices", block.prefix, tuple(sorted(block.aliases.items())), id(renamed))
     if key in f.memo:
         return f.memo[key]
-    names = f.stored_sorted
+    names = f.stored_sorted if renamed is None else renamed.names
     lo, hi = N.span(names, block.prefix)
     found = {int(c) for c, _, _ in N.children(names, block.prefix + ".", lo, hi) if c.isdigit()}
     for i, aliases in block.aliases.items():
@@ -383,7 +412,9 @@ def _runtime_model(f: Facts, p: Profile) -> LoaderModel:
     # the decoder layers, under the name the model gives them ("eagle_layers>layers")
     prefix = maps.modules.get("layers", ("layers",))[0]
     block = Block(prefix, layers, template, maps.blocks.get("layers", {}), first_in, absent)
-    parts += [block, *modules_of(tail, maps), *extra]
+    renamed = _renamed(f, maps)
+    blocks, known = _layers(f, cfg, p, block, shapes, renamed)
+    parts += [*blocks, *modules_of(tail, maps), *extra]
     if fc_norm:
         parts.append(fc_norm)
     # what the loader's own mapper drops when the model does not build it (a profile field)
@@ -393,10 +424,11 @@ def _runtime_model(f: Facts, p: Profile) -> LoaderModel:
         p,
         tuple(parts),
         exact=strict,
-        complete=complete,
+        complete=complete and known,
         named_by_tensor=False,
         skipped=frozenset(skipped),
         ignored_suffixes=p.unexpected_ignored_suffixes,
+        renamed=renamed,
     )
 
 
@@ -450,16 +482,36 @@ def _sglang_model(f: Facts, p: Profile) -> LoaderModel:
             replace(m, tensors=("weight", "bias")) if m.path in qkv else m for m in template
         )
     absent = () if p.first_input_norm else ("input_layernorm",)
-    parts.append(Block("layers", layers, template, maps.blocks.get("layers", {}), first_in, absent))
+    block = Block("layers", layers, template, maps.blocks.get("layers", {}), first_in, absent)
+    renamed = _renamed(f, maps)
+    blocks, known = _layers(f, raw, p, block, shapes, renamed)
     return LoaderModel(
         p,
-        tuple(parts),
+        (*parts, *blocks),
         exact=True,
-        complete=not (f.cfg.quantized or f.cfg.speculators_format),
+        complete=known and not (f.cfg.quantized or f.cfg.speculators_format),
         named_by_tensor=True,
         skipped=frozenset(skipped),
         ignored_suffixes=(),
+        renamed=renamed,
     )
+
+
+def _layers(
+    f: Facts, cfg: dict, p: Profile, block: Block, shapes: dict, renamed: N.Renamed | None
+) -> tuple[list[Block], bool]:
+    """The decoder layers ``block``, or, where the profile builds DeepSeek-V2's layer
+    (``decoder_layer``), its MLA / MoE templates and a block of experts per stored MoE layer
+    (loader/moe.py); and whether every module they build is known."""
+    if not p.decoder_layer:
+        return [block], True
+    block, known = deepseek_layers(cfg, name_maps(p), not_attention(shapes), block)
+    return [block, *expert_blocks(stored_indices(f, block, renamed), block, cfg)], known
+
+
+def _renamed(f: Facts, maps) -> N.Renamed | None:
+    """The stored names through the loader's pattern renames, where it has any."""
+    return N.renamed(f.tensors, maps.patterns) if maps.patterns else None
 
 
 def _norm_before(f: Facts, p: Profile) -> Any:

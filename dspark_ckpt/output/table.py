@@ -288,7 +288,7 @@ def print_profiles(console: Console) -> None:
         if left > 0:
             console.print(Text(f"  + {left} more (--format json)", "dim"), soft_wrap=True)
     if variants:
-        head = "variant architectures' profiles (--format json gives their sources):"
+        head = "variant profiles (--format json):"
         words = [*head.split(" "), *(n + "," for n in variants[:-1]), variants[-1]]
         console.print(flow(words, width), soft_wrap=True)
 

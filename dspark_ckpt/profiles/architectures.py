@@ -61,16 +61,6 @@ def _eagle1(layer: str, why: str) -> str:
 
 # what each unjudged classic EAGLE loader does that the loader model cannot express (the
 # loader model maps whole module paths onto Llama / Qwen2 / Qwen3 / MLA layer templates)
-MISTRAL_WHY = (
-    "its loader renames Mistral-native names by pattern (layers.N.attention.wq, "
-    "feed_forward.w1, eagle_linear to model.fc, ...) and accepts model.-prefixed names, which "
-    "the loader model reads as a wrapper prefix; it maps module paths, not name patterns"
-)
-MISTRAL_LARGE3 = _eagle1(
-    "Mistral Large 3 (DeepSeek-V3 MLA / MoE)",
-    "DeepseekV2Model's MoE expert layers, loaded through MistralLarge3ForCausalLM's regex "
-    "mapper of Mistral-native names (eagle_linear to model.fc), have no layer template",
-)
 DEEPSEEK_EAGLE = _eagle1(
     "DeepSeek-V3 (MLA / MoE)",
     "each draft layer is a DeepseekV2DecoderLayer numbered after the target's layers "
@@ -271,12 +261,11 @@ VLLM_ARCHITECTURES = (
     ),
     _vllm(
         "EagleMistralForCausalLM", 707, "EagleMistralForCausalLM", VM + "mistral_eagle.py",
-        132, EAGLE1, reason=_eagle1("Mistral", MISTRAL_WHY),
+        132, EAGLE1, "vllm-eagle-mistral",
     ),
     _vllm(
         "EagleMistralLarge3ForCausalLM", 708, "EagleMistralLarge3ForCausalLM",
-        VM + "mistral_large_3_eagle.py", 129, EAGLE1,
-        reason=MISTRAL_LARGE3,
+        VM + "mistral_large_3_eagle.py", 129, EAGLE1, "vllm-eagle-mistral-large3",
     ),
     *(
         _vllm(
@@ -335,12 +324,11 @@ SGLANG_ARCHITECTURES = (
     _sglang("LlamaForCausalLMEagle", "llama_eagle.py", 153, 117, EAGLE1, S_EAGLE),
     _sglang("Qwen2ForCausalLMEagle", "qwen2_eagle.py", 151, 118, EAGLE1, S_EAGLE),
     _sglang(
-        "MistralForCausalLMEagle", "mistral_eagle.py", 210, 133, EAGLE1,
-        reason=_eagle1("Mistral", MISTRAL_WHY),
+        "MistralForCausalLMEagle", "mistral_eagle.py", 210, 133, EAGLE1, "sglang-eagle-mistral",
     ),
     _sglang(
         "MistralLarge3ForCausalLMEagle", "mistral_large_3_eagle.py", 83, 59, EAGLE1,
-        reason=MISTRAL_LARGE3,
+        "sglang-eagle-mistral-large3",
     ),
     _sglang("LlamaForCausalLMEagle3", "llama_eagle3.py", 387, 272, EAGLE3, S_EAGLE3),
     _sglang(

@@ -21,6 +21,7 @@ from dspark_ckpt.errors import UsageError
 from dspark_ckpt.profiles import (
     eagle1,
     eagle1_vllm_models,
+    mistral,
     sglang,
     sglang_variants,
     trtllm,
@@ -147,6 +148,7 @@ PROFILES: dict[str, Profile] = register(
     *vllm_variants.PROFILES,
     *sglang_variants.PROFILES,
     *eagle1_vllm_models.PROFILES,
+    *mistral.PROFILES,
 )
 
 

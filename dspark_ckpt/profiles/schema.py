@@ -111,6 +111,11 @@ PrefixedNames = Literal[
     # names are read as stored, under model. (lm_head at the top level): a name without the
     # prefix names no module of the model and fails the load
     "required",
+    # model. is the model's own root, reached through the loader's renames (the profile's
+    # name_maps patterns): a stored name, under model. or not, meets the model as they make
+    # it (loaded as stored where they pass it, skipped or refused where they do not: vLLM's
+    # and SGLang's Mistral EAGLE)
+    "model_root",
 ]
 """What the loader does with tensor names under a wrapper prefix (``model.``)."""
 
@@ -160,13 +165,14 @@ MissingTensors = Literal[
     "default_init",  # a parameter the checkpoint lacks keeps its initial value, no error
     "uninitialised",  # the loader checks nothing: the parameter keeps its initial memory
     "strict",  # load_state_dict(strict=True): a missing name fails the load
-    # vLLM's weight tracking (a load_weights that returns the names it loaded, on an unquantised
-    # drafter): a parameter the load did not fill fails it ('Following weights were not
-    # initialized from checkpoint')
-    "tracked",
     # TensorRT-LLM's DFlash: a missing backbone weight keeps its allocation (as uninitialised),
     # but fc and hidden_norm exist only when shipped: without one the first forward raises
     "partial_fc_required",
+    # vLLM's weight tracking (a load_weights that returns the names it loaded): a parameter
+    # no stored name fills fails the load ('Following weights were not initialized from
+    # checkpoint'), unless the drafter is quantised (then as uninitialised); a fused
+    # parameter counts as loaded once one of its parts is
+    "tracked",
 ]
 """What a tensor the runtime's model has and the checkpoint lacks gets."""
 
@@ -252,6 +258,16 @@ TiedHead = Literal[
     # (shared with the target): the tie reads the missing module's attributes
     "embedding_or_refused",
 ]
+DecoderLayer = Literal[
+    "",  # the family's own decoder layer
+    # DeepSeek-V2's (vLLM deepseek_v2.py DeepseekV2DecoderLayer): MLA attention (q_a_proj and
+    # kv_a_proj_with_mqa fused where q_lora_rank is set, else q_proj), and from
+    # first_k_dense_replace on a MoE MLP: the router gate (its e_score_correction_bias under
+    # topk_method noaux_tc), shared experts, and n_routed_experts experts
+    "deepseek_v2_moe",
+]
+"""The decoder layer a variant architecture builds where it is not its family's."""
+
 """What a true ``tie_word_embeddings`` in the drafter config does to its ``lm_head`` (read
 with Python truthiness; a missing key is the config class default, False for the Llama and
 Qwen3 configs drafters use)."""
@@ -426,7 +442,10 @@ class Profile:
     # stored names the loader maps onto its model's, "stored>model": a top-level module
     # ("encoder.fc>fc"), a block index ("midlayer>layers.0"), or a decoder layer's fused
     # module stored for one it builds ("self_attn.qkv_proj>self_attn.q_proj"); () for the
-    # exact names only
+    # exact names only. "re:PATTERN>NAME": the loader's own mapper renames whole stored names
+    # by pattern, in order (re.sub; NAME is the runtime's name, its model under "model."; an
+    # empty NAME: the mapper skips the name); "re1:PATTERN>NAME": the first whose PATTERN
+    # matches the whole name renames it, and a name none matches is skipped
     name_maps: tuple[str, ...] = ()
     # the releases it covers, read from the releases' own tags (not a rule): clauses
     # ">=A", "<B", "<=B", "==A" joined by commas; "main" for a branch with no release
@@ -468,6 +487,8 @@ class Profile:
     required_tensors: tuple[str, ...] = ()
     # the build refuses a draft vocab other than the target's (Vd != Vt)
     vocab_equal_target: bool = False
+    # its decoder layer where it is none of the family's templates ("": the family's)
+    decoder_layer: DecoderLayer = ""
     # not a rule: the architecture group of a variant's own line ("" for a family's own)
     variant: str = ""
 
@@ -554,7 +575,9 @@ HIDDEN_STATES_CHOICES = _literal_fields(HiddenStates)
 PROFILE_CHOICES = _literal_fields(Profile)
 RULE_FIELDS = tuple(f.name for f in fields(Profile) if f.name not in ABOUT)
 # issue 31's fields, with their defaults (what a family's own loader has)
-ISSUE_31 = ("extra_modules", "layer_modules", "required_keys", "required_tensors")
+ISSUE_31 = (
+    *("extra_modules", "layer_modules", "required_keys", "required_tensors", "decoder_layer"),
+)
 FIELDS_31 = {
     f.name: f.default for f in fields(Profile) if f.name in (*ISSUE_31, "vocab_equal_target")
 }

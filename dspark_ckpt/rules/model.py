@@ -230,10 +230,11 @@ def tensors_missing(f: Facts, p: Profile) -> list[Finding]:
     load_state_dict(strict=True): a missing name fails the load ('Missing key(s) in
     state_dict'). TensorRT-LLM's DFlash loads the backbone with allow_partial_loading (a
     missing weight keeps its allocation, the same garbage) but builds fc and hidden_norm only
-    from shipped tensors: without them its first forward raises AttributeError. vLLM's MiniCPM
-    classic EAGLE returns the names it loaded, and vLLM's weight tracking refuses an unquantised
-    drafter whose load left a parameter unfilled ('Following weights were not initialized from
-    checkpoint')."""
+    from shipped tensors: without them its first forward raises AttributeError. vLLM's MiniCPM,
+    Cohere and Mistral classic EAGLE return the names they loaded, and vLLM's weight tracking
+    refuses an unquantised drafter whose load left a parameter unfilled ('Following weights were
+    not initialized from checkpoint'); a part of a fused q/k/v, gate/up or MoE layer's experts
+    whose other parts are stored passes that check, uninitialised."""
     model = loader_model(f, p)
     if model is None or not model.complete or p.family not in (DSPARK, DFLASH, EAGLE3, EAGLE1):
         return []
@@ -256,16 +257,19 @@ def tensors_missing(f: Facts, p: Profile) -> list[Finding]:
             "reads self.fc and self.hidden_norm). Refused at its first forward, not run"
         )
         what = f"module(s) of {p.name}'s model have no tensor in the checkpoint"
-    elif p.missing_tensors == "tracked":
-        how = (
-            "checks that its load filled every parameter of the model and refuses the drafter: "
-            "'Following weights were not initialized from checkpoint'"
-        )
-        what = f"module(s) of {p.name}'s model have no tensor in the checkpoint"
     elif p.missing_tensors == "strict":
         how = (
             "loads with load_state_dict(strict=True), which raises 'Missing key(s) in "
             "state_dict' for them"
+        )
+        what = f"module(s) of {p.name}'s model have no tensor in the checkpoint"
+    elif p.missing_tensors == "tracked" and not f.cfg.quantized:
+        how = (
+            "checks the parameters its load_weights filled and raises 'Following weights "
+            "were not initialized from checkpoint' for them: the drafter does not load (a "
+            "part of a fused parameter whose other parts are stored, of q/k/v, gate/up or "
+            "a MoE layer's experts, passes that check and stays uninitialised: garbage, no "
+            "error)"
         )
         what = f"module(s) of {p.name}'s model have no tensor in the checkpoint"
     else:

@@ -159,9 +159,14 @@ def _judged(f: Facts, p: Profile) -> Unexpected | None:
         return None  # DSC604: the drafter is not built at all
     stray = {n for w, why in loaded_strays(f, p) if why == FOREIGN for n in w.tensors or ()}
     # a tensor the loader reads outside the model (required_tensors) is no parameter's
-    # (names DSC111 reports: under a prefix the loader rejects, or without one it requires)
-    reported = _unprefixed_names(f) if p.prefixed_names == REQUIRED else f.prefixed
-    exclude = frozenset(_stripped(n) for n in (*reported, *stray, *p.required_tensors))
+    # (names DSC111 reports: under a prefix the loader rejects, or without one it requires);
+    # where model. is the model's own root, a name under it is judged as any other
+    if p.prefixed_names == REQUIRED:
+        reported = _unprefixed_names(f)
+    else:
+        reported = () if p.prefixed_names == "model_root" else f.prefixed
+    as_named = _stripped if model.renamed is None else str  # a renaming loader's: as stored
+    exclude = frozenset(as_named(n) for n in (*reported, *stray, *p.required_tensors))
     return model.unexpected(f, exclude)
 
 
@@ -352,8 +357,15 @@ def fc_bias_ignored(f: Facts, p: Profile) -> list[Finding]:
     proposals are not the trained model's. The EAGLE release code (eagle/model/cnets.py) trains
     fc with a bias by default, and vLLM's classic EAGLE builds it without one."""
     model = loader_model(f, p)
-    bias = f.stored("fc.bias")
-    if model is None or ".bias" not in model.ignored_suffixes or bias is None:
+    if model is None or ".bias" not in model.ignored_suffixes:
+        return []
+    # the stored name the model meets as fc.bias (a renaming loader's: eagle_linear.bias, ...;
+    # else under a wrapper prefix where the loader reads it there)
+    if model.renamed is None:
+        bias = f.stored("fc.bias")
+    else:
+        bias = f.tensors.get(model.renamed.stored.get("fc.bias", ""))
+    if bias is None:
         return []
     fc = [m for m in model.parts if isinstance(m, Module) and m.path == "fc"]
     if not fc or "bias" in fc[0].tensors:
@@ -361,7 +373,7 @@ def fc_bias_ignored(f: Facts, p: Profile) -> list[Finding]:
     return [
         new_finding(
             "DSC672",
-            f"fc.bias is stored and {p.name}'s fc has no bias: {p.release} ignores it with "
+            f"{bias.name} is stored and {p.name}'s fc has no bias: {p.release} ignores it with "
             "every unexpected .bias, and the drafter runs without the bias it was trained "
             "with (no error)",
             bias,

@@ -134,6 +134,25 @@ GEMMA4 = {
     "layer_types": ["full_attention"],
 }
 FFN_NORMS = {f"layers.0.{n}_feedforward_layernorm.weight": T("F32", (H,)) for n in ("pre", "post")}
+# classic EAGLE over Mistral layers (profiles/mistral.py): Mistral-native names, and the EAGLE
+# release code's Hugging Face names in their place (bare fc, no norm, layer 0 without its norm)
+V_MISTRAL = {**_EAGLE1, "architectures": ["EagleMistralForCausalLM"], "model_type": "mistral"}
+S_MISTRAL = {**V_MISTRAL, "architectures": ["MistralForCausalLMEagle"]}
+V_LARGE3 = {
+    **V_MISTRAL,
+    "architectures": ["EagleMistralLarge3ForCausalLM"],
+    "model_type": "deepseek_v3",
+    **{"q_lora_rank": H, "kv_lora_rank": H, "qk_nope_head_dim": 4, "qk_rope_head_dim": 4},
+    **{"v_head_dim": 4, "n_routed_experts": 2, "first_k_dense_replace": 0},
+    **{"n_shared_experts": 1, "moe_intermediate_size": H, "topk_method": None},
+}
+S_LARGE3 = {**V_LARGE3, "architectures": ["MistralLarge3ForCausalLMEagle"]}
+NO_EXPERT_1 = {f"layers.0.experts.1.{w}.weight": None for w in ("w1", "w2", "w3")}
+AS_EAGLE1 = (
+    {name: None for name in synth.mistral_eagle_backbone(H)},
+    synth.eagle1_backbone(H),
+    NO_FC_BIAS,
+)
 
 
 def d2t(vd: int) -> dict[str, T]:
@@ -394,6 +413,14 @@ CASES = [
         ["DSC690"],
     ),
     ("sglang-dflash2", "no-selector", VT, VT, DFLASH2, (CONV, SG_BLOCK), ["DSC652"]),
+    ("vllm-eagle-mistral", "native-names", VT, None, V_MISTRAL, (), []),
+    ("vllm-eagle-mistral", "eagle1-names", VT, None, V_MISTRAL, AS_EAGLE1, ["DSC112", "DSC652"]),
+    ("sglang-eagle-mistral", "native-names", VT, None, S_MISTRAL, (), []),
+    ("sglang-eagle-mistral", "eagle1-names", VT, None, S_MISTRAL, AS_EAGLE1, ["DSC652"]),
+    ("vllm-eagle-mistral-large3", "native-names", VT, None, V_LARGE3, (), []),
+    ("vllm-eagle-mistral-large3", "no-expert-1", VT, None, V_LARGE3, (NO_EXPERT_1,), ["DSC652"]),
+    ("sglang-eagle-mistral-large3", "native-names", VT, None, S_LARGE3, (), []),
+    ("sglang-eagle-mistral-large3", "no-expert-1", VT, None, S_LARGE3, (NO_EXPERT_1,), ["DSC652"]),
 ]
 
 

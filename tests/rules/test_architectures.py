@@ -4,9 +4,10 @@ architectures a firing row and its clean twin through the engine in-process.
 
 The groups: classic EAGLE (EAGLE-1) as vLLM and SGLang name it (judged by vllm-eagle and
 sglang-eagle; vLLM's over Llama 4, MiniCPM and Cohere layers by vllm-eagle-llama4,
-vllm-eagle-minicpm and vllm-eagle-cohere), EAGLE-3 over DeepSeek MLA
-layers (vLLM deepseek_eagle3.py, SGLang kimi_k25_eagle3.py: the EAGLE-3 profiles'
-mla_architectures), the EAGLE-1 classes whose module tree no profile models (Mistral, ...), the DFlash variants with their own loader, MTP / NextN heads
+vllm-eagle-minicpm and vllm-eagle-cohere; Mistral's by the Mistral profiles), EAGLE-3 over
+DeepSeek MLA layers (vLLM deepseek_eagle3.py, SGLang kimi_k25_eagle3.py: the EAGLE-3
+profiles' mla_architectures), the EAGLE-1 class whose module tree no profile models
+(DeepSeek's), the DFlash variants with their own loader, MTP / NextN heads
 (read from the target checkpoint), and vLLM's hidden-state extraction model (no drafter).
 """
 
@@ -364,8 +365,6 @@ CASES = [
           says="SGLang 0.5.23 builds DeepseekV3ForCausalLMNextN"),
     fires("DSC108", "hidden-states", config=_named("ExtractHiddenStatesModel"),
           says="not a drafter: ExtractHiddenStatesModel"),
-    fires("DSC108", "eagle1-mistral", config=_named("EagleMistralForCausalLM"),
-          says="classic EAGLE over Mistral"),
     fires("DSC108", "dspark-k3", config=_named("K3DSparkModel"),
           says="vLLM 0.33.0 builds K3DSparkForCausalLM: "),
     fires("DSC108", "gemma4-assistant", config=_named("Gemma4AssistantForCausalLM"),
