@@ -214,7 +214,7 @@ CASES = [
           exactly=("DSC501",), verdicts={"vllm-eagle-minicpm": True}),
     fires("DSC652", "eagle1-minicpm-no-head", profile="vllm-eagle-minicpm", draft=None,
           config=MC_EAGLE1, tensors={**MC_HEADS, "lm_head.weight": DROP},
-          says="(lm_head): vLLM checks that its load filled every parameter"),
+          says="(lm_head): vLLM checks the parameters its load_weights filled"),
     clean("DSC652", "eagle1-minicpm-tied-no-head", profile="vllm-eagle-minicpm", draft=None,
           config={**MC_EAGLE1, "tie_word_embeddings": True},
           tensors={**MC_HEADS, "lm_head.weight": DROP}, exactly=("DSC501",)),
