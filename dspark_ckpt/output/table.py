@@ -256,7 +256,7 @@ def fits(table: Table, console: Console, wrapping: bool = False) -> bool:
     return sum(widths) + 2 * n - 2 + n + 1 <= console.width
 
 
-SOURCES_SHOWN = 2  # a profile's source files listed by name; the rest counted
+SOURCES_SHOWN = 1  # a profile's source files listed by name; the rest counted
 
 
 def print_profiles(console: Console) -> None:
