@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+import eagle1_layers
 import synth
 from conftest import ROOT, cli
 from synth import VT, H, T
@@ -81,7 +82,7 @@ def test_a_mistral_native_eagle_drafter_is_judged_by_its_own_profile(tmp_path):
     assert r.json["profiles"] == ["vllm-eagle-mistral"]
     assert r.json["verdicts"] == {"vllm-eagle-mistral": True, "sglang-eagle": False}
     assert r.exit_code == 0, r.stdout
-    native = {name: None for name in synth.mistral_eagle_backbone(H)}
+    native = {name: None for name in eagle1_layers.mistral_eagle_backbone(H)}
     path = _drafter(tmp_path, "as-eagle1", config, {**native, **synth.eagle1_backbone(H)})
     r = cli("inspect", path, "--target-vocab-size", VT)
     assert r.exit_code == 1

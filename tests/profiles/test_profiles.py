@@ -8,6 +8,7 @@ import re
 from dataclasses import replace
 from typing import get_args
 
+import eagle1_layers
 import numpy as np
 import pytest
 import synth
@@ -149,7 +150,7 @@ V_LARGE3 = {
 S_LARGE3 = {**V_LARGE3, "architectures": ["MistralLarge3ForCausalLMEagle"]}
 NO_EXPERT_1 = {f"layers.0.experts.1.{w}.weight": None for w in ("w1", "w2", "w3")}
 AS_EAGLE1 = (
-    {name: None for name in synth.mistral_eagle_backbone(H)},
+    {name: None for name in eagle1_layers.mistral_eagle_backbone(H)},
     synth.eagle1_backbone(H),
     NO_FC_BIAS,
 )

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import eagle1_layers
 import pytest
 import synth
 from rules_harness import DROP, VT, H, T, check, clean, fires, ids
@@ -25,10 +26,10 @@ _BASE = {"model_type": "mistral", "markov_rank": None, "target_layer_ids": None,
          "mask_token_id": None}  # fmt: skip
 V = {**_BASE, "architectures": ["EagleMistralForCausalLM"]}
 S = {**_BASE, "architectures": ["MistralForCausalLMEagle"]}
-NATIVE = synth.mistral_eagle_backbone(H)
+NATIVE = eagle1_layers.mistral_eagle_backbone(H)
 NO_NATIVE = {name: DROP for name in NATIVE}
 # the same drafter under Hugging Face names, under the model's root (model.fc, model.layers...)
-HF_ROOTED = {**NO_NATIVE, **synth.mistral_eagle_backbone(H, native=False)}
+HF_ROOTED = {**NO_NATIVE, **eagle1_layers.mistral_eagle_backbone(H, native=False)}
 # the same under bare Hugging Face names (fc, layers.N.self_attn..., norm)
 HF_BARE = {**NO_NATIVE, **{k.removeprefix("model."): v for k, v in HF_ROOTED.items() if v}}
 # the EAGLE release code's drafter (eagle/model/cnets.py): bare fc with a bias, layer 0 without
@@ -48,7 +49,7 @@ BIAS = {"layers.0.router_biases": T("F32", (2,))}
 NOAUX = {"topk_method": "noaux_tc"}
 # the same drafter under Hugging Face names under model. (vLLM loads them, SGLang skips them)
 LARGE3_HF = {
-    **{k: DROP for k in synth.mistral_large3_backbone(H)},
+    **{k: DROP for k in eagle1_layers.mistral_large3_backbone(H)},
     "model.fc.weight": T("F32", (H, 2 * H)),
     "model.norm.weight": T("F32", (H,)),
     **{f"model.layers.0.{m}.weight": T("F32", (H,) if "norm" in m else (H, H)) for m in (
