@@ -99,9 +99,10 @@ VLLM_MISTRAL_CITES = {
     "builds_lm_head": V_NO_HEAD,
     "tied_head": f"{V_MISTRAL}:139-142 `nn.Module.__init__(self)` (no lm_head to tie: "
     "tie_word_embeddings is never read)",
-    "own_embed_kept": f"{V_MISTRAL}:83-88 `self.embed_tokens = VocabParallelEmbedding(`; "
-    f'{V_SHARE}:74-77 `_should_share(draft_model, "has_own_embed_tokens"` (a shipped copy '
-    "that differs from the target's is kept)",
+    "own_embed_kept": f"{V_MISTRAL}:189-192 `# Pretend embed_tokens is loaded; the actual "
+    "weight is shared` (its load_weights never calls process_eagle_weight, so "
+    f"has_own_embed_tokens stays False); {V_SHARE}:24-25 `if not getattr(eagle, flag, False):` "
+    "(the target's embedding replaces a shipped one)",
     "prefixed_names": V_MAPPER,
     "strict_names": f"{V_MISTRAL_LM}:285-290 `loader = AutoWeightsLoader(self)`; {NO_PARAM}",
     "stray_names": f"{V_MISTRAL_LM}:285-290 `loader = AutoWeightsLoader(self)`; {NO_PARAM}",
@@ -130,6 +131,7 @@ VLLM_EAGLE_MISTRAL = VLLM_EAGLE.derive(
     architectures=("EagleMistralForCausalLM",),
     prefixed_names="model_root",
     missing_tensors="tracked",
+    own_embed_kept=False,
     name_maps=(*FUSED_MAPS, *VLLM_PATTERNS),
     first_input_norm=True,
     extra_modules=(
@@ -286,8 +288,10 @@ VLLM_LARGE3_CITES = {
     "builds_lm_head": V_LARGE3_HEAD,
     "tied_head": f"{V_DS2}:1914-1926 `self.lm_head = ParallelLMHead(` (tie_word_embeddings is "
     "never read)",
-    "own_embed_kept": f"{V_LARGE3}:67-72 `self.embed_tokens = VocabParallelEmbedding(`; "
-    f'{V_SHARE}:74-77 `_should_share(draft_model, "has_own_embed_tokens"`',
+    "own_embed_kept": f"{V_LARGE3}:186-192 `# Pretend we've loaded the embedding and lm_head "
+    "weights` (no process_eagle_weight: has_own_embed_tokens stays False); "
+    f"{V_SHARE}:24-25 `if not getattr(eagle, flag, False):` (the target's embedding replaces "
+    "a shipped one)",
     "prefixed_names": V_LARGE3_MAPPER,
     "strict_names": V_LARGE3_KEYERROR,
     "stray_names": V_LARGE3_KEYERROR,
