@@ -104,6 +104,45 @@ class LoaderModel:
     named_by_tensor: bool  # report ``fc.weight`` rather than the module ``fc``
     skipped: frozenset[str]  # top-level components the loader drops or another rule judges
     ignored_suffixes: tuple[str, ...]  # unexpected names the loader ignores (``.bias``)
+    # the stored-name prefixes the loader reads, and its renames of a read name ("old>new");
+    # () for every name as stored
+    prefixes: tuple[str, ...] = ()
+    renames: tuple[str, ...] = ()
+
+    # --- the names the loader reads ---------------------------------------------------------
+
+    def read(self, f: Facts) -> tuple[list[str], dict[str, str]]:
+        """The stored names the loader reads, as it names them (a read prefix removed, its
+        renames made), sorted, and the stored name of each ({} where they are the names as
+        stored, a wrapper prefix removed: ``Facts.stored_sorted``)."""
+        if not self.prefixes:
+            return f.stored_sorted, {}
+        key = ("read", self.prefixes, self.renames)
+        if key not in f.memo:
+            found: dict[str, str] = {}
+            renames = [r.split(">", 1) for r in self.renames]
+            for name in f.tensors:
+                prefix = next((x for x in self.prefixes if name.startswith(x)), None)
+                read = name[len(prefix) :] if prefix is not None else ""
+                for old, new in renames if read else ():
+                    if not new and old in read:  # "old>": a name with it is skipped
+                        read = ""
+                    read = read.replace(old, new)
+                if read:
+                    found.setdefault(read, name)
+            f.memo[key] = (sorted(found), found)
+        return f.memo[key]
+
+    def outside(self, f: Facts) -> list[str]:
+        """The stored names the loader skips: under none of its read prefixes (or with a part
+        it skips)."""
+        if not self.prefixes:
+            return []
+        read = set(self.read(f)[1].values())
+        return sorted(n for n in f.tensors if n not in read)
+
+    def _stored_name(self, f: Facts, name: str) -> str:
+        return self.read(f)[1].get(name, name)
 
     # --- what the checkpoint does not give ------------------------------------------------
 
@@ -130,7 +169,7 @@ class LoaderModel:
         return [full]
 
     def missing(self, f: Facts) -> Missing:
-        names = f.stored_sorted
+        names = self.read(f)[0]
         shown: list[str] = []
         total = 0
         whole: list[tuple[str, int, int]] = []
@@ -146,7 +185,7 @@ class LoaderModel:
                 continue
             size = sum(per_module or len(m.tensors) for m in part.template)
             end, at = max(part.count, 0), 0
-            stored = stored_indices(f, part)
+            stored = stored_indices(f, part, self)
             for i in [*stored[: bisect_left(stored, end)], end]:
                 if i > at:  # indices [at, i) hold nothing
                     whole.append((part.prefix, at, i - 1))
@@ -176,16 +215,17 @@ class LoaderModel:
         out = []
         for part in self.parts:
             if isinstance(part, Module):
-                out += _differs(f, part.path + ".weight", part.shape)
+                out += _differs(f, self._stored_name(f, part.path + ".weight"), part.shape)
                 continue
-            for i in stored_indices(f, part):
+            for i in stored_indices(f, part, self):
                 if part.count is not None and i >= part.count:
                     break
                 bases = [f"{part.prefix}.{i}."] + [f"{a}." for a in part.aliases.get(i, ())]
                 for m in part.at(i):
                     shape = part.first.get(m.path, m.shape) if i == 0 else m.shape
                     for base in bases:
-                        out += _differs(f, f"{base}{m.path}.weight", shape)
+                        name = self._stored_name(f, f"{base}{m.path}.weight")
+                        out += _differs(f, name, shape)
         return out
 
     # --- what the model does not have --------------------------------------------------------
@@ -195,13 +235,13 @@ class LoaderModel:
         in ``exclude`` (names another rule reports: prefixed ones, a stray file's); once
         per facts for every profile whose model takes the same names."""
         key = ("unexpected", repr((self.parts, self.exact, sorted(self.skipped))), exclude)
-        key += (self.ignored_suffixes,)
+        key += (self.ignored_suffixes, self.prefixes, self.renames)
         if key not in f.memo:
             f.memo[key] = self._unexpected(f, exclude)
         return f.memo[key]
 
     def _unexpected(self, f: Facts, exclude: frozenset[str]) -> Unexpected:
-        names = f.stored_sorted
+        names, stored = self.read(f)
         modules = [p for p in self.parts if isinstance(p, Module)]
         blocks = {p.prefix: p for p in self.parts if isinstance(p, Block)}
         aliased = {a: (b, i) for b in blocks.values() for i, al in b.aliases.items() for a in al}
@@ -224,6 +264,8 @@ class LoaderModel:
         suffixes = self.ignored_suffixes or ("\0",)
         keep = [n for a, b in other for n in names[a:b] if not n.endswith(suffixes)]
         past = [n for a, b in beyond for n in names[a:b]]
+        if stored:  # as stored
+            keep, past = sorted(stored[n] for n in keep), sorted(stored[n] for n in past)
         if exclude:
             keep = [n for n in keep if n not in exclude]
             past = [n for n in past if n not in exclude]
@@ -270,13 +312,14 @@ def _under(path: str, child: str) -> bool:
     return path == child or path.startswith(child + ".")
 
 
-def stored_indices(f: Facts, block: Block) -> list[int]:
-    """The sorted indices under ``block.prefix`` that hold a stored name (its aliases
-    included), found by binary search; cached per facts."""
-    key = ("indices", block.prefix, tuple(sorted(block.aliases.items())))
+def stored_indices(f: Facts, block: Block, model: LoaderModel | None = None) -> list[int]:
+    """The sorted indices under ``block.prefix`` that hold a name the loader reads (its
+    aliases included), found by binary search; cached per facts."""
+    reads = (model.prefixes, model.renames) if model is not None else ()
+    key = ("indices", block.prefix, tuple(sorted(block.aliases.items())), reads)
     if key in f.memo:
         return f.memo[key]
-    names = f.stored_sorted
+    names = model.read(f)[0] if model is not None else f.stored_sorted
     lo, hi = N.span(names, block.prefix)
     found = {int(c) for c, _, _ in N.children(names, block.prefix + ".", lo, hi) if c.isdigit()}
     for i, aliases in block.aliases.items():
@@ -391,9 +434,11 @@ def _runtime_model(f: Facts, p: Profile) -> LoaderModel:
 
 
 def _sglang_model(f: Facts, p: Profile) -> LoaderModel:
-    """SGLang's model: exact ``.weight`` names after its renames, checked by nothing."""
-    raw = f.raw
-    layers = f.cfg.value("num_hidden_layers")
+    """SGLang's model: exact ``.weight`` names after its renames, checked by nothing (or,
+    ``missing_tensors`` "refused", checked after the load; ``read_prefixes``: only the names
+    under them read)."""
+    raw = model_config(f, p)
+    layers = raw.get("num_hidden_layers") if p.config_view else f.cfg.value("num_hidden_layers")
     layers = layers if type(layers) is int else None
     eagle = p.family == EAGLE3
     eagle1 = p.family == EAGLE1
@@ -424,7 +469,7 @@ def _sglang_model(f: Facts, p: Profile) -> LoaderModel:
             layer = MLA_LAYER
     else:
         parts += modules_of([("fc",), ("hidden_norm",), ("norm",)], maps)
-        kind = markov_built(f)  # the types this release builds (none for SGLang DFlash)
+        kind = markov_built(f, raw)  # the types this release builds (none for SGLang DFlash)
         if kind in p.markov_head_types:
             parts += modules_of(markov_modules(kind, True), maps)
         layer = QWEN3_LAYER
@@ -441,6 +486,8 @@ def _sglang_model(f: Facts, p: Profile) -> LoaderModel:
         )
     absent = () if p.first_input_norm else ("input_layernorm",)
     parts.append(Block("layers", layers, template, maps.blocks.get("layers", {}), first_in, absent))
+    if p.read_prefixes:  # a name under them that the model lacks is its loader's to judge
+        skipped = {"confidence_head"}  # not built: the ragged-verify default (static)
     return LoaderModel(
         p,
         tuple(parts),
@@ -449,6 +496,8 @@ def _sglang_model(f: Facts, p: Profile) -> LoaderModel:
         named_by_tensor=True,
         skipped=frozenset(skipped),
         ignored_suffixes=(),
+        prefixes=p.read_prefixes,
+        renames=p.renames,
     )
 
 
@@ -456,13 +505,15 @@ def _norm_before(f: Facts, p: Profile) -> Any:
     return next((v for k in p.norm_before_fc_keys if (v := f.cfg.value(k)) is not None), False)
 
 
-def markov_built(f: Facts) -> str | None:
+def markov_built(f: Facts, cfg: dict | None = None) -> str | None:
     """The Markov head type SGLang's DSpark model builds: from the top-level keys only
-    (config.markov_rank, config.markov_head_type, default vanilla); None: none built."""
-    rank = f.raw.get("markov_rank")
+    (config.markov_rank, config.markov_head_type, default vanilla) of the config it is built
+    from (``cfg``, else the config as written); None: none built."""
+    cfg = f.raw if cfg is None else cfg
+    rank = cfg.get("markov_rank")
     if type(rank) is not int or rank <= 0:
         return None
-    return str(f.raw.get("markov_head_type", "vanilla")).lower()
+    return str(cfg.get("markov_head_type", "vanilla")).lower()
 
 
 def loader_model(f: Facts, p: Profile) -> LoaderModel | None:
@@ -470,7 +521,7 @@ def loader_model(f: Facts, p: Profile) -> LoaderModel | None:
     where the profile does not model its loader (``missing_tensors`` "unchecked")."""
     key = ("loader", p)
     if key not in f.memo:
-        if p.missing_tensors == "default_init":
+        if p.missing_tensors == "default_init" or p.read_prefixes:
             f.memo[key] = _sglang_model(f, p)
         elif p.missing_tensors in ("uninitialised", "partial_fc_required", "strict"):
             f.memo[key] = _runtime_model(f, p)

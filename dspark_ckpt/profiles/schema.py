@@ -160,8 +160,20 @@ MissingTensors = Literal[
     # TensorRT-LLM's DFlash: a missing backbone weight keeps its allocation (as uninitialised),
     # but fc and hidden_norm exist only when shipped: without one the first forward raises
     "partial_fc_required",
+    # the loader checks after the load that it filled every parameter: a missing one fails it
+    "refused",
 ]
 """What a tensor the runtime's model has and the checkpoint lacks gets."""
+
+ConfigView = Literal[
+    "",  # the config as written (or its speculators translation)
+    # SGLang's M3.1 DSpark normalisation (configure_minimax_m3_dspark): text_config (else the
+    # config) with the top-level dspark_* keys, num_hidden_layers from dflash_config, dense MLP
+    # layers sized by dspark_config.ffn_hidden_size (else dspark_ffn_hidden_size), no sparse
+    # attention, markov_rank / markov_head_type / mask_token_id from the dspark_* keys
+    "minimax_m3_dspark",
+]
+"""What the runtime's model is built from when it normalises the drafter config itself."""
 
 MarkovBiasWidth = Literal[
     "",  # no such check
@@ -459,6 +471,13 @@ class Profile:
     required_tensors: tuple[str, ...] = ()
     # the build refuses a draft vocab other than the target's (Vd != Vt)
     vocab_equal_target: bool = False
+    # the stored-name prefixes the loader reads (the first that matches is removed); any other
+    # name is skipped silently; () for every name as stored
+    read_prefixes: tuple[str, ...] = ()
+    # "old>new": a part of every read name the loader renames before its parameter look-up
+    renames: tuple[str, ...] = ()
+    # the config the model is built from, where the runtime normalises it itself
+    config_view: ConfigView = ""
     # not a rule: the architecture group of a variant's own line ("" for a family's own)
     variant: str = ""
 
@@ -545,7 +564,10 @@ HIDDEN_STATES_CHOICES = _literal_fields(HiddenStates)
 PROFILE_CHOICES = _literal_fields(Profile)
 RULE_FIELDS = tuple(f.name for f in fields(Profile) if f.name not in ABOUT)
 # issue 31's fields, with their defaults (what a family's own loader has)
-ISSUE_31 = ("extra_modules", "layer_modules", "required_keys", "required_tensors")
+ISSUE_31 = (
+    *("extra_modules", "layer_modules", "required_keys", "required_tensors"),
+    *("read_prefixes", "renames", "config_view"),
+)
 FIELDS_31 = {
     f.name: f.default for f in fields(Profile) if f.name in (*ISSUE_31, "vocab_equal_target")
 }

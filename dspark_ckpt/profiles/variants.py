@@ -39,6 +39,9 @@ VARIANTS: dict[tuple[str, str], str] = {
     # models/dspark.py:981-992, lfm2_dspark.py:13-14: DSparkDraftModel subclasses, no changes
     ("sglang", "LingDSparkModel"): "sglang-dspark",
     ("sglang", "Lfm2DSparkDraftModel"): "sglang-dspark",
+    # models/dspark_minimax.py:101-323: DSpark over MiniMax-M3 layers, its own config
+    # normalisation (configs/minimax_vl.py:64-111) and strict load_weights
+    ("sglang", "DSparkMiniMaxDraftModel"): "sglang-dspark-minimax",
     # models/dflash.py:1309-1310: an alias of DFlashDraftModel
     ("sglang", "MuseGlimmerAssistantModel"): "sglang-dflash",
     # models/dflash.py:1264-1315: DFlash2DraftModel and its two aliases
@@ -81,11 +84,6 @@ NOT_JUDGED: dict[tuple[str, str], str] = {
     ("sglang", "DeepseekV4ForCausalLMDSpark"): _TARGET
     + "the DSpark stage ships under mtp.* in the DeepSeek-V4 checkpoint "
     "(srt/configs/model_config.py:1041-1054; srt/models/deepseek_v4_dspark.py:1120-1127)",
-    ("sglang", "DSparkMiniMaxDraftModel"): _TREE
-    + "MiniMax-M3 decoder layers (block_sparse_moe read as mlp), whose names it reads only "
-    "under dspark., model.dspark. or language_model.model.dspark. (any other name skipped), "
-    "then refuses any name it has no parameter for and any parameter not loaded "
-    "(srt/models/dspark_minimax.py:270-323)",
     ("sglang", "Gemma4AssistantForCausalLM"): _GEMMA4_MTP,
     ("sglang", "Gemma4UnifiedAssistantForCausalLM"): _GEMMA4_MTP
     + "; the unified assistant is the same model (gemma4_mtp.py:400-401)",

@@ -253,6 +253,18 @@ def tensors_missing(f: Facts, p: Profile) -> list[Finding]:
             "reads self.fc and self.hidden_norm). Refused at its first forward, not run"
         )
         what = f"module(s) of {p.name}'s model have no tensor in the checkpoint"
+    elif p.missing_tensors == "refused":
+        how = (
+            "checks after the load that it filled every parameter, and raises for them: the "
+            "drafter does not load"
+        )
+        what = f"weight(s) of {p.name}'s model are not in the checkpoint"
+        skipped = model.outside(f)
+        if skipped:
+            how += (
+                f" ({len(skipped)} stored name(s) it skips unread, under none of "
+                f"{', '.join(p.read_prefixes)}: {few(skipped, 3)})"
+            )
     elif p.missing_tensors == "strict":
         how = (
             "loads with load_state_dict(strict=True), which raises 'Missing key(s) in "

@@ -38,6 +38,8 @@ SG_DFLASH = {"architectures": ["DFlashDraftModel"], "model_type": "qwen3"}
 TRT_DFLASH = {**SG_DFLASH, "markov_rank": None}  # synth's drafter declares markov_rank 4
 SG_EAGLE3_NULL_VD = {**EAGLE3, "draft_vocab_size": synth.NULL}  # null: the target's head
 SG_BLOCK = synth.layer_weights(H)
+MINIMAX, MINIMAX_W = synth.minimax_dspark(VT, H)
+NO_FC = {"dspark.fc.weight": None}
 SG_EAGLE3 = synth.layer_weights(H, eagle3=True)
 FC3 = {"fc.weight": T("F32", (H, 3 * H), np.zeros((H, 3 * H), np.float32))}
 # classic EAGLE as vLLM and SGLang name it (the EAGLE release code's drafter: fc with a bias)
@@ -370,6 +372,10 @@ CASES = [
         ["DSC690"],
     ),
     ("sglang-dflash2", "no-selector", VT, VT, DFLASH2, (CONV, SG_BLOCK), ["DSC652"]),
+    # SGLang's M3.1 DSpark: names read only under dspark. (dspark_minimax.py:277), every
+    # parameter required (316-322)
+    ("sglang-dspark-minimax", "whole", VT, VT, MINIMAX, (MINIMAX_W,), []),
+    ("sglang-dspark-minimax", "no-fc", VT, VT, MINIMAX, (MINIMAX_W, NO_FC), ["DSC652"]),
 ]
 
 
