@@ -63,6 +63,7 @@ from dspark_ckpt.loader.parts import (
     not_attention,
     per_aux,
     shaped,
+    top_modules,
 )
 from dspark_ckpt.loader.view import (
     architecture,
@@ -413,6 +414,8 @@ def _runtime_model(f: Facts, p: Profile) -> LoaderModel:
         shapes, first_in = not_attention(shapes), {}
     extra = per_aux(f, p, extra_modules(cfg, p)[0])
     parts: list[Module | Block] = [*shaped(modules_of(top, maps), shapes)]
+    if p.top_modules:  # a variant's own, in place of its family's fc / norm / hidden_norm
+        parts = [*top_modules(cfg, p)]
     template = layer_template(cfg, p, shaped(modules_of(layer, maps), shapes))
     absent = () if p.first_input_norm else ("input_layernorm",)
     block = Block("layers", layers, template, maps.blocks.get("layers", {}), first_in, absent)
@@ -523,7 +526,7 @@ def loader_model(f: Facts, p: Profile) -> LoaderModel | None:
     if key not in f.memo:
         if p.missing_tensors == "default_init" or p.read_prefixes:
             f.memo[key] = _sglang_model(f, p)
-        elif p.missing_tensors in ("uninitialised", "partial_fc_required", "strict"):
+        elif p.missing_tensors in ("uninitialised", "partial_fc_required", "strict", "refused"):
             f.memo[key] = _runtime_model(f, p)
         else:
             f.memo[key] = None

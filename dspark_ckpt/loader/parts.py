@@ -195,6 +195,11 @@ def markov_modules(kind: str | None, built_types: bool) -> list[tuple[str, ...]]
     return out
 
 
+def top_modules(cfg: dict, p: Profile) -> tuple[Module, ...]:
+    """A variant's own top-level modules (``Profile.top_modules``), for this config."""
+    return _parsed(cfg, p.top_modules)[0]
+
+
 def extra_modules(cfg: dict, p: Profile) -> tuple[tuple[Module, ...], tuple[Module, ...]]:
     """The modules a variant's model builds beyond its family's (``Profile.extra_modules``),
     for this config: (top-level ones, each decoder layer's)."""
@@ -220,9 +225,12 @@ def _parsed(cfg: dict, entries: tuple[str, ...]) -> tuple[tuple[Module, ...], tu
     layer: list[Module] = []
     for entry in entries:
         entry, _, key = entry.partition("?")
-        # built where the key is set (~KEY: unless it is set false)
-        unset = not truthy(dotted(cfg, key.lstrip("~")))
-        if key and unset and (key[0] != "~" or present(cfg, key[1:])):
+        # built where the key is set (~KEY: unless it is set false; !KEY: where it is not)
+        unset = not truthy(dotted(cfg, key.lstrip("~!")))
+        if key[:1] == "!":
+            if not unset:
+                continue
+        elif key and unset and (key[0] != "~" or present(cfg, key[1:])):
             continue
         paths, _, tensors = entry.partition(":")
         per_layer = paths.startswith("layers.*.")

@@ -459,7 +459,7 @@ class Profile:
     # modules it builds beyond its family's: "PATH[|STORED...][:TENSOR,...][?[~]KEY]", PATH
     # top-level ("X.#": one per target hidden state) or "layers.*.X" in each decoder layer
     # (STORED: other names the loader maps onto it), TENSORs its exact names (default weight),
-    # built where config KEY is truthy (~KEY: unless KEY is set false)
+    # built where config KEY is truthy (~KEY: unless KEY is set false; !KEY: where it is not)
     extra_modules: tuple[str, ...] = ()
     # its decoder layer's modules where they are not its family's (extra_modules' syntax,
     # without "layers.*."; shapes not judged); () for the family's layer
@@ -471,6 +471,9 @@ class Profile:
     required_tensors: tuple[str, ...] = ()
     # the build refuses a draft vocab other than the target's (Vd != Vt)
     vocab_equal_target: bool = False
+    # its top-level modules where they are not its family's fc / norm / hidden_norm
+    # (extra_modules' syntax; the Markov and confidence heads stay the family's); () for those
+    top_modules: tuple[str, ...] = ()
     # the stored-name prefixes the loader reads (the first that matches is removed); any other
     # name is skipped silently; () for every name as stored
     read_prefixes: tuple[str, ...] = ()
@@ -566,7 +569,7 @@ RULE_FIELDS = tuple(f.name for f in fields(Profile) if f.name not in ABOUT)
 # issue 31's fields, with their defaults (what a family's own loader has)
 ISSUE_31 = (
     *("extra_modules", "layer_modules", "required_keys", "required_tensors"),
-    *("read_prefixes", "renames", "config_view"),
+    *("top_modules", "read_prefixes", "renames", "config_view"),
 )
 FIELDS_31 = {
     f.name: f.default for f in fields(Profile) if f.name in (*ISSUE_31, "vocab_equal_target")

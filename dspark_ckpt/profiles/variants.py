@@ -35,6 +35,9 @@ VARIANTS: dict[tuple[str, str], str] = {
     ("vllm", "LiLiCorrDraftModel"): "vllm-lilicorr",
     # registry.py:696: laguna_dflash's DFlashLagunaForCausalLM, Laguna decoder layers
     ("vllm", "DFlashLagunaForCausalLM"): "vllm-laguna",
+    # registry.py:688-691: vllm.models.kimi_k3's K3DSparkForCausalLM, Kimi-K3 MLA layers under
+    # the DSpark speculator, its own top-level modules and a load that refuses what it lacks
+    ("vllm", "K3DSparkModel"): "vllm-k3-dspark",
     # SGLang 0.5.23 (each model file's EntryClass)
     # models/dspark.py:981-992, lfm2_dspark.py:13-14: DSparkDraftModel subclasses, no changes
     ("sglang", "LingDSparkModel"): "sglang-dspark",
@@ -69,12 +72,6 @@ NOT_JUDGED: dict[tuple[str, str], str] = {
     ("vllm", "DSparkV41DraftModel"): _TARGET
     + "DeepSeek-V4.1 DSpark reuses the target's config and loads its mtp.* stages "
     "(vllm/models/deepseek_v41/nvidia/dspark.py:1-7; config/speculative.py:1552-1567)",
-    ("vllm", "K3DSparkModel"): _TREE
-    + "context_proj, context_norm, final_norm and a cross-layer context_kv_proj in place of "
-    "DSpark's fc, hidden_norm and norm (vllm/models/kimi_k3/nvidia/dspark_mla.py:134-200), "
-    "Kimi-K3 multi-head latent attention layers (q_a_proj and kv_a_proj_with_mqa stacked into "
-    "fused_qkv_a_proj, dspark_mla.py:437-452), and each kv_a_proj_with_mqa weight loaded a "
-    "second time into context_kv_proj (dspark_mla.py:39-58)",
     ("vllm", "MuseSparkDSparkModel"): _TREE
     + "Muse Spark 1.x decoder layers, a class chosen by platform (MuseSpark1xDecoderLayer of "
     "vllm/models/muse_spark/nvidia/model.py or amd/model.py, "

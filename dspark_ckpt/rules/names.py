@@ -182,8 +182,11 @@ def unexpected_refused(f: Facts, p: Profile) -> list[Finding]:
             "or Markov head counts only when enable_confidence_head / markov_rank are set "
             "at the top level of config.json)"
         )
-    elif p.missing_tensors == "refused":
-        how = "its own load_weights raises on a name it has no parameter for"
+    elif p.read_prefixes:
+        how = (
+            "its own load_weights raises on a name under the prefixes it reads that it has no "
+            "parameter for"
+        )
     else:
         how = "its weight loader raises 'There is no module or parameter named ...'"
     return [
