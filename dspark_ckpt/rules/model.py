@@ -230,7 +230,11 @@ def tensors_missing(f: Facts, p: Profile) -> list[Finding]:
     load_state_dict(strict=True): a missing name fails the load ('Missing key(s) in
     state_dict'). TensorRT-LLM's DFlash loads the backbone with allow_partial_loading (a
     missing weight keeps its allocation, the same garbage) but builds fc and hidden_norm only
-    from shipped tensors: without them its first forward raises AttributeError."""
+    from shipped tensors: without them its first forward raises AttributeError. vLLM's K3
+    DSpark drafter returns the names it loaded, and vLLM's loader refuses a parameter nothing
+    filled ('Following weights were not initialized from checkpoint'); SGLang's M3.1 DSpark
+    drafter checks the same itself ('Missing DSpark checkpoint tensors'), reading only the
+    names under dspark. (any other name is skipped, and named here)."""
     model = loader_model(f, p)
     if model is None or not model.complete or p.family not in (DSPARK, DFLASH, EAGLE3, EAGLE1):
         return []

@@ -444,8 +444,9 @@ def stray_weight_file(f: Facts, p: Profile) -> list[Finding]:
 def stray_weight_file_skipped(f: Facts, p: Profile) -> list[Finding]:
     """A *.safetensors file beside the drafter's weights that is not one of them is loaded (every
     *.safetensors of a folder without an index, or every one for TensorRT-LLM), and this runtime
-    skips the names it has no parameter for (SGLang, TensorRT-LLM EAGLE-3): harmless here, read for
-    nothing. vLLM refuses the same folder (DSC620)."""
+    skips the names it has no parameter for (SGLang, TensorRT-LLM EAGLE-3), or every name outside
+    the prefixes it reads (SGLang's M3.1 DSpark: dspark.): harmless here, read for nothing. vLLM
+    refuses the same folder (DSC620)."""
     return [
         _stray_finding(
             "DSC621",
