@@ -207,24 +207,6 @@ class LoaderModel:
                 at = i + 1
         return Missing(tuple(shown[:3]), total, tuple(whole))
 
-    def parts_unfilled(self, f: Facts) -> list[str]:
-        """The missing modules of a decoder layer whose stacked parameter another of its parts
-        fills (a stored module sharing a fused name with it), as ``missing`` names them: a
-        loader that counts a parameter filled by any part leaves these uninitialised."""
-        names = self.read(f)[0]
-        out: list[str] = []
-        for block in (p for p in self.parts if isinstance(p, Block) and p.count is not None):
-            for i in stored_indices(f, block, self):
-                if i >= block.count:
-                    break
-                base, mods = f"{block.prefix}.{i}.", block.at(i)
-                stored = [m for m in mods if self._stored(names, base, m, m.stored_as)]
-                for m in mods:
-                    fused = set(m.stored_as[1:])
-                    if m not in stored and any(fused & set(o.stored_as[1:]) for o in stored):
-                        out += self._shown(base, m, names)
-        return out
-
     # --- shapes ----------------------------------------------------------------------------
 
     def misshapen(self, f: Facts) -> list[tuple[str, tuple[int, ...], tuple[int, ...]]]:
@@ -544,10 +526,7 @@ def loader_model(f: Facts, p: Profile) -> LoaderModel | None:
     if key not in f.memo:
         if p.missing_tensors == "default_init" or p.read_prefixes:
             f.memo[key] = _sglang_model(f, p)
-        elif p.missing_tensors in (
-            *("uninitialised", "partial_fc_required", "strict"),
-            *("refused", "refused_unfilled"),
-        ):
+        elif p.missing_tensors in ("uninitialised", "partial_fc_required", "strict", "refused"):
             f.memo[key] = _runtime_model(f, p)
         else:
             f.memo[key] = None

@@ -160,12 +160,8 @@ MissingTensors = Literal[
     # TensorRT-LLM's DFlash: a missing backbone weight keeps its allocation (as uninitialised),
     # but fc and hidden_norm exist only when shipped: without one the first forward raises
     "partial_fc_required",
-    # the loader checks after the load that it filled every parameter, each stacked part of one
-    # included: a missing one fails it
+    # the loader checks after the load that it filled every parameter: a missing one fails it
     "refused",
-    # as "refused", but a stacked parameter counts as filled by any one of its parts: a part
-    # missing beside a stored one stays uninitialised, with no error
-    "refused_unfilled",
 ]
 """What a tensor the runtime's model has and the checkpoint lacks gets."""
 

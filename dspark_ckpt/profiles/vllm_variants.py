@@ -353,8 +353,7 @@ VLLM_LAGUNA = VLLM_DFLASH_0_31.derive(
 # in place of fc / hidden_norm / norm and a cross-layer context_kv_proj that its load_weights
 # fills from each layer's kv_a_proj_with_mqa; no lm_head and no embedding of its own (the
 # target's, shared only for a full-vocab draft), no d2t. Its load_weights returns the names it
-# loaded, so vLLM's loader refuses a parameter nothing loaded (unquantised); a stacked one
-# counts as loaded by any of its parts, the others left uninitialised.
+# loaded, so vLLM's loader refuses a parameter nothing loaded (unquantised).
 K3_PY = "vllm/models/kimi_k3/nvidia/dspark_mla.py"
 K3_MLA_PY = "vllm/models/kimi_k3/nvidia/mla.py"
 K3_MODEL_PY = "vllm/models/kimi_k3/nvidia/model.py"
@@ -389,10 +388,7 @@ VLLM_K3_DSPARK = VLLM_DSPARK_0_30.derive(
         "missing_tensors": f"{K3_PY}:530-534 `def load_weights` `return loader.load_weights(` "
         f"(the loaded names); {DEFAULT_LOADER}:511-523 `model_config.quantization is None and "
         f"loaded_weights is not None`; {DEFAULT_LOADER}:567-572 `Following weights were not "
-        "initialized from` (a parameter nothing loaded, unquantised); "
-        f"{M}utils.py:126-129 `for substr, (new_key, new_shard_id) in "
-        "self.orig_to_new_stacked.items():` (a stored part loads its shard, and the parameter "
-        "counts as loaded)",
+        "initialized from` (a parameter nothing loaded, unquantised)",
         "required_keys": f"{K3_PY}:150-152 `self.config.target_hidden_size * "
         f"self.config.num_target_layers`; {K3_PY}:76-81 `qk_nope_head_dim=config.qk_nope_head_dim,` "
         f"`kv_lora_rank=config.kv_lora_rank,`; {K3_PY}:174 `kv_width = self.config.kv_lora_rank "
@@ -436,7 +432,7 @@ VLLM_K3_DSPARK = VLLM_DSPARK_0_30.derive(
     ),
     name_maps=(),
     dropped_unbuilt=("confidence_head",),
-    missing_tensors="refused_unfilled",
+    missing_tensors="refused",
     required_keys=(
         "target_hidden_size",
         "num_target_layers",

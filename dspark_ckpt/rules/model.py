@@ -257,24 +257,12 @@ def tensors_missing(f: Facts, p: Profile) -> list[Finding]:
             "reads self.fc and self.hidden_norm). Refused at its first forward, not run"
         )
         what = f"module(s) of {p.name}'s model have no tensor in the checkpoint"
-    elif p.missing_tensors in ("refused", "refused_unfilled"):
+    elif p.missing_tensors == "refused":
+        how = (
+            "checks after the load that it filled every parameter, and raises for them: the "
+            "drafter does not load"
+        )
         what = f"weight(s) of {p.name}'s model are not in the checkpoint"
-        partly = model.parts_unfilled(f) if p.missing_tensors == "refused_unfilled" else []
-        if len(partly) == missing.total:  # each a part of a parameter another part fills
-            how = (
-                "loads the other parts of their stacked parameter and counts it filled: these "
-                "parts stay uninitialised (garbage proposals, no error)"
-            )
-        else:
-            how = (
-                "checks after the load that it filled every parameter, and raises for one it "
-                "did not: the drafter does not load"
-            )
-        if partly and len(partly) < missing.total:
-            how += (
-                f" ({few(partly, 3)}, a part of a stacked parameter another part fills, is "
-                "no such parameter: it would stay uninitialised)"
-            )
         skipped = model.outside(f)
         if skipped:
             how += (

@@ -49,12 +49,6 @@ CASES = [
     row(fires, "DSC652", "no-context-norm", tensors={"context_norm.weight": DROP},
         says="(context_norm): vLLM checks after the load", exactly=("DSC652",)),
     row(fires, "DSC652", "no-mlp-down", tensors={DOWN: DROP}, says="layers.0.mlp.down_proj"),
-    # a part of a stacked parameter beside another stored part: that part loads its shard and
-    # the parameter counts as loaded (utils.py:126-129), so this one stays uninitialised
-    row(fires, "DSC652", "no-q-a-proj-beside-kv-a", says="these parts stay uninitialised",
-        tensors={ATTN + "q_a_proj.weight": DROP}, exactly=("DSC652",)),
-    row(fires, "DSC652", "no-up-proj-and-no-norm", says="would stay uninitialised",
-        tensors={"layers.0.mlp.up_proj.weight": DROP, "context_norm.weight": DROP}),
     # context_kv_proj is filled from the layers' kv_a_proj_with_mqa (39-58), or stored itself
     row(clean, "DSC652", "context-kv-stored", exactly=(),
         tensors={**FUSED, "context_kv_proj.weight": zeros("F32", (4, H))}),

@@ -85,8 +85,7 @@ CASES = [
     row(clean, "DSC690", "vl-text-config", config=VL, exactly=()),
     # a shard of a stacked parameter missing: 'Missing DSpark checkpoint shards' (310-315)
     row(fires, "DSC652", "no-up-shard", tensors={L + "mlp.up_proj.weight": DROP},
-        says="layers.0.decoder_layer.mlp.up_proj.weight): SGLang checks after the load",
-        exactly=("DSC652",)),
+        says="layers.0.decoder_layer.mlp.up_proj.weight", exactly=("DSC652",)),
     # any parameter not loaded: 'Missing DSpark checkpoint tensors' (316-322)
     row(fires, "DSC652", "no-hidden-norm", tensors={P + "hidden_norm.weight": DROP},
         says="checks after the load", exactly=("DSC652",)),
