@@ -207,6 +207,33 @@ class LoaderModel:
                 at = i + 1
         return Missing(tuple(shown[:3]), total, tuple(whole))
 
+    def missing_checked(self, f: Facts, ends: tuple[str, ...]) -> list[str]:
+        """The missing modules (as ``missing`` names them) whose path ends in one of ``ends``:
+        at the top level, in each stored block index, and in the first index no name backs."""
+        names = self.read(f)[0]
+        out: list[str] = []
+        for part in self.parts:
+            if isinstance(part, Module):
+                hit = part.path.endswith(ends) and part.tensors != ANY
+                if hit and not self._stored(names, "", part, part.stored_as):
+                    out += self._shown("", part, names)
+                continue
+            if part.count is None:
+                continue
+            stored = [i for i in stored_indices(f, part, self) if i < part.count]
+            for i in stored:
+                base = f"{part.prefix}.{i}."
+                for m in part.at(i):
+                    if m.path.endswith(ends) and not self._stored(names, base, m, m.stored_as):
+                        out += self._shown(base, m, names)
+            gap = next((i for i, j in enumerate(stored) if i != j), len(stored))
+            if gap < part.count:  # an index no stored name backs: all of it missing
+                base = f"{part.prefix}.{gap}."
+                out += [
+                    n for m in part.at(gap) if m.path.endswith(ends) for n in self._shown(base, m)
+                ]
+        return out
+
     # --- shapes ----------------------------------------------------------------------------
 
     def misshapen(self, f: Facts) -> list[tuple[str, tuple[int, ...], tuple[int, ...]]]:

@@ -474,6 +474,10 @@ class Profile:
     # its top-level modules where they are not its family's fc / norm / hidden_norm
     # (extra_modules' syntax; the Markov and confidence heads stay the family's); () for those
     top_modules: tuple[str, ...] = ()
+    # the modules (a path's end) whose parameters the loader checks after the load, where
+    # missing_tensors is "uninitialised": one nothing filled fails the load (vLLM's check of a
+    # load_weights that returns its names: every module without a quant method); () for none
+    checked_after_load: tuple[str, ...] = ()
     # the stored-name prefixes the loader reads (the first that matches is removed); any other
     # name is skipped silently; () for every name as stored
     read_prefixes: tuple[str, ...] = ()
@@ -569,7 +573,7 @@ RULE_FIELDS = tuple(f.name for f in fields(Profile) if f.name not in ABOUT)
 # issue 31's fields, with their defaults (what a family's own loader has)
 ISSUE_31 = (
     *("extra_modules", "layer_modules", "required_keys", "required_tensors"),
-    *("top_modules", "read_prefixes", "renames", "config_view"),
+    *("top_modules", "checked_after_load", "read_prefixes", "renames", "config_view"),
 )
 FIELDS_31 = {
     f.name: f.default for f in fields(Profile) if f.name in (*ISSUE_31, "vocab_equal_target")

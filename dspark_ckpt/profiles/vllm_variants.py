@@ -353,7 +353,8 @@ VLLM_LAGUNA = VLLM_DFLASH_0_31.derive(
 # in place of fc / hidden_norm / norm and a cross-layer context_kv_proj that its load_weights
 # fills from each layer's kv_a_proj_with_mqa; no lm_head and no embedding of its own (the
 # target's, shared only for a full-vocab draft), no d2t. Its load_weights returns the names it
-# loaded, so vLLM's loader refuses a parameter nothing loaded (unquantised).
+# loaded, so vLLM's loader refuses a parameter nothing loaded (unquantised) of a module with no
+# quant method (a norm, markov_w1); a linear layer nothing loaded stays uninitialised.
 K3_PY = "vllm/models/kimi_k3/nvidia/dspark_mla.py"
 K3_MLA_PY = "vllm/models/kimi_k3/nvidia/mla.py"
 K3_MODEL_PY = "vllm/models/kimi_k3/nvidia/model.py"
@@ -386,9 +387,13 @@ VLLM_K3_DSPARK = VLLM_DSPARK_0_30.derive(
         "dropped_unbuilt": K3_MAPPER + ' `"confidence_head": None,` (mask_embedding is no '
         f"name it drops: {NO_PARAM_ANCHORED})",
         "missing_tensors": f"{K3_PY}:530-534 `def load_weights` `return loader.load_weights(` "
-        f"(the loaded names); {DEFAULT_LOADER}:511-523 `model_config.quantization is None and "
+        f"(the loaded names); {DEFAULT_LOADER}:531-566 `has_postprocess_quant = getattr(` "
+        "`loaded_weights.add(full_name)` (unquantised, every module with a quant method counts "
+        "as loaded: a linear layer nothing filled stays uninitialised)",
+        "checked_after_load": f"{DEFAULT_LOADER}:511-523 `model_config.quantization is None and "
         f"loaded_weights is not None`; {DEFAULT_LOADER}:567-572 `Following weights were not "
-        "initialized from` (a parameter nothing loaded, unquantised)",
+        "initialized from` (the rest: RMSNorm weights and markov_w1, an nn.Embedding: "
+        f"{M}qwen3_dspark.py:71 `self.markov_w1 = nn.Embedding(vocab_size, markov_rank)`)",
         "required_keys": f"{K3_PY}:150-152 `self.config.target_hidden_size * "
         f"self.config.num_target_layers`; {K3_PY}:76-81 `qk_nope_head_dim=config.qk_nope_head_dim,` "
         f"`kv_lora_rank=config.kv_lora_rank,`; {K3_PY}:174 `kv_width = self.config.kv_lora_rank "
@@ -432,7 +437,8 @@ VLLM_K3_DSPARK = VLLM_DSPARK_0_30.derive(
     ),
     name_maps=(),
     dropped_unbuilt=("confidence_head",),
-    missing_tensors="refused",
+    missing_tensors="uninitialised",
+    checked_after_load=("norm", "markov_head.markov_w1"),
     required_keys=(
         "target_hidden_size",
         "num_target_layers",

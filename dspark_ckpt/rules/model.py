@@ -231,8 +231,9 @@ def tensors_missing(f: Facts, p: Profile) -> list[Finding]:
     state_dict'). TensorRT-LLM's DFlash loads the backbone with allow_partial_loading (a
     missing weight keeps its allocation, the same garbage) but builds fc and hidden_norm only
     from shipped tensors: without them its first forward raises AttributeError. vLLM's K3
-    DSpark drafter returns the names it loaded, and vLLM's loader refuses a parameter nothing
-    filled ('Following weights were not initialized from checkpoint'); SGLang's M3.1 DSpark
+    DSpark drafter returns the names it loaded, and vLLM's loader refuses a norm (or other
+    module with no quant method) nothing filled ('Following weights were not initialized from
+    checkpoint'), while its linear layers are exempt and stay uninitialised; SGLang's M3.1 DSpark
     drafter checks the same itself ('Missing DSpark checkpoint tensors'), reading only the
     names under dspark. (any other name is skipped, and named here)."""
     model = loader_model(f, p)
@@ -273,6 +274,20 @@ def tensors_missing(f: Facts, p: Profile) -> list[Finding]:
         how = (
             "loads with load_state_dict(strict=True), which raises 'Missing key(s) in "
             "state_dict' for them"
+        )
+        what = f"module(s) of {p.name}'s model have no tensor in the checkpoint"
+    elif p.checked_after_load and (checked := model.missing_checked(f, p.checked_after_load)):
+        how = (
+            f"checks after the load that it filled {few(checked, 3)} (a module with no quant "
+            "method) and raises 'Following weights were not initialized from checkpoint': the "
+            "drafter does not load"
+        )
+        what = f"module(s) of {p.name}'s model have no tensor in the checkpoint"
+    elif p.checked_after_load:
+        how = (
+            "checks after the load only the modules with no quant method (norms): these "
+            "linear layers stay as allocated (uninitialised memory) and the drafter proposes "
+            "garbage, no error"
         )
         what = f"module(s) of {p.name}'s model have no tensor in the checkpoint"
     else:

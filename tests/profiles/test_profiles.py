@@ -378,8 +378,8 @@ CASES = [
     # parameter required (316-322)
     ("sglang-dspark-minimax", "whole", VT, VT, MINIMAX, (MINIMAX_W,), []),
     ("sglang-dspark-minimax", "no-fc", VT, VT, MINIMAX, (MINIMAX_W, NO_FC), ["DSC652"]),
-    # vLLM's K3 DSpark: its own top-level modules, a parameter nothing loads refused
-    # (dspark_mla.py:530-534, default_loader.py:567-572)
+    # vLLM's K3 DSpark: its own top-level modules; a linear layer nothing loads stays
+    # uninitialised (dspark_mla.py:530-534, default_loader.py:531-566)
     ("vllm-k3-dspark", "whole", VT, VT, K3, (K3_W,), []),
     ("vllm-k3-dspark", "no-context-proj", VT, VT, K3, (K3_W, NO_CONTEXT), ["DSC652"]),
 ]

@@ -1,8 +1,8 @@
 """vLLM 0.33.0's K3 DSpark drafter (``K3DSparkModel``, profile ``vllm-k3-dspark``): the DSpark
 speculator over Kimi-K3 MLA decoder layers with its own top-level modules
 (vllm/models/kimi_k3/nvidia/dspark_mla.py), loaded by AutoWeightsLoader through its own mapper,
-and refused by vLLM's loader where a parameter is left unloaded (its load_weights returns the
-names it loaded). Firing rows and their clean twins, in-process through the engine; each row's
+and refused by vLLM's loader where a norm is left unloaded (its load_weights returns the names
+it loaded; linear layers are exempt from that check, and stay uninitialised). Firing rows and their clean twins, in-process through the engine; each row's
 comment names the source line that decides it.
 
 The drafter is synth.py's ``k3_dspark``: one MLA layer with q-LoRA (rank 4, two heads), a dense
@@ -39,16 +39,23 @@ def row(kind, code: str, name: str, **kw):
 CASES = [
     row(clean, "DSC652", "whole", exactly=()),
     # q_a_proj and kv_a_proj_with_mqa stacked into fused_qkv_a_proj (dspark_mla.py:446-451);
-    # stored fused, no kv_a_proj_with_mqa name fills context_kv_proj (39-58): refused
+    # stored fused, no kv_a_proj_with_mqa name fills context_kv_proj (39-58): uninitialised
     row(fires, "DSC652", "fused-qkv-a", tensors=FUSED, says="(context_kv_proj)",
         exactly=("DSC652",)),
     row(clean, "DSC652", "no-q-lora", config={**K3, "q_lora_rank": None}, tensors=NO_Q_LORA,
         exactly=()),
-    # a parameter nothing loads: 'Following weights were not initialized from checkpoint'
+    # a norm nothing loads: 'Following weights were not initialized from checkpoint'
     # (default_loader.py:567-572), as its load_weights returns what it loaded (530-534)
     row(fires, "DSC652", "no-context-norm", tensors={"context_norm.weight": DROP},
-        says="(context_norm): vLLM checks after the load", exactly=("DSC652",)),
-    row(fires, "DSC652", "no-mlp-down", tensors={DOWN: DROP}, says="layers.0.mlp.down_proj"),
+        says="checks after the load that it filled context_norm", exactly=("DSC652",)),
+    row(fires, "DSC652", "no-layer-norm", tensors={"layers.0.input_layernorm.weight": DROP},
+        says="that it filled layers.0.input_layernorm"),
+    # ... but a linear layer's weight counts as loaded unquantised (531-566): uninitialised
+    row(fires, "DSC652", "no-mlp-down", tensors={DOWN: DROP}, exactly=("DSC652",),
+        says="(layers.0.mlp.down_proj): vLLM checks after the load only the modules with no"),
+    # a layer no name backs: its norms too (the first index without a name)
+    row(fires, "DSC652", "layer-not-shipped", config={**K3, "num_hidden_layers": 2},
+        says="that it filled layers.1.self_attn.q_a_layernorm"),
     # context_kv_proj is filled from the layers' kv_a_proj_with_mqa (39-58), or stored itself
     row(clean, "DSC652", "context-kv-stored", exactly=(),
         tensors={**FUSED, "context_kv_proj.weight": zeros("F32", (4, H))}),
