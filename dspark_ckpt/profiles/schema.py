@@ -160,20 +160,12 @@ MissingTensors = Literal[
     # TensorRT-LLM's DFlash: a missing backbone weight keeps its allocation (as uninitialised),
     # but fc and hidden_norm exist only when shipped: without one the first forward raises
     "partial_fc_required",
-    # the loader checks after the load that it filled every parameter: a missing one fails it
-    "refused",
+    "refused",  # checked after the load: a parameter nothing filled fails it
 ]
 """What a tensor the runtime's model has and the checkpoint lacks gets."""
 
-ConfigView = Literal[
-    "",  # the config as written (or its speculators translation)
-    # SGLang's M3.1 DSpark normalisation (configure_minimax_m3_dspark): text_config (else the
-    # config) with the top-level dspark_* keys, num_hidden_layers from dflash_config, dense MLP
-    # layers sized by dspark_config.ffn_hidden_size (else dspark_ffn_hidden_size), no sparse
-    # attention, markov_rank / markov_head_type / mask_token_id from the dspark_* keys
-    "minimax_m3_dspark",
-]
-"""What the runtime's model is built from when it normalises the drafter config itself."""
+ConfigView = Literal["", "minimax_m3_dspark"]  # as written; SGLang's M3.1 DSpark normalisation
+"""The config the runtime's model is built from (loader/view.py ``model_config``)."""
 
 MarkovBiasWidth = Literal[
     "",  # no such check
@@ -471,20 +463,14 @@ class Profile:
     required_tensors: tuple[str, ...] = ()
     # the build refuses a draft vocab other than the target's (Vd != Vt)
     vocab_equal_target: bool = False
-    # its top-level modules where they are not its family's fc / norm / hidden_norm
-    # (extra_modules' syntax; the Markov and confidence heads stay the family's); () for those
+    # its own top-level modules in place of fc / norm / hidden_norm (extra_modules' syntax)
     top_modules: tuple[str, ...] = ()
-    # the modules (a path's end) whose parameters the loader checks after the load, where
-    # missing_tensors is "uninitialised": one nothing filled fails the load (vLLM's check of a
-    # load_weights that returns its names: every module without a quant method); () for none
+    # modules (a path's end) an "uninitialised" loader checks after the load: missing, refused
     checked_after_load: tuple[str, ...] = ()
-    # the stored-name prefixes the loader reads (the first that matches is removed); any other
-    # name is skipped silently; () for every name as stored
+    # the name prefixes the loader reads (removed; any other name skipped), and its renames
     read_prefixes: tuple[str, ...] = ()
-    # "old>new": a part of every read name the loader renames before its parameter look-up
-    renames: tuple[str, ...] = ()
-    # the config the model is built from, where the runtime normalises it itself
-    config_view: ConfigView = ""
+    renames: tuple[str, ...] = ()  # "old>new" in every read name ("old>": the name skipped)
+    config_view: ConfigView = ""  # the config the model is built from, normalised by the runtime
     # not a rule: the architecture group of a variant's own line ("" for a family's own)
     variant: str = ""
 
@@ -571,10 +557,8 @@ HIDDEN_STATES_CHOICES = _literal_fields(HiddenStates)
 PROFILE_CHOICES = _literal_fields(Profile)
 RULE_FIELDS = tuple(f.name for f in fields(Profile) if f.name not in ABOUT)
 # issue 31's fields, with their defaults (what a family's own loader has)
-ISSUE_31 = (
-    *("extra_modules", "layer_modules", "required_keys", "required_tensors"),
-    *("top_modules", "checked_after_load", "read_prefixes", "renames", "config_view"),
-)
+ISSUE_31 = ("extra_modules", "layer_modules", "required_keys", "required_tensors", "top_modules")
+ISSUE_31 += ("checked_after_load", "read_prefixes", "renames", "config_view")
 FIELDS_31 = {
     f.name: f.default for f in fields(Profile) if f.name in (*ISSUE_31, "vocab_equal_target")
 }
