@@ -66,6 +66,7 @@ from dspark_ckpt.loader.parts import (
     not_attention,
     per_aux,
     shaped,
+    top_modules,
 )
 from dspark_ckpt.loader.view import (
     architecture,
@@ -121,6 +122,11 @@ class LoaderModel:
 
     def indices(self, f: Facts, block: Block) -> list[int]:
         return stored_indices(f, block, self.renamed)
+
+    def outside(self) -> tuple[str, ...]:
+        """The stored names the loader skips (a loader reading only under its prefixes: the
+        names under none of them, or with a part it skips)."""
+        return () if self.renamed is None else self.renamed.skipped
 
     # --- what the checkpoint does not give ------------------------------------------------
 
@@ -186,6 +192,33 @@ class LoaderModel:
                 at = i + 1
         return Missing(tuple(shown[:3]), total, tuple(whole))
 
+    def missing_checked(self, f: Facts, ends: tuple[str, ...]) -> list[str]:
+        """The missing modules (as ``missing`` names them) whose path ends in one of ``ends``:
+        at the top level, in each stored block index, and in the first index no name backs."""
+        names = self.names(f)
+        out: list[str] = []
+        for part in self.parts:
+            if isinstance(part, Module):
+                hit = part.path.endswith(ends) and part.tensors != ANY
+                if hit and not self._stored(names, "", part, part.stored_as):
+                    out += self._shown("", part, names)
+                continue
+            if part.count is None:
+                continue
+            stored = [i for i in self.indices(f, part) if i < part.count]
+            for i in stored:
+                base = f"{part.prefix}.{i}."
+                for m in part.at(i):
+                    if m.path.endswith(ends) and not self._stored(names, base, m, m.stored_as):
+                        out += self._shown(base, m, names)
+            gap = next((i for i, j in enumerate(stored) if i != j), len(stored))
+            if gap < part.count:  # an index no stored name backs: all of it missing
+                base = f"{part.prefix}.{gap}."
+                out += [
+                    n for m in part.at(gap) if m.path.endswith(ends) for n in self._shown(base, m)
+                ]
+        return out
+
     # --- shapes ----------------------------------------------------------------------------
 
     def misshapen(self, f: Facts) -> list[tuple[str, tuple[int, ...], tuple[int, ...]]]:
@@ -215,7 +248,8 @@ class LoaderModel:
         in ``exclude`` (names another rule reports: prefixed ones, a stray file's); once
         per facts for every profile whose model takes the same names."""
         key = ("unexpected", repr((self.parts, self.exact, sorted(self.skipped))), exclude)
-        key += (self.ignored_suffixes, self.renamed and self.profile.name_maps)
+        reads = (self.profile.name_maps, self.profile.read_prefixes, self.profile.renames)
+        key += (self.ignored_suffixes, self.renamed and reads)
         if key not in f.memo:
             f.memo[key] = self._unexpected(f, exclude)
         return f.memo[key]
@@ -250,8 +284,10 @@ class LoaderModel:
             if not n.endswith(suffixes) or n.startswith(N.OUTSIDE)
         ]
         past = [n for a, b in beyond for n in names[a:b]]
-        if self.renamed is not None:  # as stored, with the names the mapper skips
-            dropped = [n for n in self.renamed.skipped if n not in MAPPINGS]  # d2t: DSC105's
+        if self.renamed is not None:  # as stored, with the names the mapper skips (but d2t:
+            # DSC105's; a loader reading only under its prefixes skips the others silently)
+            skips = () if self.profile.read_prefixes else self.renamed.skipped
+            dropped = [n for n in skips if n not in MAPPINGS]
             keep = sorted([*map(self.stored, keep), *dropped])
             past = [self.stored(n) for n in past]
         if exclude:
@@ -407,12 +443,14 @@ def _runtime_model(f: Facts, p: Profile) -> LoaderModel:
     if eagle1 and p.fc_bias:  # fc built with a bias: both tensors, by name
         parts = [replace(m, tensors=("weight", "bias"), exact=True) if m.path == "fc" else m
                  for m in parts]  # fmt: skip
+    if p.top_modules:  # a variant's own, in place of its family's fc / norm / hidden_norm
+        parts = [*top_modules(cfg, p)]
     template = layer_template(cfg, p, shaped(modules_of(layer, maps), shapes))
     absent = () if p.first_input_norm else ("input_layernorm",)
     # the decoder layers, under the name the model gives them ("eagle_layers>layers")
     prefix = maps.modules.get("layers", ("layers",))[0]
     block = Block(prefix, layers, template, maps.blocks.get("layers", {}), first_in, absent)
-    renamed = _renamed(f, maps)
+    renamed = _renamed(f, maps, p)
     blocks, known = _layers(f, cfg, p, block, shapes, renamed)
     parts += [*blocks, *modules_of(tail, maps), *extra]
     if fc_norm:
@@ -433,9 +471,11 @@ def _runtime_model(f: Facts, p: Profile) -> LoaderModel:
 
 
 def _sglang_model(f: Facts, p: Profile) -> LoaderModel:
-    """SGLang's model: exact ``.weight`` names after its renames, checked by nothing."""
-    raw = f.raw
-    layers = f.cfg.value("num_hidden_layers")
+    """SGLang's model: exact ``.weight`` names after its renames, checked by nothing (or,
+    ``missing_tensors`` "refused", checked after the load; ``read_prefixes``: only the names
+    under them read)."""
+    raw = model_config(f, p)
+    layers = raw.get("num_hidden_layers") if p.config_view else f.cfg.value("num_hidden_layers")
     layers = layers if type(layers) is int else None
     eagle = p.family == EAGLE3
     eagle1 = p.family == EAGLE1
@@ -466,7 +506,7 @@ def _sglang_model(f: Facts, p: Profile) -> LoaderModel:
             layer = MLA_LAYER
     else:
         parts += modules_of([("fc",), ("hidden_norm",), ("norm",)], maps)
-        kind = markov_built(f)  # the types this release builds (none for SGLang DFlash)
+        kind = markov_built(f, raw)  # the types this release builds (none for SGLang DFlash)
         if kind in p.markov_head_types:
             parts += modules_of(markov_modules(kind, True), maps)
         layer = QWEN3_LAYER
@@ -483,8 +523,10 @@ def _sglang_model(f: Facts, p: Profile) -> LoaderModel:
         )
     absent = () if p.first_input_norm else ("input_layernorm",)
     block = Block("layers", layers, template, maps.blocks.get("layers", {}), first_in, absent)
-    renamed = _renamed(f, maps)
+    renamed = _renamed(f, maps, p)
     blocks, known = _layers(f, raw, p, block, shapes, renamed)
+    if p.read_prefixes:  # a name under them that the model lacks is its loader's to judge
+        skipped = {"confidence_head"}  # not built: the ragged-verify default (static)
     return LoaderModel(
         p,
         (*parts, *blocks),
@@ -509,22 +551,27 @@ def _layers(
     return [block, *expert_blocks(stored_indices(f, block, renamed), block, cfg)], known
 
 
-def _renamed(f: Facts, maps) -> N.Renamed | None:
-    """The stored names through the loader's pattern renames, where it has any."""
-    return N.renamed(f.tensors, maps.patterns) if maps.patterns else None
+def _renamed(f: Facts, maps, p: Profile) -> N.Renamed | None:
+    """The stored names through the loader's pattern renames, or as a loader reading only
+    under its prefixes reads them; None where it reads every name as stored."""
+    if maps.patterns:
+        return N.renamed(f.tensors, maps.patterns)
+    return N.read_under(f.tensors, p.read_prefixes, p.renames) if p.read_prefixes else None
 
 
 def _norm_before(f: Facts, p: Profile) -> Any:
     return next((v for k in p.norm_before_fc_keys if (v := f.cfg.value(k)) is not None), False)
 
 
-def markov_built(f: Facts) -> str | None:
+def markov_built(f: Facts, cfg: dict | None = None) -> str | None:
     """The Markov head type SGLang's DSpark model builds: from the top-level keys only
-    (config.markov_rank, config.markov_head_type, default vanilla); None: none built."""
-    rank = f.raw.get("markov_rank")
+    (config.markov_rank, config.markov_head_type, default vanilla) of the config it is built
+    from (``cfg``, else the config as written); None: none built."""
+    cfg = f.raw if cfg is None else cfg
+    rank = cfg.get("markov_rank")
     if type(rank) is not int or rank <= 0:
         return None
-    return str(f.raw.get("markov_head_type", "vanilla")).lower()
+    return str(cfg.get("markov_head_type", "vanilla")).lower()
 
 
 def loader_model(f: Facts, p: Profile) -> LoaderModel | None:
@@ -532,9 +579,11 @@ def loader_model(f: Facts, p: Profile) -> LoaderModel | None:
     where the profile does not model its loader (``missing_tensors`` "unchecked")."""
     key = ("loader", p)
     if key not in f.memo:
-        if p.missing_tensors == "default_init":
+        if p.missing_tensors == "default_init" or p.read_prefixes:
             f.memo[key] = _sglang_model(f, p)
-        elif p.missing_tensors in ("uninitialised", "partial_fc_required", "strict", "tracked"):
+        elif p.missing_tensors in (
+            *("uninitialised", "partial_fc_required", "strict", "tracked", "refused"),
+        ):
             f.memo[key] = _runtime_model(f, p)
         else:
             f.memo[key] = None

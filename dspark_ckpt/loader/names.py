@@ -107,6 +107,31 @@ def renamed(stored: Iterable[str], patterns: tuple[tuple[str, str, str], ...]) -
     return Renamed(sorted(out), out, tuple(sorted(skipped)))
 
 
+def read_under(
+    stored: Iterable[str], prefixes: tuple[str, ...], renames: tuple[str, ...]
+) -> Renamed:
+    """The names a loader that reads only under ``prefixes`` hands its model: each stored
+    name under one of them with the prefix removed, then through ``renames`` ("old>new": old
+    replaced by new in the name; "old>": a name holding old is skipped); a name under none of
+    them is skipped (SGLang's M3.1 DSpark)."""
+    pairs = [r.split(">", 1) for r in renames]
+    out: dict[str, str] = {}
+    skipped = []
+    for name in stored:
+        prefix = next((x for x in prefixes if name.startswith(x)), None)
+        read = name[len(prefix) :] if prefix is not None else ""
+        for old, new in pairs if read else ():
+            if not new and old in read:
+                read = ""
+                break
+            read = read.replace(old, new)
+        if read:
+            out.setdefault(read, name)
+        else:
+            skipped.append(name)
+    return Renamed(sorted(out), out, tuple(sorted(skipped)))
+
+
 def _first(name: str, patterns: list[tuple[re.Pattern, str]]) -> str:
     for pattern, to in patterns:
         if (m := pattern.fullmatch(name)) is not None:

@@ -208,6 +208,11 @@ def markov_modules(kind: str | None, built_types: bool) -> list[tuple[str, ...]]
     return out
 
 
+def top_modules(cfg: dict, p: Profile) -> tuple[Module, ...]:
+    """A variant's own top-level modules (``Profile.top_modules``), for this config."""
+    return _parsed(cfg, p.top_modules)[0]
+
+
 def extra_modules(cfg: dict, p: Profile) -> tuple[tuple[Module, ...], tuple[Module, ...]]:
     """The modules a variant's model builds beyond its family's (``Profile.extra_modules``),
     for this config: (top-level ones, each decoder layer's)."""

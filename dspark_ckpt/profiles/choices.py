@@ -159,6 +159,8 @@ MissingTensors = Literal[
     # TensorRT-LLM's DFlash: a missing backbone weight keeps its allocation (as uninitialised),
     # but fc and hidden_norm exist only when shipped: without one the first forward raises
     "partial_fc_required",
+    # checked after the load: a parameter nothing filled fails it (SGLang's M3.1 DSpark)
+    "refused",
     # vLLM's weight tracking (a load_weights that returns the names it loaded): a parameter
     # no stored name fills fails the load ('Following weights were not initialized from
     # checkpoint'), unless the drafter is quantised (then as uninitialised); a fused
@@ -166,6 +168,9 @@ MissingTensors = Literal[
     "tracked",
 ]
 """What a tensor the runtime's model has and the checkpoint lacks gets."""
+
+ConfigView = Literal["", "minimax_m3_dspark"]  # as written; SGLang's M3.1 DSpark normalisation
+"""The config the runtime's model is built from (loader/view.py ``model_config``)."""
 
 MarkovBiasWidth = Literal[
     "",  # no such check

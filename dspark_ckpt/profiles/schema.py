@@ -16,6 +16,7 @@ from dspark_ckpt.profiles.choices import (  # noqa: F401 (the field types, re-ex
     AuxDefaultLayers,
     Captures,
     CheckedIds,
+    ConfigView,
     D2tParam,
     DecoderLayer,
     DefaultAuxIds,
@@ -264,6 +265,14 @@ class Profile:
     vocab_equal_target: bool = False
     # its decoder layer where it is none of the family's templates ("": the family's)
     decoder_layer: DecoderLayer = ""
+    # its own top-level modules in place of fc / norm / hidden_norm (extra_modules' syntax)
+    top_modules: tuple[str, ...] = ()
+    # modules (a path's end) an "uninitialised" loader checks after the load: missing, refused
+    checked_after_load: tuple[str, ...] = ()
+    # the name prefixes the loader reads (removed; any other name skipped), and its renames
+    read_prefixes: tuple[str, ...] = ()
+    renames: tuple[str, ...] = ()  # "old>new" in every read name ("old>": the name skipped)
+    config_view: ConfigView = ""  # the config the model is built from, normalised by the runtime
     # not a rule: the architecture group of a variant's own line ("" for a family's own)
     variant: str = ""
 
@@ -350,9 +359,9 @@ HIDDEN_STATES_CHOICES = _literal_fields(HiddenStates)
 PROFILE_CHOICES = _literal_fields(Profile)
 RULE_FIELDS = tuple(f.name for f in fields(Profile) if f.name not in ABOUT)
 # issue 31's fields, with their defaults (what a family's own loader has)
-ISSUE_31 = (
-    *("extra_modules", "layer_modules", "required_keys", "required_tensors", "decoder_layer"),
-)
+ISSUE_31 = ("extra_modules", "layer_modules", "required_keys", "required_tensors")
+ISSUE_31 += ("decoder_layer", "top_modules", "checked_after_load", "read_prefixes", "renames")
+ISSUE_31 += ("config_view",)
 FIELDS_31 = {
     f.name: f.default for f in fields(Profile) if f.name in (*ISSUE_31, "vocab_equal_target")
 }

@@ -21,7 +21,7 @@ from dspark_ckpt.facts.vocab import BIAS_TENSOR, MASK_TENSOR
 from dspark_ckpt.facts.weight_files import WeightFile
 from dspark_ckpt.loader.model import Unexpected, loader_model
 from dspark_ckpt.loader.parts import MAPPINGS, Module
-from dspark_ckpt.loader.view import architecture
+from dspark_ckpt.loader.view import architecture, model_config
 from dspark_ckpt.profiles.registry import Profile
 from dspark_ckpt.rules.findings import ERROR, INFO, WARNING, Finding, new_finding
 from dspark_ckpt.rules.registry import PROFILE, rule
@@ -188,10 +188,12 @@ def drop_unexpected(f: Facts, p: Profile | None, finding: Finding) -> Fix | None
     return Fix((Drops(names),), f"drop {len(names)} tensor(s) the model lacks")
 
 
-def _beyond_note(f: Facts, found: Unexpected) -> str:
+def _beyond_note(f: Facts, p: Profile, found: Unexpected) -> str:
     if not found.beyond:
         return ""
-    layers = f.cfg.value("num_hidden_layers")
+    # the count the model is built with (where the runtime normalises the config itself)
+    cfg = model_config(f, p) if p.config_view else None
+    layers = cfg.get("num_hidden_layers") if cfg is not None else f.cfg.value("num_hidden_layers")
     return (
         f"; {len(found.beyond)} of them lie in decoder layers the config does not build "
         f"(num_hidden_layers is {layers})"
@@ -230,6 +232,11 @@ def unexpected_refused(f: Facts, p: Profile) -> list[Finding]:
             "or Markov head counts only when enable_confidence_head / markov_rank are set "
             "at the top level of config.json)"
         )
+    elif p.read_prefixes:
+        how = (
+            "its own load_weights raises on a name under the prefixes it reads that it has no "
+            "parameter for"
+        )
     else:
         how = "its weight loader raises 'There is no module or parameter named ...'"
     return [
@@ -237,7 +244,7 @@ def unexpected_refused(f: Facts, p: Profile) -> list[Finding]:
             "DSC112",
             f"{len(others)} tensor(s) the {p.runtime} model does not have "
             f"({few([_as_stored(f, n) for n in others], 3)}): "
-            f"{how}{_beyond_note(f, found)}",
+            f"{how}{_beyond_note(f, p, found)}",
             f.stored(others[0]),
         )
     ]
@@ -456,7 +463,7 @@ def stray_weight_file(f: Facts, p: Profile) -> list[Finding]:
     load."""
     out = []
     for w, why in loaded_strays(f, p):
-        if why == FOREIGN and p.stray_names != "refused":
+        if why == FOREIGN and (p.stray_names != "refused" or _unread(w, p)):
             continue  # skipped by the loader: DSC621
         loaded = _why_loaded(w, p)
         if why == FOREIGN:
@@ -496,10 +503,9 @@ def stray_weight_file(f: Facts, p: Profile) -> list[Finding]:
 def stray_weight_file_skipped(f: Facts, p: Profile) -> list[Finding]:
     """A *.safetensors file beside the drafter's weights that is not one of them is loaded (every
     *.safetensors of a folder without an index, or every one for TensorRT-LLM), and this runtime
-    skips the names it has no parameter for (SGLang, TensorRT-LLM EAGLE-3): harmless here, read for
-    nothing. vLLM refuses the same folder (DSC620)."""
-    if p.stray_names != "skipped":
-        return []
+    skips the names it has no parameter for (SGLang, TensorRT-LLM EAGLE-3), or every name outside
+    the prefixes it reads (SGLang's M3.1 DSpark: dspark.): harmless here, read for nothing. vLLM
+    refuses the same folder (DSC620)."""
     return [
         _stray_finding(
             "DSC621",
@@ -510,5 +516,10 @@ def stray_weight_file_skipped(f: Facts, p: Profile) -> list[Finding]:
             f"move {w.name} out of the drafter's folder",
         )
         for w, why in loaded_strays(f, p)
-        if why == FOREIGN
+        if why == FOREIGN and (p.stray_names == "skipped" or _unread(w, p))
     ]
+
+
+def _unread(w: WeightFile, p: Profile) -> bool:
+    """Whether ``p``'s loader skips every name of ``w``: none under the prefixes it reads."""
+    return bool(p.read_prefixes) and not any(n.startswith(p.read_prefixes) for n in w.tensors or ())

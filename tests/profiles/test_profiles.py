@@ -39,6 +39,10 @@ SG_DFLASH = {"architectures": ["DFlashDraftModel"], "model_type": "qwen3"}
 TRT_DFLASH = {**SG_DFLASH, "markov_rank": None}  # synth's drafter declares markov_rank 4
 SG_EAGLE3_NULL_VD = {**EAGLE3, "draft_vocab_size": synth.NULL}  # null: the target's head
 SG_BLOCK = synth.layer_weights(H)
+MINIMAX, MINIMAX_W = synth.minimax_dspark(VT, H)
+NO_FC = {"dspark.fc.weight": None}
+K3, K3_W = synth.k3_dspark(H)
+NO_CONTEXT = {"context_proj.weight": None}
 SG_EAGLE3 = synth.layer_weights(H, eagle3=True)
 FC3 = {"fc.weight": T("F32", (H, 3 * H), np.zeros((H, 3 * H), np.float32))}
 # classic EAGLE as vLLM and SGLang name it (the EAGLE release code's drafter: fc with a bias)
@@ -422,6 +426,14 @@ CASES = [
     ("vllm-eagle-mistral-large3", "no-expert-1", VT, None, V_LARGE3, (NO_EXPERT_1,), ["DSC652"]),
     ("sglang-eagle-mistral-large3", "native-names", VT, None, S_LARGE3, (), []),
     ("sglang-eagle-mistral-large3", "no-expert-1", VT, None, S_LARGE3, (NO_EXPERT_1,), ["DSC652"]),
+    # SGLang's M3.1 DSpark: names read only under dspark. (dspark_minimax.py:277), every
+    # parameter required (316-322)
+    ("sglang-dspark-minimax", "whole", VT, VT, MINIMAX, (MINIMAX_W,), []),
+    ("sglang-dspark-minimax", "no-fc", VT, VT, MINIMAX, (MINIMAX_W, NO_FC), ["DSC652"]),
+    # vLLM's K3 DSpark: its own top-level modules; a linear layer nothing loads stays
+    # uninitialised (dspark_mla.py:530-534, default_loader.py:531-566)
+    ("vllm-k3-dspark", "whole", VT, VT, K3, (K3_W,), []),
+    ("vllm-k3-dspark", "no-context-proj", VT, VT, K3, (K3_W, NO_CONTEXT), ["DSC652"]),
 ]
 
 

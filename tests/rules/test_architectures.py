@@ -365,8 +365,8 @@ CASES = [
           says="SGLang 0.5.23 builds DeepseekV3ForCausalLMNextN"),
     fires("DSC108", "hidden-states", config=_named("ExtractHiddenStatesModel"),
           says="not a drafter: ExtractHiddenStatesModel"),
-    fires("DSC108", "dspark-k3", config=_named("K3DSparkModel"),
-          says="vLLM 0.33.0 builds K3DSparkForCausalLM: "),
+    fires("DSC108", "dspark-v41", config=_named("DSparkV41DraftModel"),
+          says="vLLM 0.33.0 builds DSparkDeepseekV4ForCausalLM: "),
     fires("DSC108", "gemma4-assistant", config=_named("Gemma4AssistantForCausalLM"),
           says="not a block drafter but a Gemma 4 MTP assistant"),
     # their clean twins: the names of each group that a profile judges
@@ -499,12 +499,13 @@ def test_a_name_judged_by_one_runtime_is_judged_there_and_refused_by_the_other()
 
 
 def test_a_name_no_runtime_judges_is_not_judged_with_each_runtimes_reason():
-    way = _route("K3DSparkModel")  # vLLM's alone: its variant reason (profiles/variants.py)
+    way = _route("DSparkV41DraftModel")  # vLLM's alone: its variant reason (variants.py)
     assert not way.judged and way.family == "dspark"
     assert way.unjudged == (
-        f"{VLLM} 0.33.0 builds K3DSparkForCausalLM: " + NOT_JUDGED[("vllm", "K3DSparkModel")],
+        f"{VLLM} 0.33.0 builds DSparkDeepseekV4ForCausalLM: "
+        + NOT_JUDGED[("vllm", "DSparkV41DraftModel")],
     )
-    assert way.unjudged == unjudged("K3DSparkModel")
+    assert way.unjudged == unjudged("DSparkV41DraftModel")
 
 
 def test_the_first_registered_name_routes_and_any_other_config_is_routed_by_family():
