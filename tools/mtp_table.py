@@ -36,12 +36,18 @@ def _count(x: MtpLoader) -> str:
         out += f"; at most {x.count_max}"
     if x.step_pattern:
         out += f"; x len(`{x.step_pattern}`) layers a step"
+    if x.serving:
+        out += f"; read per `{x.serving}` (each layer judged, the message says which values work)"
     return out
 
 
 def _layers(x: MtpLoader) -> str:
     if "{i}" in x.layer:
         where = " or ".join(f"`{p}`" for p in (x.layer, *x.layer_also)) + f", i from {x.first}"
+        renamed = [f"`{a}` also as `{b}`" for a, b in x.also if b != f"transformer.{a}"]
+        if len(renamed) < len(x.also):
+            renamed.append("the decoder also under `transformer.`")
+        where += "; " + ", ".join(renamed) if renamed else ""
     else:  # the index sits in each module's path (Ernie's model.mtp_emb_norm.{i})
         paths = [f"`{x.layer}.{p}`" for p, _ in (*x.own, *x.decoder) if "{i}" in p]
         where = ", ".join(dict.fromkeys(p.split("{i}")[0] + "{i}`" for p in paths))
@@ -53,14 +59,17 @@ def _layers(x: MtpLoader) -> str:
 
 def _missing(x: MtpLoader) -> str:
     layer = "refused" if x.layer_check else None
-    tensor = (
-        "refused unquantised, uninitialised quantised"
-        if x.missing == "tracked"
-        else "uninitialised"
-    )
+    tensor = {
+        "tracked": "refused unquantised, uninitialised quantised",
+        "strict": "refused, quantised or not",
+    }.get(x.missing, "uninitialised")
     out = f"layer: {layer or tensor}; tensor: {tensor}"
     if x.stacked:
         out += "; a layer past the first overwrites it"
+    if x.refused:
+        out += "; a name it has no parameter for: refused"
+    if x.moe_keys:
+        out += f"; a MoE draft layer ({' / '.join(f'`{k}`' for k in x.moe_keys)}): refused"
     return out
 
 

@@ -113,6 +113,15 @@ class Facts:
         w1 = self.markov_w1
         return w1.shape[1] if w1 is not None and len(w1.shape) == 2 else None
 
+    def stored(self, name: str):
+        """The header entry of ``name`` as the checkpoint stores it: itself, or under a wrapper
+        prefix (the names ``stored_sorted`` lists without it); None where neither is."""
+        if name in self.tensors:
+            return self.tensors[name]
+        return next(
+            (self.tensors[x + name] for x in WRAPPER_PREFIXES if x + name in self.tensors), None
+        )
+
     @property
     def raw(self) -> dict:
         return self.cfg.raw if isinstance(self.cfg.raw, dict) else {}

@@ -41,6 +41,8 @@ DRAFTER_PREFIXES = (
 )
 DRAFTER_NAMES = frozenset({"d2t", "t2d", "mask_embedding", "mask_hidden"})
 WRAPPERS = tuple(p for p in NAME_PREFIXES if p)
+# where SGLang's M3.1 DSpark drafter stores its weights (dspark.fc.weight, under a wrapper too)
+DSPARK_SCOPE = "dspark."
 
 
 def is_drafter_name(name: str) -> bool:
@@ -49,6 +51,7 @@ def is_drafter_name(name: str) -> bool:
         if name.startswith(prefix):
             name = name[len(prefix) :]
             break
+    name = name.removeprefix(DSPARK_SCOPE)
     return name in DRAFTER_NAMES or name.startswith(DRAFTER_PREFIXES)
 
 

@@ -22,7 +22,9 @@ cited ``name_maps`` (``name_maps()`` reads them):
   confidence head the model does not build; DFlash/EAGLE-3: ``fc.`` without aux states;
   EAGLE-3: ``input_norm.`` without norm_before_fc).
   "partial_fc_required" (TensorRT-LLM's DFlash, allow_partial_loading) is the same model;
-  only what a missing fc or hidden_norm does differs (DSC652).
+  only what a missing fc or hidden_norm does differs (DSC652); so is "tracked" (vLLM's
+  MiniCPM classic EAGLE, whose load_weights returns the names it loaded: a parameter not
+  filled fails the load).
 - ``missing_tensors`` "strict" (TensorRT-LLM's Qwen3 DSpark, load_state_dict(strict=True)):
   the exact names (no name maps); any other name is an "Unexpected key(s)" error.
 - ``missing_tensors`` "default_init" (SGLang 0.5.23: ``params_dict`` look-ups, names it
@@ -43,6 +45,7 @@ from typing import Any
 
 from dspark_ckpt.facts.gather import Facts
 from dspark_ckpt.loader import names as N
+from dspark_ckpt.loader.moe import deepseek_layers, expert_blocks
 from dspark_ckpt.loader.parts import (
     ANY,
     CONFIDENCE,
@@ -63,6 +66,7 @@ from dspark_ckpt.loader.parts import (
     not_attention,
     per_aux,
     shaped,
+    top_modules,
 )
 from dspark_ckpt.loader.view import (
     architecture,
@@ -105,6 +109,25 @@ class LoaderModel:
     named_by_tensor: bool  # report ``fc.weight`` rather than the module ``fc``
     skipped: frozenset[str]  # top-level components the loader drops or another rule judges
     ignored_suffixes: tuple[str, ...]  # unexpected names the loader ignores (``.bias``)
+    # the names as a loader that renames by pattern hands them to its model (None: as stored,
+    # a wrapper prefix removed)
+    renamed: N.Renamed | None = None
+
+    def names(self, f: Facts) -> list[str]:
+        """The stored names (sorted) as this loader's model meets them."""
+        return f.stored_sorted if self.renamed is None else self.renamed.names
+
+    def stored(self, name: str) -> str:
+        """The stored name of one of ``names``."""
+        return name if self.renamed is None else self.renamed.stored.get(name, name)
+
+    def indices(self, f: Facts, block: Block) -> list[int]:
+        return stored_indices(f, block, self.renamed)
+
+    def outside(self) -> tuple[str, ...]:
+        """The stored names the loader skips (a loader reading only under its prefixes: the
+        names under none of them, or with a part it skips)."""
+        return () if self.renamed is None else self.renamed.skipped
 
     # --- what the checkpoint does not give ------------------------------------------------
 
@@ -131,7 +154,7 @@ class LoaderModel:
         return [full]
 
     def missing(self, f: Facts) -> Missing:
-        names = f.stored_sorted
+        names = self.names(f)
         shown: list[str] = []
         total = 0
         whole: list[tuple[str, int, int]] = []
@@ -147,7 +170,7 @@ class LoaderModel:
                 continue
             size = sum(per_module or len(m.tensors) for m in part.template)
             end, at = max(part.count, 0), 0
-            stored = stored_indices(f, part)
+            stored = self.indices(f, part)
             for i in [*stored[: bisect_left(stored, end)], end]:
                 if i > at:  # indices [at, i) hold nothing
                     whole.append((part.prefix, at, i - 1))
@@ -160,6 +183,8 @@ class LoaderModel:
                 if i == end:
                     break
                 for m in part.at(i):
+                    if m.tensors == ANY:  # needs none (a MoE layer's experts: their block's)
+                        continue
                     bases = [f"{part.prefix}.{i}."] + [f"{a}." for a in part.aliases.get(i, ())]
                     if not any(self._stored(names, b, m, m.stored_as) for b in bases):
                         items = self._shown(f"{part.prefix}.{i}.", m, names)
@@ -168,6 +193,33 @@ class LoaderModel:
                 at = i + 1
         return Missing(tuple(shown[:3]), total, tuple(whole))
 
+    def missing_checked(self, f: Facts, ends: tuple[str, ...]) -> list[str]:
+        """The missing modules (as ``missing`` names them) whose path ends in one of ``ends``:
+        at the top level, in each stored block index, and in the first index no name backs."""
+        names = self.names(f)
+        out: list[str] = []
+        for part in self.parts:
+            if isinstance(part, Module):
+                hit = part.path.endswith(ends) and part.tensors != ANY
+                if hit and not self._stored(names, "", part, part.stored_as):
+                    out += self._shown("", part, names)
+                continue
+            if part.count is None:
+                continue
+            stored = [i for i in self.indices(f, part) if i < part.count]
+            for i in stored:
+                base = f"{part.prefix}.{i}."
+                for m in part.at(i):
+                    if m.path.endswith(ends) and not self._stored(names, base, m, m.stored_as):
+                        out += self._shown(base, m, names)
+            gap = next((i for i, j in enumerate(stored) if i != j), len(stored))
+            if gap < part.count:  # an index no stored name backs: all of it missing
+                base = f"{part.prefix}.{gap}."
+                out += [
+                    n for m in part.at(gap) if m.path.endswith(ends) for n in self._shown(base, m)
+                ]
+        return out
+
     # --- shapes ----------------------------------------------------------------------------
 
     def misshapen(self, f: Facts) -> list[tuple[str, tuple[int, ...], tuple[int, ...]]]:
@@ -175,18 +227,19 @@ class LoaderModel:
         decoder-layer module or a norm whose shape the config gives and differs; fused
         forms (``qkv_proj``) and quantised weights are not judged here."""
         out = []
+        read = self.profile.prefixed_names != "rejected"  # names under model. are loaded
         for part in self.parts:
             if isinstance(part, Module):
-                out += _differs(f, part.path + ".weight", part.shape)
+                out += _differs(f, self.stored(part.path + ".weight"), part.shape, read)
                 continue
-            for i in stored_indices(f, part):
+            for i in self.indices(f, part):
                 if part.count is not None and i >= part.count:
                     break
                 bases = [f"{part.prefix}.{i}."] + [f"{a}." for a in part.aliases.get(i, ())]
                 for m in part.at(i):
                     shape = part.first.get(m.path, m.shape) if i == 0 else m.shape
                     for base in bases:
-                        out += _differs(f, f"{base}{m.path}.weight", shape)
+                        out += _differs(f, self.stored(f"{base}{m.path}.weight"), shape, read)
         return out
 
     # --- what the model does not have --------------------------------------------------------
@@ -196,20 +249,21 @@ class LoaderModel:
         in ``exclude`` (names another rule reports: prefixed ones, a stray file's); once
         per facts for every profile whose model takes the same names."""
         key = ("unexpected", repr((self.parts, self.exact, sorted(self.skipped))), exclude)
-        key += (self.ignored_suffixes,)
+        reads = (self.profile.name_maps, self.profile.read_prefixes, self.profile.renames)
+        key += (self.ignored_suffixes, self.renamed and reads)
         if key not in f.memo:
             f.memo[key] = self._unexpected(f, exclude)
         return f.memo[key]
 
     def _unexpected(self, f: Facts, exclude: frozenset[str]) -> Unexpected:
-        names = f.stored_sorted
+        names = self.names(f)
         modules = [p for p in self.parts if isinstance(p, Module)]
         blocks = {p.prefix: p for p in self.parts if isinstance(p, Block)}
         aliased = {a: (b, i) for b in blocks.values() for i, al in b.aliases.items() for a in al}
         beyond: list[tuple[int, int]] = []  # runs of positions in ``names``
         other: list[tuple[int, int]] = []
         for child, lo, hi in N.children(names, "", 0, len(names)):
-            if child in self.skipped or child in MAPPINGS:
+            if child in self.skipped or child.removeprefix(N.OUTSIDE) in MAPPINGS:
                 continue
             if child in blocks and names[lo] != child:
                 self._block_unexpected(names, blocks[child], lo, hi, beyond, other)
@@ -223,8 +277,20 @@ class LoaderModel:
                 mine = [m for m in modules if any(_under(p, child) for p in m.stored_as)]
                 other += self._uncovered(names, "", mine, lo, hi)
         suffixes = self.ignored_suffixes or ("\0",)
-        keep = [n for a, b in other for n in names[a:b] if not n.endswith(suffixes)]
+        # (a name outside a renaming loader's model meets no module to ignore it in)
+        keep = [
+            n
+            for a, b in other
+            for n in names[a:b]
+            if not n.endswith(suffixes) or n.startswith(N.OUTSIDE)
+        ]
         past = [n for a, b in beyond for n in names[a:b]]
+        if self.renamed is not None:  # as stored, with the names the mapper skips (but d2t:
+            # DSC105's; a loader reading only under its prefixes skips the others silently)
+            skips = () if self.profile.read_prefixes else self.renamed.skipped
+            dropped = [n for n in skips if n not in MAPPINGS]
+            keep = sorted([*map(self.stored, keep), *dropped])
+            past = [self.stored(n) for n in past]
         if exclude:
             keep = [n for n in keep if n not in exclude]
             past = [n for n in past if n not in exclude]
@@ -260,8 +326,10 @@ class LoaderModel:
         return list(N.gaps(covered, lo, hi))
 
 
-def _differs(f: Facts, name: str, shape: tuple[int, ...] | None) -> list:
-    info = f.tensors.get(name)
+def _differs(f: Facts, name: str, shape: tuple[int, ...] | None, prefixed: bool = False) -> list:
+    """``name``'s stored shape against ``shape``; ``prefixed``: a name stored under a wrapper
+    prefix counts (the loader reads it there)."""
+    info = f.stored(name) if prefixed else f.tensors.get(name)
     if shape is None or info is None or tuple(info.shape) == shape:
         return []
     return [(name, tuple(info.shape), shape)]
@@ -271,13 +339,15 @@ def _under(path: str, child: str) -> bool:
     return path == child or path.startswith(child + ".")
 
 
-def stored_indices(f: Facts, block: Block) -> list[int]:
+def stored_indices(f: Facts, block: Block, renamed: N.Renamed | None = None) -> list[int]:
     """The sorted indices under ``block.prefix`` that hold a stored name (its aliases
-    included), found by binary search; cached per facts."""
-    key = ("indices", block.prefix, tuple(sorted(block.aliases.items())))
+    included; ``renamed``: as a loader that renames by pattern meets the names), found by
+    binary search; cached per facts."""
+    # (a renamed view lives as long as the loader model that holds it, memoised in the facts)
+    key = ("indices", block.prefix, tuple(sorted(block.aliases.items())), id(renamed))
     if key in f.memo:
         return f.memo[key]
-    names = f.stored_sorted
+    names = f.stored_sorted if renamed is None else renamed.names
     lo, hi = N.span(names, block.prefix)
     found = {int(c) for c, _, _ in N.children(names, block.prefix + ".", lo, hi) if c.isdigit()}
     for i, aliases in block.aliases.items():
@@ -371,10 +441,19 @@ def _runtime_model(f: Facts, p: Profile) -> LoaderModel:
         shapes, first_in = not_attention(shapes), {}
     extra = per_aux(f, p, extra_modules(cfg, p)[0])
     parts: list[Module | Block] = [*shaped(modules_of(top, maps), shapes)]
+    if eagle1 and p.fc_bias:  # fc built with a bias: both tensors, by name
+        parts = [replace(m, tensors=("weight", "bias"), exact=True) if m.path == "fc" else m
+                 for m in parts]  # fmt: skip
+    if p.top_modules:  # a variant's own, in place of its family's fc / norm / hidden_norm
+        parts = [*top_modules(cfg, p)]
     template = layer_template(cfg, p, shaped(modules_of(layer, maps), shapes))
     absent = () if p.first_input_norm else ("input_layernorm",)
-    block = Block("layers", layers, template, maps.blocks.get("layers", {}), first_in, absent)
-    parts += [block, *modules_of(tail, maps), *extra]
+    # the decoder layers, under the name the model gives them ("eagle_layers>layers")
+    prefix = maps.modules.get("layers", ("layers",))[0]
+    block = Block(prefix, layers, template, maps.blocks.get("layers", {}), first_in, absent)
+    renamed = _renamed(f, maps, p)
+    blocks, known = _layers(f, cfg, p, block, shapes, renamed)
+    parts += [*blocks, *modules_of(tail, maps), *extra]
     if fc_norm:
         parts.append(fc_norm)
     # what the loader's own mapper drops when the model does not build it (a profile field)
@@ -384,17 +463,20 @@ def _runtime_model(f: Facts, p: Profile) -> LoaderModel:
         p,
         tuple(parts),
         exact=strict,
-        complete=complete,
+        complete=complete and known,
         named_by_tensor=False,
         skipped=frozenset(skipped),
         ignored_suffixes=p.unexpected_ignored_suffixes,
+        renamed=renamed,
     )
 
 
 def _sglang_model(f: Facts, p: Profile) -> LoaderModel:
-    """SGLang's model: exact ``.weight`` names after its renames, checked by nothing."""
-    raw = f.raw
-    layers = f.cfg.value("num_hidden_layers")
+    """SGLang's model: exact ``.weight`` names after its renames, checked by nothing (or,
+    ``missing_tensors`` "refused", checked after the load; ``read_prefixes``: only the names
+    under them read)."""
+    raw = model_config(f, p)
+    layers = raw.get("num_hidden_layers") if p.config_view else f.cfg.value("num_hidden_layers")
     layers = layers if type(layers) is int else None
     eagle = p.family == EAGLE3
     eagle1 = p.family == EAGLE1
@@ -425,7 +507,7 @@ def _sglang_model(f: Facts, p: Profile) -> LoaderModel:
             layer = MLA_LAYER
     else:
         parts += modules_of([("fc",), ("hidden_norm",), ("norm",)], maps)
-        kind = markov_built(f)  # the types this release builds (none for SGLang DFlash)
+        kind = markov_built(f, raw)  # the types this release builds (none for SGLang DFlash)
         if kind in p.markov_head_types:
             parts += modules_of(markov_modules(kind, True), maps)
         layer = QWEN3_LAYER
@@ -441,29 +523,56 @@ def _sglang_model(f: Facts, p: Profile) -> LoaderModel:
             replace(m, tensors=("weight", "bias")) if m.path in qkv else m for m in template
         )
     absent = () if p.first_input_norm else ("input_layernorm",)
-    parts.append(Block("layers", layers, template, maps.blocks.get("layers", {}), first_in, absent))
+    block = Block("layers", layers, template, maps.blocks.get("layers", {}), first_in, absent)
+    renamed = _renamed(f, maps, p)
+    blocks, known = _layers(f, raw, p, block, shapes, renamed)
+    if p.read_prefixes:  # a name under them that the model lacks is its loader's to judge
+        skipped = {"confidence_head"}  # not built: the ragged-verify default (static)
     return LoaderModel(
         p,
-        tuple(parts),
+        (*parts, *blocks),
         exact=True,
-        complete=not (f.cfg.quantized or f.cfg.speculators_format),
+        complete=known and not (f.cfg.quantized or f.cfg.speculators_format),
         named_by_tensor=True,
         skipped=frozenset(skipped),
         ignored_suffixes=(),
+        renamed=renamed,
     )
+
+
+def _layers(
+    f: Facts, cfg: dict, p: Profile, block: Block, shapes: dict, renamed: N.Renamed | None
+) -> tuple[list[Block], bool]:
+    """The decoder layers ``block``, or, where the profile builds DeepSeek-V2's layer
+    (``decoder_layer``), its MLA / MoE templates and a block of experts per stored MoE layer
+    (loader/moe.py); and whether every module they build is known."""
+    if not p.decoder_layer:
+        return [block], True
+    block, known = deepseek_layers(cfg, name_maps(p), not_attention(shapes), block)
+    return [block, *expert_blocks(stored_indices(f, block, renamed), block, cfg)], known
+
+
+def _renamed(f: Facts, maps, p: Profile) -> N.Renamed | None:
+    """The stored names through the loader's pattern renames, or as a loader reading only
+    under its prefixes reads them; None where it reads every name as stored."""
+    if maps.patterns:
+        return N.renamed(f.tensors, maps.patterns)
+    return N.read_under(f.tensors, p.read_prefixes, p.renames) if p.read_prefixes else None
 
 
 def _norm_before(f: Facts, p: Profile) -> Any:
     return next((v for k in p.norm_before_fc_keys if (v := f.cfg.value(k)) is not None), False)
 
 
-def markov_built(f: Facts) -> str | None:
+def markov_built(f: Facts, cfg: dict | None = None) -> str | None:
     """The Markov head type SGLang's DSpark model builds: from the top-level keys only
-    (config.markov_rank, config.markov_head_type, default vanilla); None: none built."""
-    rank = f.raw.get("markov_rank")
+    (config.markov_rank, config.markov_head_type, default vanilla) of the config it is built
+    from (``cfg``, else the config as written); None: none built."""
+    cfg = f.raw if cfg is None else cfg
+    rank = cfg.get("markov_rank")
     if type(rank) is not int or rank <= 0:
         return None
-    return str(f.raw.get("markov_head_type", "vanilla")).lower()
+    return str(cfg.get("markov_head_type", "vanilla")).lower()
 
 
 def loader_model(f: Facts, p: Profile) -> LoaderModel | None:
@@ -471,9 +580,11 @@ def loader_model(f: Facts, p: Profile) -> LoaderModel | None:
     where the profile does not model its loader (``missing_tensors`` "unchecked")."""
     key = ("loader", p)
     if key not in f.memo:
-        if p.missing_tensors == "default_init":
+        if p.missing_tensors == "default_init" or p.read_prefixes:
             f.memo[key] = _sglang_model(f, p)
-        elif p.missing_tensors in ("uninitialised", "partial_fc_required", "strict"):
+        elif p.missing_tensors in (
+            *("uninitialised", "partial_fc_required", "strict", "tracked", "refused"),
+        ):
             f.memo[key] = _runtime_model(f, p)
         else:
             f.memo[key] = None

@@ -84,17 +84,25 @@ MAPPINGS = ("d2t", "t2d")
 @record
 class NameMaps:
     """A profile's ``name_maps`` ("stored>model"), read: the stored paths of a module (a
-    top-level one, or a decoder layer's by its path in the layer), and the stored prefixes of
-    a block index (``midlayer`` for ``layers.0``)."""
+    top-level one, or a decoder layer's by its path in the layer), the stored prefixes of
+    a block index (``midlayer`` for ``layers.0``), and the loader's whole-name renames by
+    pattern ("re:PATTERN>NAME" / "re1:PATTERN>NAME", in order: ``names.renamed``)."""
 
     modules: dict[str, tuple[str, ...]]
     blocks: dict[str, dict[int, tuple[str, ...]]]
+    patterns: tuple[tuple[str, str, str], ...] = ()  # (kind: re or re1, pattern, name)
 
 
 def name_maps(p: Profile) -> NameMaps:
     modules: dict[str, tuple[str, ...]] = {}
     blocks: dict[str, dict[int, tuple[str, ...]]] = {}
+    patterns: list[tuple[str, str, str]] = []
     for entry in p.name_maps:
+        kind, colon, rest = entry.partition(":")
+        if colon and kind in ("re", "re1"):
+            pattern, _, to = rest.rpartition(">")
+            patterns.append((kind, pattern, to))
+            continue
         stored, _, model = entry.partition(">")
         prefix, _, index = model.rpartition(".")
         if prefix and index.isdigit():
@@ -102,7 +110,7 @@ def name_maps(p: Profile) -> NameMaps:
             at[int(index)] = (*at.get(int(index), ()), stored)
         else:
             modules[model] = (*modules.get(model, ()), stored)
-    return NameMaps(modules, blocks)
+    return NameMaps(modules, blocks, tuple(patterns))
 
 
 @record
@@ -128,9 +136,14 @@ class Block:
     aliases: dict[int, tuple[str, ...]] = field(default_factory=dict)
     first: dict[str, tuple[int, ...]] = field(default_factory=dict)  # index 0's own shapes
     first_absent: tuple[str, ...] = ()  # modules of the template index 0 does not build
+    # the template of the indices from ``alt_from`` on (DeepSeek's MoE layers), where given
+    alt: tuple[Module, ...] = ()
+    alt_from: int | None = None
 
     def at(self, i: int) -> tuple[Module, ...]:
         """The template of index ``i``: index 0's without the modules it does not build."""
+        if self.alt_from is not None and i >= self.alt_from:
+            return self.alt
         if i or not self.first_absent:
             return self.template
         return tuple(m for m in self.template if m.path not in self.first_absent)
@@ -195,6 +208,11 @@ def markov_modules(kind: str | None, built_types: bool) -> list[tuple[str, ...]]
     return out
 
 
+def top_modules(cfg: dict, p: Profile) -> tuple[Module, ...]:
+    """A variant's own top-level modules (``Profile.top_modules``), for this config."""
+    return _parsed(cfg, p.top_modules)[0]
+
+
 def extra_modules(cfg: dict, p: Profile) -> tuple[tuple[Module, ...], tuple[Module, ...]]:
     """The modules a variant's model builds beyond its family's (``Profile.extra_modules``),
     for this config: (top-level ones, each decoder layer's)."""
@@ -220,9 +238,12 @@ def _parsed(cfg: dict, entries: tuple[str, ...]) -> tuple[tuple[Module, ...], tu
     layer: list[Module] = []
     for entry in entries:
         entry, _, key = entry.partition("?")
-        # built where the key is set (~KEY: unless it is set false)
-        unset = not truthy(dotted(cfg, key.lstrip("~")))
-        if key and unset and (key[0] != "~" or present(cfg, key[1:])):
+        # built where the key is set (~KEY: unless it is set false; !KEY: unless it is true)
+        unset = not truthy(dotted(cfg, key.lstrip("~!")))
+        if key[:1] == "!":
+            if not unset:
+                continue
+        elif key and unset and (key[0] != "~" or present(cfg, key[1:])):
             continue
         paths, _, tensors = entry.partition(":")
         per_layer = paths.startswith("layers.*.")

@@ -65,6 +65,11 @@ def layer_model_type(f: Facts) -> str:
 def model_config(f: Facts, p: Profile) -> dict:
     """The config the runtime's model reads: the config itself, or for a translated
     speculators config what the translation makes of it (``translation``)."""
+    if p.config_view == "minimax_m3_dspark":
+        key = ("model_config", p.config_view)
+        if key not in f.memo:
+            f.memo[key] = minimax_m3_dspark(f.raw)
+        return f.memo[key]
     if not translated(f, p):
         return f.raw
     key = ("model_config", p.speculators_copied)
@@ -221,6 +226,37 @@ def translation(raw: dict, copied: tuple[str, ...]) -> dict:
                 "sample_from_anchor": raw.get("sample_from_anchor", False),
                 "causal": not raw.get("sliding_window_non_causal", True),
             }
+    return view
+
+
+def minimax_m3_dspark(raw: dict) -> dict:
+    """SGLang 0.5.23's normalisation of an M3.1 DSpark drafter config
+    (configs/minimax_vl.py ``configure_minimax_m3_dspark``): its text_config (else the config
+    itself) with the top-level ``dspark_*`` keys copied in; num_hidden_layers from
+    dflash_config; every layer a dense MLP (moe_layer_freq all 0) sized by
+    dspark_config.ffn_hidden_size (else dspark_ffn_hidden_size), and no sparse attention; the
+    Markov head and mask id from the ``dspark_*`` keys. The two resolved alternatives are
+    written under their top-level names (``dspark_use_dense_ffn``, ``dspark_ffn_hidden_size``),
+    where a missing value is named; a key the normalisation requires and the config lacks is
+    left unset (DSC690 names it)."""
+    text = raw.get("text_config")
+    view = dict(text) if isinstance(text, dict) else dict(raw)
+    view.update({k: v for k, v in raw.items() if k.startswith("dspark_")})
+    node = view.get("dspark_config")
+    draft = node if isinstance(node, dict) else {}
+    node = view.get("dflash_config")
+    dflash = node if isinstance(node, dict) else {}
+    view["dspark_use_dense_ffn"] = draft.get("use_dense_ffn", view.get("dspark_use_dense_ffn"))
+    ffn = draft.get("ffn_hidden_size", view.get("dspark_ffn_hidden_size"))
+    view["dspark_ffn_hidden_size"] = view["dense_intermediate_size"] = ffn
+    view["num_hidden_layers"] = dflash.get("num_hidden_layers")
+    view["sparse_attention_config"] = None  # and moe_layer_freq all 0: dense layers
+    view["block_size"] = view.get("dspark_block_size")
+    view["markov_rank"] = view.get("dspark_markov_rank")
+    view["markov_head_type"] = view.get("dspark_markov_head_type", "vanilla")
+    view["mask_token_id"] = view.get("dspark_noise_token_id")
+    if dflash.get("layer_types"):
+        view["layer_types"] = dflash["layer_types"]
     return view
 
 

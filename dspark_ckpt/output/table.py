@@ -256,7 +256,7 @@ def fits(table: Table, console: Console, wrapping: bool = False) -> bool:
     return sum(widths) + 2 * n - 2 + n + 1 <= console.width
 
 
-SOURCES_SHOWN = 2  # a profile's source files listed by name; the rest counted
+SOURCES_SHOWN = 1  # a profile's source files listed by name; the rest counted
 
 
 def print_profiles(console: Console) -> None:
@@ -288,7 +288,7 @@ def print_profiles(console: Console) -> None:
         if left > 0:
             console.print(Text(f"  + {left} more (--format json)", "dim"), soft_wrap=True)
     if variants:
-        head = "variant architectures' profiles (--format json gives their sources):"
+        head = "variant profiles (--format json):"
         words = [*head.split(" "), *(n + "," for n in variants[:-1]), variants[-1]]
         console.print(flow(words, width), soft_wrap=True)
 

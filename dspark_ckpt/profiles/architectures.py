@@ -60,38 +60,15 @@ def _eagle1(layer: str, why: str) -> str:
 
 # what each unjudged classic EAGLE loader does that the loader model cannot express (the
 # loader model maps whole module paths onto Llama / Qwen2 / Qwen3 / MLA layer templates)
-COHERE = _eagle1(
-    "Cohere",
-    "its layer (one input_layernorm feeding attention and MLP in parallel, optional per-head "
-    "q/k LayerNorms), a LayerNorm final norm and an embedding its mapper drops when tied "
-    "(cohere_eagle.py:149-152) have no layer template",
-)
-LLAMA4 = _eagle1(
-    "Llama 4",
-    "Llama4DecoderLayer (feed_forward, per-layer no-RoPE) with q/k weights permuted for "
-    "rotary at load and config asserts (no MoE layers, no YOCO layers, llama4_eagle.py) "
-    "have no layer template",
-)
-MINICPM = _eagle1(
-    "MiniCPM",
-    "its own decoder layer (muP-scaled residuals, scale_emb) and lm_head, loaded by its own "
-    "stacked-parameter load_weights, have no layer template",
-)
-MISTRAL_WHY = (
-    "its loader renames Mistral-native names by pattern (layers.N.attention.wq, "
-    "feed_forward.w1, eagle_linear to model.fc, ...) and accepts model.-prefixed names, which "
-    "the loader model reads as a wrapper prefix; it maps module paths, not name patterns"
-)
-MISTRAL_LARGE3 = _eagle1(
-    "Mistral Large 3 (DeepSeek-V3 MLA / MoE)",
-    "DeepseekV2Model's MoE expert layers, loaded through MistralLarge3ForCausalLM's regex "
-    "mapper of Mistral-native names (eagle_linear to model.fc), have no layer template",
-)
 DEEPSEEK_EAGLE = _eagle1(
     "DeepSeek-V3 (MLA / MoE)",
-    "fc over [enorm(embedding), hnorm(hidden state)] and MoE expert layers, loaded by "
-    "deepseek_eagle.py's own load_weights (expert and kv-scale remapping), have no layer "
-    "template",
+    "each draft layer is a DeepseekV2DecoderLayer numbered after the target's layers "
+    "(deepseek_eagle.py:53-60), whose MLP is DeepSeek's MoE or dense by that number against "
+    "first_k_dense_replace and moe_layer_freq, and whose attention is MHA, MLA or plain by "
+    "model_type, the MLA head sizes and the served config's use_mla (deepseek_v2.py:1280-1297); "
+    "its routed experts are loaded expert by expert into fused parameters "
+    "(deepseek_eagle.py:111-117, 158-172): the loader model has no per-expert block to hold "
+    "them to",
 )
 
 
@@ -190,7 +167,7 @@ VLLM_ARCHITECTURES = (
     _mtp_vllm("MiMoV2OmniMTPModel", 659, "MiMoV2OmniMTP", VM + "mimo_v2_mtp.py", 389),
     _vllm(
         "EagleCohereForCausalLM", 660, "EagleCohereForCausalLM", VM + "cohere_eagle.py", 139,
-        EAGLE1, reason=COHERE,
+        EAGLE1, "vllm-eagle-cohere",
     ),
     _vllm(
         "EagleLlamaForCausalLM", 661, "EagleLlamaForCausalLM", VM + "llama_eagle.py", 146,
@@ -198,11 +175,11 @@ VLLM_ARCHITECTURES = (
     ),
     _vllm(
         "EagleLlama4ForCausalLM", 662, "EagleLlama4ForCausalLM", VM + "llama4_eagle.py", 176,
-        EAGLE1, reason=LLAMA4,
+        EAGLE1, "vllm-eagle-llama4",
     ),
     _vllm(
         "EagleMiniCPMForCausalLM", 663, "EagleMiniCPMForCausalLM", VM + "minicpm_eagle.py",
-        305, EAGLE1, reason=MINICPM,
+        305, EAGLE1, "vllm-eagle-minicpm",
     ),
     _vllm(
         "DFlashDraftModel", 664, "DFlashQwen3ForCausalLM", VM + "qwen3_dflash.py", 736,
@@ -283,12 +260,11 @@ VLLM_ARCHITECTURES = (
     ),
     _vllm(
         "EagleMistralForCausalLM", 707, "EagleMistralForCausalLM", VM + "mistral_eagle.py",
-        132, EAGLE1, reason=_eagle1("Mistral", MISTRAL_WHY),
+        132, EAGLE1, "vllm-eagle-mistral",
     ),
     _vllm(
         "EagleMistralLarge3ForCausalLM", 708, "EagleMistralLarge3ForCausalLM",
-        VM + "mistral_large_3_eagle.py", 129, EAGLE1,
-        reason=MISTRAL_LARGE3,
+        VM + "mistral_large_3_eagle.py", 129, EAGLE1, "vllm-eagle-mistral-large3",
     ),
     *(
         _vllm(
@@ -347,12 +323,11 @@ SGLANG_ARCHITECTURES = (
     _sglang("LlamaForCausalLMEagle", "llama_eagle.py", 153, 117, EAGLE1, S_EAGLE),
     _sglang("Qwen2ForCausalLMEagle", "qwen2_eagle.py", 151, 118, EAGLE1, S_EAGLE),
     _sglang(
-        "MistralForCausalLMEagle", "mistral_eagle.py", 210, 133, EAGLE1,
-        reason=_eagle1("Mistral", MISTRAL_WHY),
+        "MistralForCausalLMEagle", "mistral_eagle.py", 210, 133, EAGLE1, "sglang-eagle-mistral",
     ),
     _sglang(
         "MistralLarge3ForCausalLMEagle", "mistral_large_3_eagle.py", 83, 59, EAGLE1,
-        reason=MISTRAL_LARGE3,
+        "sglang-eagle-mistral-large3",
     ),
     _sglang("LlamaForCausalLMEagle3", "llama_eagle3.py", 387, 272, EAGLE3, S_EAGLE3),
     _sglang(

@@ -9,20 +9,23 @@ re-exported target that dropped them fails at start-up or drafts from weights it
 
 One ``MtpLoader`` (``mtp_loader.py``) per (runtime release, MTP architecture), plain data,
 every field cited (``cites``, checked by tests/test_citations.py as the profiles' are): vLLM
-0.33.0's in ``mtp_vllm.py``, SGLang 0.5.23's in ``mtp_sglang.py``, registered here with the
-MTP architectures not judged and why (``UNJUDGED``). ``loader/mtp.py``
+0.33.0's in ``mtp_vllm.py`` and ``mtp_vllm_models.py``, SGLang 0.5.23's in ``mtp_sglang.py``
+and ``mtp_sglang_models.py``, registered here with the MTP architectures not judged and why
+(``UNJUDGED``). ``loader/mtp.py``
 compares a target checkpoint against it; ``rules/mtp.py`` says what the runtime does.
 
 Names: a draft layer's stored prefix is ``layer`` with ``{i}`` its stored index (``first``
 plus the step, times the physical layers per step); a module is ``(path, shape)``: a shape
 (``H``, ``H,2H``, ``V,H``: hidden size, vocab size of the target's text config) names the
-exact tensor ``path.weight``, ``None`` a module that must hold some tensor (a decoder block:
-its attention and MLP differ by family and by quantisation).
+exact tensor ``path.weight``, a shape after ``=`` the bare parameter ``path`` itself
+(DeepSeek V4's hyper-connection tensors), ``None`` a module that must hold some tensor (a
+decoder block: its attention and MLP differ by family and by quantisation).
 """
 
 from __future__ import annotations
 
 from dspark_ckpt.profiles import mtp_sglang as sg
+from dspark_ckpt.profiles import mtp_sglang_models as sm
 from dspark_ckpt.profiles import mtp_vllm as vl
 from dspark_ckpt.profiles import mtp_vllm_models as vm
 from dspark_ckpt.profiles.mtp_loader import SGLANG, VLLM, Module, MtpLoader
@@ -53,6 +56,15 @@ LOADERS: tuple[MtpLoader, ...] = (
     vm.VLLM_INTERNS2_MOBIUS,
     vm.VLLM_BAILING_V3,
     vm.VLLM_MIMO_V2_OMNI,
+    vm.VLLM_STEP3P5,
+    vm.VLLM_STEP5,
+    vm.VLLM_HY_V4,
+    vm.VLLM_DEEPSEEK_V4,
+    vm.VLLM_QWEN4_EXP,
+    vm.VLLM_INKLING,
+    vm.VLLM_GLM4_MOE_LITE,
+    vm.VLLM_GLM_OCR,
+    vm.VLLM_PARSE_AUX,
     sg.SGLANG_DEEPSEEK,
     sg.SGLANG_GLM4_MOE,
     sg.SGLANG_QWEN3_NEXT,
@@ -69,74 +81,26 @@ LOADERS: tuple[MtpLoader, ...] = (
     sg.SGLANG_HY_V3,
     sg.SGLANG_GLM4_MOE_LITE,
     sg.SGLANG_MIMO_V2,
+    sm.SGLANG_STEP3P5,
+    sm.SGLANG_HY_V4,
+    sm.SGLANG_DEEPSEEK_V4,
+    sm.SGLANG_QWEN4_EXP,
+    sm.SGLANG_GIGACHAT35,
+    sm.SGLANG_INKLING,
+    sm.SGLANG_DOTS3_NOTE,
+    sm.SGLANG_GLM_OCR,
+    sm.SGLANG_IQUEST_Q1,
 )
 RUNTIMES = {"vllm": VLLM, "sglang": SGLANG}
 
 # The MTP architectures each release registers that no loader above judges, and why: the
 # answer `inspect TARGET --mtp` gives for a target the runtime drafts with one of them.
 UNJUDGED: dict[tuple[str, str], str] = {
-    ("vllm", "DeepSeekV4MTPModel"): "its layers are stored as mtp.{i}.* and carry "
-    "hyper-connection parameters held directly on the layer (hc_head_fn, hc_head_base, "
-    "hc_head_scale: bare tensors with no .weight, vllm/models/deepseek_v4/nvidia/mtp.py:"
-    "123-135); a loader module here is a path.weight or a sub-tree",
-    ("vllm", "Glm4MoeLiteMTPModel"): "the override sets num_hidden_layers to 0, so the layers "
-    "are read from index 0 of a separate MTP export, not from the target",
-    ("vllm", "GlmOcrMTPModel"): "the override sets num_hidden_layers to 0: a separate MTP "
-    "export, not layers of the target",
-    ("vllm", "Step3p5MTP"): "a strict loader: any draft parameter not in the checkpoint is "
-    "refused, quantised or not ('Some parameters like ... will falsely use random "
-    "initialization', step3p5_mtp.py:310-320), and it reads a decoder tensor with or without "
-    "'.transformer.' and the head as shared_head.output or shared_head.head (:286-289): a "
-    "loader here has one stored name per module and no strict mode",
-    ("vllm", "Step5MTP"): "a strict loader (every draft parameter, quantised or not: "
-    "vllm/models/step5/nvidia/mtp.py:410-420) that refuses a MoE draft layer outright "
-    "('Step5 MTP supports dense draft layers only', :300-301): neither is a loader field here",
-    ("vllm", "HYV4MTPModel"): "it reads the layer under model.mtp_layers.{k} (from 0) or "
-    "model.layers.{num_hidden_layers+k}, and builds max(n, 1) layers while matching only "
-    "max(n - 1, 1) stored indices (vllm/models/hy_v4/nvidia/mtp.py:68-71, 414-417): two "
-    "layouts with different first indices and a count that differs from the layers matched",
-    ("vllm", "Qwen4ExpMTP"): "its once-loaded modules (fc_embedding, fc_hidden, "
-    "pre_fc_norm_*, hyper_connection_mixer) are read under any of mtp., model.mtp., "
-    "language_model.mtp. and model.language_model.mtp. (vllm/models/qwen4_exp/nvidia/mtp.py:"
-    "97-124), and pre_fc_norm_hidden is hidden_size x hc_count wide: a loader here names "
-    "each once-loaded module by one full name and shapes by H, 2H, V",
-    ("vllm", "InklingMTPModel"): "the layers it builds are min(num_nextn_predict_layers, "
-    "num_speculative_tokens) (vllm/models/inkling/nvidia/mtp.py:67-72): the count depends on a "
-    "serving option, not on the checkpoint; its loader is also strict and raises on any "
-    "unexpected name (:423-460)",
-    ("vllm", "Gemma4MTPModel"): "a separate assistant checkpoint, not layers of the target",
-    ("vllm", "ParseAuxMTPModel"): "a vision-prefix parser's auxiliary head, not layers past "
-    "the decoder",
-    ("sglang", "Step3p5MTP"): "a strict loader: a draft parameter not in the checkpoint is "
-    "refused (RuntimeError, python/sglang/srt/models/step3p5_mtp.py:290-295), and a layer's "
-    "decoder is read with or without its '.transformer.' prefix (:305-335): no strict mode "
-    "and one stored name per module here",
-    ("sglang", "DeepseekV4ForCausalLMNextN"): "V4's NextN layer is stored as mtp.0.* with "
-    "e_proj / h_proj and the rest read as its decoder through V4's own weight mapper "
-    "(deepseek_v4_nextn.py:249-255); the V4 layer's tensor set (hyper-connection and "
-    "compressed attention) was not read for this release, so its modules are not listed",
-    ("sglang", "GigaChat35ForCausalLMNextN"): "the layer read is num_hidden_layers + "
-    "draft_model_idx (gigachat35_mtp.py:193-200): the index of the draft worker, a serving "
-    "value, not a checkpoint value",
-    ("sglang", "GlmOcrForConditionalGenerationNextN"): "the NextN layer is num_hidden_layers "
-    "of the text model the OCR class wraps, or 0 when that is 1 (glm_ocr.py:332-342), and the "
-    "OCR target's text config nesting was not read for this release: the first index is not "
-    "resolved here",
-    ("sglang", "HYV4ForCausalLMNextN"): "it reads model.mtp_layers.0.* only and renames "
-    "final_layernorm to shared_head.norm and permutes the indexer weights on load "
-    "(hunyuan_v4_nextn.py:219-233); the decoder names of HY V4's layer were not read for "
-    "this release",
-    ("sglang", "InklingForConditionalGenerationMTP"): "as vLLM's Inkling: the depth layers "
-    "built depend on the number of speculative tokens (a serving option) and the loader "
-    "raises on any name it does not expect",
-    ("sglang", "Qwen4ExpForCausalLMMTP"): "as vLLM's Qwen4Exp: hyper-connection modules "
-    "read once under several prefixes, one of them hidden_size x hc_count wide",
-    ("sglang", "Dots3NoteForCausalLMNextN"): "the draft architecture and its layer are chosen "
-    "by the config class (Dots3Config.configure_draft_model), not by model_config.py: what "
-    "it reads depends on the transformers config class, outside the release",
-    ("sglang", "IQuestQ1MTP"): "it reads a separate MTP checkpoint (mtp.*, embed_tokens, "
-    "lm_head, target_final_norm) and raises 'Unexpected MTP weight' on any other name "
-    "(iquest_q1_mtp.py:187-199): never layers of a target checkpoint",
+    ("vllm", "Gemma4MTPModel"): "a separate assistant checkpoint, not layers of the target: "
+    "vLLM picks it for a draft model whose own config is a gemma4_assistant "
+    "(vllm/config/speculative.py:1106-1115), a whole small Gemma 4 model loaded by "
+    "AutoWeightsLoader (vllm/model_executor/models/gemma4_mtp.py:590-600); the assistant is "
+    "a drafter folder, for inspect DRAFTER, and inspect --mtp picks no loader for it",
 }
 
 

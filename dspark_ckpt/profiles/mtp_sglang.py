@@ -6,7 +6,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from dspark_ckpt.profiles.mtp_loader import QWEN_NEXT_ONCE, SGLANG, TF_DEFAULT, TF_KEYS, MtpLoader
+from dspark_ckpt.profiles.mtp_loader import (
+    QWEN_NEXT_ONCE,
+    SGLANG,
+    TF_DEFAULT,
+    TF_KEYS,
+    MtpLoader,
+)
 from dspark_ckpt.profiles.mtp_vllm import (
     VLLM_BAILING,
     VLLM_ERNIE,

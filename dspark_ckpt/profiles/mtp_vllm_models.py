@@ -6,7 +6,15 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from dspark_ckpt.profiles.mtp_loader import DEEPSEEK_OWN, VLLM, MtpLoader
+from dspark_ckpt.profiles.mtp_loader import (
+    DEEPSEEK_OWN,
+    DEEPSEEK_V4_DECODER,
+    DEEPSEEK_V4_OWN,
+    QWEN4_EXP_DECODER,
+    QWEN4_EXP_ONCE,
+    VLLM,
+    MtpLoader,
+)
 from dspark_ckpt.profiles.mtp_vllm import (
     SPEC,
     TRACKED,
@@ -209,5 +217,379 @@ VLLM_MIMO_V2_OMNI = replace(
         "targets": f'{SPEC}:806-827 `"MiMoV2OmniForCausalLM": "MiMoV2OmniMTPModel",`; '
         "vllm/model_executor/models/mimo_v2_mtp.py:389 "
         "`class MiMoV2OmniMTP(MiMoV2MTP, SupportsMultiModal):`",
+    },
+)
+# --- Step-3.5 / Step-3.7 and Step5: strict loaders ------------------------------------------
+S35 = "vllm/model_executor/models/step3p5_mtp.py"
+S5 = "vllm/models/step5/nvidia/mtp.py"
+STRICT = (
+    "Some parameters like ... are not in the checkpoint and will falsely use random initialization"
+)
+STEP_OWN = (*DEEPSEEK_OWN, ("shared_head.head", "V,H"))
+STEP_DECODER = (
+    ("input_layernorm", "H"),
+    ("post_attention_layernorm", "H"),
+    ("self_attn", None),
+    ("mlp|moe", None),
+)
+# the head is also stored as shared_head.output; the decoder under a ".transformer." segment
+STEP_ALSO = (
+    ("shared_head.head", "shared_head.output"),
+    *((path, f"transformer.{path}") for path, _ in STEP_DECODER for path in path.split("|")),
+)
+# the plain modules (a .weight each): another name under them (a quantised scale) is a
+# KeyError on the parameter dict; .bias is skipped
+PLAIN_EXTRA = r"(enorm|hnorm|eh_proj|shared_head\.norm)\.(?!weight$|bias$)"
+VLLM_STEP3P5 = MtpLoader(
+    name="vllm-mtp-step3p5",
+    runtime="vllm",
+    release=VLLM,
+    architecture="Step3p5MTP",
+    family="Step-3.5 / Step-3.7",
+    targets=(
+        "type:step3p5",
+        "type:step3p7",
+        "arch:Step3p5ForCausalLM",
+        "arch:Step3p7ForConditionalGeneration",
+    ),
+    count_in_text=True,
+    own=STEP_OWN,
+    decoder=STEP_DECODER,
+    also=STEP_ALSO,
+    missing="strict",
+    strict_error=STRICT,
+    # vLLM drops ".transformer." only past its fused (stacked) and expert mappings: a fused
+    # projection stored under it is looked up as ...mtp_block.transformer.*_proj
+    refused=(
+        PLAIN_EXTRA,
+        r"transformer\..*(q_proj|k_proj|v_proj|gate_proj|up_proj)\.",
+        r"transformer\.moe\.down_proj\.",
+    ),
+    refused_error="its load_weights looks the name up in its parameters: a KeyError at "
+    "start-up, quantised or not",
+    cites={
+        "targets": f'{SPEC}:1039-1051 `"architectures": ["Step3p5MTP"]`',
+        "count_keys": f'{SPEC}:1050 `n_predict = getattr(hf_config, "num_nextn_predict_layers", 1)`;'
+        f" {S35}:105-106 `self.num_mtp_layers = config.num_nextn_predict_layers`",
+        "count_in_text": f'{SPEC}:1043 `hf_config = getattr(hf_config, "text_config", hf_config)`',
+        "count_default": f"{S35}:106 `self.num_mtp_layers = config.num_nextn_predict_layers` (an "
+        "attribute: no default); vllm/model_executor/models/utils.py:589 "
+        '`getattr(config, "num_nextn_predict_layers", 0)` (no layer read without it)',
+        "first": f"{S35}:105 `self.mtp_start_layer_idx = config.num_hidden_layers`",
+        "layer": f'{S35}:342-344 `f"model.layers.{{spec_layer}}.mtp_block."` (the own modules are '
+        "looked up as stored: another prefix is a KeyError)",
+        "own": f"{S35}:66-71 `self.eh_proj = nn.Linear(config.hidden_size * 2`; "
+        f"{S35}:46-51 `self.head = ParallelLMHead(`",
+        "decoder": f"{S35}:72-75 `self.mtp_block = Step3p5DecoderLayer(`; "
+        "vllm/model_executor/models/step3p5.py:467-480 `self.moe = FusedMoEBlock(` (moe or "
+        "mlp, as the config places the layer)",
+        "also": f'{S35}:286-289 `name = name.replace("shared_head.output", "shared_head.head")`',
+        "missing": f"{S35}:302-320 `will falsely`; vllm/model_executor/model_loader/"
+        "mtp_validation.py:9-11 `default=True` (off only for a live weight transfer)",
+        "strict_error": f"{S35}:316-320 `are not in the checkpoint and will falsely`",
+        "refused": f"{S35}:230-252 `name = name.replace(weight_name, param_name)` (fused names "
+        f"keep '.transformer.'); {S35}:286-296 `param = params_dict[name]`",
+        "refused_error": f"{S35}:296 `param = params_dict[name]`",
+    },
+)
+VLLM_STEP5 = MtpLoader(
+    name="vllm-mtp-step5",
+    runtime="vllm",
+    release=VLLM,
+    architecture="Step5MTP",
+    family="Step5",
+    targets=(
+        "type:step5",
+        "type:step5_vl",
+        "arch:Step5ForCausalLM",
+        "arch:Step5ForConditionalGeneration",
+    ),
+    count_in_text=True,
+    layer_also=("layers.{i}",),
+    own=STEP_OWN,
+    decoder=(*STEP_DECODER[:3], ("mlp", None)),
+    also=(("shared_head.head", "shared_head.output"),),
+    missing="strict",
+    strict_error=STRICT,
+    moe_keys=("moe_layers_enum", "moe_layer_list"),
+    moe_error="Step5 MTP supports dense draft layers only",
+    cites={
+        "targets": f'{SPEC}:1053-1068 `"architectures": ["Step5MTP"]`',
+        "count_keys": f"{S5}:179-180 `self.num_mtp_layers = config.num_nextn_predict_layers`",
+        "count_in_text": f"{S5}:56-57 `model_config.hf_text_config`",
+        "count_default": "vllm/transformers_utils/configs/step5.py:92 "
+        "`num_nextn_predict_layers: int = 0,` (0: refused); "
+        f"{S5}:181-185 `Step5 MTP requires num_nextn_predict_layers > 0`",
+        "first": f"{S5}:179 `self.mtp_start_layer_idx = config.num_hidden_layers`",
+        "layer": f'{S5}:440-442 `f"model.layers.{{spec_layer}}.mtp_block."`',
+        "layer_also": f'{S5}:370-371 `name = f"model.{{name}}"`',
+        "own": f"{S5}:105-110 `self.eh_proj = nn.Linear(config.hidden_size * 2`; "
+        f"{S5}:81-86 `self.head = ParallelLMHead(`",
+        "decoder": f"{S5}:111-114 `self.mtp_block = Step5DecoderLayer(`; {S5}:300-301 "
+        "`supports dense draft layers only` (the mlp: a MoE draft layer is refused)",
+        "also": f'{S5}:398-399 `name = name.replace("shared_head.output", "shared_head.head")`',
+        "missing": f"{S5}:411-420 `will falsely`; vllm/model_executor/model_loader/"
+        "mtp_validation.py:9-11 `default=True` (off only for a live weight transfer)",
+        "strict_error": f"{S5}:416-420 `are not in the checkpoint and will falsely`",
+        "moe_keys": "vllm/models/step5/nvidia/model.py:256-283 `moe_layer_list` (the enum "
+        "first; default range(1, num_hidden_layers)); vllm/models/step5/nvidia/model.py:"
+        "1942-1946 `if layer_idx in moe_layers_idx:`",
+        "moe_error": f"{S5}:300-301 `Step5 MTP supports dense draft layers only`",
+    },
+)
+# --- Hunyuan V4 -----------------------------------------------------------------------------
+HV4 = "vllm/models/hy_v4/nvidia/mtp.py"
+VLLM_HY_V4 = MtpLoader(
+    name="vllm-mtp-hy-v4",
+    runtime="vllm",
+    release=VLLM,
+    architecture="HYV4MTPModel",
+    family="Hunyuan V4",
+    targets=("type:hy_v4",),
+    count_default=1,
+    count_floor=1,
+    layer="model.mtp_layers.{k}",
+    layer_also=("model.layers.{i}",),
+    also_short=1,
+    own=(("enorm", "H"), ("hnorm", "H"), ("eh_proj", "H,2H"), ("final_layernorm", "H")),
+    from_target=("shared_head.head", "embed_tokens"),
+    cites={
+        "targets": f'{SPEC}:1080-1085 `"architectures": ["HYV4MTPModel"]`',
+        "count_keys": f"{HV4}:414-417 `self.num_mtp_layers = max(`",
+        "count_default": f'{HV4}:415-416 `getattr(target_config, "num_nextn_predict_layers", 1), 1`',
+        "count_floor": f'{HV4}:415-416 `getattr(target_config, "num_nextn_predict_layers", 1), 1`',
+        "first": f"{HV4}:414 `self.mtp_start_layer_idx = target_config.num_hidden_layers`",
+        "layer": f'{HV4}:792-799 `if name.startswith("model.mtp_layers."):` (any step k, '
+        "read as model.layers.{num_hidden_layers + k})",
+        "layer_also": f"{HV4}:65-72 `num_mtp_layers = max(config.num_nextn_predict_layers - 1, 1)`",
+        "also_short": f"{HV4}:65-72 `num_mtp_layers = max(config.num_nextn_predict_layers - 1, 1)`",
+        "own": f"{HV4}:338-341 `self.eh_proj = nn.Linear(config.hidden_size * 2`; "
+        f"{HV4}:366 `self.final_layernorm = RMSNorm(`",
+        "decoder": f"{HV4}:358-365 `self.mtp_block = HYV4DecoderLayer(`; "
+        "vllm/models/hy_v4/nvidia/model.py:127-142 `self.post_attention_layernorm = RMSNorm(`",
+        "from_target": f'{HV4}:737-740 `"lm_head.weight": f"model.layers.{{mtp_start}}.shared_head'
+        f'.head.weight",`; {HV4}:604-608 `return "__skip__"` (the layer\'s own head and '
+        "embedding are skipped; the target's lm_head fills draft layer 0's head only)",
+        "missing": f"{HV4}:923 `return loaded_params`; {TRACKED}",
+    },
+)
+# --- DeepSeek V4 ----------------------------------------------------------------------------
+DV4 = "vllm/models/deepseek_v4/nvidia/mtp.py"
+DV4M = "vllm/models/deepseek_v4/nvidia/model.py"
+VLLM_DEEPSEEK_V4 = MtpLoader(
+    name="vllm-mtp-deepseek-v4",
+    runtime="vllm",
+    release=VLLM,
+    architecture="DeepSeekV4MTPModel",
+    family="DeepSeek V4",
+    targets=("type:deepseek_v4",),
+    layer="mtp.{k}",
+    layer_also=("model.layers.{i}",),
+    own=(*DEEPSEEK_V4_OWN, ("head", "V,H")),
+    decoder=DEEPSEEK_V4_DECODER,
+    layer_check="MTP speculative decoding layer {j} weights missing from checkpoint.",
+    from_target=("embed_tokens",),
+    cites={
+        "targets": f'{SPEC}:765-776 `overrides["architectures"] = ["DeepSeekV4MTPModel"]` '
+        "(deepseek_v4 only: V4.1 has no classic MTP draft)",
+        "count_keys": f"{DV4}:217-218 `self.num_mtp_layers = config.num_nextn_predict_layers`",
+        "count_default": f"{DV4}:218 `self.num_mtp_layers = config.num_nextn_predict_layers` "
+        "(an attribute: no default)",
+        "first": f"{DV4}:217 `self.mtp_start_layer_idx = config.num_hidden_layers`",
+        "layer": f'{DV4}:339-353 `f"mtp.{{mtp_layer_idx}}.",`',
+        "layer_also": 'vllm/model_executor/models/utils.py:589-595 `f"model.layers.{base + i}.",`',
+        "own": f"{DV4}:121-153 `self.hc_head_fn = nn.Parameter(`; {DV4}:362-366 "
+        '`".norm.weight": ".shared_head.norm.weight",` (its own head and final norm)',
+        "decoder": f"{DV4M}:600-616 `self.attn_norm = RMSNorm(`; {DV4M}:621-664 "
+        "`self.hc_attn_fn = nn.Parameter(` (its hyper-connection mixes, (2 + hc_mult) x "
+        "hc_mult wide)",
+        "layer_check": f"{DV4}:509-520 `MTP speculative decoding layer {{layer_idx}} weights`",
+        "from_target": f'{DV4}:418-419 `".layers" not in name` (the embedding is read from '
+        "draft layer 0's emb.tok_emb alone; the drafter shares the target's)",
+        "missing": f"{DV4}:522 `return loaded_params`; {TRACKED}",
+    },
+)
+# --- Qwen4Exp -------------------------------------------------------------------------------
+Q4 = "vllm/models/qwen4_exp/nvidia/mtp.py"
+# the prefixes vLLM strips or maps before reading an MTP name (mtp. is the plain one)
+Q4_MTP_ALSO = (
+    "model.mtp.",
+    "language_model.mtp.",
+    "language_model.model.mtp.",
+    "model.language_model.mtp.",
+    "model.language_model.model.mtp.",
+)
+VLLM_QWEN4_EXP = MtpLoader(
+    name="vllm-mtp-qwen4-exp",
+    runtime="vllm",
+    release=VLLM,
+    architecture="Qwen4ExpMTP",
+    family="Qwen4Exp",
+    targets=("type:qwen4_exp", "type:qwen4_exp_text"),
+    count_keys=("mtp_num_hidden_layers",),
+    count_in_text=True,
+    count_default=1,
+    first="0",
+    layer="mtp.layers.{i}",
+    layer_also=tuple(f"{a}layers.{{i}}" for a in Q4_MTP_ALSO),
+    own=(),
+    decoder=QWEN4_EXP_DECODER,
+    once=QWEN4_EXP_ONCE,
+    once_also=Q4_MTP_ALSO,
+    cites={
+        "targets": f'{SPEC}:915-933 `"architectures": ["Qwen4ExpMTP"],`',
+        "count_keys": f'{Q4}:189-190 `self.num_mtp_layers = getattr(config, "mtp_num_hidden_layers", 1)`',
+        "count_in_text": f"{Q4}:178-179 `config: Qwen4ExpTextConfig = model_config.hf_text_config`",
+        "count_default": f'{Q4}:190 `getattr(config, "mtp_num_hidden_layers", 1)`',
+        "first": f"{Q4}:223-230 `for idx in range(self.num_mtp_layers)` (a ModuleList: "
+        "stored from 0)",
+        "layer": f'{Q4}:119-120 `return name.replace("mtp.", "model.", 1)`',
+        "layer_also": f'{Q4}:99-110 `"model.language_model.",`',
+        "own": f"{Q4}:205-222 `self.fc_embedding = ColumnParallelLinear(` (the fusion is the "
+        "model's, loaded once: no module of its own in a layer)",
+        "decoder": "vllm/models/qwen4_exp/nvidia/model.py:258-279 "
+        "`self.attn_hyper_connection = GatedResidual(`",
+        "once": f"{Q4}:205-222 `self.fc_hidden = ColumnParallelLinear(`; {Q4}:237-256 "
+        "`self.hidden_size * self.hc_count, eps=config.rms_norm_eps` (pre_fc_norm_hidden "
+        "over the hc_count streams)",
+        "once_also": f'{Q4}:99-110 `if name.startswith("model.mtp."):`',
+        "missing": f"{Q4}:480-484 `return loader.load_weights(remap_weight_names(), "
+        f"mapper=mapper)`; {TRACKED}",
+    },
+)
+# --- Inkling: strict, and the depth layers built follow num_speculative_tokens --------------
+INK = "vllm/models/inkling/nvidia/mtp.py"
+INKLING_OWN = (("hidden_norm", "H"), ("embed_norm", "H"), ("input_proj", "H,2H"))
+INKLING_DECODER = (
+    ("transformer_block.attn_norm", "H"),
+    ("transformer_block.attn", None),
+    ("transformer_block.mlp_norm", "H"),
+    ("transformer_block.mlp", None),
+)
+VLLM_INKLING = MtpLoader(
+    name="vllm-mtp-inkling",
+    runtime="vllm",
+    release=VLLM,
+    architecture="InklingMTPModel",
+    family="Inkling",
+    targets=("type:inkling_mm_model", "type:inkling_model"),
+    count_keys=("mtp_config.num_nextn_predict_layers",),
+    first="0",
+    layer="model.mtp.layers.{i}",
+    own=INKLING_OWN,
+    decoder=INKLING_DECODER,
+    missing="strict",
+    strict_error="Inkling MTP checkpoint is missing required parameters: ...",
+    refused=(
+        r"(hidden_norm|embed_norm|transformer_block\.(attn_norm|mlp_norm))\.(?!weight$|bias$)",
+    ),
+    refused_error="a name of a built depth layer it has no parameter for: ValueError "
+    "'Unexpected Inkling MTP weight: ...' at start-up",
+    serving="num_speculative_tokens",
+    from_target=("embed_tokens", "lm_head"),
+    cites={
+        "targets": f'{SPEC}:1087-1103 `"architectures": ["InklingMTPModel"],`',
+        "count_keys": f'{SPEC}:1088-1092 `checkpoint_depths = mtp_config.get("num_nextn_predict_layers", 0)`',
+        "count_default": f"{SPEC}:1090-1092 `The Inkling checkpoint does not contain MTP weights` "
+        "(0 when mtp_config has none: refused)",
+        "first": f"{INK}:142-152 `for idx in range(self.num_mtp_layers)` (depths from 0)",
+        "layer": f'{INK}:417-421 `name = name.replace(".mtp.layers.", ".layers.")`',
+        "own": f"{INK}:87-96 `self.input_proj = ReplicatedLinear(`",
+        "decoder": f"{INK}:100-107 `self.transformer_block = InklingDecoderLayer(`; "
+        "vllm/models/inkling/nvidia/model.py:151-182 `self.mlp_norm = InklingRMSNorm(`",
+        "missing": f"{INK}:451-461 `is_mtp_completeness_check_enabled()`",
+        "strict_error": f"{INK}:456-459 `Inkling MTP checkpoint is missing required parameters: `",
+        "refused": f"{INK}:444-450 `Unexpected Inkling MTP weight: `",
+        "refused_error": f"{INK}:444-450 `Unexpected Inkling MTP weight: `",
+        "serving": f"{INK}:126-132 `self.num_mtp_layers = _select_mtp_depth_count(n_predict, "
+        f"num_spec)`; {INK}:66-67 `num_layers = min(n_predict, num_spec) if num_spec else "
+        "n_predict` (depth k is built and read for num_speculative_tokens above k)",
+        "from_target": f'{INK}:397-399 `if name in ("model.llm.embed.weight", '
+        '"model.llm.unembed.weight"):`',
+    },
+)
+# --- GLM-4.7 Flash (GLM-4 MoE Lite), GLM-OCR, Nemotron Parse 3.5 -----------------------------
+GLL = "vllm/model_executor/models/glm4_moe_lite_mtp.py"
+GOC = "vllm/model_executor/models/glm_ocr_mtp.py"
+# the override zeroes num_hidden_layers: the draft layers are read from index 0 of the
+# checkpoint the draft is loaded from (a separate MTP export; the target itself holds its
+# first decoder layer there)
+VLLM_GLM4_MOE_LITE = MtpLoader(
+    name="vllm-mtp-glm4-moe-lite",
+    runtime="vllm",
+    release=VLLM,
+    architecture="Glm4MoeLiteMTPModel",
+    family="GLM-4.7 Flash (GLM-4 MoE Lite)",
+    targets=("arch:Glm4MoeLiteForCausalLM",),
+    first="0",
+    own=(*DEEPSEEK_OWN, ("shared_head.head", "V,H")),
+    from_target=("embed_tokens",),
+    cites={
+        "targets": f'{SPEC}:858-867 `"architectures": ["Glm4MoeLiteMTPModel"],`',
+        "count_keys": f"{GLL}:164-165 `self.num_mtp_layers = config.num_nextn_predict_layers`",
+        "first": f'{SPEC}:858-865 `"num_hidden_layers": 0,`; {GLL}:164 '
+        "`self.mtp_start_layer_idx = config.num_hidden_layers` (index 0 of the checkpoint "
+        "the draft is loaded from: a separate MTP export, not the target's layers)",
+        "layer": 'vllm/model_executor/models/utils.py:589-595 `f"model.layers.{base + i}.",`',
+        "own": f"{GLL}:98-100 `self.eh_proj = nn.Linear(config.hidden_size * 2`; "
+        f"{GLL}:76-83 `self.head = ParallelLMHead(`",
+        "decoder": f"{GLL}:127-130 `self.mtp_block = Glm4MoeLiteDecoderLayer(`",
+        "from_target": f"{GLL}:437-442 `spec_layer != self.model.mtp_start_layer_idx`",
+        "missing": f"{GLL}:454 `return loaded_params`; {TRACKED}",
+    },
+)
+VLLM_GLM_OCR = MtpLoader(
+    name="vllm-mtp-glm-ocr",
+    runtime="vllm",
+    release=VLLM,
+    architecture="GlmOcrMTPModel",
+    family="GLM-OCR",
+    targets=("arch:GlmOcrForConditionalGeneration",),
+    count_in_text=True,
+    layer_also=("model.language_model.layers.{i}", "layers.{i}"),
+    from_target=("shared_head.head", "embed_tokens"),
+    cites={
+        "targets": f'{SPEC}:869-878 `"architectures": ["GlmOcrMTPModel"],`',
+        "count_keys": f"{GOC}:109-111 `self.num_mtp_layers = config.num_nextn_predict_layers`",
+        "count_in_text": f"{GOC}:109 `config = vllm_config.model_config.hf_config.text_config` "
+        "(the override zeroes the top level's num_hidden_layers, not the text model's)",
+        "first": f"{GOC}:110 `self.mtp_start_layer_idx = config.num_hidden_layers`",
+        "layer": 'vllm/model_executor/models/utils.py:589-595 `f"model.layers.{base + i}.",`',
+        "layer_also": f'{GOC}:252 `name = name.replace("model.language_model.layers", '
+        '"model.layers")`; vllm/model_executor/models/utils.py:589-595 `f"layers.{base + i}.",`',
+        "own": f"{GOC}:67-69 `self.eh_proj = nn.Linear(config.hidden_size * 2`",
+        "decoder": f"{GOC}:75-77 `self.mtp_block = Glm4DecoderLayer(`",
+        "from_target": f'{GOC}:187-189 `name = f"model.layers.{{spec_layer}}.shared_head.head.weight"`',
+        "missing": f"{GOC}:246 `return loaded_params`; {TRACKED}",
+    },
+)
+NP = "vllm/model_executor/models/nemotron_parse3_5_mtp.py"
+# Nemotron Parse 3.5: one auxiliary step from the decoder's trained extra projection and head
+VLLM_PARSE_AUX = MtpLoader(
+    name="vllm-mtp-parse-aux",
+    runtime="vllm",
+    release=VLLM,
+    architecture="ParseAuxMTPModel",
+    family="Nemotron Parse 3.5",
+    targets=("arch:RadioMBartPrefixForCausalLM",),
+    count_keys=(),
+    count_fixed=1,
+    first="0",
+    layer="decoder",
+    own=(("extra_proj.0", None), ("extra_heads.0", None)),
+    decoder=(),
+    from_target=("embed_tokens",),
+    cites={
+        "targets": f'{SPEC}:721-729 `"architectures": ["ParseAuxMTPModel"],` (when the '
+        "decoder's causal_vision_prefix is set)",
+        "count_fixed": f'{SPEC}:726-728 `"num_nextn_predict_layers": 1,`',
+        "first": f'{NP}:73-78 `"decoder.extra_heads.0."` (the one auxiliary step)',
+        "layer": f'{NP}:29-36 `"decoder.extra_proj.0.": "model.extra_proj.",`',
+        "own": f"{NP}:14-16 `self.extra_head = nn.Linear(hidden_size, hidden_size)`",
+        "decoder": f"{NP}:19-20 `return self.extra_head(hidden_states + "
+        "self.extra_proj(token_embeds))` (no decoder block)",
+        "from_target": f'{NP}:75 `if name == "decoder.embed_tokens.weight" or name.startswith(`',
+        "missing": f"{NP}:80-81 `return loader.load_weights(mtp_weights(), "
+        f"mapper=self.hf_to_vllm_mapper)`; {TRACKED}",
     },
 )

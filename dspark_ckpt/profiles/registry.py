@@ -17,7 +17,16 @@ import re
 from typing import TYPE_CHECKING
 
 from dspark_ckpt.errors import UsageError
-from dspark_ckpt.profiles import eagle1, sglang, sglang_variants, trtllm, vllm, vllm_variants
+from dspark_ckpt.profiles import (
+    eagle1,
+    eagle1_vllm_models,
+    mistral,
+    sglang,
+    sglang_variants,
+    trtllm,
+    vllm,
+    vllm_variants,
+)
 from dspark_ckpt.profiles.architectures import BY_NAME, known, unjudged
 from dspark_ckpt.profiles.families import (
     COVERED,
@@ -138,6 +147,8 @@ PROFILES: dict[str, Profile] = register(
     *trtllm.PROFILES,
     *vllm_variants.PROFILES,
     *sglang_variants.PROFILES,
+    *eagle1_vllm_models.PROFILES,
+    *mistral.PROFILES,
 )
 
 

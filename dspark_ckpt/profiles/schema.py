@@ -1,5 +1,5 @@
 """What a runtime profile says: the ``Profile`` and ``HiddenStates`` records, every
-string-valued field a ``Literal`` whose values are documented here, once.
+string-valued field a ``Literal`` whose values are documented once, in ``choices.py``.
 
 A profile is one runtime release's loader for one drafter family; the entries live in
 one module per runtime (``vllm.py``, ``sglang.py``, ``trtllm.py``). A value outside its
@@ -11,247 +11,43 @@ one module per runtime (``vllm.py``, ``sglang.py``, ``trtllm.py``). A value outs
 from dataclasses import fields
 from typing import Literal, get_args, get_origin
 
+from dspark_ckpt.profiles.choices import (  # noqa: F401 (the field types, re-exported)
+    AuxDefault,
+    AuxDefaultLayers,
+    Captures,
+    CheckedIds,
+    ConfigView,
+    D2tParam,
+    DecoderLayer,
+    DefaultAuxIds,
+    EmbedFromTarget,
+    Family,
+    HiddenWidth,
+    LmHeadFromTarget,
+    MarkovBiasWidth,
+    MarkovHeadType,
+    MarkovW2Rows,
+    MaskHidden,
+    MaskTokenBound,
+    MissingD2t,
+    MissingDraftVocab,
+    MissingLmHead,
+    MissingMaskToken,
+    MissingTensors,
+    NullTargetHidden,
+    PrefixedNames,
+    ReducedAgainst,
+    ReducedWhen,
+    Runtime,
+    StrayFilesLoaded,
+    StrayNames,
+    TiedHead,
+    UnservedArchitecture,
+)
 from dspark_ckpt.profiles.releases import first_release, runtime_key
 from dspark_ckpt.record import record
 
 LT, NE = "<", "!="
-
-Family = Literal[
-    "dspark",  # DSpark: a DFlash block drafter with a Markov head (markov_rank)
-    "dflash",  # DFlash block drafters
-    "eagle3",  # EAGLE-3 (P-EAGLE is served as EAGLE-3)
-    "eagle",  # classic EAGLE (EAGLE-1): fc over [embedding, the target's last hidden state]
-]
-"""The drafter family a profile's loader reads."""
-
-Runtime = Literal["vLLM", "SGLang", "TensorRT-LLM"]
-"""The runtime a profile's release belongs to."""
-
-ReducedWhen = Literal[
-    "<",  # reduced when Vd < the other size
-    "!=",  # reduced when Vd != the other size
-]
-"""How Vd is compared (with ``ReducedAgainst``) to decide the draft vocab is reduced: a
-draft_id_to_target_id / d2t parameter is created; the DSpark loader also requires
-lm_head and d2t."""
-
-ReducedAgainst = Literal[
-    "target",  # Vt, the target's vocab size
-    "vocab_size",  # V, the drafter's own vocab_size
-]
-"""What Vd is compared with to decide the draft vocab is reduced."""
-
-MissingD2t = Literal[
-    "error",  # refused at load
-    "zeros",  # silently all zero: draft id i becomes target id i
-    "uninitialised",  # an int32 parameter that nothing loads
-    # an int32 parameter made with torch.empty that the weight loader requires, as every
-    # parameter of a module it loads ('assert n in module_weights'): refused at load
-    "load_assert",
-    "unused",  # the runtime has no d2t path
-]
-"""What a reduced drafter without d2t gets."""
-
-D2tParam = Literal[
-    "reduced",  # a parameter exists only for a reduced vocab; otherwise the loader raises
-    "always",  # the parameter always exists
-    "hot_token_id",  # turned into hot_token_id = d2t + arange, never a parameter
-    "ignored",  # skipped
-    "rejected",  # strict state-dict load
-    "none",  # no such parameter: the weight loader refuses a shipped d2t / t2d by name
-]
-"""Where a checkpoint's d2t goes."""
-
-MissingLmHead = Literal[
-    "refused",  # load error
-    "target",  # the target's head is shared silently
-    "uninitialised",  # an explicit draft_vocab_size creates a head nothing loads
-    "unshared",  # the own head nothing loads unless Vd == Vt (then the target's)
-    "target-always",  # the head always comes from the target
-    "unchecked",  # not read here
-]
-"""What a reduced drafter without lm_head gets."""
-
-LmHeadFromTarget = Literal[
-    "never",
-    "no_draft_vocab_size",  # when the config has no draft_vocab_size
-    "always",
-    "unbuilt",  # always, and the model has no lm_head: a shipped one is a name it lacks
-]
-"""When a shipped lm_head is replaced by the target's."""
-
-MarkovW2Rows = Literal["draft_vocab_size", "vocab_size"]
-"""The rows of markov_head.markov_w2.weight."""
-
-MissingMaskToken = Literal[
-    "error",  # refused
-    "tokenizer",  # resolved from the tokenizer
-    "vocab_size",  # defaults to V
-    "",  # the family has no mask token
-]
-"""What a drafter without a mask (noise) token id gets."""
-
-AuxDefault = Literal[
-    "3",  # three aux hidden states
-    "num_hidden_layers",  # the drafter's num_hidden_layers
-    "required",  # no default: the key must be there
-    "",  # no fc check
-]
-"""The count n_aux of target hidden states fc takes when no ``aux_layer_keys`` key is set."""
-
-HiddenWidth = Literal[
-    "target_hidden_size",  # that key, else hidden_size
-    "hidden_size",  # target_hidden_size is not read
-]
-"""The width of each target hidden state the drafter's fc is built for (fc takes
-n_aux * this width)."""
-
-PrefixedNames = Literal[
-    "rejected",  # load error
-    "stripped",  # the prefix is removed
-]
-"""What the loader does with tensor names under a wrapper prefix (``model.``)."""
-
-Captures = Literal[
-    "0..N",  # every layer boundary, the final pre-norm state included
-    "0..N-1",  # the state entering each layer
-    None,  # unknown
-]
-"""The capture points a target produces."""
-
-CheckedIds = Literal[
-    "0..N-1",  # ids outside [0, N) are refused at start-up
-    None,  # the runtime does not check them
-]
-"""The aux layer ids a runtime accepts at start-up."""
-
-EmbedFromTarget = Literal[
-    "missing",  # the target's, when the drafter ships none
-    "unless_target_hidden_size",  # the target's unless target_hidden_size != hidden_size
-    "always",  # always the target's
-]
-"""Where the drafter's embed_tokens comes from."""
-
-StrayFilesLoaded = Literal[
-    "index_or_all",  # the index's shards; without an index, every *.safetensors of the folder
-    "all",  # every *.safetensors of the folder, whether an index names it or not
-]
-"""Which ``*.safetensors`` files of the drafter's folder the loader reads: a file the
-drafter's weights are not in (a mask, a training state) is loaded with them."""
-
-StrayNames = Literal[
-    "refused",  # a name the drafter has no parameter for fails the load
-    "skipped",  # such a name is skipped silently
-]
-"""What the loader does with a tensor name the drafter has no parameter for (the names
-of a stray weight file)."""
-
-
-MissingDraftVocab = Literal[
-    "vocab_size",  # a missing draft_vocab_size key means V, as null does
-    "attribute_error",  # the loader reads config.draft_vocab_size: a missing key raises
-]
-"""What a drafter config without a draft_vocab_size key (not a null one) gets."""
-
-MissingTensors = Literal[
-    "unchecked",  # not judged here
-    "default_init",  # a parameter the checkpoint lacks keeps its initial value, no error
-    "uninitialised",  # the loader checks nothing: the parameter keeps its initial memory
-    "strict",  # load_state_dict(strict=True): a missing name fails the load
-    # TensorRT-LLM's DFlash: a missing backbone weight keeps its allocation (as uninitialised),
-    # but fc and hidden_norm exist only when shipped: without one the first forward raises
-    "partial_fc_required",
-]
-"""What a tensor the runtime's model has and the checkpoint lacks gets."""
-
-MarkovBiasWidth = Literal[
-    "",  # no such check
-    # the V-wide Markov bias covers the first V of the target head's logits (asserted
-    # V <= their width) and markov_w1 (V rows) embeds every sampled target id
-    "at_most_target",
-]
-"""How the DSpark Markov bias meets the target head's logits."""
-
-MaskTokenBound = Literal[
-    "vocab_size",  # [0, V): embedded by the drafter's own embedding
-    "target_vocab",  # [0, Vt): refused at start-up otherwise
-    "target_padded_vocab",  # [0, the target's padded_vocab_size, else Vt): refused otherwise
-]
-"""The range a mask (noise) token id must lie in."""
-
-DefaultAuxIds = Literal[
-    "",  # not modelled
-    "2,N//2,N-3",  # the states entering layers 2, N // 2 and N - 3 of an N-layer target
-    "draft_layers",  # one per drafter layer, spread over the target's layers 1 .. N - 3
-]
-"""The target hidden states a runtime feeds when the config names no aux layer ids."""
-
-AuxDefaultLayers = Literal[
-    "2,N//2,N-3",  # (2, N // 2, N - 3) of an N-layer target, deduplicated
-    # the outputs of layers (1, N // 2 - 1, N - 4), the states entering (2, N // 2, N - 3),
-    # not deduplicated; a ValueError at start-up for 2 <= N <= 5; the runtime reads no drafter
-    # key for them (only its serving config)
-    "1,N//2-1,N-4",
-    "",  # no default judged
-]
-"""The aux layer ids the model runner feeds when the drafter's config names none (or only
-keys it does not read), from the target's depth N."""
-
-MaskHidden = Literal[
-    "parallel_drafting",  # required when parallel drafting is on, skipped (warned) otherwise
-    "refused",  # an assertion in load_weights
-    "no_parameter",  # no parameter of that name: the weight loader raises
-    # P-EAGLE is built as the plain EAGLE-3 model whatever architectures says: nothing creates
-    # mask_hidden (a shipped one is never read) and the worker drafts one token per step
-    "as_eagle3",
-    "",  # not judged here
-]
-"""What the loader does with a ``mask_hidden`` tensor (P-EAGLE's parallel-drafting input)."""
-
-NullTargetHidden = Literal[
-    "type_error",  # a present null is read as is: None * n_aux, a TypeError at build
-    # the same, but for the MLA architectures (mla_architectures), whose model reads it with
-    # `or hidden_size`: a null falls back there
-    "type_error_unless_mla",
-    "hidden_size",  # a null falls back to hidden_size
-]
-"""What a ``target_hidden_size: null`` in the drafter config does."""
-
-MarkovHeadType = Literal[
-    "ignored",  # the vanilla w1/w2 head is built whatever markov_head_type says
-    "built",  # vanilla, gated or rnn is built as named; another name raises at build
-    # the DFlash-lineage DSpark head set: markov_rank and markov_head_type resolved from
-    # dspark_config, dflash_config, dspark_<key>, then the top level; only vanilla is built
-    # (another type raises at build), its two tensors required, [V, r], when markov_rank > 0
-    # and refused when it is 0 (a ValueError at load)
-    "vanilla_checked",
-    # no DSpark head at all: a drafter declaring any (projector_type 'dspark', shift_label,
-    # use_confidence_head, markov_rank > 0, resolved as vanilla_checked does) is refused at build
-    "refused",
-    "",  # not judged here
-]
-"""How ``markov_head_type`` is read."""
-
-UnservedArchitecture = Literal[
-    "deepseek_v4",  # rewritten to the DeepSeek-V4 DSpark drafter, weights from the target
-    "",  # not judged here
-]
-"""What the runtime does with a drafter whose architecture its loader does not serve."""
-
-
-# --- issue 25, task B: silent replacements (DSC670) ---------------------------------------
-TiedHead = Literal[
-    "",  # tie_word_embeddings is not read: the drafter's head is built and loaded as without it
-    # a true tie_word_embeddings makes lm_head the drafter's embed_tokens module ([V, H], the
-    # target's embedding where the runtime shares it): a shipped lm_head is never loaded
-    "embedding",
-    # as "embedding", but the build fails where the drafter has no embedding of its own
-    # (shared with the target): the tie reads the missing module's attributes
-    "embedding_or_refused",
-]
-"""What a true ``tie_word_embeddings`` in the drafter config does to its ``lm_head`` (read
-with Python truthiness; a missing key is the config class default, False for the Llama and
-Qwen3 configs drafters use)."""
 
 
 def _literal_fields(cls: type) -> dict[str, tuple]:
@@ -423,7 +219,10 @@ class Profile:
     # stored names the loader maps onto its model's, "stored>model": a top-level module
     # ("encoder.fc>fc"), a block index ("midlayer>layers.0"), or a decoder layer's fused
     # module stored for one it builds ("self_attn.qkv_proj>self_attn.q_proj"); () for the
-    # exact names only
+    # exact names only. "re:PATTERN>NAME": the loader's own mapper renames whole stored names
+    # by pattern, in order (re.sub; NAME is the runtime's name, its model under "model."; an
+    # empty NAME: the mapper skips the name); "re1:PATTERN>NAME": the first whose PATTERN
+    # matches the whole name renames it, and a name none matches is skipped
     name_maps: tuple[str, ...] = ()
     # the releases it covers, read from the releases' own tags (not a rule): clauses
     # ">=A", "<B", "<=B", "==A" joined by commas; "main" for a branch with no release
@@ -451,18 +250,30 @@ class Profile:
     # modules it builds beyond its family's: "PATH[|STORED...][:TENSOR,...][?[~]KEY]", PATH
     # top-level ("X.#": one per target hidden state) or "layers.*.X" in each decoder layer
     # (STORED: other names the loader maps onto it), TENSORs its exact names (default weight),
-    # built where config KEY is truthy (~KEY: unless KEY is set false)
+    # built where config KEY is truthy (~KEY: unless KEY is set false; !KEY: unless it is true)
     extra_modules: tuple[str, ...] = ()
     # its decoder layer's modules where they are not its family's (extra_modules' syntax,
     # without "layers.*."; shapes not judged); () for the family's layer
     layer_modules: tuple[str, ...] = ()
     # dotted config keys the build reads with no default: missing or null fails it
-    # ("truthy:KEY": a false value fails it too; "every:KEY=V": a list, each entry V)
+    # ("truthy:KEY": a false value fails it too; "every:KEY=V": a list, each entry V;
+    # "null:KEY": asserted None, a missing key failing too; "empty:KEY": a list asserted
+    # empty, not judged where absent or null)
     required_keys: tuple[str, ...] = ()
     # stored tensor names whose absence fails the load (after the loader's renames)
     required_tensors: tuple[str, ...] = ()
     # the build refuses a draft vocab other than the target's (Vd != Vt)
     vocab_equal_target: bool = False
+    # its decoder layer where it is none of the family's templates ("": the family's)
+    decoder_layer: DecoderLayer = ""
+    # its own top-level modules in place of fc / norm / hidden_norm (extra_modules' syntax)
+    top_modules: tuple[str, ...] = ()
+    # modules (a path's end) an "uninitialised" loader checks after the load: missing, refused
+    checked_after_load: tuple[str, ...] = ()
+    # the name prefixes the loader reads (removed; any other name skipped), and its renames
+    read_prefixes: tuple[str, ...] = ()
+    renames: tuple[str, ...] = ()  # "old>new" in every read name ("old>": the name skipped)
+    config_view: ConfigView = ""  # the config the model is built from, normalised by the runtime
     # not a rule: the architecture group of a variant's own line ("" for a family's own)
     variant: str = ""
 
@@ -550,6 +361,8 @@ PROFILE_CHOICES = _literal_fields(Profile)
 RULE_FIELDS = tuple(f.name for f in fields(Profile) if f.name not in ABOUT)
 # issue 31's fields, with their defaults (what a family's own loader has)
 ISSUE_31 = ("extra_modules", "layer_modules", "required_keys", "required_tensors")
+ISSUE_31 += ("decoder_layer", "top_modules", "checked_after_load", "read_prefixes", "renames")
+ISSUE_31 += ("config_view",)
 FIELDS_31 = {
     f.name: f.default for f in fields(Profile) if f.name in (*ISSUE_31, "vocab_equal_target")
 }

@@ -103,3 +103,102 @@ SGLANG_LILICORR = SG_DFLASH_PROFILE.derive(
 )
 
 PROFILES = (SGLANG_DFLASH2, SGLANG_LAGUNA, SGLANG_LILICORR)
+
+
+# M3.1 DSpark (DSparkMiniMaxDraftModel): the DSpark model over MiniMax-M3 decoder layers (each
+# wrapped as layers.<i>.decoder_layer; fused qkv_proj and gate_up_proj, q/k norms always, a dense
+# MLP: the config normalisation turns every MoE layer and the sparse attention off), built from
+# the config SGLang normalises itself, and loaded by its own strict load_weights: only names under
+# dspark., model.dspark. or language_model.model.dspark. are read (any other is skipped), renamed
+# (block_sparse_moe -> mlp, final_norm -> norm, q/k/v and gate/up stacked: a gated Markov head's
+# gate_proj is renamed too, to a parameter it does not have), and then a name it has no parameter
+# for, a fused parameter with a shard missing, or any parameter not loaded fails the load. The
+# confidence head is built only outside the default ragged-verify mode (static): its names skipped.
+SG_MINIMAX = S + "models/dspark_minimax.py"
+SG_MINIMAX_CFG = S + "configs/minimax_vl.py"
+SG_MINIMAX_M3 = S + "models/minimax_m3.py"
+SG_MINIMAX_LOAD = (
+    f"{SG_MINIMAX}:300-301 `Unexpected DSpark checkpoint tensor`; {SG_MINIMAX}:310-322 "
+    "`Missing DSpark checkpoint shards` `Missing DSpark checkpoint tensors`"
+)
+_ATTN = "decoder_layer.self_attn."
+_MLP = "decoder_layer.mlp."
+_GATE_UP = ((0, "gate"), (1, "up"))
+SGLANG_DSPARK_MINIMAX = next(p for p in SGLANG_PROFILES if p.name == "sglang-dspark").derive(
+    name="sglang-dspark-minimax",
+    release=SGLANG,
+    releases=SGLANG_RELEASES,
+    variant="dspark-minimax",
+    sources=(SG_MINIMAX, SG_MINIMAX_CFG, SG_MINIMAX_M3, S + "models/dspark.py"),
+    cites={
+        "read_prefixes": f"{SG_MINIMAX}:277 "
+        '`prefixes = ("language_model.model.dspark.", "model.dspark.", "dspark.")`; '
+        f'{SG_MINIMAX}:286-290 `if name is None or "rotary_emb." in name:` (skipped)',
+        "renames": f"{SG_MINIMAX}:278-284 `stacked = (`; {SG_MINIMAX}:289-299 "
+        '`name = name.replace("block_sparse_moe", "mlp").replace("final_norm", "norm")` '
+        "`name = name.replace(source, target)` (every name, a Markov gate_proj too)",
+        "missing_tensors": SG_MINIMAX_LOAD,
+        "stray_names": SG_MINIMAX_LOAD,
+        "name_maps": f"{SG_MINIMAX}:270-299 `def load_weights` (its own renames only: no "
+        "encoder.* names)",
+        "layer_modules": f"{SG_MINIMAX}:114-126 `DSparkMiniMaxLayer(` `DSparkMiniMaxDecoder(`; "
+        f"{SG_MINIMAX}:85-87 `self.decoder_layer = decoder_layer`; {SG_MINIMAX_M3}:801-812 "
+        f"`self.qkv_proj = QKVParallelLinear(` `self.o_proj = RowParallelLinear(`; "
+        f'{SG_MINIMAX_M3}:858-866 `if self.qk_norm_type == "per_layer":` (q_norm and k_norm '
+        f"whatever use_qk_norm says); {SG_MINIMAX_M3}:1736-1744 `self.mlp = MiniMaxM3MLP(`; "
+        f"{SG_MINIMAX_M3}:317 `self.gate_up_proj = MergedColumnParallelLinear(`; "
+        f"{SG_MINIMAX_M3}:1746-1758 `self.input_layernorm = RMSNorm(`",
+        "config_view": f"{S}configs/model_config.py:1020-1028 "
+        '`self.hf_config.architectures[0] == "DSparkMiniMaxDraftModel"`; '
+        f"{SG_MINIMAX_CFG}:66-88 `def configure_minimax_m3_dspark` "
+        '`text.num_hidden_layers = int(text.dflash_config["num_hidden_layers"])` '
+        "`text.markov_rank = int(text.dspark_markov_rank)`",
+        "required_keys": f"{SG_MINIMAX_CFG}:72-88 `M3.1 DSpark requires the dense draft FFN "
+        'checkpoint` `int(text.dflash_config["num_target_layers"])` '
+        "`text.block_size = int(text.dspark_block_size)`; "
+        f"{SG_MINIMAX_CFG}:92-100 `M3.1 DSpark capture layer IDs must be unique`; "
+        f"{SG_MINIMAX}:112 `norm = GemmaRMSNorm if config.use_gemma_norm else RMSNorm`",
+        "top_level_keys": f"{SG_MINIMAX_CFG}:86 `text.markov_rank = int(text.dspark_markov_rank)` "
+        "(the model's markov_rank is written from dspark_markov_rank)",
+        "aux_layer_keys": f'{SG_MINIMAX}:111 `len(config.dflash_config["target_layer_ids"])`',
+        "aux_default": f'{SG_MINIMAX}:111 `config.dflash_config["target_layer_ids"]` (a '
+        "KeyError without it)",
+    },
+    read_prefixes=("language_model.model.dspark.", "model.dspark.", "dspark."),
+    renames=(
+        "rotary_emb.>",
+        "block_sparse_moe>mlp",
+        "final_norm>norm",
+        *(f".{x}_proj.>.qkv_proj[{x}]." for x in "qkv"),
+        ".gate_proj.>.gate_up_proj[0].",
+        ".up_proj.>.gate_up_proj[1].",
+    ),
+    missing_tensors="refused",
+    stray_names="refused",
+    name_maps=(),
+    layer_modules=(
+        *(f"{_ATTN}{x}_proj|{_ATTN}qkv_proj[{x}]|{_ATTN}qkv_proj" for x in "qkv"),
+        *(f"{_ATTN}{m}" for m in ("o_proj", "q_norm", "k_norm")),
+        *(f"{_MLP}{m}_proj|{_MLP}gate_up_proj[{i}]|{_MLP}gate_up_proj" for i, m in _GATE_UP),
+        f"{_MLP}down_proj",
+        "decoder_layer.input_layernorm",
+        "decoder_layer.post_attention_layernorm",
+    ),
+    config_view="minimax_m3_dspark",
+    required_keys=(
+        "truthy:dspark_use_dense_ffn",
+        "dflash_config.num_target_layers",
+        "dflash_config.num_hidden_layers",
+        "dspark_ffn_hidden_size",
+        "dspark_block_size",
+        "dspark_markov_rank",
+        "dspark_noise_token_id",
+        "truthy:dflash_config.target_layer_ids",
+        "use_gemma_norm",
+    ),
+    top_level_keys=(),
+    aux_layer_keys=("dflash_config.target_layer_ids",),
+    aux_default="required",
+)
+
+PROFILES = (*PROFILES, SGLANG_DSPARK_MINIMAX)

@@ -35,10 +35,16 @@ VARIANTS: dict[tuple[str, str], str] = {
     ("vllm", "LiLiCorrDraftModel"): "vllm-lilicorr",
     # registry.py:696: laguna_dflash's DFlashLagunaForCausalLM, Laguna decoder layers
     ("vllm", "DFlashLagunaForCausalLM"): "vllm-laguna",
+    # registry.py:688-691: vllm.models.kimi_k3's K3DSparkForCausalLM, Kimi-K3 MLA layers under
+    # the DSpark speculator, its own top-level modules and a load that refuses what it lacks
+    ("vllm", "K3DSparkModel"): "vllm-k3-dspark",
     # SGLang 0.5.23 (each model file's EntryClass)
     # models/dspark.py:981-992, lfm2_dspark.py:13-14: DSparkDraftModel subclasses, no changes
     ("sglang", "LingDSparkModel"): "sglang-dspark",
     ("sglang", "Lfm2DSparkDraftModel"): "sglang-dspark",
+    # models/dspark_minimax.py:101-323: DSpark over MiniMax-M3 layers, its own config
+    # normalisation (configs/minimax_vl.py:64-111) and strict load_weights
+    ("sglang", "DSparkMiniMaxDraftModel"): "sglang-dspark-minimax",
     # models/dflash.py:1309-1310: an alias of DFlashDraftModel
     ("sglang", "MuseGlimmerAssistantModel"): "sglang-dflash",
     # models/dflash.py:1264-1315: DFlash2DraftModel and its two aliases
@@ -66,12 +72,6 @@ NOT_JUDGED: dict[tuple[str, str], str] = {
     ("vllm", "DSparkV41DraftModel"): _TARGET
     + "DeepSeek-V4.1 DSpark reuses the target's config and loads its mtp.* stages "
     "(vllm/models/deepseek_v41/nvidia/dspark.py:1-7; config/speculative.py:1552-1567)",
-    ("vllm", "K3DSparkModel"): _TREE
-    + "context_proj, context_norm, final_norm and a cross-layer context_kv_proj in place of "
-    "DSpark's fc, hidden_norm and norm (vllm/models/kimi_k3/nvidia/dspark_mla.py:134-200), "
-    "Kimi-K3 multi-head latent attention layers (q_a_proj and kv_a_proj_with_mqa stacked into "
-    "fused_qkv_a_proj, dspark_mla.py:437-452), and each kv_a_proj_with_mqa weight loaded a "
-    "second time into context_kv_proj (dspark_mla.py:39-58)",
     ("vllm", "MuseSparkDSparkModel"): _TREE
     + "Muse Spark 1.x decoder layers, a class chosen by platform (MuseSpark1xDecoderLayer of "
     "vllm/models/muse_spark/nvidia/model.py or amd/model.py, "
@@ -81,11 +81,6 @@ NOT_JUDGED: dict[tuple[str, str], str] = {
     ("sglang", "DeepseekV4ForCausalLMDSpark"): _TARGET
     + "the DSpark stage ships under mtp.* in the DeepSeek-V4 checkpoint "
     "(srt/configs/model_config.py:1041-1054; srt/models/deepseek_v4_dspark.py:1120-1127)",
-    ("sglang", "DSparkMiniMaxDraftModel"): _TREE
-    + "MiniMax-M3 decoder layers (block_sparse_moe read as mlp), whose names it reads only "
-    "under dspark., model.dspark. or language_model.model.dspark. (any other name skipped), "
-    "then refuses any name it has no parameter for and any parameter not loaded "
-    "(srt/models/dspark_minimax.py:270-323)",
     ("sglang", "Gemma4AssistantForCausalLM"): _GEMMA4_MTP,
     ("sglang", "Gemma4UnifiedAssistantForCausalLM"): _GEMMA4_MTP
     + "; the unified assistant is the same model (gemma4_mtp.py:400-401)",

@@ -348,6 +348,114 @@ VLLM_LAGUNA = VLLM_DFLASH_0_31.derive(
     aux_default="required",
 )
 
+# K3 DSpark (K3DSparkModel): a DSpark drafter (the DSpark speculator, qwen3_dspark's Markov and
+# confidence heads) of Kimi-K3 MLA decoder layers, with context_proj / context_norm / final_norm
+# in place of fc / hidden_norm / norm and a cross-layer context_kv_proj that its load_weights
+# fills from each layer's kv_a_proj_with_mqa; no lm_head and no embedding of its own (the
+# target's, shared only for a full-vocab draft), no d2t. Its load_weights returns the names it
+# loaded, so vLLM's loader refuses a parameter nothing loaded (unquantised) of a module with no
+# quant method (a norm, markov_w1); a linear layer nothing loaded stays uninitialised.
+K3_PY = "vllm/models/kimi_k3/nvidia/dspark_mla.py"
+K3_MLA_PY = "vllm/models/kimi_k3/nvidia/mla.py"
+K3_MODEL_PY = "vllm/models/kimi_k3/nvidia/model.py"
+DEFAULT_LOADER = "vllm/model_executor/model_loader/default_loader.py"
+K3_MAPPER = f"{K3_PY}:437-451 `hf_to_vllm_mapper = WeightsMapper(` `orig_to_new_substr={{`"
+_K3_ATTN = "self_attn."
+_K3_FUSED = ("q_a_proj", "kv_a_proj_with_mqa")  # stacked into fused_qkv_a_proj with q-LoRA
+VLLM_K3_DSPARK = VLLM_DSPARK_0_30.derive(
+    name="vllm-k3-dspark",
+    release=VLLM,
+    releases=READ,
+    variant="k3-dspark",
+    sources=(K3_PY, K3_MLA_PY, K3_MODEL_PY, DSPARK_UTILS, DEFAULT_LOADER, SPEC_CONFIG),
+    cites={
+        "top_modules": f"{K3_PY}:150-160 `self.context_proj = ReplicatedLinear(` "
+        f"`self.context_norm = RMSNorm(`; {K3_PY}:174-187 `self.context_kv_proj = "
+        "MergedColumnParallelLinear(` `self.final_norm = RMSNorm(`; "
+        f"{K3_PY}:39-58 `def _duplicate_context_kv_weights(` (filled from each layer's "
+        "kv_a_proj_with_mqa)",
+        "layer_modules": f"{K3_PY}:73-80 `self.self_attn = MultiHeadLatentAttention(` "
+        f"`q_lora_rank=config.q_lora_rank,`; {K3_MLA_PY}:217-262 `if self.q_lora_rank is not "
+        "None:` `self.fused_qkv_a_proj = MergedColumnParallelLinear(` `self.q_a_layernorm = "
+        f"RMSNorm(`; {K3_MLA_PY}:263-276 `self.q_proj = ColumnParallelLinear(` "
+        f"`self.kv_a_proj_with_mqa = ReplicatedLinear(`; {K3_MLA_PY}:287-297 "
+        "`self.kv_a_layernorm = RMSNorm(` `self.o_proj = RowParallelLinear(`; "
+        f"{K3_PY}:93-104 `self.mlp = KimiMLP(` `self.input_layernorm = RMSNorm(`; "
+        f"{K3_MODEL_PY}:241-249 `self.gate_up_proj = MergedColumnParallelLinear(`; "
+        f"{K3_PY}:446-451 `orig_to_new_stacked={{`",
+        "name_maps": K3_MAPPER + " (no midlayer or encoder.* names)",
+        "dropped_unbuilt": K3_MAPPER + ' `"confidence_head": None,` (mask_embedding is no '
+        f"name it drops: {NO_PARAM_ANCHORED})",
+        "missing_tensors": f"{K3_PY}:530-534 `def load_weights` `return loader.load_weights(` "
+        f"(the loaded names); {DEFAULT_LOADER}:531-566 `has_postprocess_quant = getattr(` "
+        "`loaded_weights.add(full_name)` (unquantised, every module with a quant method counts "
+        "as loaded: a linear layer nothing filled stays uninitialised)",
+        "checked_after_load": f"{DEFAULT_LOADER}:511-523 `model_config.quantization is None and "
+        f"loaded_weights is not None`; {DEFAULT_LOADER}:567-572 `Following weights were not "
+        "initialized from` (the rest: RMSNorm weights and markov_w1, an nn.Embedding: "
+        f"{M}qwen3_dspark.py:71 `self.markov_w1 = nn.Embedding(vocab_size, markov_rank)`)",
+        "required_keys": f"{K3_PY}:150-152 `self.config.target_hidden_size * "
+        f"self.config.num_target_layers`; {K3_PY}:76-81 `qk_nope_head_dim=config.qk_nope_head_dim,` "
+        f"`kv_lora_rank=config.kv_lora_rank,`; {K3_PY}:174 `kv_width = self.config.kv_lora_rank "
+        "+ self.config.qk_rope_head_dim` (attribute reads: an AttributeError without them)",
+        "aux_layer_keys": f"{K3_PY}:150-152 `self.config.num_target_layers`",
+        "aux_default": f"{K3_PY}:151 `self.config.num_target_layers` (no default)",
+        "missing_d2t": f"{K3_PY}:436 `draft_id_to_target_id = None` (no d2t path)",
+        "d2t_param": f"{K3_PY}:436 `draft_id_to_target_id = None`; {K3_MAPPER} (d2t and t2d "
+        f"are kept and named model.*, no parameter: {NO_PARAM_ANCHORED})",
+        "lm_head_from_target": f"{K3_PY}:472-474 `self.lm_head: nn.Module | None = None`; "
+        f'{K3_MAPPER} `"lm_head": None,` (a shipped head dropped)',
+        "missing_lm_head": f"{K3_PY}:435 `has_own_lm_head = False`; {DSPARK_UTILS}:142-149 "
+        "`draft_output_vocab_size == target_vocab_size` (else no head: "
+        f"{K3_PY}:508 `assert self.lm_head is not None`)",
+        "vocab_equal_target": f"{DSPARK_UTILS}:142-149 `draft_output_vocab_size == "
+        f"target_vocab_size` (the target's head only then); {K3_PY}:508 `assert self.lm_head "
+        "is not None` (a pruned or padded draft has none: the first draft step fails)",
+        "own_embed_kept": f"{K3_PY}:434 `has_own_embed_tokens = False`; {K3_MAPPER} "
+        '`"embed_tokens": None,` (a shipped embedding dropped: the target\'s)',
+        "requires_embed_when_expanded": f'{K3_MAPPER} `"embed_tokens": None,` (a shipped '
+        "embedding is never loaded: nothing to require)",
+        "served_architectures": f'{SPEC_CONFIG}:1548-1552 `and "K3DSparkModel" not in '
+        "self.draft_model_config.architectures` (not rewritten to the DeepSeek-V4 drafter)",
+    },
+    top_modules=(
+        "context_proj",
+        "context_norm",
+        "final_norm",
+        f"context_kv_proj|layers.0.{_K3_ATTN}kv_a_proj_with_mqa",
+    ),
+    layer_modules=(
+        *(f"{_K3_ATTN}{m}|{_K3_ATTN}fused_qkv_a_proj?q_lora_rank" for m in _K3_FUSED),
+        *(f"{_K3_ATTN}{m}?q_lora_rank" for m in ("q_a_layernorm", "q_b_proj")),
+        *(f"{_K3_ATTN}{m}?!q_lora_rank" for m in ("q_proj", "kv_a_proj_with_mqa")),
+        *(f"{_K3_ATTN}{m}" for m in ("kv_a_layernorm", "kv_b_proj", "o_proj")),
+        "mlp.gate_proj|mlp.gate_up_proj",
+        "mlp.up_proj|mlp.gate_up_proj",
+        "mlp.down_proj",
+        "input_layernorm",
+        "post_attention_layernorm",
+    ),
+    name_maps=(),
+    dropped_unbuilt=("confidence_head",),
+    missing_tensors="uninitialised",
+    checked_after_load=("norm", "markov_head.markov_w1"),
+    required_keys=(
+        "target_hidden_size",
+        "num_target_layers",
+        *("qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "kv_lora_rank"),
+    ),
+    aux_layer_keys=("num_target_layers",),
+    aux_default="required",
+    missing_d2t="unused",
+    d2t_param="none",
+    lm_head_from_target="always",
+    missing_lm_head="target-always",
+    vocab_equal_target=True,
+    own_embed_kept=False,
+    requires_embed_when_expanded=False,
+    served_architectures=("K3DSparkModel",),
+)
+
 PROFILES = (
     VLLM_DFLASH2,
     VLLM_XPRESS,
@@ -355,4 +463,5 @@ PROFILES = (
     VLLM_DFLASH2_BEAM,
     VLLM_LILICORR,
     VLLM_LAGUNA,
+    VLLM_K3_DSPARK,
 )

@@ -29,6 +29,7 @@ from dspark_ckpt.facts.vocab import (
     t2d_disagreement,
     t2d_layout_problem,
 )
+from dspark_ckpt.loader.heads import SHIPPED, heads
 from dspark_ckpt.profiles.registry import Profile
 from dspark_ckpt.rules.findings import ERROR, WARNING, Finding, new_finding
 from dspark_ckpt.rules.registry import COMMON, PROFILE, rule
@@ -53,8 +54,11 @@ def add_d2t(f: Facts, p: Profile | None, finding: Finding) -> Fix | None:
     map can be invented. A padded one waits for trim-padding (DSC401 fires on every padded
     drafter), which makes Vd equal to Vt: a runtime that still needs a d2t then (one that
     holds Vd against a vocab_size the trim keeps) gets the identity of Vt ids in the next
-    round; one that no longer does (vLLM 0.29's Vd != Vt) would refuse a d2t [Vd] (DSC105)."""
+    round; one that no longer does (vLLM 0.29's Vd != Vt) would refuse a d2t [Vd] (DSC105).
+    A model with no d2t parameter at all refuses one (DSC105): none is added."""
     if f.d2t is not None or f.classification == PADDED:
+        return None
+    if p is not None and p.d2t_param == "none":
         return None
     derived = f.classification == PRUNED
     if derived and t2d_problem(f) is not None:
@@ -110,7 +114,9 @@ def d2t_missing(f: Facts, p: Profile) -> list[Finding]:
     d2t[draft_id]). Depending on the runtime, a missing d2t is a load error (vLLM DSpark's check;
     TensorRT-LLM EAGLE-3's weight loader, which requires the d2t parameter it creates) or is
     silently all zeros, which maps draft id i to target id i and collapses acceptance for a
-    pruned drafter."""
+    pruned drafter; a model with no d2t path at all (vLLM's Llama 4 classic EAGLE, whose own
+    head has draft_vocab_size rows) proposes the shipped head's draft id i as target id i the
+    same way (without a shipped head it drafts with the target's, whose ids are target ids)."""
     if f.d2t is not None or p.missing_d2t == "unused":
         return []
     how = {
@@ -123,10 +129,21 @@ def d2t_missing(f: Facts, p: Profile) -> list[Finding]:
         "loader requires every parameter of the module it loads ('assert n in module_weights'): "
         "the load fails",
     }[p.missing_d2t]
+    if p.missing_d2t == "zeros" and p.d2t_param == "none":  # no d2t path at all
+        if heads(f, p).head_source.source != SHIPPED:
+            return []  # the target's head drafts: its ids are target ids
+        how = (
+            f"{p.runtime} has no d2t path: the shipped head's draft id i is proposed as target id i"
+        )
     fires = reduced(f, p) if p.missing_d2t != "zeros" else f.classification == PRUNED
     if not fires:
         return []
-    if f.classification == PADDED:  # fix trims first (add_d2t waits for trim-padding)
+    if p.d2t_param == "none":  # a shipped d2t is refused (DSC105): nothing to add
+        hint = (
+            f"{p.name} cannot map draft ids: serve a drafter whose head rows are the target's "
+            "ids (a full-vocab head, or none: the target's is then shared)"
+        )
+    elif f.classification == PADDED:  # fix trims first (add_d2t waits for trim-padding)
         hint = (
             f"trim the padding: {fix_command()} cuts Vd to Vt first (a d2t is then added only "
             f"where {p.name} still needs one); {emit_command('--emit-d2t')} writes the "
@@ -185,15 +202,24 @@ def d2t_without_parameter(f: Facts, p: Profile) -> list[Finding]:
             )
         ]
     if p.d2t_param == "none":  # no such parameter: refused by name
+        own = heads(f, p).head_source.source == SHIPPED  # a head of its own, no d2t path
+        why = (
+            "it has no d2t path: its own head's ids are proposed as target ids"
+            if own
+            else "it drafts from the target's head, with target ids"
+        )
         return [
             new_finding(
                 "DSC105",
-                f"{role} is present but {p.name}'s model has no parameter for it (it drafts "
-                "from the target's head, with target ids): the weight loader raises 'There "
-                "is no module or parameter named ...'",
+                f"{role} is present but {p.name}'s model has no parameter for it ({why}): "
+                "the weight loader raises 'There is no module or parameter named ...'",
                 info,
-                hint=f"drop d2t and t2d for {p.runtime}: it uses the target's head, "
-                "whose ids are target ids",
+                hint=f"drop d2t and t2d for {p.runtime}: "
+                + (
+                    "its own head's ids must be the target's"
+                    if own
+                    else "it uses the target's head, whose ids are target ids"
+                ),
             )
             for role in (D2T, T2D)
             if (info := f.tensors.get(role)) is not None

@@ -231,7 +231,13 @@ def tensors_missing(f: Facts, p: Profile) -> list[Finding]:
     load_state_dict(strict=True): a missing name fails the load ('Missing key(s) in
     state_dict'). TensorRT-LLM's DFlash loads the backbone with allow_partial_loading (a
     missing weight keeps its allocation, the same garbage) but builds fc and hidden_norm only
-    from shipped tensors: without them its first forward raises AttributeError."""
+    from shipped tensors: without them its first forward raises AttributeError. vLLM's MiniCPM,
+    Cohere and Mistral classic EAGLE and its K3 DSpark drafter return the names they loaded,
+    and vLLM's loader then refuses an unquantised drafter whose load left a norm (or other
+    module with no quant method) unfilled ('Following weights were not initialized from
+    checkpoint'), while its linear layers are exempt and stay uninitialised; SGLang's M3.1
+    DSpark drafter checks every parameter itself ('Missing DSpark checkpoint tensors'),
+    reading only the names under dspark. (any other name is skipped, and named here)."""
     model = loader_model(f, p)
     if model is None or not model.complete or p.family not in (DSPARK, DFLASH, EAGLE3, EAGLE1):
         return []
@@ -254,10 +260,45 @@ def tensors_missing(f: Facts, p: Profile) -> list[Finding]:
             "reads self.fc and self.hidden_norm). Refused at its first forward, not run"
         )
         what = f"module(s) of {p.name}'s model have no tensor in the checkpoint"
+    elif p.missing_tensors == "refused":
+        how = (
+            "checks after the load that it filled every parameter, and raises for them: the "
+            "drafter does not load"
+        )
+        what = f"weight(s) of {p.name}'s model are not in the checkpoint"
+        skipped = model.outside()
+        if skipped:
+            how += (
+                f" ({len(skipped)} stored name(s) it skips unread, under none of "
+                f"{', '.join(p.read_prefixes)}: {few(skipped, 3)})"
+            )
     elif p.missing_tensors == "strict":
         how = (
             "loads with load_state_dict(strict=True), which raises 'Missing key(s) in "
             "state_dict' for them"
+        )
+        what = f"module(s) of {p.name}'s model have no tensor in the checkpoint"
+    elif p.checked_after_load and (checked := model.missing_checked(f, p.checked_after_load)):
+        how = (
+            f"checks after the load that it filled {few(checked, 3)} (a module with no quant "
+            "method) and raises 'Following weights were not initialized from checkpoint': the "
+            "drafter does not load"
+        )
+        what = f"module(s) of {p.name}'s model have no tensor in the checkpoint"
+    elif p.checked_after_load:
+        how = (
+            "checks after the load only the modules with no quant method (norms): these "
+            "linear layers stay as allocated (uninitialised memory) and the drafter proposes "
+            "garbage, no error"
+        )
+        what = f"module(s) of {p.name}'s model have no tensor in the checkpoint"
+    elif p.missing_tensors == "tracked" and not f.cfg.quantized:
+        how = (
+            "checks the parameters its load_weights filled and raises 'Following weights "
+            "were not initialized from checkpoint' for them: the drafter does not load (a "
+            "part of a fused parameter whose other parts are stored, of q/k/v, gate/up or "
+            "a MoE layer's experts, passes that check and stays uninitialised: garbage, no "
+            "error)"
         )
         what = f"module(s) of {p.name}'s model have no tensor in the checkpoint"
     else:

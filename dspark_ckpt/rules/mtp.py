@@ -40,10 +40,13 @@ def _who(x: MtpLoader) -> str:
 
 def _silent(t: MtpTarget, x: MtpLoader) -> bool:
     """A tensor the checkpoint does not give is not refused: it stays as allocated."""
-    return x.missing == "silent" or t.quantized is not None
+    return x.missing == "silent" or (x.missing == "tracked" and t.quantized is not None)
 
 
 def _outcome(t: MtpTarget, x: MtpLoader) -> str:
+    if x.missing == "strict":
+        quantised = f", the target quantised ({t.quantized}) or not" if t.quantized else ""
+        return f"refused at start-up{quantised} (its load_weights raises '{x.strict_error}')"
     if not _silent(t, x):
         return "refused at start-up ('Following weights were not initialized from checkpoint')"
     then = "it drafts from uninitialised weights (acceptance near zero, no error)"
@@ -118,10 +121,22 @@ def layer_missing(t: MtpTarget, x: MtpLoader) -> list[Finding]:
         Finding(
             "DSC802",
             f"{_who(x)}: {len(layers)} of its {total} draft layer(s) not in the checkpoint "
-            f"({few(layers)}): {outcome}",
+            f"({few(layers)}): {outcome}{_serving(m)}",
             tensor=layers[0],
         )
     ]
+
+
+def _serving(m: MtpModel) -> str:
+    """Where the layers read depend on a serving option (``x.serving``), which of its values
+    read only whole layers: those below the first draft step with a layer incomplete."""
+    x = m.loader
+    if not x.serving or not m.incomplete or not m.layers:
+        return ""
+    ok = m.layers.index(m.incomplete[0])
+    if ok == 0:
+        return f"; every {x.serving} reads draft step 1, so none avoids it"
+    return f"; {x.serving} up to {ok} reads only whole layers, {ok + 1} or more does not"
 
 
 @rule(
@@ -146,7 +161,7 @@ def tensor_missing(t: MtpTarget, x: MtpLoader) -> list[Finding]:
         Finding(
             "DSC803",
             f"{_who(x)}: {len(m.missing)} draft tensor(s) not in the checkpoint "
-            f"({few(list(m.missing))}): {_outcome(t, x)}",
+            f"({few(list(m.missing))}): {_outcome(t, x)}{_serving(m)}",
             tensor=m.missing[0],
         )
     ]
@@ -251,6 +266,62 @@ def overwrites(t: MtpTarget, x: MtpLoader) -> list[Finding]:
             "DSC808",
             f"{_who(x)}: {few(shown)} are read into its one draft layer "
             f"({m.prefix(m.layers[0]) if m.layers else x.layer}): the last read wins, silently",
+            tensor=shown[0],
+        )
+    ]
+
+
+@rule(
+    "DSC809",
+    ERROR,
+    "the MTP loader raises on a stored name",
+    scope=MTP,
+    hint="store the MTP layer as the runtime's loader reads it: its norms and eh_proj "
+    "unquantised (a plain .weight each), its decoder without a '.transformer.' segment",
+)
+def refused_name(t: MtpTarget, x: MtpLoader) -> list[Finding]:
+    """A strict MTP loader looks every stored name of a draft layer up in its parameter
+    dict and raises (a KeyError) on one it did not build: vLLM's Step-3.5 MTP on a
+    quantised scale of an unquantised module (``eh_proj.weight_scale_inv``: its ``enorm``,
+    ``hnorm``, ``eh_proj`` and ``shared_head.norm`` are a plain ``.weight`` each) and on the
+    attention and MLP projections stored under ``.transformer.`` (it drops that segment only
+    for the names it does not fuse); SGLang's Step-3.5 MTP on the former. The start-up
+    fails."""
+    m = model(t, x)
+    if not m.refused:
+        return []
+    return [
+        Finding(
+            "DSC809",
+            f"{_who(x)}: {len(m.refused)} stored name(s) under its draft layers it has no "
+            f"parameter for ({few(list(m.refused))}): {x.refused_error}",
+            tensor=m.refused[0],
+        )
+    ]
+
+
+@rule(
+    "DSC810",
+    ERROR,
+    "the MTP build refuses a MoE draft layer",
+    scope=MTP,
+    hint="list only the decoder's MoE layers (below num_hidden_layers) in moe_layers_enum / "
+    "moe_layer_list: the runtime builds dense MTP layers only",
+)
+def moe_draft_layer(t: MtpTarget, x: MtpLoader) -> list[Finding]:
+    """A dense-only MTP build (vLLM's Step5 MTP) makes a draft layer MoE when the config
+    lists its index among the MoE layers (``moe_layers_enum`` / ``moe_layer_list``; by
+    default every layer from 1 below ``num_hidden_layers``, so never a draft layer), and
+    then refuses to build at all: the start-up fails before a weight is read."""
+    m = model(t, x)
+    if not m.moe_layers:
+        return []
+    shown = [m.prefix(j) for j in m.moe_layers]
+    return [
+        Finding(
+            "DSC810",
+            f"{_who(x)}: the config makes draft layer(s) {few(shown)} MoE: refused at "
+            f"start-up ('{x.moe_error}')",
             tensor=shown[0],
         )
     ]

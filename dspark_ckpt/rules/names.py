@@ -20,8 +20,8 @@ from dspark_ckpt.facts.gather import WRAPPER_PREFIXES, Facts
 from dspark_ckpt.facts.vocab import BIAS_TENSOR, MASK_TENSOR
 from dspark_ckpt.facts.weight_files import WeightFile
 from dspark_ckpt.loader.model import Unexpected, loader_model
-from dspark_ckpt.loader.parts import Module
-from dspark_ckpt.loader.view import architecture
+from dspark_ckpt.loader.parts import MAPPINGS, Module
+from dspark_ckpt.loader.view import architecture, model_config
 from dspark_ckpt.profiles.registry import Profile
 from dspark_ckpt.rules.findings import ERROR, INFO, WARNING, Finding, new_finding
 from dspark_ckpt.rules.registry import PROFILE, rule
@@ -47,6 +47,8 @@ def _unprefixed(name: str) -> str:
 def strip_prefix(f: Facts, p: Profile | None, finding: Finding) -> Fix | None:
     """Tensor names under a wrapper prefix (model.lm_head.weight) are stored without it
     (lm_head.weight), their bytes unchanged. Not done where the plain name is taken."""
+    if p is not None and p.prefixed_names == REQUIRED:
+        return None  # the prefix is what this loader reads
     renames = {name: _unprefixed(name) for name in f.prefixed}
     new = list(renames.values())
     if any(n in f.tensors for n in new) or len(set(new)) < len(new):
@@ -74,7 +76,12 @@ def wrapper_prefix(f: Facts, p: Profile) -> list[Finding]:
     model.embed_tokens.weight is no parameter of theirs and fails the load ('There is no module or
     parameter named ...' / 'Unexpected key(s)'). SGLang's EAGLE-3 over DeepSeek MLA
     (``mla_architectures``) prepends 'model.' to every name but lm_head.: model.X becomes
-    model.model.X, which it skips with a warning, the weight left at its initial value."""
+    model.model.X, which it skips with a warning, the weight left at its initial value. vLLM's
+    MiniCPM and Cohere classic EAGLE loaders read names as stored (``prefixed_names``
+    "required"): the inner model's names must carry 'model.', and a name without it (but
+    lm_head's) names no module of theirs and fails the load."""
+    if p.prefixed_names == REQUIRED:
+        return _prefix_missing(f, p)
     # names under a wrapper prefix are not the tensors a strict loader maps
     names = f.prefixed
     mla = architecture(f, p) in p.mla_architectures
@@ -96,6 +103,42 @@ def wrapper_prefix(f: Facts, p: Profile) -> list[Finding]:
             f.tensors[names[0]],
         )
     ]
+
+
+REQUIRED = "required"
+
+
+def _unprefixed_names(f: Facts) -> list[str]:
+    """The names a loader reading them under model. finds no module for: those without the
+    prefix, but lm_head's (a top-level module) and d2t / t2d (DSC105's)."""
+    return sorted(
+        n
+        for n in f.tensors
+        if not n.startswith("model.") and n.split(".")[0] not in ("lm_head", *MAPPINGS)
+    )
+
+
+def _prefix_missing(f: Facts, p: Profile) -> list[Finding]:
+    names = _unprefixed_names(f)
+    if not names:
+        return []
+    return [
+        new_finding(
+            "DSC111",
+            f"{len(names)} tensor name(s) lack the model. prefix ({few(names, 3)}): {p.name} "
+            "reads names as stored, the drafter's under model. (lm_head at the top): its "
+            "weight loader raises 'There is no module or parameter named ...'",
+            f.tensors[names[0]],
+            hint="store the drafter's tensors under model. (model.fc.weight, model.layers.N....), "
+            "lm_head.weight at the top level",
+        )
+    ]
+
+
+def _as_stored(f: Facts, name: str) -> str:
+    """``name`` (a wrapper prefix removed) as the checkpoint stores it."""
+    info = f.stored(name)
+    return info.name if info is not None else name
 
 
 def _stripped(name: str) -> str:
@@ -125,7 +168,14 @@ def _judged(f: Facts, p: Profile) -> Unexpected | None:
         return None  # DSC604: the drafter is not built at all
     stray = {n for w, why in loaded_strays(f, p) if why == FOREIGN for n in w.tensors or ()}
     # a tensor the loader reads outside the model (required_tensors) is no parameter's
-    exclude = frozenset(_stripped(n) for n in (*f.prefixed, *stray, *p.required_tensors))
+    # (names DSC111 reports: under a prefix the loader rejects, or without one it requires);
+    # where model. is the model's own root, a name under it is judged as any other
+    if p.prefixed_names == REQUIRED:
+        reported = _unprefixed_names(f)
+    else:
+        reported = () if p.prefixed_names == "model_root" else f.prefixed
+    as_named = _stripped if model.renamed is None else str  # a renaming loader's: as stored
+    exclude = frozenset(as_named(n) for n in (*reported, *stray, *p.required_tensors))
     return model.unexpected(f, exclude)
 
 
@@ -147,10 +197,12 @@ def drop_unexpected(f: Facts, p: Profile | None, finding: Finding) -> Fix | None
     return Fix((Drops(names),), f"drop {len(names)} tensor(s) the model lacks")
 
 
-def _beyond_note(f: Facts, found: Unexpected) -> str:
+def _beyond_note(f: Facts, p: Profile, found: Unexpected) -> str:
     if not found.beyond:
         return ""
-    layers = f.cfg.value("num_hidden_layers")
+    # the count the model is built with (where the runtime normalises the config itself)
+    cfg = model_config(f, p) if p.config_view else None
+    layers = cfg.get("num_hidden_layers") if cfg is not None else f.cfg.value("num_hidden_layers")
     return (
         f"; {len(found.beyond)} of them lie in decoder layers the config does not build "
         f"(num_hidden_layers is {layers})"
@@ -189,14 +241,20 @@ def unexpected_refused(f: Facts, p: Profile) -> list[Finding]:
             "or Markov head counts only when enable_confidence_head / markov_rank are set "
             "at the top level of config.json)"
         )
+    elif p.read_prefixes:
+        how = (
+            "its own load_weights raises on a name under the prefixes it reads that it has no "
+            "parameter for"
+        )
     else:
         how = "its weight loader raises 'There is no module or parameter named ...'"
     return [
         new_finding(
             "DSC112",
-            f"{len(others)} tensor(s) the {p.runtime} model does not have ({few(others, 3)}): "
-            f"{how}{_beyond_note(f, found)}",
-            f.tensors[others[0]],
+            f"{len(others)} tensor(s) the {p.runtime} model does not have "
+            f"({few([_as_stored(f, n) for n in others], 3)}): "
+            f"{how}{_beyond_note(f, p, found)}",
+            f.stored(others[0]),
         )
     ]
 
@@ -235,7 +293,7 @@ def layer_shape_differs(f: Facts, p: Profile) -> list[Finding]:
             "DSC113",
             f"{name} is {list(shape)}; {p.name} builds it {list(built)} from the config{more}: "
             "the load fails on the shape",
-            f.tensors[name],
+            f.stored(name),
         )
     ]
 
@@ -266,7 +324,7 @@ def trained_layer_skipped(f: Facts, p: Profile) -> list[Finding]:
             f"({few(names, 3)}): {p.release} builds {layers} layer(s) and skips these "
             "names silently: the drafter runs without layers it was trained with (garbage "
             "proposals, no error)",
-            f.tensors[names[0]],
+            f.stored(names[0]),
         )
     ]
 
@@ -295,7 +353,7 @@ def unexpected_skipped(f: Facts, p: Profile) -> list[Finding]:
             "DSC666",
             f"{len(names)} tensor(s) the {p.runtime} model does not have ({few(names, 3)}):"
             f" {p.release} skips them silently (vLLM refuses the load)",
-            f.tensors[names[0]],
+            f.stored(names[0]),
         )
     ]
 
@@ -315,7 +373,15 @@ def fc_bias_ignored(f: Facts, p: Profile) -> list[Finding]:
     proposals are not the trained model's. The EAGLE release code (eagle/model/cnets.py) trains
     fc with a bias by default, and vLLM's classic EAGLE builds it without one."""
     model = loader_model(f, p)
-    if model is None or ".bias" not in model.ignored_suffixes or "fc.bias" not in f.tensors:
+    if model is None or ".bias" not in model.ignored_suffixes:
+        return []
+    # the stored name the model meets as fc.bias (a renaming loader's: eagle_linear.bias, ...;
+    # else under a wrapper prefix where the loader reads it there)
+    if model.renamed is None:
+        bias = f.stored("fc.bias")
+    else:
+        bias = f.tensors.get(model.renamed.stored.get("fc.bias", ""))
+    if bias is None:
         return []
     fc = [m for m in model.parts if isinstance(m, Module) and m.path == "fc"]
     if not fc or "bias" in fc[0].tensors:
@@ -323,10 +389,10 @@ def fc_bias_ignored(f: Facts, p: Profile) -> list[Finding]:
     return [
         new_finding(
             "DSC672",
-            f"fc.bias is stored and {p.name}'s fc has no bias: {p.release} ignores it with "
+            f"{bias.name} is stored and {p.name}'s fc has no bias: {p.release} ignores it with "
             "every unexpected .bias, and the drafter runs without the bias it was trained "
             "with (no error)",
-            f.tensors["fc.bias"],
+            bias,
         )
     ]
 
@@ -406,7 +472,7 @@ def stray_weight_file(f: Facts, p: Profile) -> list[Finding]:
     load."""
     out = []
     for w, why in loaded_strays(f, p):
-        if why == FOREIGN and p.stray_names != "refused":
+        if why == FOREIGN and (p.stray_names != "refused" or _unread(w, p)):
             continue  # skipped by the loader: DSC621
         loaded = _why_loaded(w, p)
         if why == FOREIGN:
@@ -446,10 +512,9 @@ def stray_weight_file(f: Facts, p: Profile) -> list[Finding]:
 def stray_weight_file_skipped(f: Facts, p: Profile) -> list[Finding]:
     """A *.safetensors file beside the drafter's weights that is not one of them is loaded (every
     *.safetensors of a folder without an index, or every one for TensorRT-LLM), and this runtime
-    skips the names it has no parameter for (SGLang, TensorRT-LLM EAGLE-3): harmless here, read for
-    nothing. vLLM refuses the same folder (DSC620)."""
-    if p.stray_names != "skipped":
-        return []
+    skips the names it has no parameter for (SGLang, TensorRT-LLM EAGLE-3), or every name outside
+    the prefixes it reads (SGLang's M3.1 DSpark: dspark.): harmless here, read for nothing. vLLM
+    refuses the same folder (DSC620)."""
     return [
         _stray_finding(
             "DSC621",
@@ -460,5 +525,10 @@ def stray_weight_file_skipped(f: Facts, p: Profile) -> list[Finding]:
             f"move {w.name} out of the drafter's folder",
         )
         for w, why in loaded_strays(f, p)
-        if why == FOREIGN
+        if why == FOREIGN and (p.stray_names == "skipped" or _unread(w, p))
     ]
+
+
+def _unread(w: WeightFile, p: Profile) -> bool:
+    """Whether ``p``'s loader skips every name of ``w``: none under the prefixes it reads."""
+    return bool(p.read_prefixes) and not any(n.startswith(p.read_prefixes) for n in w.tensors or ())

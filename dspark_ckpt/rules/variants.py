@@ -10,13 +10,15 @@ from __future__ import annotations
 
 from dspark_ckpt.errors import few
 from dspark_ckpt.facts.gather import Facts
-from dspark_ckpt.loader.view import dotted, model_config, truthy
+from dspark_ckpt.loader.view import dotted, model_config, present, truthy
 from dspark_ckpt.profiles.registry import Profile
 from dspark_ckpt.rules.findings import ERROR, Finding, new_finding
 from dspark_ckpt.rules.registry import PROFILE, rule
 
 TRUTHY = "truthy:"
 EVERY = "every:"
+NULL = "null:"  # asserted None: a missing key is an AttributeError, a value fails the assert
+EMPTY = "empty:"  # a list asserted empty (absent or null: the config class derives it, unjudged)
 
 
 @rule(
@@ -31,20 +33,33 @@ def required_key_missing(f: Facts, p: Profile) -> list[Finding]:
     it is built (vLLM's DFlash2: `int(draft_config["selector_rank"])`, a KeyError or TypeError
     without it; SGLang's DFlash2: `if not draft_config.selector_rank: raise ValueError`), or asserts every entry of a list
     key (vLLM's Gemma 4 DSpark: every layer of layer_types full_attention, with
-    attention_k_eq_v). A config without them never builds the drafter: the server fails at
-    start-up."""
+    attention_k_eq_v), or asserts a key null or a list empty (vLLM's Llama 4 classic EAGLE:
+    `assert self.config.yoco_global_kv_layer is None`, an AttributeError where config.json
+    lacks the key; `assert len(self.config.moe_layers) == 0`). A config without them never
+    builds the drafter: the server fails at start-up."""
     cfg = model_config(f, p)
     out = []
     for entry in p.required_keys:
-        key, _, each = entry.removeprefix(TRUTHY).removeprefix(EVERY).partition("=")
+        form = next((x for x in (TRUTHY, EVERY, NULL, EMPTY) if entry.startswith(x)), "")
+        key, _, each = entry.removeprefix(form).partition("=")
         value = dotted(cfg, key)
-        if each:  # every element must be `each` (the build asserts it)
+        if form == NULL:  # present and null
+            if present(cfg, key) and value is None:
+                continue
+        elif form == EMPTY:  # absent or null (derived by the config class), or an empty list
+            if value is None or value == []:
+                continue
+        elif each:  # every element must be `each` (the build asserts it)
             if isinstance(value, list) and all(v == each for v in value):
                 continue
-        elif value is not None and (truthy(value) or not entry.startswith(TRUTHY)):
+        elif value is not None and (truthy(value) or form != TRUTHY):
             continue
         how = "is not set" if value is None else f"is {value!r}"
-        if each and value is not None:
+        if form == NULL:
+            how = f"is {value!r}, not null" if present(cfg, key) else "is not in config.json"
+        elif form == EMPTY:
+            how += ", not an empty list"
+        elif each and value is not None:
             how += f", not {each} in every entry"
         out.append(
             new_finding(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+import eagle1_layers
 import synth
 from conftest import ROOT, cli
 from synth import VT, H, T
@@ -61,10 +62,28 @@ def test_a_registered_architecture_no_profile_judges_exits_3_naming_why(tmp_path
 
 
 def test_fix_refuses_an_architecture_no_profile_judges(tmp_path):
-    config = {"architectures": ["EagleMistralForCausalLM"], "markov_rank": None}
-    path = _drafter(tmp_path, "mistral", config, {})
+    config = {"architectures": ["ExtractHiddenStatesModel"], "markov_rank": None}
+    path = _drafter(tmp_path, "hidden", config, {})
     r = cli("fix", path, "--target-vocab-size", VT, "--out", tmp_path / "out")
     assert r.exit_code == 2
     assert len(r.stderr.strip().splitlines()) == 1
-    assert "not judged: vLLM 0.33.0 builds EagleMistralForCausalLM" in r.stderr
+    assert "not judged: vLLM 0.33.0 builds ExtractHiddenStatesModel" in r.stderr
     assert "nothing written" in r.stderr and not (tmp_path / "out").exists()
+
+
+def test_a_mistral_native_eagle_drafter_is_judged_by_its_own_profile(tmp_path):
+    """Mistral's own names (eagle_linear, layers.N.attention.wq, ...) under the name vLLM
+    registers: its Mistral EAGLE profile passes it; the EAGLE release code's names in their
+    place fail it (a bare fc names no module of vLLM's model)."""
+    config = {**EAGLE1, "architectures": ["EagleMistralForCausalLM"], "model_type": "mistral"}
+    path = _drafter(tmp_path, "mistral", config, {})
+    r = cli("inspect", path, "--target-vocab-size", VT, "--format", "json")
+    follows(r.json)
+    assert r.json["profiles"] == ["vllm-eagle-mistral"]
+    assert r.json["verdicts"] == {"vllm-eagle-mistral": True, "sglang-eagle": False}
+    assert r.exit_code == 0, r.stdout
+    native = {name: None for name in eagle1_layers.mistral_eagle_backbone(H)}
+    path = _drafter(tmp_path, "as-eagle1", config, {**native, **synth.eagle1_backbone(H)})
+    r = cli("inspect", path, "--target-vocab-size", VT)
+    assert r.exit_code == 1
+    assert "DSC112" in r.stdout and "fc.weight" in r.stdout

@@ -636,3 +636,43 @@ def test_defaulted_aux_ids_are_pinned_with_set(cwd):
     after = cli("inspect", cwd / "o", "--target", target, "--profile", "vllm-eagle3",
                 "--format", "json")  # fmt: skip
     assert "DSC671" not in {f["code"] for f in after.json["findings"]}
+
+
+@pytest.mark.parametrize(
+    ("config", "tensors", "profile", "code"),
+    [  # vLLM's Llama 4 classic EAGLE has no d2t parameter: a d2t would be refused (DSC105)
+        (
+            {"architectures": ["EagleLlama4ForCausalLM"], "model_type": "llama4_text",
+             "markov_rank": None, "target_layer_ids": None, "mask_token_id": None,
+             "yoco_global_kv_layer": synth.NULL, "yoco_local_kv_layer": synth.NULL},
+            {"embed_tokens.weight": T("F32", (VT, H)), "lm_head.weight": synth.head(40, H, 1),
+             "t2d": T("BOOL", (VT,), synth.sorted_mapping(VT, 40)[1])},
+            "vllm-eagle-llama4",
+            "DSC103",
+        ),
+        # vLLM's MiniCPM classic EAGLE reads its names under model.: nothing to strip
+        (
+            {"architectures": ["EagleMiniCPMForCausalLM"], "model_type": "minicpm",
+             "markov_rank": None, "target_layer_ids": None, "mask_token_id": None,
+             "dim_model_base": 4, "scale_emb": 12, "scale_depth": 1.4,
+             "tie_word_embeddings": True},
+            {"model.embed_tokens.weight": T("F32", (VT, H)), "model.fc.weight": None,
+             "fc.weight": T("F32", (H, 2 * H))},
+            "vllm-eagle-minicpm",
+            "DSC111",
+        ),
+    ],
+)  # fmt: skip
+def test_no_repair_is_planned_that_the_loader_would_refuse(cwd, config, tensors, profile, code):
+    """add-d2t writes no d2t for a model with no d2t parameter (not even one a t2d derives),
+    and strip-prefix strips no prefix a loader reads names under: the finding stays, with no
+    repair planned."""
+    draft = 40 if code == "DSC103" else None
+    src = synth.drafter(cwd / "d", vocab=VT, draft=draft, config=config, tensors=tensors)
+    r = cli("fix", src, "--target-vocab-size", str(VT), "--profile", profile, "--diff",
+            "--format", "json")  # fmt: skip
+    found = cli("inspect", src, "--target-vocab-size", str(VT), "--profile", profile,
+                "--format", "json")  # fmt: skip
+    assert code in {f["code"] for f in found.json["findings"]}
+    assert [a for a in r.json["plan"]["repairs"] if a["code"] == code] == []
+    assert [t for t in r.json["plan"]["tensors"] if t["name"] in ("d2t", "fc.weight")] == []

@@ -8,6 +8,7 @@ import re
 from dataclasses import replace
 from typing import get_args
 
+import eagle1_layers
 import numpy as np
 import pytest
 import synth
@@ -38,6 +39,10 @@ SG_DFLASH = {"architectures": ["DFlashDraftModel"], "model_type": "qwen3"}
 TRT_DFLASH = {**SG_DFLASH, "markov_rank": None}  # synth's drafter declares markov_rank 4
 SG_EAGLE3_NULL_VD = {**EAGLE3, "draft_vocab_size": synth.NULL}  # null: the target's head
 SG_BLOCK = synth.layer_weights(H)
+MINIMAX, MINIMAX_W = synth.minimax_dspark(VT, H)
+NO_FC = {"dspark.fc.weight": None}
+K3, K3_W = synth.k3_dspark(H)
+NO_CONTEXT = {"context_proj.weight": None}
 SG_EAGLE3 = synth.layer_weights(H, eagle3=True)
 FC3 = {"fc.weight": T("F32", (H, 3 * H), np.zeros((H, 3 * H), np.float32))}
 # classic EAGLE as vLLM and SGLang name it (the EAGLE release code's drafter: fc with a bias)
@@ -45,6 +50,13 @@ _EAGLE1 = {"model_type": "llama", "markov_rank": None, "target_layer_ids": None}
 V_EAGLE1 = {**_EAGLE1, "architectures": ["EagleLlamaForCausalLM"]}
 S_EAGLE1 = {**_EAGLE1, "architectures": ["LlamaForCausalLMEagle"]}
 NO_FC_BIAS = {"fc.bias": None}
+# vLLM's classic EAGLE over Llama 4 layers (llama4_eagle.py: the YOCO keys asserted null)
+L4_EAGLE1 = {**_EAGLE1, "architectures": ["EagleLlama4ForCausalLM"], "model_type": "llama4_text",
+             "yoco_global_kv_layer": synth.NULL, "yoco_local_kv_layer": synth.NULL}  # fmt: skip
+MC_EAGLE1 = {**_EAGLE1, "architectures": ["EagleMiniCPMForCausalLM"], "model_type": "minicpm",
+             "dim_model_base": 4, "scale_emb": 12, "scale_depth": 1.4}  # fmt: skip
+MC_EMBED = {"model.embed_tokens.weight": T("F32", (VT, H))}
+CO_EAGLE1 = {**_EAGLE1, "architectures": ["EagleCohereForCausalLM"], "model_type": "cohere"}
 # the variant architectures' own profiles (profiles/variants.py): XPress's refiner head,
 # DFlash2's candidate selector and grouped convolutions (tests/rules/test_variant_rules.py)
 XPRESS = {"architectures": ["Qwen3XPressModel"], "model_type": "qwen3", "markov_rank": None}
@@ -127,6 +139,25 @@ GEMMA4 = {
     "layer_types": ["full_attention"],
 }
 FFN_NORMS = {f"layers.0.{n}_feedforward_layernorm.weight": T("F32", (H,)) for n in ("pre", "post")}
+# classic EAGLE over Mistral layers (profiles/mistral.py): Mistral-native names, and the EAGLE
+# release code's Hugging Face names in their place (bare fc, no norm, layer 0 without its norm)
+V_MISTRAL = {**_EAGLE1, "architectures": ["EagleMistralForCausalLM"], "model_type": "mistral"}
+S_MISTRAL = {**V_MISTRAL, "architectures": ["MistralForCausalLMEagle"]}
+V_LARGE3 = {
+    **V_MISTRAL,
+    "architectures": ["EagleMistralLarge3ForCausalLM"],
+    "model_type": "deepseek_v3",
+    **{"q_lora_rank": H, "kv_lora_rank": H, "qk_nope_head_dim": 4, "qk_rope_head_dim": 4},
+    **{"v_head_dim": 4, "n_routed_experts": 2, "first_k_dense_replace": 0},
+    **{"n_shared_experts": 1, "moe_intermediate_size": H, "topk_method": None},
+}
+S_LARGE3 = {**V_LARGE3, "architectures": ["MistralLarge3ForCausalLMEagle"]}
+NO_EXPERT_1 = {f"layers.0.experts.1.{w}.weight": None for w in ("w1", "w2", "w3")}
+AS_EAGLE1 = (
+    {name: None for name in eagle1_layers.mistral_eagle_backbone(H)},
+    synth.eagle1_backbone(H),
+    NO_FC_BIAS,
+)
 
 
 def d2t(vd: int) -> dict[str, T]:
@@ -198,6 +229,23 @@ CASES = [
     ("vllm-eagle", "with-d2t", VT, None, V_EAGLE1, (NO_FC_BIAS, d2t(VT)), ["DSC105"]),
     ("vllm-eagle", "own-head", VT, None, V_EAGLE1, (NO_FC_BIAS, lm_head(VT)), ["DSC112"]),
     ("sglang-eagle", "as-sglang-names-it", VT, None, S_EAGLE1, (), []),
+    # vllm-eagle-llama4: its own head (draft_vocab_size rows) with no d2t to map it
+    ("vllm-eagle-llama4", "own-head", VT, VT, L4_EAGLE1, (lm_head(VT),), []),
+    ("vllm-eagle-llama4", "pruned-own-head", VT, 40, L4_EAGLE1, (lm_head(40),), ["DSC103"]),
+    # vllm-eagle-minicpm: every parameter tracked (its embedding and head too), names under model.
+    ("vllm-eagle-minicpm", "whole", VT, None, MC_EAGLE1, (MC_EMBED, lm_head(VT)), []),
+    ("vllm-eagle-minicpm", "no-head", VT, None, MC_EAGLE1, (MC_EMBED,), ["DSC652"]),
+    # vllm-eagle-cohere: fc with its bias, tracked; the head is the (target's) embedding
+    ("vllm-eagle-cohere", "whole", VT, None, CO_EAGLE1, (), []),
+    (
+        "vllm-eagle-cohere",
+        "no-fc-bias",
+        VT,
+        None,
+        CO_EAGLE1,
+        ({"model.fc.bias": None},),
+        ["DSC652"],
+    ),
     ("sglang-eagle", "vllm-name", VT, None, V_EAGLE1, (), ["DSC680"]),
     ("sglang-eagle", "no-fc-bias", VT, None, S_EAGLE1, (NO_FC_BIAS,), ["DSC652"]),
     # sglang-eagle3: d2t -> hot_token_id; draft_vocab_size null -> the target's head, a
@@ -370,6 +418,22 @@ CASES = [
         ["DSC690"],
     ),
     ("sglang-dflash2", "no-selector", VT, VT, DFLASH2, (CONV, SG_BLOCK), ["DSC652"]),
+    ("vllm-eagle-mistral", "native-names", VT, None, V_MISTRAL, (), []),
+    ("vllm-eagle-mistral", "eagle1-names", VT, None, V_MISTRAL, AS_EAGLE1, ["DSC112", "DSC652"]),
+    ("sglang-eagle-mistral", "native-names", VT, None, S_MISTRAL, (), []),
+    ("sglang-eagle-mistral", "eagle1-names", VT, None, S_MISTRAL, AS_EAGLE1, ["DSC652"]),
+    ("vllm-eagle-mistral-large3", "native-names", VT, None, V_LARGE3, (), []),
+    ("vllm-eagle-mistral-large3", "no-expert-1", VT, None, V_LARGE3, (NO_EXPERT_1,), ["DSC652"]),
+    ("sglang-eagle-mistral-large3", "native-names", VT, None, S_LARGE3, (), []),
+    ("sglang-eagle-mistral-large3", "no-expert-1", VT, None, S_LARGE3, (NO_EXPERT_1,), ["DSC652"]),
+    # SGLang's M3.1 DSpark: names read only under dspark. (dspark_minimax.py:277), every
+    # parameter required (316-322)
+    ("sglang-dspark-minimax", "whole", VT, VT, MINIMAX, (MINIMAX_W,), []),
+    ("sglang-dspark-minimax", "no-fc", VT, VT, MINIMAX, (MINIMAX_W, NO_FC), ["DSC652"]),
+    # vLLM's K3 DSpark: its own top-level modules; a linear layer nothing loads stays
+    # uninitialised (dspark_mla.py:530-534, default_loader.py:531-566)
+    ("vllm-k3-dspark", "whole", VT, VT, K3, (K3_W,), []),
+    ("vllm-k3-dspark", "no-context-proj", VT, VT, K3, (K3_W, NO_CONTEXT), ["DSC652"]),
 ]
 
 

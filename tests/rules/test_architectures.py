@@ -3,9 +3,11 @@ runtimes' own registries, the route a drafter takes by its architecture, and per
 architectures a firing row and its clean twin through the engine in-process.
 
 The groups: classic EAGLE (EAGLE-1) as vLLM and SGLang name it (judged by vllm-eagle and
-sglang-eagle), EAGLE-3 over DeepSeek MLA layers (vLLM deepseek_eagle3.py, SGLang
-kimi_k25_eagle3.py: the EAGLE-3 profiles' mla_architectures), the EAGLE-1 classes whose
-module tree no profile models (Llama 4, Mistral, ...), the DFlash variants with their own loader, MTP / NextN heads
+sglang-eagle; vLLM's over Llama 4, MiniCPM and Cohere layers by vllm-eagle-llama4,
+vllm-eagle-minicpm and vllm-eagle-cohere; Mistral's by the Mistral profiles), EAGLE-3 over
+DeepSeek MLA layers (vLLM deepseek_eagle3.py, SGLang kimi_k25_eagle3.py: the EAGLE-3
+profiles' mla_architectures), the EAGLE-1 class whose module tree no profile models
+(DeepSeek's), the DFlash variants with their own loader, MTP / NextN heads
 (read from the target checkpoint), and vLLM's hidden-state extraction model (no drafter).
 """
 
@@ -18,6 +20,7 @@ from pathlib import Path
 
 import pytest
 from rules_harness import DROP, VT, H, T, check, clean, fires, head, ids, mapping
+from synth import NULL
 
 from dspark_ckpt.facts.config import parse_drafter_config
 from dspark_ckpt.profiles.architectures import (
@@ -80,6 +83,33 @@ MLA_Q = {  # no q_lora_rank: the synth layer's q_proj, MLA's kv_a_layernorm and 
     **{k: v for k, v in MLA_W.items() if "kv_a_layernorm" in k or "kv_b_proj" in k},
 }
 
+# vLLM's classic EAGLE over Llama 4 layers (llama4_eagle.py), its config asserts met: the
+# YOCO keys null, no MoE layer, draft_vocab_size set (the head's rows)
+L4_EAGLE1 = {**EAGLE1, "architectures": ["EagleLlama4ForCausalLM"], "model_type": "llama4_text",
+             "yoco_global_kv_layer": NULL, "yoco_local_kv_layer": NULL, "moe_layers": []}  # fmt: skip
+L4_MLP = {
+    **{f"layers.0.feed_forward.{p}_proj.weight": DROP for p in ("gate", "up", "down")},
+    **{f"layers.0.mlp.{p}_proj.weight": T("F32", (H, H)) for p in ("gate", "up", "down")},
+}
+
+# vLLM's MiniCPM classic EAGLE (minicpm_eagle.py): the keys it reads with no default; its
+# embedding and head stored as it reads them (model.embed_tokens, lm_head at the top)
+MC_EAGLE1 = {**EAGLE1, "architectures": ["EagleMiniCPMForCausalLM"], "model_type": "minicpm",
+             "dim_model_base": 4, "scale_emb": 12, "scale_depth": 1.4}  # fmt: skip
+MC_HEADS = {"model.embed_tokens.weight": T("F32", (VT, H)), "lm_head.weight": head(VT)}
+MC_L0 = "model.eagle_layers.0."
+MC_DENSE_DROPPED = {f"{MC_L0}mlp.{p}_proj.weight": DROP for p in ("gate", "up", "down")}
+MC_MOE = {f"{MC_L0}mlp.gate.weight": T("F32", (2, H)),
+          **{f"{MC_L0}mlp.experts.{e}.w{w}.weight": T("F32", (H, H)) for e in (0, 1)
+             for w in (1, 2, 3)}}  # fmt: skip
+MC_FUSED = {**{f"{MC_L0}self_attn.{p}_proj.weight": DROP for p in "qkv"},
+            f"{MC_L0}self_attn.qkv_proj.weight": T("F32", (3 * H, H))}  # fmt: skip
+
+# vLLM's Cohere classic EAGLE (cohere_eagle.py), its embedding tied to the target's
+CO_EAGLE1 = {**EAGLE1, "architectures": ["EagleCohereForCausalLM"], "model_type": "cohere",
+             "tie_word_embeddings": True}  # fmt: skip
+CO_QK = {f"model.layers.0.self_attn.{n}.weight": T("F32", (2, 4)) for n in ("q_norm", "k_norm")}
+
 
 def _named(name: str, **extra) -> dict:
     return {"architectures": [name], "markov_rank": None, **extra}
@@ -126,6 +156,122 @@ CASES = [
           config=Q_EAGLE1, tensors={**EMBED, **QKV_BIAS}, exactly=("DSC501",)),
     clean("DSC652", "eagle1-llama-no-qkv-bias", profile="sglang-eagle", draft=None,
           config=S_EAGLE1, tensors=EMBED),
+    # vLLM's Llama 4 classic EAGLE: a final norm, feed_forward, every layer's input_layernorm
+    clean("DSC652", "eagle1-llama4-every-module", profile="vllm-eagle-llama4", by_default=True,
+          config=L4_EAGLE1, tensors=EMBED, exactly=(), verdicts={"vllm-eagle-llama4": True}),
+    fires("DSC652", "eagle1-llama4-no-norm", profile="vllm-eagle-llama4", config=L4_EAGLE1,
+          tensors={**EMBED, "norm.weight": DROP}, says="norm"),
+    fires("DSC112", "eagle1-llama4-mlp-names", profile="vllm-eagle-llama4", config=L4_EAGLE1,
+          tensors={**EMBED, **L4_MLP}, says="layers.0.mlp.gate_proj.weight"),
+    clean("DSC112", "eagle1-llama4-fused-names", profile="vllm-eagle-llama4", config=L4_EAGLE1,
+          tensors={**EMBED, **{f"layers.0.self_attn.{p}_proj.weight": DROP for p in "qkv"},
+                   "layers.0.self_attn.qkv_proj.weight": T("F32", (3 * H, H))}, exactly=()),
+    # its inner model's mapper strips a model. prefix its load_weights adds again: both load
+    clean("DSC111", "eagle1-llama4-model-prefix", profile="vllm-eagle-llama4", config=L4_EAGLE1,
+          tensors={**EMBED, "fc.weight": DROP, "model.fc.weight": T("F32", (H, 2 * H))},
+          exactly=()),
+    fires("DSC111", "eagle1-llama-model-prefix", profile="vllm-eagle", draft=None,
+          config=V_EAGLE1, tensors={**NO_BIAS, "fc.weight": DROP,
+                                    "model.fc.weight": T("F32", (H, 2 * H))}),
+    # its config asserts: the YOCO keys null (a missing key is an AttributeError), no MoE layer
+    fires("DSC690", "eagle1-llama4-no-yoco-keys", profile="vllm-eagle-llama4",
+          config={k: v for k, v in L4_EAGLE1.items() if k != "yoco_global_kv_layer"},
+          tensors=EMBED,
+          says="yoco_global_kv_layer is not in config.json", exactly=("DSC690",)),
+    fires("DSC690", "eagle1-llama4-yoco-layer", profile="vllm-eagle-llama4",
+          config={**L4_EAGLE1, "yoco_local_kv_layer": 0}, tensors=EMBED,
+          says="yoco_local_kv_layer is 0, not null"),
+    fires("DSC690", "eagle1-llama4-moe-layer", profile="vllm-eagle-llama4",
+          config={**L4_EAGLE1, "moe_layers": [0]}, tensors=EMBED,
+          says="moe_layers is [0], not an empty list"),
+    clean("DSC690", "eagle1-llama4-moe-layers-derived", profile="vllm-eagle-llama4",
+          config={**L4_EAGLE1, "moe_layers": NULL}, tensors=EMBED),
+    fires("DSC690", "eagle1-llama4-yoco-global-layer", profile="vllm-eagle-llama4",
+          config={**L4_EAGLE1, "yoco_global_kv_layer": 2}, tensors=EMBED,
+          says="yoco_global_kv_layer is 2, not null"),
+    fires("DSC690", "eagle1-llama4-no-draft-vocab-size", profile="vllm-eagle-llama4",
+          draft=None, config=L4_EAGLE1, tensors=EMBED, says="draft_vocab_size is not set"),
+    # its head has draft_vocab_size rows and no d2t maps them: a pruned head's draft id i is
+    # proposed as target id i; without a head the target's drafts (its ids are target ids)
+    fires("DSC103", "eagle1-llama4-pruned-head", profile="vllm-eagle-llama4", draft=40,
+          config=L4_EAGLE1, tensors={**EMBED, "lm_head.weight": head(40)}, exactly=("DSC103",),
+          says="the shipped head's draft id i is proposed as target id i",
+          hint="vllm-eagle-llama4 cannot map draft ids"),
+    clean("DSC103", "eagle1-llama4-pruned-no-head", profile="vllm-eagle-llama4", draft=40,
+          config=L4_EAGLE1, tensors=EMBED, exactly=()),
+    clean("DSC103", "eagle1-llama4-full-head", profile="vllm-eagle-llama4", config=L4_EAGLE1,
+          tensors={**EMBED, "lm_head.weight": head(VT)}, exactly=()),
+    fires("DSC105", "eagle1-llama4-d2t", profile="vllm-eagle-llama4", draft=40,
+          config=L4_EAGLE1, tensors={**EMBED, **mapping(40), "lm_head.weight": head(40)},
+          says="no parameter for it (it has no d2t path: its own head's ids are proposed"),
+    fires("DSC105", "eagle1-llama4-d2t-no-head", profile="vllm-eagle-llama4", draft=40,
+          config=L4_EAGLE1, tensors={**EMBED, **mapping(40)},
+          says="no parameter for it (it drafts from the target's head"),
+    # vLLM's MiniCPM classic EAGLE: names as stored (model.), layers under eagle_layers, two
+    # input norms, every parameter required by vLLM's weight tracking (embedding and head too)
+    clean("DSC652", "eagle1-minicpm-every-module", profile="vllm-eagle-minicpm",
+          by_default=True, draft=None, config=MC_EAGLE1, tensors=MC_HEADS,
+          exactly=("DSC501",), verdicts={"vllm-eagle-minicpm": True}),
+    fires("DSC652", "eagle1-minicpm-no-head", profile="vllm-eagle-minicpm", draft=None,
+          config=MC_EAGLE1, tensors={**MC_HEADS, "lm_head.weight": DROP},
+          says="(lm_head): vLLM checks the parameters its load_weights filled"),
+    clean("DSC652", "eagle1-minicpm-tied-no-head", profile="vllm-eagle-minicpm", draft=None,
+          config={**MC_EAGLE1, "tie_word_embeddings": True},
+          tensors={**MC_HEADS, "lm_head.weight": DROP}, exactly=("DSC501",)),
+    fires("DSC652", "eagle1-minicpm-no-embedding", profile="vllm-eagle-minicpm", draft=None,
+          config=MC_EAGLE1, tensors={**MC_HEADS, "model.embed_tokens.weight": DROP},
+          says="(embed_tokens)"),
+    fires("DSC652", "eagle1-minicpm-moe-no-experts", profile="vllm-eagle-minicpm", draft=None,
+          config={**MC_EAGLE1, "num_experts": 2}, tensors={**MC_HEADS, **MC_DENSE_DROPPED},
+          says="eagle_layers.0.mlp.gate, eagle_layers.0.mlp.experts"),
+    clean("DSC652", "eagle1-minicpm-moe-experts", profile="vllm-eagle-minicpm", draft=None,
+          config={**MC_EAGLE1, "num_experts": 2},
+          tensors={**MC_HEADS, **MC_DENSE_DROPPED, **MC_MOE}, exactly=("DSC501",)),
+    fires("DSC111", "eagle1-minicpm-unprefixed", profile="vllm-eagle-minicpm", draft=None,
+          config=MC_EAGLE1, tensors={**MC_HEADS, "model.fc.weight": DROP,
+                                     "fc.weight": T("F32", (H, 2 * H))},
+          says="1 tensor name(s) lack the model. prefix (fc.weight)", exactly=("DSC111",
+                                                                              "DSC501")),
+    fires("DSC112", "eagle1-minicpm-fused-qkv", profile="vllm-eagle-minicpm", draft=None,
+          config=MC_EAGLE1, tensors={**MC_HEADS, **MC_FUSED},
+          says="(model.eagle_layers.0.self_attn.qkv_proj.weight)"),
+    fires("DSC112", "eagle1-minicpm-layers-prefix", profile="vllm-eagle-minicpm", draft=None,
+          config=MC_EAGLE1,
+          tensors={**MC_HEADS, "model.layers.0.input_layernorm.weight": T("F32", (H,))},
+          says="layers.0.input_layernorm.weight"),
+    fires("DSC113", "eagle1-minicpm-fc-width", profile="vllm-eagle-minicpm", draft=None,
+          config=MC_EAGLE1, tensors={**MC_HEADS, "model.fc.weight": T("F32", (H, 3 * H))},
+          says="fc.weight is [8, 24]"),
+    fires("DSC672", "eagle1-minicpm-fc-bias", profile="vllm-eagle-minicpm", draft=None,
+          config=MC_EAGLE1, tensors={**MC_HEADS, "model.fc.bias": T("F32", (H,))}),
+    fires("DSC690", "eagle1-minicpm-no-scale-emb", profile="vllm-eagle-minicpm", draft=None,
+          config={k: v for k, v in MC_EAGLE1.items() if k != "scale_emb"}, tensors=MC_HEADS,
+          says="scale_emb is not set"),
+    # vLLM's Cohere classic EAGLE: names as stored (model.), fc with a bias, one input_layernorm
+    # per layer, q/k norms with use_qk_norm, a final norm; every parameter tracked but the
+    # embedding, which (with the head: logits come from it) is the target's
+    clean("DSC652", "eagle1-cohere-every-module", profile="vllm-eagle-cohere", by_default=True,
+          draft=None, config=CO_EAGLE1, exactly=("DSC501",), verdicts={"vllm-eagle-cohere": True}),
+    fires("DSC652", "eagle1-cohere-no-fc-bias", profile="vllm-eagle-cohere", draft=None,
+          config=CO_EAGLE1, tensors={"model.fc.bias": DROP}, says="(fc.bias): vLLM checks"),
+    fires("DSC652", "eagle1-cohere-no-qk-norms", profile="vllm-eagle-cohere", draft=None,
+          config={**CO_EAGLE1, "use_qk_norm": True}, says="layers.0.self_attn.q_norm"),
+    clean("DSC652", "eagle1-cohere-qk-norms", profile="vllm-eagle-cohere", draft=None,
+          config={**CO_EAGLE1, "use_qk_norm": True}, tensors=CO_QK, exactly=("DSC501",)),
+    clean("DSC672", "eagle1-cohere-fc-bias-built", profile="vllm-eagle-cohere", draft=None,
+          config=CO_EAGLE1, exactly=("DSC501",)),
+    fires("DSC112", "eagle1-cohere-post-attention-norm", profile="vllm-eagle-cohere",
+          draft=None, config=CO_EAGLE1,
+          tensors={"model.layers.0.post_attention_layernorm.weight": T("F32", (H,))},
+          says="layers.0.post_attention_layernorm.weight"),
+    # its mapper drops lm_head names, and the embedding is the target's whatever is shipped
+    clean("DSC112", "eagle1-cohere-head-dropped", profile="vllm-eagle-cohere", draft=None,
+          config=CO_EAGLE1, tensors={"lm_head.weight": head(VT),
+                                     "model.embed_tokens.weight": T("F32", (VT, H))},
+          exactly=("DSC501",)),
+    fires("DSC111", "eagle1-cohere-unprefixed", profile="vllm-eagle-cohere", draft=None,
+          config=CO_EAGLE1, tensors={"model.norm.weight": DROP, "norm.weight": T("F32", (H,))},
+          says="(norm.weight)"),
     # each runtime's registry refuses the other's class name
     fires("DSC680", "eagle1-sglang-name", profile="vllm-eagle", draft=None, config=S_EAGLE1,
           tensors=NO_BIAS, says="registers EagleLlamaForCausalLM"),
@@ -225,10 +371,8 @@ CASES = [
           says="SGLang 0.5.23 builds DeepseekV3ForCausalLMNextN"),
     fires("DSC108", "hidden-states", config=_named("ExtractHiddenStatesModel"),
           says="not a drafter: ExtractHiddenStatesModel"),
-    fires("DSC108", "eagle1-mistral", config=_named("EagleMistralForCausalLM"),
-          says="classic EAGLE over Mistral"),
-    fires("DSC108", "dspark-k3", config=_named("K3DSparkModel"),
-          says="vLLM 0.33.0 builds K3DSparkForCausalLM: "),
+    fires("DSC108", "dspark-v41", config=_named("DSparkV41DraftModel"),
+          says="vLLM 0.33.0 builds DSparkDeepseekV4ForCausalLM: "),
     fires("DSC108", "gemma4-assistant", config=_named("Gemma4AssistantForCausalLM"),
           says="not a block drafter but a Gemma 4 MTP assistant"),
     # their clean twins: the names of each group that a profile judges
@@ -361,12 +505,13 @@ def test_a_name_judged_by_one_runtime_is_judged_there_and_refused_by_the_other()
 
 
 def test_a_name_no_runtime_judges_is_not_judged_with_each_runtimes_reason():
-    way = _route("K3DSparkModel")  # vLLM's alone: its variant reason (profiles/variants.py)
+    way = _route("DSparkV41DraftModel")  # vLLM's alone: its variant reason (variants.py)
     assert not way.judged and way.family == "dspark"
     assert way.unjudged == (
-        f"{VLLM} 0.33.0 builds K3DSparkForCausalLM: " + NOT_JUDGED[("vllm", "K3DSparkModel")],
+        f"{VLLM} 0.33.0 builds DSparkDeepseekV4ForCausalLM: "
+        + NOT_JUDGED[("vllm", "DSparkV41DraftModel")],
     )
-    assert way.unjudged == unjudged("K3DSparkModel")
+    assert way.unjudged == unjudged("DSparkV41DraftModel")
 
 
 def test_the_first_registered_name_routes_and_any_other_config_is_routed_by_family():

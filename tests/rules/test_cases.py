@@ -8,6 +8,7 @@ import test_behaviour_rules
 import test_load_rules
 import test_loader_rules
 import test_map_rules
+import test_mistral_rules
 import test_model_rules
 import test_mtp_rules
 import test_sglang_rules
@@ -28,6 +29,7 @@ TABLES = (
     test_behaviour_rules,
     test_architectures,
     test_variant_rules,
+    test_mistral_rules,
 )
 ALL = [c for table in TABLES for c in table.CASES]  # the drafter rows (rules_harness.Bench)
 # the MTP rows: a target checkpoint, not a drafter (rules/mtp.py; test_mtp_rules.py runs them)

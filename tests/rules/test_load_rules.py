@@ -218,10 +218,10 @@ CASES: list[Case] = [
           says="this is an MTP drafter (architectures/model_type: DeepSeekMTPModel), not "
           "judged: vLLM 0.33.0 builds DeepSeekMTP: MTP: the draft layers "
           "are read from the target checkpoint"),
-    fires("DSC108", "eagle1", config={"architectures": ["EagleLlama4ForCausalLM"],
+    fires("DSC108", "eagle1", config={"architectures": ["EagleDeepSeekMTPModel"],
                                       "markov_rank": None},
-          says="this is an EAGLE-1 drafter (architectures/model_type: EagleLlama4ForCausalLM), "
-          "not judged: vLLM 0.33.0 builds EagleLlama4ForCausalLM"),
+          says="this is an EAGLE-1 drafter (architectures/model_type: EagleDeepSeekMTPModel), "
+          "not judged: vLLM 0.33.0 builds EagleDeepseekV3ForCausalLM"),
     fires("DSC108", "no-family", config={"architectures": [], "markov_rank": None}),
     clean("DSC108", "dspark-by-architecture", config={"markov_rank": None}),
     clean("DSC108", "p-eagle-is-eagle3", profile="vllm-eagle3", by_default=True,

@@ -23,6 +23,8 @@ from rules_harness import (
     zeros,
 )
 from synth import VT, H, markov
+from test_variant_k3 import K3, K3_OK
+from test_variant_minimax import DOWN, MINIMAX, MINIMAX_OK
 
 from dspark_ckpt.profiles.registry import PROFILES, applicable_profiles
 from dspark_ckpt.profiles.variants import NOT_JUDGED, VARIANTS
@@ -376,10 +378,10 @@ def test_each_variant_maps_to_a_profile_of_its_runtime_and_none_is_also_unjudged
 
 
 def test_variant_counts():
-    """docs/profiles.md's counts: 26 variant architectures (vLLM 14, SGLang 12), 19 judged, and
-    each of the 7 others unjudged for a reason that names the source lines it was read from."""
+    """docs/profiles.md's counts: 26 variant architectures (vLLM 14, SGLang 12), 21 judged, and
+    each of the 5 others unjudged for a reason that names the source lines it was read from."""
     every = [*VARIANTS, *NOT_JUDGED]
-    assert len(every) == 26 and len(VARIANTS) == 19
+    assert len(every) == 26 and len(VARIANTS) == 21
     assert sum(r == "vllm" for r, _ in every) == 14 and sum(r == "sglang" for r, _ in every) == 12
     assert all(".py:" in why for why in NOT_JUDGED.values())
 
@@ -418,7 +420,11 @@ LAYOUTS = {
     "vllm-laguna": (LAGUNA, LAGUNA_LAYER),
     "sglang-laguna": (SG_LAGUNA, SG_LAGUNA_OK),
     "sglang-lilicorr": (SG_LILICORR, SG_LILI_OK),
+    "sglang-dspark-minimax": (MINIMAX, MINIMAX_OK),
+    "vllm-k3-dspark": (K3, K3_OK),
 }
+# where a layout's decoder layer stores its down projection (the weight each drops)
+DOWNS = {"sglang-dspark-minimax": DOWN}
 MAPPED = sorted(VARIANTS.items())
 
 
@@ -426,12 +432,12 @@ MAPPED = sorted(VARIANTS.items())
 def test_each_variant_is_judged_by_its_profile(bench, key, profile):
     """A drafter of each variant architecture, laid out as the model its profile mirrors
     builds it, passes there; without one of its decoder layer's weights it fails (DSC652:
-    uninitialised in vLLM, initial values in SGLang)."""
+    uninitialised in vLLM, initial values in SGLang, refused by SGLang's M3.1 DSpark)."""
     config, tensors = LAYOUTS[profile]
     config = {**config, "architectures": [key[1]]}
     whole = bench.case(config, tensors, profile=profile)
     assert whole.profile == profile and whole.verdicts[profile] is True, whole.findings
-    down = "layers.0.mlp.down_proj.weight"
+    down = DOWNS.get(profile, "layers.0.mlp.down_proj.weight")
     broken = bench.case(config, {**tensors, down: DROP}, profile=profile)
     assert broken.verdicts[profile] is False
     assert "DSC652" in {f.code for f in broken.findings if f.profile == profile}

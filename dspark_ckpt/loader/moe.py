@@ -1,0 +1,74 @@
+"""DeepSeek-V2's decoder layer, for the profiles whose ``decoder_layer`` is "deepseek_v2_moe"
+(vLLM 0.33.0 deepseek_v2.py ``DeepseekV2DecoderLayer``, which Mistral Large 3's EAGLE builds):
+MLA attention, Llama's two norms, a dense MLP below ``first_k_dense_replace`` and a MoE MLP
+from there on: the router ``gate`` (with its ``e_score_correction_bias`` under ``topk_method``
+"noaux_tc"), the shared experts (``n_shared_experts``) and ``n_routed_experts`` experts.
+
+The experts of a MoE layer are a block of their own, ``layers.N.mlp.experts`` (a count and one
+template, never expanded), one per MoE layer the checkpoint stores; a layer with no tensor at
+all is the layers block's (its MoE template: ``mlp.experts`` counts as one module there).
+"""
+
+from __future__ import annotations
+
+from dspark_ckpt.loader.parts import ANY, Block, Module, NameMaps, modules_of, shaped
+from dspark_ckpt.loader.view import count
+
+MLA_KV = ("self_attn.kv_a_layernorm", "self_attn.kv_b_proj", "self_attn.o_proj")
+# q_lora_rank set: q_a_proj and kv_a_proj_with_mqa (fused at load), q_a_layernorm, q_b_proj;
+# else q_proj and kv_a_proj_with_mqa (deepseek_v2.py:1051-1098)
+MLA_Q_LORA = ("self_attn.q_a_proj", "self_attn.q_a_layernorm", "self_attn.q_b_proj")
+MLA_Q = ("self_attn.q_proj",)
+NORMS = ("input_layernorm", "post_attention_layernorm")
+DENSE = ("mlp.gate_proj", "mlp.up_proj", "mlp.down_proj")
+SHARED = tuple(f"mlp.shared_experts.{m}_proj" for m in ("gate", "up", "down"))
+EXPERT = ("gate_proj", "up_proj", "down_proj")
+
+
+def deepseek_layers(cfg: dict, maps: NameMaps, shapes: dict, block: Block) -> tuple[Block, bool]:
+    """``block`` (the decoder layers) with DeepSeek-V2's templates: the dense one, and the MoE
+    one from ``first_k_dense_replace`` on; and whether every module is known (the keys that
+    decide them are declared counts, the MoE layers every one from there: moe_layer_freq 1)."""
+    q = MLA_Q if cfg.get("q_lora_rank") is None else MLA_Q_LORA
+    attn = (*q, "self_attn.kv_a_proj_with_mqa", *MLA_KV)
+    dense = _modules((*attn, *NORMS, *DENSE), maps, shapes)
+    dense_below = count(cfg.get("first_k_dense_replace"))
+    experts = count(cfg.get("n_routed_experts"))
+    every = cfg.get("moe_layer_freq", 1) == 1  # else: MoE by the target's layer index too
+    if not every:  # which layers are MoE depends on the target's depth: any MLP is taken
+        return _with(block, _modules((*attn, *NORMS, "mlp"), maps, shapes), (), None), False
+    if experts is None:  # no experts (DeepseekV2DecoderLayer: a dense MLP in every layer)
+        return _with(block, dense, (), None), cfg.get("n_routed_experts") is None
+    moe = [*attn, *NORMS, "mlp.gate"]
+    if cfg.get("n_shared_experts") is not None:
+        moe += SHARED
+    # the experts: any name under it is the layer's, what is missing their block's to say
+    alt = (*_modules(tuple(moe), maps, shapes), Module("mlp.experts", ("mlp.experts",), ANY))
+    if cfg.get("topk_method") == "noaux_tc":
+        alt += (Module("mlp.gate", ("mlp.gate",), ("e_score_correction_bias",), exact=True),)
+    known = dense_below is not None
+    return _with(block, dense, alt, dense_below if known else 0), known
+
+
+def expert_blocks(stored: list[int], block: Block, cfg: dict) -> list[Block]:
+    """One block of ``n_routed_experts`` experts per MoE layer index the checkpoint stores."""
+    n = count(cfg.get("n_routed_experts"))
+    if block.alt_from is None or n is None:
+        return []
+    end = block.count if block.count is not None else float("inf")
+    template = tuple(Module(m, (m,)) for m in EXPERT)
+    return [
+        Block(f"{block.prefix}.{i}.mlp.experts", n, template)
+        for i in stored
+        if block.alt_from <= i < end
+    ]
+
+
+def _modules(paths: tuple[str, ...], maps: NameMaps, shapes: dict) -> tuple[Module, ...]:
+    return shaped(modules_of([(p,) for p in paths], maps), shapes)
+
+
+def _with(block: Block, template, alt, alt_from) -> Block:
+    return Block(
+        block.prefix, block.count, template, block.aliases, {}, block.first_absent, alt, alt_from
+    )
