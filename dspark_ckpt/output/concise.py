@@ -250,15 +250,21 @@ def neutral(text: str, profile: str | None) -> str:
     """``text`` with the names of ``profile``'s runtime (its release, the runtime, the
     profile's own names) written ``the runtime``: how several profiles' findings that
     differ only there say the same of each."""
-    pattern = _names(profile) if profile in PROFILES else None
-    return pattern.sub(NEUTRAL, text) if pattern else text
+    if profile not in PROFILES or not any(n in text for n in _names(profile)):
+        return text  # no name to write (the pattern is compiled only where one may be)
+    return _pattern(profile).sub(NEUTRAL, text)
+
+
+def _names(profile: str) -> list[str]:
+    """The names of ``profile``'s runtime ``neutral`` writes, the longest first."""
+    p = PROFILES[profile]
+    names = {" ".join(p.release.split(" ")[:2]), p.runtime, p.name, p.qualified_name}
+    return sorted(names, key=len, reverse=True)
 
 
 @cache
-def _names(profile: str) -> re.Pattern:
-    p = PROFILES[profile]
-    names = {" ".join(p.release.split(" ")[:2]), p.runtime, p.name, p.qualified_name}
-    alternatives = "|".join(map(re.escape, sorted(names, key=len, reverse=True)))
+def _pattern(profile: str) -> re.Pattern:
+    alternatives = "|".join(map(re.escape, _names(profile)))
     return re.compile(rf"(?<![\w.@-])(?:{alternatives})(?![\w@-]|\.\w)")
 
 
