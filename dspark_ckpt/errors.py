@@ -21,13 +21,13 @@ SHOWN = 5  # names a message lists before "and N more"
 
 # the userinfo of a URL (scheme://user:password@host), in any scheme but hf:// (a Hub id,
 # org/name@revision, holds no credentials): what RFC 3986 allows there, up to its "@"
-_USERINFO = re.compile(r"\b((?!hf://)[A-Za-z][A-Za-z0-9+.-]*://)[^\s/?#@'\"<>]+@")
+_USERINFO = r"\b((?!hf://)[A-Za-z][A-Za-z0-9+.-]*://)[^\s/?#@'\"<>]+@"
 
 
 def redact(text: str) -> str:
     """``text`` with the credentials of every URL in it shown as ``***``:
     ``http://user:secret@host`` becomes ``http://***@host``. Idempotent."""
-    return _USERINFO.sub(r"\1***@", text) if "@" in text else text
+    return re.sub(_USERINFO, r"\1***@", text) if "@" in text and "://" in text else text
 
 
 def few(names: Sequence[str], k: int = SHOWN) -> str:

@@ -21,6 +21,9 @@ from __future__ import annotations
 
 from dataclasses import MISSING, FrozenInstanceError, dataclass, fields
 
+# what dataclass looks for in a string annotation: a class variable, an init-only
+# variable, the keyword-only marker (any text holding one is read as dataclass reads it)
+_SPECIAL = ("ClassVar", "InitVar", "KW_ONLY")
 _REPRS: set[tuple[int, int]] = set()  # (object, thread) being repr'd: a cycle shows "..."
 
 
@@ -32,8 +35,18 @@ def record(cls=None, /, *, frozen: bool = True, eq: bool = True, repr: bool = Tr
         undocumented = not cls.__doc__
         if undocumented:  # else dataclass reads its signature for one (inspect.signature: ms)
             cls.__doc__ = cls.__name__
+        annotations = cls.__dict__.get("__annotations__", {})
+        written = {n: t for n, t in annotations.items() if isinstance(t, str)}
+        if any(word in t for t in written.values() for word in _SPECIAL):
+            written = {}  # dataclass reads these as it does (a class variable is no field)
+        if written:  # each read as a plain type (dataclass looks every string up 3 times)
+            cls.__annotations__ = {**annotations, **dict.fromkeys(written, object)}
         cls = dataclass(cls, init=False, repr=False, eq=False)
         flds = fields(cls)
+        if written:  # the annotations as written, on the class and its fields
+            cls.__annotations__ = annotations
+            for f in flds:
+                f.type = written.get(f.name, f.type)
         if undocumented:  # the one @dataclass writes
             cls.__doc__ = f"{cls.__name__}({', '.join(_shown(f) for f in flds if f.init)})"
         cls.__record_init__ = tuple(f.name for f in flds if f.init)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import FrozenInstanceError, dataclass, field
+from typing import ClassVar
 
 import pytest
 
@@ -127,6 +128,42 @@ def test_an_undocumented_class_gets_the_docstring_dataclass_writes():
 
         docs.append(Bare.__doc__)
     assert docs[0] == docs[1] == "Bare(a: 'int', b: 'str' = 'x', c: 'list' = <factory>)"
+
+
+def test_string_annotations_are_read_as_the_dataclass_reads_them():
+    """Annotations written as text (``from __future__ import annotations``): a class
+    variable and an init-only variable stay what dataclass makes of them, and every field
+    and the class keep their annotations as written."""
+    made = []
+    for decorate in (dataclass(frozen=True), record):
+
+        @decorate
+        class Plain:
+            a: int
+            b: tuple[str, ...] = ()
+
+        @decorate
+        class Special:
+            a: int
+            shared: ClassVar[int] = 3
+            seed: dataclasses.InitVar[int] = 0
+
+            def __post_init__(self, seed: int) -> None:
+                pass
+
+        made.append((Plain, Special))
+    for (dc_plain, dc_special), (rec_plain, rec_special) in [made]:
+        for dc, rec in ((dc_plain, rec_plain), (dc_special, rec_special)):
+            assert rec.__annotations__ == dc.__annotations__
+            assert [(f.name, f.type) for f in dataclasses.fields(rec)] == [
+                (f.name, f.type) for f in dataclasses.fields(dc)
+            ]
+    assert [(f.name, f.type) for f in dataclasses.fields(rec_plain)] == [
+        ("a", "int"),
+        ("b", "tuple[str, ...]"),
+    ]
+    assert [f.name for f in dataclasses.fields(rec_special)] == ["a"]
+    assert rec_special.shared == 3
 
 
 def test_the_package_defines_its_records_with_record():

@@ -96,8 +96,8 @@ def inspect_checkpoint(
 
 # a hint's command names the drafter and the target by these placeholders
 # (``rules/repairs.py``'s FIX_COMMAND); whole words only
-_DRAFTER = re.compile(r"(?<![\w-])DRAFTER(?![\w-])")
-_TARGET = re.compile(r"--target T(?![\w-])")
+_DRAFTER = r"(?<![\w-])DRAFTER(?![\w-])"
+_TARGET = r"--target T(?![\w-])"
 
 
 def with_paths(text: str, r: Report) -> str:
@@ -108,9 +108,10 @@ def with_paths(text: str, r: Report) -> str:
     if "DRAFTER" not in text and "--target T" not in text:
         return text
     t = r.target
-    text = _DRAFTER.sub(lambda _: shlex.quote(r.drafter_source), text)
+    if "DRAFTER" in text:
+        text = re.sub(_DRAFTER, lambda _: shlex.quote(r.drafter_source), text)
     if t is None:
         return text
     named = t.model is not None  # else --target-vocab-size (no config read)
     given = f"--target {shlex.quote(t.source)}" if named else f"--target-vocab-size {t.vocab_size}"
-    return _TARGET.sub(lambda _: given, text)
+    return re.sub(_TARGET, lambda _: given, text) if "--target T" in text else text

@@ -164,8 +164,8 @@ def _read(source: Source, names: tuple[str, ...]) -> _Files:
     return out
 
 
-_ESCAPE = re.compile(r"\\u[0-9a-fA-F]{4}")  # a \uXXXX escape
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")  # half of a character past U+FFFF
+_ESCAPE = r"\\u[0-9a-fA-F]{4}"  # a \uXXXX escape
+_SURROGATE_ESCAPE = r"\\u[dD][89a-fA-F]"  # half of a character past U+FFFF
 _ASCII_STR = sys.getsizeof("a" * 1000) - 1000  # CPython's header of an ASCII str
 _NOT_COUNTED = bytes(sorted(set(range(256)) - set(b'[{:",')))
 
@@ -188,8 +188,8 @@ def parse_cost(data: bytes, text: str) -> int:
     n, kind = len(data), _kind(text)
     wide = kind  # the widest kind a string can have: escapes may widen it
     surrogates = False
-    if "\\u" in text and _ESCAPE.search(text):
-        surrogates = _SURROGATE_ESCAPE.search(text) is not None
+    if "\\u" in text and re.search(_ESCAPE, text):
+        surrogates = re.search(_SURROGATE_ESCAPE, text) is not None
         wide = 4 if surrogates else max(kind, 2)
     c = data.translate(None, _NOT_COUNTED).count  # one pass, then counts over a fifth
     return (
@@ -293,7 +293,7 @@ def _base(files: _Files, n: int) -> tuple[_Ids, list]:
     return tokens, added
 
 
-_ID = re.compile(r"[0-9]{1,20}")  # an id as a key: ASCII digits ("²".isdigit() too)
+_ID = r"[0-9]{1,20}"  # an id as a key: ASCII digits ("²".isdigit() too)
 
 
 def _parse(files: _Files, n: int, base=None) -> _Parsed:
@@ -311,8 +311,9 @@ def _parse(files: _Files, n: int, base=None) -> _Parsed:
             continue
         decoder = doc.get("added_tokens_decoder")
         if isinstance(decoder, dict):
+            is_id = re.compile(_ID).fullmatch  # compiled once (re's cache)
             for key, tok in decoder.items():
-                if _ID.fullmatch(key) is None:
+                if is_id(key) is None:
                     raise TokenizerError(
                         files.path(name), f"added_tokens_decoder key {_q(key)} is not a token id"
                     )

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from functools import cache
 
 from dspark_ckpt.commands.inspect import Report, with_paths
 from dspark_ckpt.output.layout import (
@@ -254,16 +253,44 @@ def neutral(text: str, profile: str | None) -> str:
     """``text`` with the names of ``profile``'s runtime (its release, the runtime, the
     profile's own names) written ``the runtime``: how several profiles' findings that
     differ only there say the same of each."""
-    pattern = _names(profile) if profile in PROFILES else None
-    return pattern.sub(NEUTRAL, text) if pattern else text
+    if profile not in PROFILES:
+        return text
+    names = runtime_names(profile)
+    out, start, at = [], 0, 0
+    while found := [i for n in names if (i := text.find(n, at)) >= 0]:
+        at = min(found)  # the first place a name stands: the longest one standing alone
+        name = next((n for n in names if text.startswith(n, at) and _alone(text, at, n)), None)
+        if name is None:
+            at += 1
+            continue
+        out += (text[start:at], NEUTRAL)
+        start = at = at + len(name)
+    return "".join(out) + text[start:] if out else text
 
 
-@cache
-def _names(profile: str) -> re.Pattern:
+def runtime_names(profile: str) -> list[str]:
+    """The names of ``profile``'s runtime ``neutral`` writes, the longest first."""
     p = PROFILES[profile]
     names = {" ".join(p.release.split(" ")[:2]), p.runtime, p.name, p.qualified_name}
-    alternatives = "|".join(map(re.escape, sorted(names, key=len, reverse=True)))
-    return re.compile(rf"(?<![\w.@-])(?:{alternatives})(?![\w@-]|\.\w)")
+    return sorted(names, key=len, reverse=True)
+
+
+def _alone(text: str, at: int, name: str) -> bool:
+    """Whether ``name`` at ``at`` stands as a word of its own (not in a longer name, a
+    path or a version): no word character, ``.``, ``@`` or ``-`` before it, and after it
+    none but ``.`` and only where no word character follows (the end of a sentence). A
+    word character is the regular expressions' ``\\w`` (``str.isalnum`` or ``_``)."""
+    before, end = text[at - 1 : at], at + len(name)
+    after, then = text[end : end + 1], text[end + 1 : end + 2]
+    if before and (_word(before) or before in ".@-"):
+        return False
+    if after and (_word(after) or after in "@-"):
+        return False
+    return not (after == "." and then and _word(then))
+
+
+def _word(c: str) -> bool:
+    return c.isalnum() or c == "_"
 
 
 def finding_line(f: Finding, names: list[str], r: Report, width: int) -> Styled:

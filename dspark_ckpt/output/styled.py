@@ -31,13 +31,19 @@ _COLOURS = {"red": "31", "green": "32", "yellow": "33", "blue": "34", "magenta":
 _COLOURS |= {"cyan": "36", "white": "37"}
 
 
+def _strip(text: str) -> str:
+    """``text`` without ``_STRIPPED``'s characters; a printable text holds none of them
+    (``str.translate`` looks every character up in the table: a tenth of an output)."""
+    return text if text.isprintable() else text.translate(_STRIPPED)
+
+
 class Styled:
     """Text with a base style and styled spans (``Rich``'s ``Text``, what we use of it)."""
 
     __slots__ = ("_text", "style", "spans")
 
     def __init__(self, text: str = "", style: str = "") -> None:
-        self._text = text.translate(_STRIPPED)
+        self._text = _strip(text)
         self.style = style
         self.spans: list[tuple[int, int, str]] = []
 
@@ -70,7 +76,7 @@ class Styled:
             return self.append_text(text)
         if text:
             start = len(self._text)
-            self._text += text.translate(_STRIPPED)
+            self._text += _strip(text)
             if style:
                 self.spans.append((start, len(self._text), style))
         return self

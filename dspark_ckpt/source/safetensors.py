@@ -187,9 +187,9 @@ def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 # "-0" as a number (not "-01", "-0.5", "-0e1"; a false match in a string only costs time)
-_MINUS_ZERO = re.compile(r"-0(?![0-9.eE])")
+_MINUS_ZERO = r"-0(?![0-9.eE])"
 # a \uD800-\uDFFF escape: a lone one is refused by serde_json, not by Python's json
-_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE = r"\\u[dD][89a-fA-F]"
 
 
 @contextmanager
@@ -224,9 +224,8 @@ def loads_json(text: str, path: Path, what: str) -> Any:
     # the per-integer hook costs a third of the parse of a large header: with CPython's
     # own bound on integer digits in force, it is needed only where a -0 may be
     hook_ints = (
-        _MINUS_ZERO.search(text) is not None
-        or not 0 < sys.get_int_max_str_digits() <= MAX_INT_DIGITS
-    )
+        "-0" in text and re.search(_MINUS_ZERO, text) is not None
+    ) or not 0 < sys.get_int_max_str_digits() <= MAX_INT_DIGITS
     try:
         try:
             return _loads(text, hook_ints)
@@ -255,7 +254,7 @@ def _loads(text: str, hook_ints: bool) -> Any:
             parse_float=_json_float,
             parse_int=_json_int if hook_ints else None,
         )
-    if _SURROGATE.search(text) is not None:
+    if "\\u" in text and re.search(_SURROGATE, text) is not None:
         json.dumps(obj, ensure_ascii=False).encode("utf-8")  # raises on a lone surrogate
     return obj
 

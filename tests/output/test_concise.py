@@ -294,3 +294,28 @@ def test_drawn_without_rich_byte_for_byte_as_rich_draws_it(target, colour):
         print_concise(report, console)
         assert ours.getvalue() == rich.getvalue()
         assert ("\x1b[" in ours.getvalue()) == bool(colour)
+
+
+def test_neutral_writes_the_runtime_where_the_word_pattern_would():
+    """``neutral`` finds a runtime's names by hand (no pattern compiled at each start-up);
+    it writes ``the runtime`` exactly where the regular expression it replaces matched: a
+    name standing alone, not inside a longer name, a path, a profile or a version."""
+    from dspark_ckpt.output.concise import NEUTRAL, neutral, runtime_names
+    from dspark_ckpt.profiles.registry import PROFILES
+
+    pieces = [" ", ".", ". ", "-", "@", "_", "x", "é", "٣", "/", ":", "(", ")", ",", ".a", ".9"]
+    for profile in PROFILES:
+        names = runtime_names(profile)
+        alternatives = "|".join(map(re.escape, names))
+        pattern = re.compile(rf"(?<![\w.@-])(?:{alternatives})(?![\w@-]|\.\w)")
+        texts = [f"{a}{n}{b}" for n in names for a in ["", *pieces] for b in ["", *pieces]]
+        texts += [
+            " ".join(names) + ".",
+            "".join(names),
+            f"{names[-1]}{names[0]} {names[0]}.{names[-1]} {names[-1]}..",
+            "no name here",
+            "",
+        ]
+        for text in texts:
+            assert neutral(text, profile) == pattern.sub(NEUTRAL, text), (profile, text)
+    assert neutral("vLLM refuses it", None) == "vLLM refuses it"
