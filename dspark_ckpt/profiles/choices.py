@@ -260,5 +260,9 @@ DecoderLayer = Literal[
     # first_k_dense_replace on a MoE MLP: the router gate (its e_score_correction_bias under
     # topk_method noaux_tc), shared experts, and n_routed_experts experts
     "deepseek_v2_moe",
+    # the same layer, each numbered after the target's layers (vLLM deepseek_eagle.py: draft
+    # layer i is layers.<the target's num_hidden_layers + i>): the stored layer names, and
+    # whether a layer is MoE (first_k_dense_replace), are read at that number
+    "deepseek_v2_after_target",
 ]
 """The decoder layer a variant architecture builds where it is not its family's."""

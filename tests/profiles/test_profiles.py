@@ -148,6 +148,9 @@ V_LARGE3 = {
     **{"n_shared_experts": 1, "moe_intermediate_size": H, "topk_method": None},
 }
 S_LARGE3 = {**V_LARGE3, "architectures": ["MistralLarge3ForCausalLMEagle"]}
+# classic EAGLE over DeepSeek-V3 layers (profiles/deepseek_eagle.py): its layers are numbered
+# after the target's, unknown here (--target-vocab-size): fc, enorm, hnorm and norm are checked
+V_DEEPSEEK = {**V_LARGE3, "architectures": ["EagleDeepSeekMTPModel"]}
 NO_EXPERT_1 = {f"layers.0.experts.1.{w}.weight": None for w in ("w1", "w2", "w3")}
 AS_EAGLE1 = (
     {name: None for name in eagle1_layers.mistral_eagle_backbone(H)},
@@ -422,6 +425,16 @@ CASES = [
     ("vllm-eagle-mistral-large3", "no-expert-1", VT, None, V_LARGE3, (NO_EXPERT_1,), ["DSC652"]),
     ("sglang-eagle-mistral-large3", "native-names", VT, None, S_LARGE3, (), []),
     ("sglang-eagle-mistral-large3", "no-expert-1", VT, None, S_LARGE3, (NO_EXPERT_1,), ["DSC652"]),
+    ("vllm-eagle-deepseek", "hf-names", VT, None, V_DEEPSEEK, (), []),
+    (
+        "vllm-eagle-deepseek",
+        "no-hnorm",
+        VT,
+        None,
+        V_DEEPSEEK,
+        ({"hnorm.weight": None},),
+        ["DSC652"],
+    ),
 ]
 
 
