@@ -45,7 +45,7 @@ from typing import Any
 
 from dspark_ckpt.facts.gather import Facts
 from dspark_ckpt.loader import names as N
-from dspark_ckpt.loader.moe import AFTER_TARGET, after_target, deepseek_layers, expert_blocks
+from dspark_ckpt.loader.moe import AFTER_TARGET, deepseek_layers, expert_blocks, numbered_after
 from dspark_ckpt.loader.parts import (
     ANY,
     CONFIDENCE,
@@ -110,9 +110,6 @@ class LoaderModel:
     # the names as a loader that renames by pattern hands them to its model (None: as stored,
     # a wrapper prefix removed)
     renamed: N.Renamed | None = None
-    # (block prefix, first number): layers the runtime numbers from there (numbered here from
-    # 0), named in "missing" as it numbers them
-    numbered: tuple[str, int] | None = None
 
     def names(self, f: Facts) -> list[str]:
         """The stored names (sorted) as this loader's model meets them."""
@@ -187,22 +184,7 @@ class LoaderModel:
                         shown += items
                         total += len(items)
                 at = i + 1
-        if self.numbered is not None:
-            shown, whole = self._renumbered(shown[:3], whole)
         return Missing(tuple(shown[:3]), total, tuple(whole))
-
-    def _renumbered(self, shown: list[str], whole: list[tuple[str, int, int]]):
-        """``missing``'s names and ranges with the layers numbered as the runtime does."""
-        assert self.numbered is not None
-        prefix, start = self.numbered
-
-        def name(s: str) -> str:
-            index, dot, rest = s[len(prefix) + 1 :].partition(".")
-            ok = s.startswith(prefix + ".") and index.isdigit()
-            return f"{prefix}.{int(index) + start}{dot}{rest}" if ok else s
-
-        moved = [(p, a + start, b + start) if p == prefix else (name(p), a, b) for p, a, b in whole]
-        return [name(s) for s in shown], moved
 
     # --- shapes ----------------------------------------------------------------------------
 
@@ -431,13 +413,7 @@ def _runtime_model(f: Facts, p: Profile) -> LoaderModel:
     prefix = maps.modules.get("layers", ("layers",))[0]
     block = Block(prefix, layers, template, maps.blocks.get("layers", {}), first_in, absent)
     renamed = _renamed(f, maps)
-    if p.decoder_layer == AFTER_TARGET and f.layers is None:  # numbered after an unknown
-        blocks, known = [], True  # depth: the layers are not judged (unchecked.py says so)
-        skipped.add(prefix)
-    else:
-        blocks, known = _layers(f, cfg, p, block, shapes, renamed)
-        if p.decoder_layer == AFTER_TARGET:
-            renamed = f.memo["after_target", p][0]
+    blocks, known = _layers(f, cfg, p, block, shapes, renamed)
     parts += [*blocks, *modules_of(tail, maps), *extra]
     if fc_norm:
         parts.append(fc_norm)
@@ -453,7 +429,6 @@ def _runtime_model(f: Facts, p: Profile) -> LoaderModel:
         skipped=frozenset(skipped),
         ignored_suffixes=p.unexpected_ignored_suffixes,
         renamed=renamed,
-        numbered=(prefix, f.layers) if p.decoder_layer == AFTER_TARGET and f.layers else None,
     )
 
 
@@ -531,11 +506,8 @@ def _layers(
     if not p.decoder_layer:
         return [block], True
     after = p.decoder_layer == AFTER_TARGET
-    if after:  # the stored names and the config as layers numbered from 0 meet them
-        key = ("after_target", p)
-        if key not in f.memo:
-            f.memo[key] = after_target(f.stored_sorted, f.layers, cfg, block.prefix)
-        renamed, cfg = f.memo[key]
+    if after:  # MoE or dense by the layer's number after the target's (None: unknown)
+        cfg = numbered_after(cfg, f.layers)
     block, known = deepseek_layers(cfg, name_maps(p), not_attention(shapes), block, after)
     return [block, *expert_blocks(stored_indices(f, block, renamed), block, cfg)], known
 

@@ -7,16 +7,20 @@ from there on: the router ``gate`` (with its ``e_score_correction_bias`` under `
 The experts of a MoE layer are a block of their own, ``layers.N.mlp.experts`` (a count and one
 template, never expanded), one per MoE layer the checkpoint stores; a layer with no tensor at
 all is the layers block's (its MoE template: ``mlp.experts`` counts as one module there).
+
+"deepseek_v2_after_target" (vLLM's classic EAGLE over DeepSeek-V3, deepseek_eagle.py): the same
+layer, whose number, and so whether it is MoE, follows the target's layers; its parameters are
+still the ModuleList's ``layers.i`` (``numbered_after``).
 """
 
 from __future__ import annotations
 
-from dspark_ckpt.loader import names as N
 from dspark_ckpt.loader.parts import ANY, Block, Module, NameMaps, modules_of, shaped
 from dspark_ckpt.loader.view import count
 
 # decoder_layer: the layers numbered after the target's (vLLM deepseek_eagle.py)
 AFTER_TARGET = "deepseek_v2_after_target"
+MOE_UNKNOWN = "\0moe unknown"  # a key no config has: which layers are MoE is not known
 
 MLA_KV = ("self_attn.kv_a_layernorm", "self_attn.kv_b_proj", "self_attn.o_proj")
 # q_lora_rank set: q_a_proj and kv_a_proj_with_mqa (fused at load), q_a_layernorm, q_b_proj;
@@ -58,6 +62,8 @@ def deepseek_layers(
         return _with(block, _modules((*attn, *NORMS, "mlp"), maps, shapes), (), None), False
     if experts is None:  # no experts (DeepseekV2DecoderLayer: a dense MLP in every layer)
         return _with(block, dense, (), None), attn_known and cfg.get("n_routed_experts") is None
+    if cfg.get(MOE_UNKNOWN):  # any MLP is taken (one is needed); the rest is known
+        return _with(block, _modules((*attn, *NORMS, "mlp"), maps, shapes), (), None), attn_known
     moe = [*attn, *NORMS, "mlp.gate"]
     if cfg.get("n_shared_experts") is not None:
         moe += SHARED
@@ -93,22 +99,16 @@ def _with(block: Block, template, alt, alt_from) -> Block:
     )
 
 
-def after_target(stored: list[str], depth: int, cfg: dict, prefix: str) -> tuple[N.Renamed, dict]:
-    """The stored names as a model whose draft layer i is ``prefix.<depth + i>`` meets them,
-    renumbered from 0 (``prefix.K`` below ``depth`` names no layer of it: outside the model),
-    and the config its layers read at their own numbers (``first_k_dense_replace`` less
-    ``depth``: vLLM deepseek_eagle.py:53-60 builds layer ``i + start_layer_id``,
-    deepseek_v2.py:1272 reads its index from that name and 1293-1297 compares it)."""
-    out: dict[str, str] = {}
-    lead = prefix + "."
-    for name in stored:
-        new = name
-        index, dot, rest = name[len(lead) :].partition(".")
-        if name.startswith(lead) and index.isdigit():
-            k = int(index)
-            new = f"{lead}{k - depth}{dot}{rest}" if k >= depth else N.OUTSIDE + name
-        out.setdefault(new, name)
+def numbered_after(cfg: dict, depth: int | None) -> dict:
+    """The config as layers numbered from 0 read it, where draft layer i is numbered ``depth
+    + i`` (vLLM deepseek_eagle.py:53-60 passes ``layers.{i + start_layer_id}`` as the layer's
+    prefix, deepseek_v2.py:1272 reads its index from it and 1293-1297 compares that with
+    ``first_k_dense_replace``; its parameters keep the ModuleList's ``layers.i``):
+    ``first_k_dense_replace`` less ``depth``; ``depth`` None (the target's depth unknown):
+    which layers are MoE is not known (``MOE_UNKNOWN``)."""
+    if depth is None:
+        return {**cfg, MOE_UNKNOWN: True}
     dense_below = count(cfg.get("first_k_dense_replace"))
-    if dense_below is not None:
-        cfg = {**cfg, "first_k_dense_replace": max(dense_below - depth, 0)}
-    return N.Renamed(sorted(out), out, ()), cfg
+    if dense_below is None:
+        return cfg
+    return {**cfg, "first_k_dense_replace": max(dense_below - depth, 0)}

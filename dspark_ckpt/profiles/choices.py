@@ -261,8 +261,8 @@ DecoderLayer = Literal[
     # topk_method noaux_tc), shared experts, and n_routed_experts experts
     "deepseek_v2_moe",
     # the same layer, each numbered after the target's layers (vLLM deepseek_eagle.py: draft
-    # layer i is layers.<the target's num_hidden_layers + i>): the stored layer names, and
-    # whether a layer is MoE (first_k_dense_replace), are read at that number
+    # layer i is built with the prefix layers.<the target's num_hidden_layers + i>): whether
+    # it is MoE (first_k_dense_replace) is decided at that number; its weights are layers.i
     "deepseek_v2_after_target",
 ]
 """The decoder layer a variant architecture builds where it is not its family's."""

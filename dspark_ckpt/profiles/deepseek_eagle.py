@@ -6,11 +6,11 @@ A DeepSeek-V3 config served with method "eagle" is renamed DeepSeekMTPModel
 (config/speculative.py) and then EagleDeepSeekMTPModel (transformers_utils/configs/eagle.py).
 The model: an embedding, ``enorm`` and ``hnorm`` over [embedding, the target's hidden state],
 ``fc`` (a plain Linear without a bias), DeepSeek-V2 decoder layers and a final ``norm``, and an
-lm_head of vocab_size rows. Draft layer i is built as ``layers.<the target's num_hidden_layers +
-i>``, and that number decides whether its MLP is MoE (``first_k_dense_replace``,
-``moe_layer_freq``): a drafter that numbers its layers from 0 meets no layer of the model
-(``decoder_layer`` "deepseek_v2_after_target"; without the target's config the layers are not
-checked). Loading: ``model.`` is prepended to every name but lm_head's, then
+lm_head of vocab_size rows. Draft layer i is built with the prefix ``layers.<the target's
+num_hidden_layers + i>``, and that number decides whether its MLP is MoE
+(``first_k_dense_replace``, ``moe_layer_freq``), while its weights keep the ModuleList's
+``layers.i`` (``decoder_layer`` "deepseek_v2_after_target"; without the target's config which
+layers are MoE is not checked). Loading: ``model.`` is prepended to every name but lm_head's, then
 DeepseekV2Model.load_weights looks each up in its params_dict (a name it has no parameter for is
 a KeyError; an unexpected ``.bias`` is skipped); it returns nothing, so what is not stored stays
 uninitialised with no error. A shipped lm_head / embedding is the drafter's own unless equal to
@@ -74,7 +74,8 @@ CITES = {
     "extra_modules": f"{DS}:71-73 `self.enorm = RMSNorm(` `self.hnorm = RMSNorm(` "
     "`self.norm = RMSNorm(`",
     "decoder_layer": f"{DS}:54-61 `DeepseekV2DecoderLayer(` "
-    '`prefix=maybe_prefix(prefix, f"layers.{i + start_layer_id}"),`; '
+    '`prefix=maybe_prefix(prefix, f"layers.{i + start_layer_id}"),` (an nn.ModuleList: the '
+    "weights are layers.i); "
     f"{DS}:200-207 `start_layer_id=target_layer_num,`; {DS2}:1272 "
     '`layer_idx = int(prefix.split(sep=".")[-1])`; '
     f"{DS2}:1293-1297 `layer_idx >= config.first_k_dense_replace`; "

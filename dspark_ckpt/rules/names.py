@@ -165,9 +165,7 @@ def _judged(f: Facts, p: Profile) -> Unexpected | None:
         reported = _unprefixed_names(f)
     else:
         reported = () if p.prefixed_names == "model_root" else f.prefixed
-    # a renaming loader's names are as stored where model. is its own root (else, as a
-    # renumbering loader's, with the wrapper prefix removed)
-    as_named = str if model.renamed is not None and p.prefixed_names == "model_root" else _stripped
+    as_named = _stripped if model.renamed is None else str  # a renaming loader's: as stored
     exclude = frozenset(as_named(n) for n in (*reported, *stray, *p.required_tensors))
     return model.unexpected(f, exclude)
 

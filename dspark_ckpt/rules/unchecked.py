@@ -31,7 +31,10 @@ VOCAB_ONLY_MODEL = (
 )
 VOCAB_ONLY_OMNI = "--target-vocab-size gives Vt alone: whether the target is Qwen3-Omni is unknown"
 LAYERS_UNKNOWN = "--target-vocab-size gives Vt alone: the target's num_hidden_layers is unknown"
-NUMBERED = ": the draft layers are numbered after the target's, and their names read at that number"
+NUMBERED = (
+    ": whether a draft layer's MLP is MoE or dense is decided by its number after the target's "
+    "layers (vLLM deepseek_eagle.py)"
+)
 VOCAB_ONLY_TOKENIZER = "--target-vocab-size gives Vt alone: no tokenizer files to compare"
 
 
