@@ -86,8 +86,8 @@ CASES = [
     clean("DSC652", "no-target-depth", profile=P, draft=None, config=V, tensors=DENSE),
     clean("DSC112", "no-target-depth", profile=P, draft=None, config=V),
     # each runtime's registry refuses the other's class name
-    clean("DSC680", "vllm-name", profile=P, draft=None, config=V, target=DEEP),
-    fires("DSC680", "vllm-name-under-sglang", profile="sglang-eagle", draft=None, config=V,
+    clean("DSC680", "vllm-deepseek-name", profile=P, draft=None, config=V, target=DEEP),
+    fires("DSC680", "vllm-deepseek-name-under-sglang", profile="sglang-eagle", draft=None, config=V,
           target=DEEP, says="registers LlamaForCausalLMEagle"),
 ]  # fmt: skip
 
