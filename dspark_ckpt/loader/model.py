@@ -45,7 +45,7 @@ from typing import Any
 
 from dspark_ckpt.facts.gather import Facts
 from dspark_ckpt.loader import names as N
-from dspark_ckpt.loader.moe import deepseek_layers, expert_blocks
+from dspark_ckpt.loader.moe import AFTER_TARGET, deepseek_layers, expert_blocks, numbered_after
 from dspark_ckpt.loader.parts import (
     ANY,
     CONFIDENCE,
@@ -548,7 +548,10 @@ def _layers(
     (loader/moe.py); and whether every module they build is known."""
     if not p.decoder_layer:
         return [block], True
-    block, known = deepseek_layers(cfg, name_maps(p), not_attention(shapes), block)
+    after = p.decoder_layer == AFTER_TARGET
+    if after:  # MoE or dense by the layer's number after the target's (None: unknown)
+        cfg = numbered_after(cfg, f.layers)
+    block, known = deepseek_layers(cfg, name_maps(p), not_attention(shapes), block, after)
     return [block, *expert_blocks(stored_indices(f, block, renamed), block, cfg)], known
 
 

@@ -268,5 +268,9 @@ DecoderLayer = Literal[
     # first_k_dense_replace on a MoE MLP: the router gate (its e_score_correction_bias under
     # topk_method noaux_tc), shared experts, and n_routed_experts experts
     "deepseek_v2_moe",
+    # the same layer, each numbered after the target's layers (vLLM deepseek_eagle.py: draft
+    # layer i is built with the prefix layers.<the target's num_hidden_layers + i>): whether
+    # it is MoE (first_k_dense_replace) is decided at that number; its weights are layers.i
+    "deepseek_v2_after_target",
 ]
 """The decoder layer a variant architecture builds where it is not its family's."""

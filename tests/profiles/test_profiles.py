@@ -152,6 +152,9 @@ V_LARGE3 = {
     **{"n_shared_experts": 1, "moe_intermediate_size": H, "topk_method": None},
 }
 S_LARGE3 = {**V_LARGE3, "architectures": ["MistralLarge3ForCausalLMEagle"]}
+# classic EAGLE over DeepSeek-V3 layers (profiles/deepseek_eagle.py): its layers are numbered
+# after the target's, unknown here (--target-vocab-size): fc, enorm, hnorm and norm are checked
+V_DEEPSEEK = {**V_LARGE3, "architectures": ["EagleDeepSeekMTPModel"]}
 NO_EXPERT_1 = {f"layers.0.experts.1.{w}.weight": None for w in ("w1", "w2", "w3")}
 AS_EAGLE1 = (
     {name: None for name in eagle1_layers.mistral_eagle_backbone(H)},
@@ -434,6 +437,16 @@ CASES = [
     # uninitialised (dspark_mla.py:530-534, default_loader.py:531-566)
     ("vllm-k3-dspark", "whole", VT, VT, K3, (K3_W,), []),
     ("vllm-k3-dspark", "no-context-proj", VT, VT, K3, (K3_W, NO_CONTEXT), ["DSC652"]),
+    ("vllm-eagle-deepseek", "hf-names", VT, None, V_DEEPSEEK, (), []),
+    (
+        "vllm-eagle-deepseek",
+        "no-hnorm",
+        VT,
+        None,
+        V_DEEPSEEK,
+        ({"hnorm.weight": None},),
+        ["DSC652"],
+    ),
 ]
 
 
