@@ -139,7 +139,7 @@ class LoaderModel:
         for path in paths:
             full = base + path if path else base.rstrip(".")
             if self._named(m):
-                if all(N.has(names, f"{full}.{t}") for t in m.tensors):
+                if all(N.has(names, f"{full}.{t}".lstrip(".")) for t in m.tensors):
                     return True
             elif (r := N.span(names, full))[0] < r[1]:
                 return True
@@ -147,8 +147,8 @@ class LoaderModel:
 
     def _shown(self, base: str, m: Module, names: list[str] | tuple = ()) -> list[str]:
         full = base + m.path if m.path else base.rstrip(".")
-        if self.named_by_tensor and m.tensors != ANY:
-            return [f"{full}.{t}" for t in m.tensors]
+        if self.named_by_tensor and m.tensors != ANY:  # a bare top-level buffer: its name
+            return [f"{full}.{t}".lstrip(".") for t in m.tensors]
         if m.exact:  # the tensors it lacks
             return [f"{full}.{t}" for t in m.tensors if not N.has(names, f"{full}.{t}")]
         return [full]
@@ -312,7 +312,7 @@ class LoaderModel:
         ``mods`` takes: by module ranges, or exact tensor names for an exact load (or an
         exact module)."""
         known = {
-            f"{base}{p}.{t}" if p else f"{base.rstrip('.')}.{t}"
+            f"{base}{p}.{t}" if p else f"{base.rstrip('.')}.{t}".lstrip(".")
             for m in mods
             if self._named(m)
             for p in m.stored_as
@@ -336,7 +336,7 @@ def _differs(f: Facts, name: str, shape: tuple[int, ...] | None, prefixed: bool 
 
 
 def _under(path: str, child: str) -> bool:
-    return path == child or path.startswith(child + ".")
+    return path == child or path.startswith(child + ".") or not path  # "": top-level tensors
 
 
 def stored_indices(f: Facts, block: Block, renamed: N.Renamed | None = None) -> list[int]:
@@ -522,6 +522,8 @@ def _sglang_model(f: Facts, p: Profile) -> LoaderModel:
         template = tuple(
             replace(m, tensors=("weight", "bias")) if m.path in qkv else m for m in template
         )
+    if p.top_modules:  # a variant's own top-level modules, in place of its family's
+        parts = [*top_modules(raw, p)]
     absent = () if p.first_input_norm else ("input_layernorm",)
     block = Block("layers", layers, template, maps.blocks.get("layers", {}), first_in, absent)
     renamed = _renamed(f, maps, p)

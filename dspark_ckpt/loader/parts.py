@@ -238,10 +238,14 @@ def _parsed(cfg: dict, entries: tuple[str, ...]) -> tuple[tuple[Module, ...], tu
     layer: list[Module] = []
     for entry in entries:
         entry, _, key = entry.partition("?")
-        # built where the key is set (~KEY: unless it is set false; !KEY: unless it is true)
-        unset = not truthy(dotted(cfg, key.lstrip("~!")))
+        # built where the key is set (~KEY: unless it is set false; !KEY: unless it is true;
+        # ^KEY: only where it is set false, a missing key being a true class default)
+        unset = not truthy(dotted(cfg, key.lstrip("~!^")))
         if key[:1] == "!":
             if not unset:
+                continue
+        elif key[:1] == "^":
+            if not (unset and present(cfg, key[1:])):
                 continue
         elif key and unset and (key[0] != "~" or present(cfg, key[1:])):
             continue

@@ -343,8 +343,7 @@ SGLANG_ARCHITECTURES = (
     _sglang("DeepseekV4ForCausalLMDSpark", "deepseek_v4_dspark.py", 1217, 685, DSPARK, S_DSPARK),
     *(
         _sglang(
-            name, "gemma4_mtp.py", 404, line, "",
-            reason=_variant("a Gemma 4 assistant drafter"),
+            name, "gemma4_mtp.py", 404, line, EAGLE1,
         )
         for name, line in (
             ("Gemma4AssistantForCausalLM", 59),

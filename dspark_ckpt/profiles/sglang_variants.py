@@ -6,6 +6,7 @@ each judges).
 
 from __future__ import annotations
 
+from dspark_ckpt.profiles.eagle1 import SGLANG_EAGLE
 from dspark_ckpt.profiles.sglang import PROFILES as SGLANG_PROFILES
 from dspark_ckpt.profiles.sglang import SG_DFLASH, SG_DFLASH_CFG, SGLANG, SGLANG_RELEASES, S
 from dspark_ckpt.profiles.vllm_variants import LILICORR_TENSORS
@@ -201,4 +202,118 @@ SGLANG_DSPARK_MINIMAX = next(p for p in SGLANG_PROFILES if p.name == "sglang-dsp
     aux_default="required",
 )
 
-PROFILES = (*PROFILES, SGLANG_DSPARK_MINIMAX)
+# Gemma 4 MTP assistant (Gemma4AssistantForCausalLM, Gemma4UnifiedAssistantForCausalLM): not a
+# block drafter but classic EAGLE's shape (a projection over [the target's embedding, its hidden
+# state]), a whole Gemma4TextModel under model.* built from text_config with every layer KV-shared
+# with the target (q only: its k/v projections are built, loaded if shipped, never read), then
+# post_projection back to the target's width and its own lm_head (model.embed_tokens where
+# text_config ties them, its class default), centroids and token_ordering with
+# use_ordered_embeddings (masked_embedding. stripped). Gemma 4's loader loads the names it has a
+# parameter or buffer for, skips the rest and only logs what it left at its initial value.
+# Read under model. (model.language_model. too) and at the top level: a bare layers.* name (no
+# model.) is read as model.layers.* here, while the runtime skips it (no such layout is known).
+SG_GEMMA4_MTP = S + "models/gemma4_mtp.py"
+SG_GEMMA4 = S + "models/gemma4_causal.py"
+SG_GEMMA4_LOAD = (
+    f"{SG_GEMMA4}:1300-1301 `params_dict.update(dict(self.named_buffers()))`; {SG_GEMMA4}:"
+    "1422-1423 `if name not in params_dict:` `continue` (skipped); "
+    f"{SG_GEMMA4}:1430-1436 `Some weights are not initialized from checkpoints` (a log line)"
+)
+_PLE = "?~text_config.hidden_size_per_layer_input"  # HF's class default is 256: built
+_MOE = "?text_config.enable_moe_block"
+SGLANG_GEMMA4_ASSISTANT = SGLANG_EAGLE.derive(
+    name="sglang-gemma4-assistant",
+    release=SGLANG,
+    releases=SGLANG_RELEASES,
+    variant="gemma4-assistant",
+    sources=(SG_GEMMA4_MTP, SG_GEMMA4),
+    cites={
+        "architectures": f"{SG_GEMMA4_MTP}:404 `EntryClass = [Gemma4AssistantForCausalLM, "
+        f"Gemma4UnifiedAssistantForCausalLM]`; {SG_GEMMA4_MTP}:400-401 `class "
+        "Gemma4UnifiedAssistantForCausalLM(Gemma4AssistantForCausalLM):`",
+        "top_modules": f"{SG_GEMMA4_MTP}:90-107 `self.pre_projection = ReplicatedLinear(` "
+        "`self.model = Gemma4TextModel(` `self.post_projection = ReplicatedLinear(`; "
+        f"{SG_GEMMA4_MTP}:110-113 `if text_config.tie_word_embeddings:` `self.lm_head = "
+        f"nn.Linear(`; {SG_GEMMA4_MTP}:116-131 `if self.use_ordered_embeddings:` "
+        '`self.centroids = nn.Linear(` `"token_ordering",`; '
+        f"{SG_GEMMA4}:887-944 `self.embed_tokens = Gemma4TextScaledWordEmbedding(` "
+        "`self.per_layer_model_projection = ReplicatedLinear(` `self.norm = RMSNorm(`",
+        "layer_modules": f"{SG_GEMMA4}:358-386 `self.qkv_proj = QKVParallelLinear(` "
+        f"`self.q_norm = Gemma4RMSNorm(`; {SG_GEMMA4}:456-458 `is_kv_shared = (` (k and v "
+        f"are the target's); {SG_GEMMA4_MTP}:137-145 `layer.self_attn.is_kv_shared_layer = "
+        f"True`; {SG_GEMMA4}:593-635 `self.mlp = Gemma4MLP(` `self.input_layernorm = "
+        f"RMSNorm(` `self.per_layer_input_gate = ReplicatedLinear(`; {SG_GEMMA4}:640-667 "
+        f'`self.router = Gemma4Router(`; {SG_GEMMA4}:672 `self.register_buffer("layer_scalar"`',
+        "read_prefixes": f'{SG_GEMMA4_MTP}:372-377 `if name.startswith("masked_embedding."):`; '
+        f'{SG_GEMMA4}:1310 `name = name.replace("model.language_model.", "model.")`',
+        "prefixed_names": f"{SG_GEMMA4}:1160-1162 `self.model = Gemma4TextModel(` (model. is "
+        f"its own root); {SG_GEMMA4}:1300-1301 `params_dict = dict(self.named_parameters())`",
+        "missing_tensors": SG_GEMMA4_LOAD,
+        "stray_names": SG_GEMMA4_LOAD,
+        "strict_names": SG_GEMMA4_LOAD,
+        "name_maps": f"{SG_GEMMA4}:1259-1266 `stacked_params_mapping = [`",
+        "missing_lm_head": f"{SG_GEMMA4_MTP}:208-211 `def set_embed_and_head` (the target's "
+        "head is ignored: the assistant keeps its own)",
+        "lm_head_from_target": f"{SG_GEMMA4_MTP}:208-211 `del head`",
+        "tied_head": f"{SG_GEMMA4_MTP}:110-111 `self.lm_head = self.model.embed_tokens`",
+        "builds_lm_head": f"{SG_GEMMA4_MTP}:110-113 `self.lm_head = nn.Linear(`",
+        "fc_bias": f"{SG_GEMMA4_MTP}:90-93 `bias=False,` (pre_projection: no fc)",
+        "qkv_bias_architectures": f"{SG_GEMMA4}:358-364 `bias=config.attention_bias,`",
+        "first_input_norm": f"{SG_GEMMA4}:602 `self.input_layernorm = RMSNorm(`",
+        "reduced_when": f"{SG_GEMMA4_MTP}:78 `self.vocab_size = text_config.vocab_size` "
+        "(draft_vocab_size is never read: its head drafts text_config's vocab)",
+        "reduced_against": f"{SG_GEMMA4_MTP}:208-211 `self.target_embed_weight = embed`; "
+        f"{SG_GEMMA4_MTP}:235-236 `torch.nn.functional.embedding(input_ids, "
+        "self.target_embed_weight)` (its draft ids index the target's vocab)",
+        "missing_d2t": f"{SG_GEMMA4_MTP}:59 `class Gemma4AssistantForCausalLM(Gemma4ForCausalLM):` "
+        "(no d2t path)",
+        "d2t_param": SG_GEMMA4_LOAD,
+        "own_embed_kept": f"{SG_GEMMA4_MTP}:208-211 `self.target_embed_weight = embed` (its "
+        "input embedding is always the target's)",
+        "requires_embed_when_expanded": f"{SG_GEMMA4_MTP}:372-381 `def load_weights` (no check)",
+    },
+    architectures=("Gemma4AssistantForCausalLM", "Gemma4UnifiedAssistantForCausalLM"),
+    read_prefixes=("masked_embedding.", "model.language_model.", "model.", ""),
+    prefixed_names="model_root",
+    renames=(),
+    top_modules=(
+        "pre_projection",
+        "post_projection",
+        "norm",
+        "embed_tokens?~text_config.tie_word_embeddings",
+        "embed_tokens:*?^text_config.tie_word_embeddings",
+        "lm_head?^text_config.tie_word_embeddings",
+        "centroids?use_ordered_embeddings",
+        ":token_ordering?use_ordered_embeddings",
+        f"per_layer_model_projection{_PLE}",
+        f"per_layer_projection_norm{_PLE}",
+        "embed_tokens_per_layer:*",
+    ),
+    layer_modules=(
+        "self_attn.q_proj|self_attn.qkv_proj",
+        *(f"self_attn.{m}:*" for m in ("k_proj", "v_proj", "k_norm")),
+        "self_attn.o_proj",
+        "self_attn.q_norm",
+        "mlp.gate_proj|mlp.gate_up_proj",
+        "mlp.up_proj|mlp.gate_up_proj",
+        "mlp.down_proj",
+        *(f"{m}_layernorm" for m in ("input", "post_attention", "pre_feedforward")),
+        "post_feedforward_layernorm",
+        ":layer_scalar",
+        *(f"{m}{_PLE}" for m in ("per_layer_input_gate", "per_layer_projection")),
+        f"post_per_layer_input_norm{_PLE}",
+        f"router:*{_MOE}",
+        f"moe:*{_MOE}",
+        *(f"{m}{_MOE}" for m in ("post_feedforward_layernorm_1", "post_feedforward_layernorm_2")),
+        f"pre_feedforward_layernorm_2{_MOE}",
+    ),
+    missing_lm_head="unchecked",
+    lm_head_from_target="never",
+    tied_head="",
+    first_input_norm=True,
+    fc_bias=False,
+    qkv_bias_architectures=(),
+    name_maps=(),
+)
+
+PROFILES = (*PROFILES, SGLANG_DSPARK_MINIMAX, SGLANG_GEMMA4_ASSISTANT)

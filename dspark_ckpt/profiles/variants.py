@@ -55,19 +55,16 @@ VARIANTS: dict[tuple[str, str], str] = {
     ("sglang", "LiLiCorrDraftModel"): "sglang-lilicorr",
     # models/dflash.py:1057-1072: DFlash with Laguna's attention gate and aux norms
     ("sglang", "DFlashLagunaForCausalLM"): "sglang-laguna",
+    # models/gemma4_mtp.py:59-404: the Gemma 4 MTP assistant, classic EAGLE's shape over a
+    # Gemma4TextModel (the unified class is the same model: 400-401)
+    ("sglang", "Gemma4AssistantForCausalLM"): "sglang-gemma4-assistant",
+    ("sglang", "Gemma4UnifiedAssistantForCausalLM"): "sglang-gemma4-assistant",
 }
 
 # the variants no profile judges, with why (the reason an answer gives instead of a verdict):
 # what the runtime's loader does that the loader model (loader/model.py) cannot describe
 _TARGET = "its weights are read from the target checkpoint, not from a drafter folder: "
 _TREE = "its model is no DFlash/DSpark model the loader model can describe: "
-_GEMMA4_MTP = (
-    "not a block drafter but a Gemma 4 MTP assistant (srt/models/gemma4_mtp.py:59-135): a "
-    "Gemma4TextModel under model.*, pre_projection and post_projection between it and the "
-    "target's hidden state and embedding, its own lm_head unless tie_word_embeddings, "
-    "centroids and token_ordering with use_ordered_embeddings, loaded by SGLang's Gemma 4 "
-    "loader once masked_embedding. is stripped (gemma4_mtp.py:372-381)"
-)
 NOT_JUDGED: dict[tuple[str, str], str] = {
     ("vllm", "DSparkV41DraftModel"): _TARGET
     + "DeepSeek-V4.1 DSpark reuses the target's config and loads its mtp.* stages "
@@ -81,7 +78,4 @@ NOT_JUDGED: dict[tuple[str, str], str] = {
     ("sglang", "DeepseekV4ForCausalLMDSpark"): _TARGET
     + "the DSpark stage ships under mtp.* in the DeepSeek-V4 checkpoint "
     "(srt/configs/model_config.py:1041-1054; srt/models/deepseek_v4_dspark.py:1120-1127)",
-    ("sglang", "Gemma4AssistantForCausalLM"): _GEMMA4_MTP,
-    ("sglang", "Gemma4UnifiedAssistantForCausalLM"): _GEMMA4_MTP
-    + "; the unified assistant is the same model (gemma4_mtp.py:400-401)",
 }

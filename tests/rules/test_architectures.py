@@ -373,8 +373,8 @@ CASES = [
           says="not a drafter: ExtractHiddenStatesModel"),
     fires("DSC108", "dspark-v41", config=_named("DSparkV41DraftModel"),
           says="vLLM 0.33.0 builds DSparkDeepseekV4ForCausalLM: "),
-    fires("DSC108", "gemma4-assistant", config=_named("Gemma4AssistantForCausalLM"),
-          says="not a block drafter but a Gemma 4 MTP assistant"),
+    fires("DSC108", "sglang-dspark-v4", config=_named("DeepseekV4ForCausalLMDSpark"),
+          says="the DSpark stage ships under mtp.* in the DeepSeek-V4 checkpoint"),
     # their clean twins: the names of each group that a profile judges
     clean("DSC108", "eagle1-llama", profile="vllm-eagle", by_default=True, draft=None,
           config=V_EAGLE1, tensors=NO_BIAS),

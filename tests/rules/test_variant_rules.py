@@ -11,6 +11,7 @@ own tensors: XPress's refiner head (rank 4, an 8-wide MLP), DFlash2's candidate 
 from __future__ import annotations
 
 import pytest
+from gemma4_assistant import gemma4_assistant
 from rules_harness import (
     DROP,
     SG_BLOCK_LAYERS,
@@ -378,10 +379,10 @@ def test_each_variant_maps_to_a_profile_of_its_runtime_and_none_is_also_unjudged
 
 
 def test_variant_counts():
-    """docs/profiles.md's counts: 26 variant architectures (vLLM 14, SGLang 12), 21 judged, and
-    each of the 5 others unjudged for a reason that names the source lines it was read from."""
+    """docs/profiles.md's counts: 26 variant architectures (vLLM 14, SGLang 12), 23 judged, and
+    each of the 3 others unjudged for a reason that names the source lines it was read from."""
     every = [*VARIANTS, *NOT_JUDGED]
-    assert len(every) == 26 and len(VARIANTS) == 21
+    assert len(every) == 26 and len(VARIANTS) == 23
     assert sum(r == "vllm" for r, _ in every) == 14 and sum(r == "sglang" for r, _ in every) == 12
     assert all(".py:" in why for why in NOT_JUDGED.values())
 
@@ -422,9 +423,13 @@ LAYOUTS = {
     "sglang-lilicorr": (SG_LILICORR, SG_LILI_OK),
     "sglang-dspark-minimax": (MINIMAX, MINIMAX_OK),
     "vllm-k3-dspark": (K3, K3_OK),
+    "sglang-gemma4-assistant": gemma4_assistant(VT, H),
 }
 # where a layout's decoder layer stores its down projection (the weight each drops)
-DOWNS = {"sglang-dspark-minimax": DOWN}
+DOWNS = {
+    "sglang-dspark-minimax": DOWN,
+    "sglang-gemma4-assistant": "model.layers.0.mlp.down_proj.weight",
+}
 MAPPED = sorted(VARIANTS.items())
 
 
