@@ -13,7 +13,7 @@ This module imports nothing of the profiles (``families.py`` reads its ``FAMILY_
 
 from __future__ import annotations
 
-from dspark_ckpt.profiles.variants import NOT_JUDGED, VARIANTS
+from dspark_ckpt.profiles.variants import NOT_JUDGED, SERVED_AS, VARIANTS
 from dspark_ckpt.record import record
 
 VLLM, SGLANG = "vLLM", "SGLang"
@@ -277,7 +277,15 @@ VLLM_ARCHITECTURES = (
         "BailingMoeV25MTPModel", 721, "BailingMoeV25MTPModel", VM + "bailing_moe_mtp.py", 202
     ),
     _mtp_vllm("InklingMTPModel", 722, "InklingMTP", "vllm/models/inkling/__init__.py", None),
-    _mtp_vllm("Gemma4MTPModel", 723, "Gemma4MTP", VM + "gemma4_mtp.py", 440),
+    _vllm(
+        "Gemma4MTPModel", 723, "Gemma4MTP", VM + "gemma4_mtp.py", 440, EAGLE1,
+        reason="a Gemma 4 MTP assistant, a drafter folder of its own that vLLM builds for a "
+        "config whose model_type is gemma4_assistant (vllm/config/speculative.py:1106-1115): "
+        "q-only KV-shared layers read through per_layer_config, loaded by AutoWeightsLoader "
+        "with its own mapper and the loaded names returned (vllm/model_executor/models/"
+        "gemma4_mtp.py:440-451, 590-600); no profile models that load yet (SGLang's does: "
+        "sglang-gemma4-assistant)",
+    ),
     _mtp_vllm("ErnieMTPModel", 724, "ErnieMTP", VM + "ernie_mtp.py", 143),
     _mtp_vllm("ExaoneMoeMTP", 725, "ExaoneMoeMTP", VM + "exaone_moe_mtp.py", 135),
     _mtp_vllm("Exaone4_5_MTP", 726, "Exaone4_5_MTP", VM + "exaone4_5_mtp.py", 136),
@@ -392,11 +400,24 @@ def known(architectures: list[str] | tuple[str, ...]) -> str | None:
     return next((a for a in architectures if a in BY_NAME), None)
 
 
+def rows_of(name: str) -> tuple[Architecture, ...]:
+    """``name``'s rows, and for a runtime that serves it as a class it registers under another
+    name (``SERVED_AS``), that class's row."""
+    served = (
+        r
+        for (runtime, alias), other in SERVED_AS.items()
+        if alias == name
+        for r in BY_NAME.get(other, ())
+        if KEY[r.runtime] == runtime
+    )
+    return (*BY_NAME.get(name, ()), *served)
+
+
 def unjudged(name: str) -> tuple[str, ...]:
     """Why ``name`` is not judged by the runtimes that register it and judge it by no profile:
     one line per reason, naming the release of each such runtime and the class it builds."""
     by_reason: dict[str, list[str]] = {}
-    for r in BY_NAME.get(name, ()):
+    for r in rows_of(name):
         if not r.judged_by:
             by_reason.setdefault(r.why, []).append(f"{RELEASE[r.runtime]} builds {r.builds}")
     return tuple(f"{' and '.join(who)}: {why}" for why, who in by_reason.items())

@@ -28,7 +28,7 @@ from dspark_ckpt.profiles import (
     vllm,
     vllm_variants,
 )
-from dspark_ckpt.profiles.architectures import BY_NAME, known, unjudged
+from dspark_ckpt.profiles.architectures import known, rows_of, unjudged
 from dspark_ckpt.profiles.families import (
     COVERED,
     DEFAULT_PROFILE,
@@ -193,7 +193,7 @@ def route(cfg: DrafterConfig) -> Route:
     name = known(cfg.architectures)
     if name is None:
         return Route(family, None, None)
-    rows = BY_NAME[name]
+    rows = rows_of(name)  # a runtime that serves it under another name: that class's row
     lines = {r.runtime: _line(r.judged_by) for r in rows if r.judged_by}
     if not lines:
         return Route(family, name, (), unjudged(name))

@@ -61,6 +61,14 @@ VARIANTS: dict[tuple[str, str], str] = {
     ("sglang", "Gemma4UnifiedAssistantForCausalLM"): "sglang-gemma4-assistant",
 }
 
+# names a runtime serves as a class it registers under another name: vLLM rewrites a draft
+# config whose model_type is gemma4_assistant or gemma4_unified_assistant to Gemma4MTPModel
+# (vllm/config/speculative.py:1106-1115), so it answers the assistants by that row
+SERVED_AS: dict[tuple[str, str], str] = {
+    ("vllm", "Gemma4AssistantForCausalLM"): "Gemma4MTPModel",
+    ("vllm", "Gemma4UnifiedAssistantForCausalLM"): "Gemma4MTPModel",
+}
+
 # the variants no profile judges, with why (the reason an answer gives instead of a verdict):
 # what the runtime's loader does that the loader model (loader/model.py) cannot describe
 _TARGET = "its weights are read from the target checkpoint, not from a drafter folder: "

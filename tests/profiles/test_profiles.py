@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 import synth
 from conftest import FIXTURES, cli
+from gemma4_assistant import gemma4_assistant
 from synth import VT, H, T, head, markov, sorted_mapping
 
 from dspark_ckpt.profiles.cites import form_problem, parse_cites
@@ -42,6 +43,8 @@ SG_BLOCK = synth.layer_weights(H)
 MINIMAX, MINIMAX_W = synth.minimax_dspark(VT, H)
 NO_FC = {"dspark.fc.weight": None}
 K3, K3_W = synth.k3_dspark(H)
+G4, G4_W = gemma4_assistant(VT, H)
+NO_PRE = {"pre_projection.weight": None}
 NO_CONTEXT = {"context_proj.weight": None}
 SG_EAGLE3 = synth.layer_weights(H, eagle3=True)
 FC3 = {"fc.weight": T("F32", (H, 3 * H), np.zeros((H, 3 * H), np.float32))}
@@ -436,6 +439,10 @@ CASES = [
     # vLLM's K3 DSpark: its own top-level modules; a linear layer nothing loads stays
     # uninitialised (dspark_mla.py:530-534, default_loader.py:531-566)
     ("vllm-k3-dspark", "whole", VT, VT, K3, (K3_W,), []),
+    # SGLang's Gemma 4 assistant: a tensor nothing loads keeps its initial value (gemma4_causal.py:
+    # 1430-1436 only logs it)
+    ("sglang-gemma4-assistant", "whole", VT, VT, G4, (G4_W,), []),
+    ("sglang-gemma4-assistant", "no-pre-projection", VT, VT, G4, (G4_W, NO_PRE), ["DSC652"]),
     ("vllm-k3-dspark", "no-context-proj", VT, VT, K3, (K3_W, NO_CONTEXT), ["DSC652"]),
     ("vllm-eagle-deepseek", "hf-names", VT, None, V_DEEPSEEK, (), []),
     (

@@ -125,3 +125,14 @@ def test_an_assistant_is_judged_by_its_own_profile(bench, arch):
     assert report.verdicts[PROFILE] is True
     broken = bench.case(config, {**G4_OK, L + "mlp.down_proj.weight": DROP}, profile=None)
     assert broken.verdicts[PROFILE] is False
+
+
+def test_vllm_answers_an_assistant_as_the_class_it_builds_for_it(bench):
+    """vLLM registers neither assistant class but rewrites a gemma4_assistant config to
+    Gemma4MTPModel (vllm/config/speculative.py:1106-1115): its answer is that row's reason, a
+    check not made, never a refusal by its classic EAGLE profile (DSC680)."""
+    report = bench.case(G4, G4_OK, profile=None)
+    assert report.profile == PROFILE and set(report.verdicts) == {PROFILE}
+    assert "DSC680" not in {f.code for f in report.findings}
+    whys = [n.reason for n in report.not_checked]
+    assert any("vLLM 0.33.0 builds Gemma4MTP: a Gemma 4 MTP assistant" in w for w in whys), whys
