@@ -18,6 +18,7 @@ from typing import Any
 
 from dspark_ckpt.facts.gather import Facts
 from dspark_ckpt.profiles.registry import PROFILES, Profile, newest
+from dspark_ckpt.profiles.vllm_muse import MUSE_MOE_LAYERS
 
 # a speculators aux id list, renamed by the translation (vLLM: algos.py:114-120,192-195)
 SPECULATORS_AUX = "aux_hidden_state_layer_ids"
@@ -65,10 +66,14 @@ def layer_model_type(f: Facts) -> str:
 def model_config(f: Facts, p: Profile) -> dict:
     """The config the runtime's model reads: the config itself, or for a translated
     speculators config what the translation makes of it (``translation``)."""
-    if p.config_view == "minimax_m3_dspark":
+    if p.config_view:
         key = ("model_config", p.config_view)
         if key not in f.memo:
-            f.memo[key] = minimax_m3_dspark(f.raw)
+            f.memo[key] = (
+                minimax_m3_dspark(f.raw)
+                if p.config_view == "minimax_m3_dspark"
+                else muse_spark_dspark(f.raw, f.layers)
+            )
         return f.memo[key]
     if not translated(f, p):
         return f.raw
@@ -306,3 +311,29 @@ def native_config(raw: dict) -> dict | tuple[str, str] | None:
         return out
     out["architectures"] = [NATIVE_ARCHITECTURE[kind]]
     return {k: v for k, v in out.items() if v is not None}
+
+
+def muse_spark_dspark(raw: dict, target_layers: int | None) -> dict:
+    """vLLM 0.33.0's MuseSparkDSparkConfig as its decoder layers read it: the config, with
+    ``muse_moe_layers`` the draft layers built as a MuseSpark1xMoE instead of a dense MLP
+    (nvidia/model.py MuseSpark1xDecoderLayer: ``moe.is_enabled``, default true, and
+    ``interleave_moe_layer_step``, default 1, at the layer's index, which counts on from the
+    target's last layer, its prefix ``layers.{i + target layers}``). Without a target
+    (its depth unknown) only the layers every depth makes MoE are counted."""
+    view = dict(raw)
+    node = raw.get("moe")
+    moe = node if isinstance(node, dict) else {}
+    step = moe.get("interleave_moe_layer_step", 1)
+    dense = moe.get("n_dense_layers_before_moe", 0)
+    n = raw.get("num_hidden_layers")
+    layers: list[int] = []
+    if truthy(moe.get("is_enabled", True)) and isinstance(step, int) and step > 0:
+        for i in range(n if isinstance(n, int) and 0 < n <= 4096 else 0):
+            if target_layers is not None:
+                index = target_layers + i
+                if (index + 1) % step == 0 and index >= (dense or 0):
+                    layers.append(i)
+            elif step == 1 and not dense:
+                layers.append(i)
+    view[MUSE_MOE_LAYERS] = layers
+    return view

@@ -169,7 +169,8 @@ MissingTensors = Literal[
 ]
 """What a tensor the runtime's model has and the checkpoint lacks gets."""
 
-ConfigView = Literal["", "minimax_m3_dspark"]  # as written; SGLang's M3.1 DSpark normalisation
+# as written; SGLang's M3.1 DSpark normalisation; vLLM's MuseSparkDSparkConfig (its MoE layers)
+ConfigView = Literal["", "minimax_m3_dspark", "muse_spark_dspark"]
 """The config the runtime's model is built from (loader/view.py ``model_config``)."""
 
 MarkovBiasWidth = Literal[

@@ -231,10 +231,10 @@ def tensors_missing(f: Facts, p: Profile) -> list[Finding]:
     state_dict'). TensorRT-LLM's DFlash loads the backbone with allow_partial_loading (a
     missing weight keeps its allocation, the same garbage) but builds fc and hidden_norm only
     from shipped tensors: without them its first forward raises AttributeError. vLLM's MiniCPM,
-    Cohere and Mistral classic EAGLE and its K3 DSpark drafter return the names they loaded,
-    and vLLM's loader then refuses an unquantised drafter whose load left a norm (or other
-    module with no quant method) unfilled ('Following weights were not initialized from
-    checkpoint'), while its linear layers are exempt and stay uninitialised; SGLang's M3.1
+    Cohere and Mistral classic EAGLE and its K3 and Muse Spark DSpark drafters return the
+    names they loaded, and vLLM's loader then refuses an unquantised drafter whose load left a
+    norm (or other module with no quant method) unfilled ('Following weights were not
+    initialized from checkpoint'), while its linear layers are exempt and stay uninitialised; SGLang's M3.1
     DSpark drafter checks every parameter itself ('Missing DSpark checkpoint tensors'),
     reading only the names under dspark. (any other name is skipped, and named here)."""
     model = loader_model(f, p)
