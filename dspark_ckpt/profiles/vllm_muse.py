@@ -29,6 +29,12 @@ MUSE_CFG = "vllm/transformers_utils/configs/muse_spark.py"
 MUSE_LOAD = f"{MUSE_PY}:368-377 `orig_to_new_substr={{` `AutoWeightsLoader(self).load_weights(`"
 MUSE_W = f"{MUSE_LAYERS}:73-74 `self.weight = nn.Parameter(` (only if has_weight)"
 _M_ATTN = "self_attn."
+# a dense layer's MLP, gate and up stacked (an MoE layer builds none of it: its names refused)
+_M_FFN = (
+    "feed_forward.gate_proj|feed_forward.gate_up_proj",
+    "feed_forward.up_proj|feed_forward.gate_up_proj",
+    "feed_forward.down_proj",
+)
 VLLM_MUSE_SPARK_DSPARK = VLLM_DSPARK_0_30.derive(
     name="vllm-muse-spark-dspark",
     release=VLLM + " (the CUDA layer class, vllm/models/muse_spark/nvidia/model.py)",
@@ -47,7 +53,9 @@ VLLM_MUSE_SPARK_DSPARK = VLLM_DSPARK_0_30.derive(
         "`norm_affine = config.norm_affine if is_draft else True` `learnable_scales = "
         f"config.use_ffn_learnable_scales if is_draft else True`; {MUSE_NV}:1342-1346 "
         f"`self.pre_ffn_norm = MuseSpark1xRMSNorm(`; {MUSE_NV}:1359-1370 `self.feed_forward = "
-        f"LlamaMLP(` (gate_up_proj, down_proj); {MUSE_NV}:1372-1376 `has_weight=post_norm_affine,`; "
+        "LlamaMLP(` (gate_up_proj, down_proj; a MuseSpark1xMoE in a layer muse_moe_layers "
+        f"names, {MUSE_NV}:1353-1358 `self.feed_forward = self.moe_cls(`); "
+        f"{MUSE_NV}:1372-1376 `has_weight=post_norm_affine,`; "
         f"{MUSE_NV}:1382-1389 `has_weight=(learnable_scales if learnable_scales else "
         f"post_norm_affine),`; {MUSE_NV}:1406-1421 `if not is_draft or "
         f"config.use_residual_gate:`; {MUSE_LAYERS}:249 `self.gate = nn.Parameter(`; "
@@ -71,10 +79,13 @@ VLLM_MUSE_SPARK_DSPARK = VLLM_DSPARK_0_30.derive(
         f"loaded_weights is not None`; {DEFAULT_LOADER}:567-572 `Following weights were not "
         f"initialized from` (the norms, the residual gates and markov_w1: "
         f"{M}qwen3_dspark.py:71 `self.markov_w1 = nn.Embedding(vocab_size, markov_rank)`)",
+        "prefixed_names": f'{MUSE_PY}:359-360 `name = "model." + name` (a stored model.* name '
+        f"is read as model.model.*: {NO_PARAM_ANCHORED})",
         "required_keys": f"{MUSE_PY}:99-100 `requires MuseSparkDSparkConfig`; {MUSE_PY}:106 "
         f"`tuple(config.target_layer_ids)`; {MUSE_PY}:124-126 `config.target_hidden_size * "
         f"len(self.target_layer_ids)`; {MUSE_PY}:152-160 `config.markov_rank,` `if "
-        f"config.enable_confidence_head:`; {MUSE_NV}:389 `self.top_k = "
+        f"config.enable_confidence_head:`; {MUSE_PY}:117 `self.mask_token_id = "
+        f"config.mask_token_id`; {MUSE_NV}:389 `self.top_k = "
         f"config.num_experts_per_tok`; {MUSE_NV}:450 `hidden_size = config.moe_hidden_size`; "
         f"{MUSE_NV}:488 `self.intermediate_size = config.moe_intermediate_size` (an MoE "
         "layer's reads; the config class sets none of them: attribute reads, an "
@@ -109,9 +120,7 @@ VLLM_MUSE_SPARK_DSPARK = VLLM_DSPARK_0_30.derive(
         "pre_ffn_norm?~norm_affine",
         "post_attn_norm?~post_norm_affine",
         "post_ffn_norm?use_ffn_learnable_scales|~post_norm_affine",
-        "feed_forward.gate_proj|feed_forward.gate_up_proj",
-        "feed_forward.up_proj|feed_forward.gate_up_proj",
-        "feed_forward.down_proj",
+        *(f"{m}?!{MUSE_MOE_LAYERS}" for m in _M_FFN),
         "add_attn:gate?use_residual_gate",
         "add_ffn:gate?use_residual_gate",
     ),
@@ -125,12 +134,14 @@ VLLM_MUSE_SPARK_DSPARK = VLLM_DSPARK_0_30.derive(
         "target_layer_ids",
         "markov_rank",
         "enable_confidence_head",
+        "mask_token_id",
         *(
             f"{k}?{MUSE_MOE_LAYERS}"
             for k in ("num_experts_per_tok", "moe_hidden_size", "moe_intermediate_size")
         ),
     ),
     required_tensors=("lm_head.weight", "d2t"),
+    prefixed_names="rejected",
     aux_layer_keys=("target_layer_ids",),
     aux_default="required",
     missing_d2t="error",

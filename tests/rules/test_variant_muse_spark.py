@@ -82,15 +82,23 @@ CASES = [
     # ... not a confidence head the config does not build (160-169)
     row(fires, "DSC112", "confidence-head-unbuilt", says="confidence_head",
         tensors={"confidence_head.proj.weight": zeros("F32", (1, H))}),
-    # attribute reads with no default in MuseSparkDSparkConfig (dspark.py:106, 124-126, 160)
+    # attribute reads with no default in MuseSparkDSparkConfig (dspark.py:106, 117, 124-126, 160)
     row(fires, "DSC690", "no-target-layer-ids", config={**MUSE, "target_layer_ids": None},
         says="target_layer_ids is not set"),
     row(fires, "DSC690", "no-confidence-flag", config={**MUSE, "enable_confidence_head": None},
         says="enable_confidence_head is not set"),
+    row(fires, "DSC690", "no-mask-token-id", config={**MUSE, "mask_token_id": None},
+        says="mask_token_id is not set"),
+    # every name but lm_head is read under model. (dspark.py:359-360): a model.* name is not
+    row(fires, "DSC111", "model-prefixed", tensors={"fc.weight": DROP,
+        "model.fc.weight": zeros("F32", (H, 2 * H))}),
     # MoE on by default, every layer (configs/muse_spark.py:31-39): an MoE layer reads keys the
     # config class never sets (nvidia/model.py:389, 450, 488)
     row(fires, "DSC690", "moe-default", config={**MUSE, "moe": None},
         says="num_experts_per_tok is not set"),
+    # ... with them, an MoE layer has no dense MLP: a dense checkpoint's names are refused
+    row(fires, "DSC112", "moe-keys-set", says="feed_forward", config={**MUSE, "moe": None,
+        "num_experts_per_tok": 1, "moe_hidden_size": H, "moe_intermediate_size": 16}),
     # ... every second layer, counted on from the target's depth (dspark.py:139-143, 299-304)
     row(fires, "DSC690", "moe-at-target-depth", config=EVERY_2ND,
         target=Tgt.of(num_hidden_layers=3, hidden_size=H), says="moe_hidden_size is not set"),
