@@ -5,7 +5,9 @@ written by a runtime that translates it: the model is built from what vLLM's tra
 makes of it (``translation``: its ``transformer_layer_config`` plus the top-level keys each
 algorithm copies, ``Profile.speculators_copied``, its defaults, and the aux layer ids it
 renames). That one translation is what the model view reads and what ``fix`` writes out as
-the native config (``native_config``). Everything else is read as written. Values are read with the runtime's Python semantics: ``get`` is
+the native config (``native_config``). A runtime that normalises a variant's config itself
+has its own view (``Profile.config_view``: SGLang's M3.1 DSpark, ``minimax_m3_dspark``; vLLM's
+Muse Spark DSpark, ``muse_spark_dspark``). Everything else is read as written. Values are read with the runtime's Python semantics: ``get`` is
 ``getattr(config, key, default)`` (a present null is None, not the default), ``truthy``
 is ``if config.key:`` (``1`` is on, ``0`` and null are off), ``first`` is an ``or``-chain
 of dotted keys (the first that is set). Pure functions of the ``Facts`` and a
