@@ -14,15 +14,18 @@ MiniCPM (``EagleMiniCPMForCausalLM``, minicpm_eagle.py): fc without a bias betwe
 norms, MiniCPM decoder layers under ``eagle_layers`` (a dense MLP, or MiniCPM's MoE where
 num_experts is set), a final norm, an embedding and an lm_head of vocab_size rows (the
 embedding where tie_word_embeddings); names read as stored (``model.`` on the inner model's,
-fused q/k/v or gate/up refused by its substring renames), and every parameter required: its
-load_weights returns the names it loaded, which vLLM's weight tracking holds to the model.
+fused q/k/v or gate/up refused by its substring renames). Its load_weights returns the names
+it loaded: vLLM's weight tracking refuses a missing module with no quant method (the norms, fc
+a plain torch.nn.Linear, the MoE's ws / w2s parameters) and counts every other one (the
+linear layers, the embedding, the head) as loaded: uninitialised, no error.
 
 Cohere (``EagleCohereForCausalLM``, cohere_eagle.py): fc over [embedding, hidden state] with a
 bias, Cohere decoder layers (one input_layernorm feeding attention and MLP in parallel, per-head
 q/k norms where use_qk_norm), a final LayerNorm; no lm_head (its logits come from the embedding,
 always the target's: the class is no SupportsEagle, so a shipped embedding never counts as its
-own); names read as stored (``model.``, lm_head names dropped by its mapper), every parameter but
-the embedding required by vLLM's weight tracking.
+own); names read as stored (``model.``, lm_head names dropped by its mapper). vLLM's weight
+tracking refuses a missing norm (a LayerNorm or RMSNorm: no quant method) and counts its linear
+layers (fc with its bias too) as loaded: uninitialised, no error.
 """
 
 from __future__ import annotations
