@@ -55,24 +55,6 @@ HIDDEN_REASON = (
 )
 
 
-def _eagle1(layer: str, why: str) -> str:
-    return f"classic EAGLE over {layer} decoder layers, not judged: {why}"
-
-
-# what each unjudged classic EAGLE loader does that the loader model cannot express (the
-# loader model maps whole module paths onto Llama / Qwen2 / Qwen3 / MLA layer templates)
-DEEPSEEK_EAGLE = _eagle1(
-    "DeepSeek-V3 (MLA / MoE)",
-    "each draft layer is a DeepseekV2DecoderLayer numbered after the target's layers "
-    "(deepseek_eagle.py:53-60), whose MLP is DeepSeek's MoE or dense by that number against "
-    "first_k_dense_replace and moe_layer_freq, and whose attention is MHA, MLA or plain by "
-    "model_type, the MLA head sizes and the served config's use_mla (deepseek_v2.py:1280-1297); "
-    "its routed experts are loaded expert by expert into fused parameters "
-    "(deepseek_eagle.py:111-117, 158-172): the loader model has no per-expert block to hold "
-    "them to",
-)
-
-
 def _variant(what: str) -> str:
     return f"{what} with its own model and loader: no profile models it yet"
 
@@ -279,7 +261,7 @@ VLLM_ARCHITECTURES = (
     ),
     _vllm(
         "EagleDeepSeekMTPModel", 714, "EagleDeepseekV3ForCausalLM", VM + "deepseek_eagle.py",
-        194, EAGLE1, reason=DEEPSEEK_EAGLE,
+        194, EAGLE1, "vllm-eagle-deepseek",
     ),
     _mtp_vllm("DeepSeekMTPModel", 715, "DeepSeekMTP", VM + "deepseek_mtp.py", 240),
     _mtp_vllm(

@@ -161,11 +161,6 @@ MissingTensors = Literal[
     "partial_fc_required",
     # checked after the load: a parameter nothing filled fails it (SGLang's M3.1 DSpark)
     "refused",
-    # vLLM's weight tracking (a load_weights that returns the names it loaded): a parameter
-    # no stored name fills fails the load ('Following weights were not initialized from
-    # checkpoint'), unless the drafter is quantised (then as uninitialised); a fused
-    # parameter counts as loaded once one of its parts is
-    "tracked",
 ]
 """What a tensor the runtime's model has and the checkpoint lacks gets."""
 
@@ -266,5 +261,9 @@ DecoderLayer = Literal[
     # first_k_dense_replace on a MoE MLP: the router gate (its e_score_correction_bias under
     # topk_method noaux_tc), shared experts, and n_routed_experts experts
     "deepseek_v2_moe",
+    # the same layer, each numbered after the target's layers (vLLM deepseek_eagle.py: draft
+    # layer i is built with the prefix layers.<the target's num_hidden_layers + i>): whether
+    # it is MoE (first_k_dense_replace) is decided at that number; its weights are layers.i
+    "deepseek_v2_after_target",
 ]
 """The decoder layer a variant architecture builds where it is not its family's."""

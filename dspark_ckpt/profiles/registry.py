@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from dspark_ckpt.errors import UsageError
 from dspark_ckpt.profiles import (
+    deepseek_eagle,
     eagle1,
     eagle1_vllm_models,
     mistral,
@@ -151,6 +152,7 @@ PROFILES: dict[str, Profile] = register(
     *sglang_variants.PROFILES,
     *eagle1_vllm_models.PROFILES,
     *mistral.PROFILES,
+    *deepseek_eagle.PROFILES,
 )
 
 

@@ -268,7 +268,10 @@ class Profile:
     decoder_layer: DecoderLayer = ""
     # its own top-level modules in place of fc / norm / hidden_norm (extra_modules' syntax)
     top_modules: tuple[str, ...] = ()
-    # modules (a path's end) an "uninitialised" loader checks after the load: missing, refused
+    # vLLM's weight tracking (a load_weights that returns the names it loaded, an unquantised
+    # drafter): the modules (a path's end) with no quant method, checked after the load: one
+    # missing is refused ('Following weights were not initialized from checkpoint'); a module
+    # with one (linear layers, embeddings, heads, fused experts) counts as loaded: uninitialised
     checked_after_load: tuple[str, ...] = ()
     # the name prefixes the loader reads (removed; any other name skipped), and its renames
     read_prefixes: tuple[str, ...] = ()

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from dspark_ckpt.facts.gather import Facts
 from dspark_ckpt.facts.vocab import PADDED
+from dspark_ckpt.loader.moe import AFTER_TARGET
 from dspark_ckpt.profiles.hidden_states import hidden_states
 from dspark_ckpt.profiles.registry import Profile
 from dspark_ckpt.rules.registry import RULES, TARGET
@@ -29,6 +30,11 @@ VOCAB_ONLY_MODEL = (
     "architectures) is not read"
 )
 VOCAB_ONLY_OMNI = "--target-vocab-size gives Vt alone: whether the target is Qwen3-Omni is unknown"
+LAYERS_UNKNOWN = "--target-vocab-size gives Vt alone: the target's num_hidden_layers is unknown"
+NUMBERED = (
+    ": whether a draft layer's MLP is MoE or dense is decided by its number after the target's "
+    "layers (vLLM deepseek_eagle.py)"
+)
 VOCAB_ONLY_TOKENIZER = "--target-vocab-size gives Vt alone: no tokenizer files to compare"
 
 
@@ -72,6 +78,10 @@ def not_checked(f: Facts, profiles: list[Profile]) -> list[NotChecked]:
                 out.append(NotChecked(code, VOCAB_ONLY_MODEL, tuple(p.name for p in fed)))
         if verifier(f.raw)[0] or trained_layers(f.raw):  # DSC704: the config names a target
             out.append(NotChecked("DSC704", VOCAB_ONLY_MODEL))
+    if f.layers is None and (found := names(lambda p: p.decoder_layer == AFTER_TARGET)):
+        # the draft layers are numbered after the target's (vLLM deepseek_eagle.py:53-60)
+        why = LAYERS_UNKNOWN if t.model is None else "the target's config has no num_hidden_layers"
+        out += [NotChecked(code, why + NUMBERED, found) for code in ("DSC112", "DSC652")]
     if f.tokenizer is None:
         out += [NotChecked(code, VOCAB_ONLY_TOKENIZER) for code in ("DSC710", "DSC711")]
     return sorted(out, key=lambda n: n.code)

@@ -154,6 +154,9 @@ V_LARGE3 = {
     **{"n_shared_experts": 1, "moe_intermediate_size": H, "topk_method": None},
 }
 S_LARGE3 = {**V_LARGE3, "architectures": ["MistralLarge3ForCausalLMEagle"]}
+# classic EAGLE over DeepSeek-V3 layers (profiles/deepseek_eagle.py): its layers are numbered
+# after the target's, unknown here (--target-vocab-size): fc, enorm, hnorm and norm are checked
+V_DEEPSEEK = {**V_LARGE3, "architectures": ["EagleDeepSeekMTPModel"]}
 NO_EXPERT_1 = {f"layers.0.experts.1.{w}.weight": None for w in ("w1", "w2", "w3")}
 AS_EAGLE1 = (
     {name: None for name in eagle1_layers.mistral_eagle_backbone(H)},
@@ -436,6 +439,16 @@ CASES = [
     # uninitialised (dspark_mla.py:530-534, default_loader.py:531-566)
     ("vllm-k3-dspark", "whole", VT, VT, K3, (K3_W,), []),
     ("vllm-k3-dspark", "no-context-proj", VT, VT, K3, (K3_W, NO_CONTEXT), ["DSC652"]),
+    ("vllm-eagle-deepseek", "hf-names", VT, None, V_DEEPSEEK, (), []),
+    (
+        "vllm-eagle-deepseek",
+        "no-hnorm",
+        VT,
+        None,
+        V_DEEPSEEK,
+        ({"hnorm.weight": None},),
+        ["DSC652"],
+    ),
     # vLLM's Muse Spark DSpark: its own lm_head and a d2t, for any draft vocab (dspark.py:364-367)
     ("vllm-muse-spark-dspark", "whole", VT, VT, MUSE, (MUSE_W,), []),
     ("vllm-muse-spark-dspark", "no-d2t", VT, VT, MUSE, (MUSE_W, {"d2t": None}), ["DSC691"]),

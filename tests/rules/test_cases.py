@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import test_architectures
 import test_behaviour_rules
+import test_deepseek_eagle_rules
 import test_load_rules
 import test_loader_rules
 import test_map_rules
@@ -30,6 +31,7 @@ TABLES = (
     test_architectures,
     test_variant_rules,
     test_mistral_rules,
+    test_deepseek_eagle_rules,
 )
 ALL = [c for table in TABLES for c in table.CASES]  # the drafter rows (rules_harness.Bench)
 # the MTP rows: a target checkpoint, not a drafter (rules/mtp.py; test_mtp_rules.py runs them)

@@ -208,10 +208,9 @@ CASES: list[Case] = [
           says="this is an MTP drafter (architectures/model_type: DeepSeekMTPModel), not "
           "judged: vLLM 0.33.0 builds DeepSeekMTP: MTP: the draft layers "
           "are read from the target checkpoint"),
-    fires("DSC108", "eagle1", config={"architectures": ["EagleDeepSeekMTPModel"],
-                                      "markov_rank": None},
-          says="this is an EAGLE-1 drafter (architectures/model_type: EagleDeepSeekMTPModel), "
-          "not judged: vLLM 0.33.0 builds EagleDeepseekV3ForCausalLM"),
+    # every classic EAGLE architecture is judged (the last: vllm-eagle-deepseek)
+    clean("DSC108", "eagle1-deepseek", profile="vllm-eagle-deepseek", by_default=True,
+          config={"architectures": ["EagleDeepSeekMTPModel"], "markov_rank": None}),
     fires("DSC108", "no-family", config={"architectures": [], "markov_rank": None}),
     clean("DSC108", "dspark-by-architecture", config={"markov_rank": None}),
     clean("DSC108", "p-eagle-is-eagle3", profile="vllm-eagle3", by_default=True,
