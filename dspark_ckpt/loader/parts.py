@@ -238,12 +238,7 @@ def _parsed(cfg: dict, entries: tuple[str, ...]) -> tuple[tuple[Module, ...], tu
     layer: list[Module] = []
     for entry in entries:
         entry, _, key = entry.partition("?")
-        # built where the key is set (~KEY: unless it is set false; !KEY: unless it is true)
-        unset = not truthy(dotted(cfg, key.lstrip("~!")))
-        if key[:1] == "!":
-            if not unset:
-                continue
-        elif key and unset and (key[0] != "~" or present(cfg, key[1:])):
+        if key and not any(_built(cfg, k) for k in key.split("|")):  # A|B: either builds it
             continue
         paths, _, tensors = entry.partition(":")
         per_layer = paths.startswith("layers.*.")
@@ -252,6 +247,15 @@ def _parsed(cfg: dict, entries: tuple[str, ...]) -> tuple[tuple[Module, ...], tu
         module = Module(stored[0], stored, named, exact=bool(tensors) and named != ANY)
         (layer if per_layer else top).append(module)
     return tuple(top), tuple(layer)
+
+
+def _built(cfg: dict, key: str) -> bool:
+    """Whether config ``key`` builds a module: set (~KEY: unless it is set false; !KEY:
+    unless it is true)."""
+    unset = not truthy(dotted(cfg, key.lstrip("~!")))
+    if key[:1] == "!":
+        return unset
+    return not unset or (key[:1] == "~" and not present(cfg, key[1:]))
 
 
 def not_attention(shapes: dict) -> dict:

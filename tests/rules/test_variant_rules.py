@@ -25,6 +25,7 @@ from rules_harness import (
 from synth import VT, H, markov
 from test_variant_k3 import K3, K3_OK
 from test_variant_minimax import DOWN, MINIMAX, MINIMAX_OK
+from test_variant_muse_spark import MUSE, MUSE_OK
 
 from dspark_ckpt.profiles.registry import PROFILES, applicable_profiles
 from dspark_ckpt.profiles.variants import NOT_JUDGED, VARIANTS
@@ -378,10 +379,10 @@ def test_each_variant_maps_to_a_profile_of_its_runtime_and_none_is_also_unjudged
 
 
 def test_variant_counts():
-    """docs/profiles.md's counts: 26 variant architectures (vLLM 14, SGLang 12), 21 judged, and
-    each of the 5 others unjudged for a reason that names the source lines it was read from."""
+    """docs/profiles.md's counts: 26 variant architectures (vLLM 14, SGLang 12), 22 judged, and
+    each of the 4 others unjudged for a reason that names the source lines it was read from."""
     every = [*VARIANTS, *NOT_JUDGED]
-    assert len(every) == 26 and len(VARIANTS) == 21
+    assert len(every) == 26 and len(VARIANTS) == 22
     assert sum(r == "vllm" for r, _ in every) == 14 and sum(r == "sglang" for r, _ in every) == 12
     assert all(".py:" in why for why in NOT_JUDGED.values())
 
@@ -422,9 +423,13 @@ LAYOUTS = {
     "sglang-lilicorr": (SG_LILICORR, SG_LILI_OK),
     "sglang-dspark-minimax": (MINIMAX, MINIMAX_OK),
     "vllm-k3-dspark": (K3, K3_OK),
+    "vllm-muse-spark-dspark": (MUSE, MUSE_OK),
 }
 # where a layout's decoder layer stores its down projection (the weight each drops)
-DOWNS = {"sglang-dspark-minimax": DOWN}
+DOWNS = {
+    "sglang-dspark-minimax": DOWN,
+    "vllm-muse-spark-dspark": "layers.0.feed_forward.down_proj.weight",
+}
 MAPPED = sorted(VARIANTS.items())
 
 
