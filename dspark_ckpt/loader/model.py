@@ -22,9 +22,10 @@ cited ``name_maps`` (``name_maps()`` reads them):
   confidence head the model does not build; DFlash/EAGLE-3: ``fc.`` without aux states;
   EAGLE-3: ``input_norm.`` without norm_before_fc).
   "partial_fc_required" (TensorRT-LLM's DFlash, allow_partial_loading) is the same model;
-  only what a missing fc or hidden_norm does differs (DSC652); so is "tracked" (vLLM's
-  MiniCPM classic EAGLE, whose load_weights returns the names it loaded: a parameter not
-  filled fails the load).
+  only what a missing fc or hidden_norm does differs (DSC652); so is an "uninitialised"
+  loader whose load_weights returns the names it loaded (vLLM's weight tracking, the
+  profile's ``checked_after_load``: ``missing_checked`` names the missing modules with no
+  quant method, which fail the load; the others stay uninitialised).
 - ``missing_tensors`` "strict" (TensorRT-LLM's Qwen3 DSpark, load_state_dict(strict=True)):
   the exact names (no name maps); any other name is an "Unexpected key(s)" error.
 - ``missing_tensors`` "default_init" (SGLang 0.5.23: ``params_dict`` look-ups, names it
@@ -587,9 +588,7 @@ def loader_model(f: Facts, p: Profile) -> LoaderModel | None:
     if key not in f.memo:
         if p.missing_tensors == "default_init" or p.read_prefixes:
             f.memo[key] = _sglang_model(f, p)
-        elif p.missing_tensors in (
-            *("uninitialised", "partial_fc_required", "strict", "tracked", "refused"),
-        ):
+        elif p.missing_tensors in (*("uninitialised", "partial_fc_required", "strict", "refused"),):
             f.memo[key] = _runtime_model(f, p)
         else:
             f.memo[key] = None

@@ -238,16 +238,7 @@ def _parsed(cfg: dict, entries: tuple[str, ...]) -> tuple[tuple[Module, ...], tu
     layer: list[Module] = []
     for entry in entries:
         entry, _, key = entry.partition("?")
-        # built where the key is set (~KEY: unless it is set false; !KEY: unless it is true;
-        # ^KEY: only where it is set false, a missing key being a true class default)
-        unset = not truthy(dotted(cfg, key.lstrip("~!^")))
-        if key[:1] == "!":
-            if not unset:
-                continue
-        elif key[:1] == "^":
-            if not (unset and present(cfg, key[1:])):
-                continue
-        elif key and unset and (key[0] != "~" or present(cfg, key[1:])):
+        if key and not any(_built(cfg, k) for k in key.split("|")):  # A|B: either builds it
             continue
         paths, _, tensors = entry.partition(":")
         per_layer = paths.startswith("layers.*.")
@@ -256,6 +247,18 @@ def _parsed(cfg: dict, entries: tuple[str, ...]) -> tuple[tuple[Module, ...], tu
         module = Module(stored[0], stored, named, exact=bool(tensors) and named != ANY)
         (layer if per_layer else top).append(module)
     return tuple(top), tuple(layer)
+
+
+def _built(cfg: dict, key: str) -> bool:
+    """Whether config ``key`` builds a module: set (~KEY: unless it is set false; !KEY:
+    unless it is true; ^KEY: only where it is set false, a missing key being a true class
+    default)."""
+    unset = not truthy(dotted(cfg, key.lstrip("~!^")))
+    if key[:1] == "!":
+        return unset
+    if key[:1] == "^":
+        return unset and present(cfg, key[1:])
+    return not unset or (key[:1] == "~" and not present(cfg, key[1:]))
 
 
 def not_attention(shapes: dict) -> dict:

@@ -5,7 +5,9 @@ written by a runtime that translates it: the model is built from what vLLM's tra
 makes of it (``translation``: its ``transformer_layer_config`` plus the top-level keys each
 algorithm copies, ``Profile.speculators_copied``, its defaults, and the aux layer ids it
 renames). That one translation is what the model view reads and what ``fix`` writes out as
-the native config (``native_config``). Everything else is read as written. Values are read with the runtime's Python semantics: ``get`` is
+the native config (``native_config``). A runtime that normalises a variant's config itself
+has its own view (``Profile.config_view``: SGLang's M3.1 DSpark, ``minimax_m3_dspark``; vLLM's
+Muse Spark DSpark, ``muse_spark_dspark``). Everything else is read as written. Values are read with the runtime's Python semantics: ``get`` is
 ``getattr(config, key, default)`` (a present null is None, not the default), ``truthy``
 is ``if config.key:`` (``1`` is on, ``0`` and null are off), ``first`` is an ``or``-chain
 of dotted keys (the first that is set). Pure functions of the ``Facts`` and a
@@ -18,6 +20,7 @@ from typing import Any
 
 from dspark_ckpt.facts.gather import Facts
 from dspark_ckpt.profiles.registry import PROFILES, Profile, newest
+from dspark_ckpt.profiles.vllm_muse import MUSE_MOE_LAYERS
 
 # a speculators aux id list, renamed by the translation (vLLM: algos.py:114-120,192-195)
 SPECULATORS_AUX = "aux_hidden_state_layer_ids"
@@ -65,10 +68,14 @@ def layer_model_type(f: Facts) -> str:
 def model_config(f: Facts, p: Profile) -> dict:
     """The config the runtime's model reads: the config itself, or for a translated
     speculators config what the translation makes of it (``translation``)."""
-    if p.config_view == "minimax_m3_dspark":
+    if p.config_view:
         key = ("model_config", p.config_view)
         if key not in f.memo:
-            f.memo[key] = minimax_m3_dspark(f.raw)
+            f.memo[key] = (
+                minimax_m3_dspark(f.raw)
+                if p.config_view == "minimax_m3_dspark"
+                else muse_spark_dspark(f.raw, f.layers)
+            )
         return f.memo[key]
     if not translated(f, p):
         return f.raw
@@ -307,3 +314,29 @@ def native_config(raw: dict) -> dict | tuple[str, str] | None:
         return out
     out["architectures"] = [NATIVE_ARCHITECTURE[kind]]
     return {k: v for k, v in out.items() if v is not None}
+
+
+def muse_spark_dspark(raw: dict, target_layers: int | None) -> dict:
+    """vLLM 0.33.0's MuseSparkDSparkConfig as its decoder layers read it: the config, with
+    ``muse_moe_layers`` the draft layers built as a MuseSpark1xMoE instead of a dense MLP
+    (nvidia/model.py MuseSpark1xDecoderLayer: ``moe.is_enabled``, default true, and
+    ``interleave_moe_layer_step``, default 1, at the layer's index, which counts on from the
+    target's last layer, its prefix ``layers.{i + target layers}``). Without a target
+    (its depth unknown) only the layers every depth makes MoE are counted."""
+    view = dict(raw)
+    node = raw.get("moe")
+    moe = node if isinstance(node, dict) else {}
+    step = moe.get("interleave_moe_layer_step", 1)
+    dense = moe.get("n_dense_layers_before_moe", 0)
+    n = raw.get("num_hidden_layers")
+    layers: list[int] = []
+    if truthy(moe.get("is_enabled", True)) and isinstance(step, int) and step > 0:
+        for i in range(n if isinstance(n, int) and 0 < n <= 4096 else 0):
+            if target_layers is not None:
+                index = target_layers + i
+                if (index + 1) % step == 0 and index >= (dense or 0):
+                    layers.append(i)
+            elif step == 1 and not dense:
+                layers.append(i)
+    view[MUSE_MOE_LAYERS] = layers
+    return view

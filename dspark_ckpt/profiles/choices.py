@@ -161,15 +161,11 @@ MissingTensors = Literal[
     "partial_fc_required",
     # checked after the load: a parameter nothing filled fails it (SGLang's M3.1 DSpark)
     "refused",
-    # vLLM's weight tracking (a load_weights that returns the names it loaded): a parameter
-    # no stored name fills fails the load ('Following weights were not initialized from
-    # checkpoint'), unless the drafter is quantised (then as uninitialised); a fused
-    # parameter counts as loaded once one of its parts is
-    "tracked",
 ]
 """What a tensor the runtime's model has and the checkpoint lacks gets."""
 
-ConfigView = Literal["", "minimax_m3_dspark"]  # as written; SGLang's M3.1 DSpark normalisation
+# as written; SGLang's M3.1 DSpark normalisation; vLLM's MuseSparkDSparkConfig (its MoE layers)
+ConfigView = Literal["", "minimax_m3_dspark", "muse_spark_dspark"]
 """The config the runtime's model is built from (loader/view.py ``model_config``)."""
 
 MarkovBiasWidth = Literal[

@@ -14,15 +14,18 @@ MiniCPM (``EagleMiniCPMForCausalLM``, minicpm_eagle.py): fc without a bias betwe
 norms, MiniCPM decoder layers under ``eagle_layers`` (a dense MLP, or MiniCPM's MoE where
 num_experts is set), a final norm, an embedding and an lm_head of vocab_size rows (the
 embedding where tie_word_embeddings); names read as stored (``model.`` on the inner model's,
-fused q/k/v or gate/up refused by its substring renames), and every parameter required: its
-load_weights returns the names it loaded, which vLLM's weight tracking holds to the model.
+fused q/k/v or gate/up refused by its substring renames). Its load_weights returns the names
+it loaded: vLLM's weight tracking refuses a missing module with no quant method (the norms, fc
+a plain torch.nn.Linear, the MoE's ws / w2s parameters) and counts every other one (the
+linear layers, the embedding, the head) as loaded: uninitialised, no error.
 
 Cohere (``EagleCohereForCausalLM``, cohere_eagle.py): fc over [embedding, hidden state] with a
 bias, Cohere decoder layers (one input_layernorm feeding attention and MLP in parallel, per-head
 q/k norms where use_qk_norm), a final LayerNorm; no lm_head (its logits come from the embedding,
 always the target's: the class is no SupportsEagle, so a shipped embedding never counts as its
-own); names read as stored (``model.``, lm_head names dropped by its mapper), every parameter but
-the embedding required by vLLM's weight tracking.
+own); names read as stored (``model.``, lm_head names dropped by its mapper). vLLM's weight
+tracking refuses a missing norm (a LayerNorm or RMSNorm: no quant method) and counts its linear
+layers (fc with its bias too) as loaded: uninitialised, no error.
 """
 
 from __future__ import annotations
@@ -110,13 +113,26 @@ VLLM_EAGLE_LLAMA4 = VLLM_EAGLE.derive(
     ),
 )
 
-# MiniCPM: its own model and load_weights, every parameter tracked
+# MiniCPM: its own model and load_weights, returning the names it loaded: vLLM's weight
+# tracking refuses a module with no quant method that nothing filled, and counts every module
+# with one (linear layers, embedding, head) as loaded
 MC_EAGLE = M + "minicpm_eagle.py"
 MC = M + "minicpm.py"
 MC_LOAD = f"{MC_EAGLE}:399-406 `return loader.load_weights(map(transform, weights))`"
+DL = "vllm/model_executor/model_loader/default_loader.py"
+EXEMPT = (
+    f"{DL}:531-566 `has_postprocess_quant = getattr(` `loaded_weights.add(full_name)` (an "
+    "unquantised model: every parameter of a module whose quant method has "
+    "process_weights_after_loading counts as loaded); "
+    "vllm/model_executor/layers/quantization/base_config.py:80 `def "
+    "process_weights_after_loading` (QuantizeMethodBase: every quant method has it, the "
+    "unquantised linear, embedding and fused-MoE ones too): such a module nothing filled "
+    "stays uninitialised"
+)
 TRACKED = (
-    "vllm/model_executor/model_loader/default_loader.py:567-572 `Following weights were not "
-    "initialized from` (the names it returns must be every parameter)"
+    f"{DL}:510-523 `model_config.quantization is None and loaded_weights is not None` "
+    f"(unquantised only); {DL}:567-572 `Following weights were not initialized from` (what "
+    "is left: the parameters of modules with no quant method)"
 )
 MC_LAYER = (
     *(f"self_attn.{p}_proj" for p in "qkvo"),
@@ -134,7 +150,12 @@ VLLM_EAGLE_MINICPM = VLLM_EAGLE.derive(
     sources=(MC_EAGLE, MC, V_SHARE, V_UTILS),
     cites={
         "architectures": f'{REGISTRY}:663 `"EagleMiniCPMForCausalLM"`; {RENAMED}',
-        "missing_tensors": f"{MC_LOAD}; {TRACKED}",
+        "missing_tensors": f"{MC_LOAD}; {EXEMPT}",
+        "checked_after_load": f"{TRACKED}: {MC_EAGLE}:90 `self.input_layernorm = RMSNorm(`; "
+        f"{MC_EAGLE}:105 `self.post_attention_layernorm = RMSNorm(`; {MC_EAGLE}:173-184 "
+        "`self.fc = torch.nn.Linear(` `self.input_norm1 = RMSNorm(` `self.norm = RMSNorm(`; "
+        f"{MC}:122-131 `self.ws = nn.Parameter(` `self.w2s = nn.Parameter(` (the experts: "
+        "parameters of MiniCPMMoE, no quant method; its gate is a GateLinear)",
         "builds_lm_head": f"{MC_EAGLE}:351-356 `self.lm_head = ParallelLMHead(` (vocab_size rows)",
         "lm_head_from_target": f"{MC_EAGLE}:351-356 `self.lm_head = ParallelLMHead(`; "
         f"{V_SHARE}:18-27 `if not getattr(eagle, flag, False):` (a shipped head is kept unless "
@@ -171,7 +192,8 @@ VLLM_EAGLE_MINICPM = VLLM_EAGLE.derive(
         "`self.config.scale_depth / math.sqrt(self.mup_denominator)` (read with no default)",
     },
     architectures=("EagleMiniCPMForCausalLM",),
-    missing_tensors="tracked",
+    missing_tensors="uninitialised",
+    checked_after_load=("norm", "input_norm1", "input_norm2", "fc", "mlp.experts"),
     builds_lm_head=True,
     lm_head_from_target="never",
     tied_head="embedding",
@@ -222,7 +244,12 @@ VLLM_EAGLE_COHERE = VLLM_EAGLE.derive(
     cites={
         "architectures": f'{REGISTRY}:660 `"EagleCohereForCausalLM"`; {RENAMED}',
         "missing_tensors": f'{CO_LOAD} `loaded_weight_names.add("model.embed_tokens.weight")` '
-        f"(every other parameter must be loaded); {TRACKED}",
+        f"(the names it loaded); {EXEMPT}",
+        "checked_after_load": f"{TRACKED}: {CO_EAGLE}:112 `self.norm = LayerNorm(`; "
+        f"{CO}:78-81 `self.weight = nn.Parameter(torch.ones(param_shape))` (no quant method); "
+        f"{CO}:258-263 `self.q_norm = norm_cls(` `self.k_norm = norm_cls(`; {CO}:309 "
+        "`self.input_layernorm = norm_cls(` (fc is a ReplicatedLinear: its weight and bias "
+        f"are exempt: {CO_EAGLE}:100 `self.fc = ReplicatedLinear(`)",
         "own_embed_kept": CO_SHARE,
         "lm_head_from_target": f'{CO}:404-417 `orig_to_new_prefix={{"lm_head": None}}` (a '
         f"shipped lm_head is dropped); {CO_LOGITS}",
@@ -250,7 +277,8 @@ VLLM_EAGLE_COHERE = VLLM_EAGLE.derive(
         f"{CO}:146-156 `self.gate_up_proj = MergedColumnParallelLinear(`",
     },
     architectures=("EagleCohereForCausalLM",),
-    missing_tensors="tracked",
+    missing_tensors="uninitialised",
+    checked_after_load=("norm",),
     own_embed_kept=False,
     dropped_unbuilt=("lm_head",),
     prefixed_names="required",

@@ -12,9 +12,11 @@ root (``prefixed_names`` "model_root"). What a name the mapper does not rename m
 
 - vLLM (``MistralForCausalLM.maybe_remap_mistral``): a name passes as renamed; a bare name
   outside ``layers.`` / ``norm`` / ``tok_embeddings`` / ``output`` / ``eagle_linear`` (``fc``,
-  ``embed_tokens``, ``d2t``) names no module of the top-level model and is refused, and an
-  unquantised drafter missing a parameter fails the load (``missing_tensors`` "tracked": its
-  ``load_weights`` returns the names it loaded).
+  ``embed_tokens``, ``d2t``) names no module of the top-level model and is refused. Its
+  ``load_weights`` returns the names it loaded: an unquantised drafter missing a norm fails
+  the load (``checked_after_load``), while a missing linear layer (fc, a projection, the
+  ada_rms_norm_t_cond ones, an expert) counts as loaded (it has a quant method) and stays
+  uninitialised.
 - SGLang (``_remap_mistral_to_llama``): ``model.*`` and ``lm_head.*`` pass as stored, a bare name
   matching none of its patterns is skipped with a warning ("Unrecognized weight"), as an
   EAGLE-release (Hugging Face) name such as ``fc.weight`` or ``layers.0.self_attn.q_proj.weight``
@@ -71,6 +73,20 @@ V_MAPPER = (
     f"name is not yet in the name: model.layers.* keeps its root); {V_MISTRAL}:135-137 "
     '`"eagle_linear": "model.fc",`'
 )
+V_EXEMPT = (
+    f"{V_DEFAULT_LOADER}:531-566 `has_postprocess_quant = getattr(` "
+    "`loaded_weights.add(full_name)` (an unquantised model: every parameter of a module whose "
+    "quant method has process_weights_after_loading counts as loaded); "
+    "vllm/model_executor/layers/quantization/base_config.py:80 `def "
+    "process_weights_after_loading` (QuantizeMethodBase: every quant method has it, the "
+    "unquantised linear, embedding and fused-MoE ones too): such a module nothing filled "
+    "stays uninitialised"
+)
+V_TRACKED = (
+    f"{V_DEFAULT_LOADER}:510-523 `model_config.quantization is None and loaded_weights is not "
+    f"None` (unquantised only); {V_DEFAULT_LOADER}:567-572 `Following weights were not "
+    "initialized from` (what is left: the parameters of modules with no quant method)"
+)
 V_LOAD = (
     f'{V_MISTRAL}:189-192 `return super().load_weights(weights) | {{"model.embed_tokens.weight"}}`; '
     f"{V_MISTRAL_LM}:285-290 `loader = AutoWeightsLoader(self)`"
@@ -106,10 +122,11 @@ VLLM_MISTRAL_CITES = {
     "prefixed_names": V_MAPPER,
     "strict_names": f"{V_MISTRAL_LM}:285-290 `loader = AutoWeightsLoader(self)`; {NO_PARAM}",
     "stray_names": f"{V_MISTRAL_LM}:285-290 `loader = AutoWeightsLoader(self)`; {NO_PARAM}",
-    "missing_tensors": f"{V_LOAD}; {V_DEFAULT_LOADER}:510-523 "
-    "`model_config.quantization is None and loaded_weights is not None`; "
-    f"{V_DEFAULT_LOADER}:567-572 `Following weights were not initialized from` (a fused "
-    "qkv_proj / gate_up_proj counts as loaded once one of its parts is)",
+    "missing_tensors": f"{V_LOAD}; {V_EXEMPT}",
+    "checked_after_load": f"{V_TRACKED}: {V_MISTRAL}:109 `self.norm = RMSNorm(`; "
+    "vllm/model_executor/models/llama.py:308-309 `self.input_layernorm = RMSNorm(` "
+    "`self.post_attention_layernorm = RMSNorm(` (ada_rms_norm_t_cond is a Column- and a "
+    f"RowParallelLinear: exempt, {V_MISTRAL_LM}:161-176 `ColumnParallelLinear(`)",
     "unexpected_ignored_suffixes": f'{V_UTILS}:456-458 `self.ignore_unexpected_suffixes.append(".bias")`',
     "name_maps": f"{V_MAPPER}; vllm/model_executor/models/llama.py:348-356 "
     "`orig_to_new_stacked={` (q/k/v and gate/up stored fused)",
@@ -130,7 +147,8 @@ VLLM_EAGLE_MISTRAL = VLLM_EAGLE.derive(
     cites=VLLM_MISTRAL_CITES,
     architectures=("EagleMistralForCausalLM",),
     prefixed_names="model_root",
-    missing_tensors="tracked",
+    missing_tensors="uninitialised",
+    checked_after_load=("norm",),
     own_embed_kept=False,
     name_maps=(*FUSED_MAPS, *VLLM_PATTERNS),
     first_input_norm=True,
@@ -296,10 +314,11 @@ VLLM_LARGE3_CITES = {
     "strict_names": V_LARGE3_KEYERROR,
     "stray_names": V_LARGE3_KEYERROR,
     "missing_tensors": f"{V_LARGE3}:186-192 `return super().load_weights(weights) | {{`; "
-    f"{V_DS2}:1826 `loaded_params.add(name)`; {V_DEFAULT_LOADER}:510-523 "
-    "`model_config.quantization is None and loaded_weights is not None`; "
-    f"{V_DEFAULT_LOADER}:567-572 `Following weights were not initialized from` (the experts of "
-    "a layer are one fused parameter: loaded once one expert is)",
+    f"{V_DS2}:1826 `loaded_params.add(name)`; {V_EXEMPT} (the experts a FusedMoE, the router "
+    "a GateLinear with its e_score_correction_bias)",
+    "checked_after_load": f"{V_TRACKED}: {V_LARGE3}:96 `self.norm = RMSNorm(`; {V_DS2}:1345 "
+    f"`self.input_layernorm = RMSNorm(`; {V_DS2}:1082 `self.q_a_layernorm = RMSNorm(`; "
+    f"{V_DS2}:1098 `self.kv_a_layernorm = RMSNorm(`",
     "unexpected_ignored_suffixes": f"{V_DS2}:1804-1806 "
     '`if name.endswith(".bias") and name not in params_dict:`; '
     f'{V_UTILS}:456-458 `self.ignore_unexpected_suffixes.append(".bias")`',

@@ -9,7 +9,7 @@ re-exported target that dropped them fails at start-up or drafts from weights it
 
 One ``MtpLoader`` (``mtp_loader.py``) per (runtime release, MTP architecture), plain data,
 every field cited (``cites``, checked by tests/test_citations.py as the profiles' are): vLLM
-0.33.0's in ``mtp_vllm.py`` and ``mtp_vllm_models.py``, SGLang 0.5.23's in ``mtp_sglang.py``
+0.33.0's in ``mtp_vllm.py``, ``mtp_vllm_models.py`` and ``mtp_vllm_exports.py``, SGLang 0.5.23's in ``mtp_sglang.py``
 and ``mtp_sglang_models.py``, registered here with the MTP architectures not judged and why
 (``UNJUDGED``). ``loader/mtp.py``
 compares a target checkpoint against it; ``rules/mtp.py`` says what the runtime does.
@@ -27,6 +27,7 @@ from __future__ import annotations
 from dspark_ckpt.profiles import mtp_sglang as sg
 from dspark_ckpt.profiles import mtp_sglang_models as sm
 from dspark_ckpt.profiles import mtp_vllm as vl
+from dspark_ckpt.profiles import mtp_vllm_exports as ve
 from dspark_ckpt.profiles import mtp_vllm_models as vm
 from dspark_ckpt.profiles.mtp_loader import SGLANG, VLLM, Module, MtpLoader
 
@@ -62,9 +63,9 @@ LOADERS: tuple[MtpLoader, ...] = (
     vm.VLLM_DEEPSEEK_V4,
     vm.VLLM_QWEN4_EXP,
     vm.VLLM_INKLING,
-    vm.VLLM_GLM4_MOE_LITE,
-    vm.VLLM_GLM_OCR,
-    vm.VLLM_PARSE_AUX,
+    ve.VLLM_GLM4_MOE_LITE,
+    ve.VLLM_GLM_OCR,
+    ve.VLLM_PARSE_AUX,
     sg.SGLANG_DEEPSEEK,
     sg.SGLANG_GLM4_MOE,
     sg.SGLANG_QWEN3_NEXT,

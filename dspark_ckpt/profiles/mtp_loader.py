@@ -14,7 +14,10 @@ SGLANG = "SGLang 0.5.23"
 # what a runtime does with a draft tensor the checkpoint does not give
 # tracked: vLLM's DefaultModelLoader refuses ("Following weights were not initialized from
 #   checkpoint") when the model's load_weights returns its loaded names and the target is not
-#   quantised; a quantised target turns the tracking off: the parameter stays as allocated
+#   quantised, for a module with no quant method (``checked``: a norm, a plain nn.Linear or
+#   nn.Parameter); one with a quant method (a vLLM linear layer, a head, FusedMoE experts)
+#   counts as loaded and stays as allocated; a quantised target turns the tracking off: every
+#   parameter stays as allocated
 # silent: nothing checks: the parameter keeps what it was allocated with
 # strict: the MTP model's own load_weights compares every parameter with the names it loaded
 #   and raises (``strict_error``), quantised or not
@@ -96,6 +99,9 @@ class MtpLoader:
     # name): a layer stored past the count overwrites it
     stacked: bool = False
     missing: Missing = "tracked"
+    # "tracked": the modules vLLM's weight tracking checks (no quant method), as a part of a
+    # module's dotted name ends (``norm``: enorm, shared_head.norm, input_layernorm ...)
+    checked: tuple[str, ...] = ("norm",)
     strict_error: str = ""  # what a strict loader raises for a parameter never loaded
     # another stored path a module of a draft layer is read under (the loader renames it
     # first): (module path, stored path); a module path "a|b" is either module (the config

@@ -140,6 +140,7 @@ SGLANG_QWEN3_5 = MtpLoader(
 SGLANG_MIMO = replace(
     VLLM_MIMO,
     name="sglang-mtp-mimo",
+    checked=("norm",),  # "silent": no tracking
     runtime="sglang",
     release=SGLANG,
     architecture="MiMoMTP",
@@ -183,6 +184,7 @@ SGLANG_LONGCAT = replace(
 SGLANG_BAILING = replace(
     VLLM_BAILING,
     name="sglang-nextn-bailing",
+    checked=("norm",),  # "silent": no tracking
     runtime="sglang",
     release=SGLANG,
     architecture="BailingMoeForCausalLMNextN",
@@ -209,6 +211,7 @@ SGLANG_BAILING = replace(
 SGLANG_ERNIE = replace(
     VLLM_ERNIE,
     name="sglang-mtp-ernie",
+    checked=("norm",),  # "silent": no tracking
     runtime="sglang",
     release=SGLANG,
     architecture="Ernie4_5_MoeForCausalLMMTP",

@@ -22,12 +22,20 @@ LOADER = "vllm/model_executor/model_loader/default_loader.py"
 TRACKED = (
     f"{LOADER}:512-514 `model_config.quantization is None and loaded_weights is not None`; "
     f"{LOADER}:568-571 `Following weights were not initialized from` (unquantised: refused; "
-    "a quantised target turns the tracking off)"
+    f"a quantised target turns the tracking off); {LOADER}:531-566 `has_postprocess_quant = "
+    "getattr(` `loaded_weights.add(full_name)` (unquantised, a module with a quant method "
+    "counts as loaded: a vLLM linear layer, a head, FusedMoE experts stay uninitialised)"
+)
+# a module with no quant method, checked by the tracking (beside the norms)
+CHECKED = (
+    "(a plain torch module: no quant method, so vLLM's weight tracking checks it); "
+    f'{LOADER}:531-536 `quant_method = getattr(module, "quant_method", None)`'
 )
 SPEC_IDX = f'{M}utils.py:589-595 `f"model.layers.{{base + i}}.",`'
 
 VLLM_DEEPSEEK = MtpLoader(
     name="vllm-mtp-deepseek",
+    checked=("norm", "eh_proj"),
     runtime="vllm",
     release=VLLM,
     architecture="DeepSeekMTPModel",
@@ -38,6 +46,7 @@ VLLM_DEEPSEEK = MtpLoader(
     own=(*DEEPSEEK_OWN, ("shared_head.head", "V,H")),
     layer_check="MTP speculative decoding layer {j} weights missing from checkpoint",
     cites={
+        "checked": f"{M}deepseek_mtp.py:85-87 `self.eh_proj = nn.Linear(config.hidden_size * 2` {CHECKED}",
         "count_default": TF_DEFAULT,
         "targets": f'{SPEC}:749-762 `"DeepSeekMTPModel"`',
         "count_keys": f"{SPEC}:756 `num_nextn_predict_layers`; {M}deepseek_mtp.py:151-152 "
@@ -74,6 +83,7 @@ VLLM_DEEPSEEK_V32 = replace(
 )
 VLLM_GLM4_MOE = MtpLoader(
     name="vllm-mtp-glm4-moe",
+    checked=("norm", "eh_proj"),
     runtime="vllm",
     release=VLLM,
     architecture="Glm4MoeMTPModel",
@@ -83,6 +93,7 @@ VLLM_GLM4_MOE = MtpLoader(
     count_default=1,
     from_target=("shared_head.head", "embed_tokens"),
     cites={
+        "checked": f"{M}glm4_moe_mtp.py:90-94 `self.eh_proj = nn.Linear(config.hidden_size * 2` {CHECKED}",
         "count_default": TF_DEFAULT,
         "targets": f'{SPEC}:848-856 `"Glm4MoeMTPModel"`',
         "count_keys": f"{SPEC}:850 `num_nextn_predict_layers`; {M}glm4_moe_mtp.py:135-136 "
@@ -163,6 +174,7 @@ VLLM_QWEN3_5_MOE = replace(
 )
 VLLM_MIMO = MtpLoader(
     name="vllm-mtp-mimo",
+    checked=("norm", "input_proj"),
     runtime="vllm",
     release=VLLM,
     architecture="MiMoMTPModel",
@@ -177,6 +189,7 @@ VLLM_MIMO = MtpLoader(
         ("final_layernorm", "H"),
     ),
     cites={
+        "checked": f"{M}mimo_mtp.py:54-58 `self.input_proj = nn.Linear(` {CHECKED}",
         "targets": f'{SPEC}:795-804 `"MiMoMTPModel"`',
         "count_keys": f"{SPEC}:797 `num_nextn_predict_layers`",
         "first": f'{SPEC}:799-801 `"num_hidden_layers": 0`; {M}mimo_mtp.py:96 '
@@ -189,6 +202,7 @@ VLLM_MIMO = MtpLoader(
 )
 VLLM_ERNIE = MtpLoader(
     name="vllm-mtp-ernie",
+    checked=("norm", "mtp_linear_proj"),
     runtime="vllm",
     release=VLLM,
     architecture="ErnieMTPModel",
@@ -204,6 +218,7 @@ VLLM_ERNIE = MtpLoader(
     ),
     decoder=tuple((f"mtp_block.{{i}}.{path}", shape) for path, shape in DECODER),
     cites={
+        "checked": f"{M}ernie_mtp.py:53-57 `self.mtp_linear_proj = nn.Linear(` {CHECKED}",
         "targets": f'{SPEC}:880-886 `"ErnieMTPModel"`',
         "count_keys": f"{SPEC}:883 `num_nextn_predict_layers`; {M}ernie_mtp.py:92 "
         "`self.num_mtp_layers = config.num_nextn_predict_layers`",
@@ -278,6 +293,7 @@ VLLM_NEMOTRON_H = MtpLoader(
 )
 VLLM_BAILING = MtpLoader(
     name="vllm-mtp-bailing",
+    checked=("norm", "eh_proj"),
     runtime="vllm",
     release=VLLM,
     architecture="BailingMoeV25MTPModel",
@@ -293,6 +309,7 @@ VLLM_BAILING = MtpLoader(
     from_target=("shared_head.head",),
     layer_check="Bailing MTP speculative decoding layer {j} weights are missing from checkpoint",
     cites={
+        "checked": f"{M}bailing_moe_mtp.py:78-80 `self.eh_proj = nn.Linear(config.hidden_size * 2` {CHECKED}",
         "targets": f'{SPEC}:950-961 `"BailingMoeV25MTPModel"`',
         "count_keys": f"{SPEC}:955 `num_nextn_predict_layers`",
         "first": f"{M}bailing_moe_mtp.py:303-306 `mtp_idx = layer_idx - self.config.num_hidden_layers`",
@@ -308,6 +325,7 @@ VLLM_BAILING = MtpLoader(
 
 VLLM_OPENPANGU = MtpLoader(
     name="vllm-mtp-openpangu",
+    checked=("norm", "eh_proj"),
     runtime="vllm",
     release=VLLM,
     architecture="OpenPanguMTPModel",
@@ -315,6 +333,7 @@ VLLM_OPENPANGU = MtpLoader(
     targets=("type:pangu_ultra_moe",),
     own=(*DEEPSEEK_OWN, ("shared_head.head", "V,H")),
     cites={
+        "checked": f"{M}openpangu_mtp.py:61-67 `self.eh_proj = nn.Linear(config.hidden_size * 2` {CHECKED}",
         "targets": f'{SPEC}:777-783 `"OpenPanguMTPModel"`',
         "count_keys": f"{M}openpangu_mtp.py:76-77 `self.num_mtp_layers = config.num_nextn_predict_layers`",
         "first": f"{M}openpangu_mtp.py:140-143 `mtp_idx = layer_idx - self.config.num_hidden_layers`",

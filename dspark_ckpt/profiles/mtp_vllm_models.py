@@ -16,12 +16,14 @@ from dspark_ckpt.profiles.mtp_loader import (
     MtpLoader,
 )
 from dspark_ckpt.profiles.mtp_vllm import (
+    CHECKED,
     SPEC,
     TRACKED,
     VLLM_BAILING,
     VLLM_DEEPSEEK_V32,
     VLLM_MIMO_V2,
     VLLM_QWEN3_5_MOE,
+    M,
 )
 
 G5 = "vllm/models/glm5next/common/mtp.py"
@@ -29,6 +31,7 @@ G5M = "vllm/models/glm5next/common/model.py"
 
 VLLM_GLM5_NEXT = MtpLoader(
     name="vllm-mtp-glm5-next",
+    checked=("norm", "eh_proj"),
     runtime="vllm",
     release=VLLM,
     architecture="Glm5NextMTPModel",
@@ -40,6 +43,8 @@ VLLM_GLM5_NEXT = MtpLoader(
     layer_check="MTP speculative decoding layer {j} weights missing from checkpoint.",
     from_target=("shared_head.head", "embed_tokens"),
     cites={
+        "checked": "vllm/models/glm5next/common/mtp.py:52-54 `self.eh_proj = nn.Linear(config.hidden_size * 2` "
+        + CHECKED,
         "targets": f'{SPEC}:1146-1157 `"architectures": ["Glm5NextMTPModel"],`',
         "count_keys": f'{SPEC}:1154 `"n_predict": text_config.num_nextn_predict_layers,`; '
         f"{G5}:114 `self.num_mtp_layers = config.num_nextn_predict_layers`",
@@ -139,6 +144,7 @@ D3 = "vllm/models/dots3_note/nvidia/mtp.py"
 VLLM_DOTS3_NOTE = replace(
     VLLM_DEEPSEEK_V32,
     name="vllm-mtp-dots3-note",
+    checked=("norm",),
     architecture="Dots3NoteMTPModel",
     family="dots3 note",
     targets=("type:dots3_note",),
@@ -146,6 +152,7 @@ VLLM_DOTS3_NOTE = replace(
     count_default=1,
     cites={
         **VLLM_DEEPSEEK_V32.cites,
+        "checked": "vllm/models/dots3_note/nvidia/mtp.py:41-50 `self.eh_proj = ReplicatedLinear(` (a quant method: counted as loaded)",
         "targets": f'{SPEC}:734-747 `"architectures": ["Dots3NoteMTPModel"]`; '
         f"{D3}:157 `class Dots3NoteMTP(DeepseekV32MTP):` (V3.2's load_weights and layer check)",
         "count_keys": f'{SPEC}:735 `getattr(hf_config, "num_nextn_predict_layers", 1)`; '
@@ -177,6 +184,7 @@ B3 = "vllm/model_executor/models/bailing_moe_v3_mtp.py"
 VLLM_BAILING_V3 = replace(
     VLLM_BAILING,
     name="vllm-mtp-bailing-v3",
+    checked=("norm",),
     architecture="BailingMoeV3MTPModel",
     family="Bailing MoE V3 (Ling / Ring)",
     targets=("arch:BailingMoeV3ForCausalLM", "arch:BailingMoeV3VLForConditionalGeneration"),
@@ -190,6 +198,7 @@ VLLM_BAILING_V3 = replace(
     layer_check="Bailing V3 MTP speculative decoding layer {j} weights are missing from "
     "checkpoint.",
     cites={
+        "checked": f"{M}bailing_moe_v3_mtp.py:90-92 `self.eh_proj = ReplicatedLinear(` (a quant method: counted as loaded); {TRACKED}",
         "targets": f'{SPEC}:937-949 `"BailingMoeV3VLForConditionalGeneration",`; '
         f'{SPEC}:963-969 `"architectures": ["BailingMoeV3MTPModel"],`',
         "count_keys": f'{SPEC}:964 `n_predict = getattr(hf_config, "num_nextn_predict_layers", None)`'
@@ -341,6 +350,7 @@ VLLM_STEP5 = MtpLoader(
 HV4 = "vllm/models/hy_v4/nvidia/mtp.py"
 VLLM_HY_V4 = MtpLoader(
     name="vllm-mtp-hy-v4",
+    checked=("norm", "eh_proj"),
     runtime="vllm",
     release=VLLM,
     architecture="HYV4MTPModel",
@@ -354,6 +364,8 @@ VLLM_HY_V4 = MtpLoader(
     own=(("enorm", "H"), ("hnorm", "H"), ("eh_proj", "H,2H"), ("final_layernorm", "H")),
     from_target=("shared_head.head", "embed_tokens"),
     cites={
+        "checked": "vllm/models/hy_v4/nvidia/mtp.py:338-341 `self.eh_proj = nn.Linear(config.hidden_size * 2` "
+        + CHECKED,
         "targets": f'{SPEC}:1080-1085 `"architectures": ["HYV4MTPModel"]`',
         "count_keys": f"{HV4}:414-417 `self.num_mtp_layers = max(`",
         "count_default": f'{HV4}:415-416 `getattr(target_config, "num_nextn_predict_layers", 1), 1`',
@@ -378,6 +390,10 @@ DV4 = "vllm/models/deepseek_v4/nvidia/mtp.py"
 DV4M = "vllm/models/deepseek_v4/nvidia/model.py"
 VLLM_DEEPSEEK_V4 = MtpLoader(
     name="vllm-mtp-deepseek-v4",
+    checked=(
+        "norm",
+        *(f"hc_{a}_{b}" for a in ("head", "attn", "ffn") for b in ("fn", "base", "scale")),
+    ),
     runtime="vllm",
     release=VLLM,
     architecture="DeepSeekV4MTPModel",
@@ -390,6 +406,8 @@ VLLM_DEEPSEEK_V4 = MtpLoader(
     layer_check="MTP speculative decoding layer {j} weights missing from checkpoint.",
     from_target=("embed_tokens",),
     cites={
+        "checked": "vllm/models/deepseek_v4/nvidia/mtp.py:123-133 `self.hc_head_fn = nn.Parameter(`; vllm/models/deepseek_v4/nvidia/model.py:623-659 `self.hc_attn_fn = nn.Parameter(` "
+        + CHECKED,
         "targets": f'{SPEC}:765-776 `overrides["architectures"] = ["DeepSeekV4MTPModel"]` '
         "(deepseek_v4 only: V4.1 has no classic MTP draft)",
         "count_keys": f"{DV4}:217-218 `self.num_mtp_layers = config.num_nextn_predict_layers`",
@@ -506,90 +524,5 @@ VLLM_INKLING = MtpLoader(
         "n_predict` (depth k is built and read for num_speculative_tokens above k)",
         "from_target": f'{INK}:397-399 `if name in ("model.llm.embed.weight", '
         '"model.llm.unembed.weight"):`',
-    },
-)
-# --- GLM-4.7 Flash (GLM-4 MoE Lite), GLM-OCR, Nemotron Parse 3.5 -----------------------------
-GLL = "vllm/model_executor/models/glm4_moe_lite_mtp.py"
-GOC = "vllm/model_executor/models/glm_ocr_mtp.py"
-# the override zeroes num_hidden_layers: the draft layers are read from index 0 of the
-# checkpoint the draft is loaded from (a separate MTP export; the target itself holds its
-# first decoder layer there)
-VLLM_GLM4_MOE_LITE = MtpLoader(
-    name="vllm-mtp-glm4-moe-lite",
-    runtime="vllm",
-    release=VLLM,
-    architecture="Glm4MoeLiteMTPModel",
-    family="GLM-4.7 Flash (GLM-4 MoE Lite)",
-    targets=("arch:Glm4MoeLiteForCausalLM",),
-    first="0",
-    own=(*DEEPSEEK_OWN, ("shared_head.head", "V,H")),
-    from_target=("embed_tokens",),
-    cites={
-        "targets": f'{SPEC}:858-867 `"architectures": ["Glm4MoeLiteMTPModel"],`',
-        "count_keys": f"{GLL}:164-165 `self.num_mtp_layers = config.num_nextn_predict_layers`",
-        "first": f'{SPEC}:858-865 `"num_hidden_layers": 0,`; {GLL}:164 '
-        "`self.mtp_start_layer_idx = config.num_hidden_layers` (index 0 of the checkpoint "
-        "the draft is loaded from: a separate MTP export, not the target's layers)",
-        "layer": 'vllm/model_executor/models/utils.py:589-595 `f"model.layers.{base + i}.",`',
-        "own": f"{GLL}:98-100 `self.eh_proj = nn.Linear(config.hidden_size * 2`; "
-        f"{GLL}:76-83 `self.head = ParallelLMHead(`",
-        "decoder": f"{GLL}:127-130 `self.mtp_block = Glm4MoeLiteDecoderLayer(`",
-        "from_target": f"{GLL}:437-442 `spec_layer != self.model.mtp_start_layer_idx`",
-        "missing": f"{GLL}:454 `return loaded_params`; {TRACKED}",
-    },
-)
-VLLM_GLM_OCR = MtpLoader(
-    name="vllm-mtp-glm-ocr",
-    runtime="vllm",
-    release=VLLM,
-    architecture="GlmOcrMTPModel",
-    family="GLM-OCR",
-    targets=("arch:GlmOcrForConditionalGeneration",),
-    count_in_text=True,
-    layer_also=("model.language_model.layers.{i}", "layers.{i}"),
-    from_target=("shared_head.head", "embed_tokens"),
-    cites={
-        "targets": f'{SPEC}:869-878 `"architectures": ["GlmOcrMTPModel"],`',
-        "count_keys": f"{GOC}:109-111 `self.num_mtp_layers = config.num_nextn_predict_layers`",
-        "count_in_text": f"{GOC}:109 `config = vllm_config.model_config.hf_config.text_config` "
-        "(the override zeroes the top level's num_hidden_layers, not the text model's)",
-        "first": f"{GOC}:110 `self.mtp_start_layer_idx = config.num_hidden_layers`",
-        "layer": 'vllm/model_executor/models/utils.py:589-595 `f"model.layers.{base + i}.",`',
-        "layer_also": f'{GOC}:252 `name = name.replace("model.language_model.layers", '
-        '"model.layers")`; vllm/model_executor/models/utils.py:589-595 `f"layers.{base + i}.",`',
-        "own": f"{GOC}:67-69 `self.eh_proj = nn.Linear(config.hidden_size * 2`",
-        "decoder": f"{GOC}:75-77 `self.mtp_block = Glm4DecoderLayer(`",
-        "from_target": f'{GOC}:187-189 `name = f"model.layers.{{spec_layer}}.shared_head.head.weight"`',
-        "missing": f"{GOC}:246 `return loaded_params`; {TRACKED}",
-    },
-)
-NP = "vllm/model_executor/models/nemotron_parse3_5_mtp.py"
-# Nemotron Parse 3.5: one auxiliary step from the decoder's trained extra projection and head
-VLLM_PARSE_AUX = MtpLoader(
-    name="vllm-mtp-parse-aux",
-    runtime="vllm",
-    release=VLLM,
-    architecture="ParseAuxMTPModel",
-    family="Nemotron Parse 3.5",
-    targets=("arch:RadioMBartPrefixForCausalLM",),
-    count_keys=(),
-    count_fixed=1,
-    first="0",
-    layer="decoder",
-    own=(("extra_proj.0", None), ("extra_heads.0", None)),
-    decoder=(),
-    from_target=("embed_tokens",),
-    cites={
-        "targets": f'{SPEC}:721-729 `"architectures": ["ParseAuxMTPModel"],` (when the '
-        "decoder's causal_vision_prefix is set)",
-        "count_fixed": f'{SPEC}:726-728 `"num_nextn_predict_layers": 1,`',
-        "first": f'{NP}:73-78 `"decoder.extra_heads.0."` (the one auxiliary step)',
-        "layer": f'{NP}:29-36 `"decoder.extra_proj.0.": "model.extra_proj.",`',
-        "own": f"{NP}:14-16 `self.extra_head = nn.Linear(hidden_size, hidden_size)`",
-        "decoder": f"{NP}:19-20 `return self.extra_head(hidden_states + "
-        "self.extra_proj(token_embeds))` (no decoder block)",
-        "from_target": f'{NP}:75 `if name == "decoder.embed_tokens.weight" or name.startswith(`',
-        "missing": f"{NP}:80-81 `return loader.load_weights(mtp_weights(), "
-        f"mapper=self.hf_to_vllm_mapper)`; {TRACKED}",
     },
 )

@@ -26,6 +26,7 @@ from dspark_ckpt.profiles import (
     sglang_variants,
     trtllm,
     vllm,
+    vllm_muse,
     vllm_variants,
 )
 from dspark_ckpt.profiles.architectures import known, rows_of, unjudged
@@ -147,6 +148,7 @@ PROFILES: dict[str, Profile] = register(
     eagle1.SGLANG_EAGLE,
     *trtllm.PROFILES,
     *vllm_variants.PROFILES,
+    *vllm_muse.PROFILES,
     *sglang_variants.PROFILES,
     *eagle1_vllm_models.PROFILES,
     *mistral.PROFILES,

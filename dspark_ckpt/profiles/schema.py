@@ -250,7 +250,8 @@ class Profile:
     # modules it builds beyond its family's: "PATH[|STORED...][:TENSOR,...][?[~]KEY]", PATH
     # top-level ("X.#": one per target hidden state) or "layers.*.X" in each decoder layer
     # (STORED: other names the loader maps onto it), TENSORs its exact names (default weight),
-    # built where config KEY is truthy (~KEY: unless KEY is set false; !KEY: unless it is true)
+    # built where config KEY is truthy (~KEY: unless KEY is set false; !KEY: unless it is true;
+    # A|B: where either builds it)
     extra_modules: tuple[str, ...] = ()
     # its decoder layer's modules where they are not its family's (extra_modules' syntax,
     # without "layers.*."; shapes not judged); () for the family's layer
@@ -258,7 +259,7 @@ class Profile:
     # dotted config keys the build reads with no default: missing or null fails it
     # ("truthy:KEY": a false value fails it too; "every:KEY=V": a list, each entry V;
     # "null:KEY": asserted None, a missing key failing too; "empty:KEY": a list asserted
-    # empty, not judged where absent or null)
+    # empty, not judged where absent or null; "KEY?COND": read only where COND is truthy)
     required_keys: tuple[str, ...] = ()
     # stored tensor names whose absence fails the load (after the loader's renames)
     required_tensors: tuple[str, ...] = ()
@@ -268,7 +269,10 @@ class Profile:
     decoder_layer: DecoderLayer = ""
     # its own top-level modules in place of fc / norm / hidden_norm (extra_modules' syntax)
     top_modules: tuple[str, ...] = ()
-    # modules (a path's end) an "uninitialised" loader checks after the load: missing, refused
+    # vLLM's weight tracking (a load_weights that returns the names it loaded, an unquantised
+    # drafter): the modules (a path's end) with no quant method, checked after the load: one
+    # missing is refused ('Following weights were not initialized from checkpoint'); a module
+    # with one (linear layers, embeddings, heads, fused experts) counts as loaded: uninitialised
     checked_after_load: tuple[str, ...] = ()
     # the name prefixes the loader reads (removed; any other name skipped), and its renames
     read_prefixes: tuple[str, ...] = ()

@@ -38,6 +38,9 @@ VARIANTS: dict[tuple[str, str], str] = {
     # registry.py:688-691: vllm.models.kimi_k3's K3DSparkForCausalLM, Kimi-K3 MLA layers under
     # the DSpark speculator, its own top-level modules and a load that refuses what it lacks
     ("vllm", "K3DSparkModel"): "vllm-k3-dspark",
+    # registry.py:692-695: vllm.models.muse_spark's MuseSparkDSparkForCausalLM, Muse Spark 1.x
+    # layers (the CUDA class) under the DSpark speculator, built from a MuseSparkDSparkConfig
+    ("vllm", "MuseSparkDSparkModel"): "vllm-muse-spark-dspark",
     # SGLang 0.5.23 (each model file's EntryClass)
     # models/dspark.py:981-992, lfm2_dspark.py:13-14: DSparkDraftModel subclasses, no changes
     ("sglang", "LingDSparkModel"): "sglang-dspark",
@@ -72,17 +75,10 @@ SERVED_AS: dict[tuple[str, str], str] = {
 # the variants no profile judges, with why (the reason an answer gives instead of a verdict):
 # what the runtime's loader does that the loader model (loader/model.py) cannot describe
 _TARGET = "its weights are read from the target checkpoint, not from a drafter folder: "
-_TREE = "its model is no DFlash/DSpark model the loader model can describe: "
 NOT_JUDGED: dict[tuple[str, str], str] = {
     ("vllm", "DSparkV41DraftModel"): _TARGET
     + "DeepSeek-V4.1 DSpark reuses the target's config and loads its mtp.* stages "
     "(vllm/models/deepseek_v41/nvidia/dspark.py:1-7; config/speculative.py:1552-1567)",
-    ("vllm", "MuseSparkDSparkModel"): _TREE
-    + "Muse Spark 1.x decoder layers, a class chosen by platform (MuseSpark1xDecoderLayer of "
-    "vllm/models/muse_spark/nvidia/model.py or amd/model.py, "
-    "vllm/models/muse_spark/common/dspark.py:39-44) with q/k/v/o_gate_proj stacked into "
-    "qkv_proj and feed_forward.* (dspark.py:283-293), built only from a "
-    "MuseSparkDSparkConfig (dspark.py:99-100)",
     ("sglang", "DeepseekV4ForCausalLMDSpark"): _TARGET
     + "the DSpark stage ships under mtp.* in the DeepSeek-V4 checkpoint "
     "(srt/configs/model_config.py:1041-1054; srt/models/deepseek_v4_dspark.py:1120-1127)",

@@ -232,10 +232,12 @@ def tensors_missing(f: Facts, p: Profile) -> list[Finding]:
     state_dict'). TensorRT-LLM's DFlash loads the backbone with allow_partial_loading (a
     missing weight keeps its allocation, the same garbage) but builds fc and hidden_norm only
     from shipped tensors: without them its first forward raises AttributeError. vLLM's MiniCPM,
-    Cohere and Mistral classic EAGLE and its K3 DSpark drafter return the names they loaded,
-    and vLLM's loader then refuses an unquantised drafter whose load left a norm (or other
-    module with no quant method) unfilled ('Following weights were not initialized from
-    checkpoint'), while its linear layers are exempt and stay uninitialised; SGLang's M3.1
+    Cohere and Mistral classic EAGLE and its K3 and Muse Spark DSpark drafters return the
+    names they loaded, and vLLM's loader then refuses an unquantised drafter whose load left a
+    norm (or other module with no quant method) unfilled ('Following weights were not
+    initialized from checkpoint'), while a module with a quant method (linear layers,
+    embeddings, heads, fused experts) counts as loaded and stays uninitialised, and a
+    quantised drafter turns the check off; SGLang's M3.1
     DSpark drafter checks every parameter itself ('Missing DSpark checkpoint tensors'),
     reading only the names under dspark. (any other name is skipped, and named here)."""
     model = loader_model(f, p)
@@ -278,27 +280,25 @@ def tensors_missing(f: Facts, p: Profile) -> list[Finding]:
             "state_dict' for them"
         )
         what = f"module(s) of {p.name}'s model have no tensor in the checkpoint"
+    elif p.checked_after_load and f.cfg.quantized:
+        how = (
+            "turns its loaded-weights check off for a quantised drafter: they stay as allocated (uninitialised memory) and the drafter proposes garbage, "
+            "no error"
+        )
+        what = f"module(s) of {p.name}'s model have no tensor in the checkpoint"
     elif p.checked_after_load and (checked := model.missing_checked(f, p.checked_after_load)):
         how = (
-            f"checks after the load that it filled {few(checked, 3)} (a module with no quant "
+            f"checks after the load that it filled {few(checked, 3)} (with no quant "
             "method) and raises 'Following weights were not initialized from checkpoint': the "
             "drafter does not load"
         )
         what = f"module(s) of {p.name}'s model have no tensor in the checkpoint"
     elif p.checked_after_load:
         how = (
-            "checks after the load only the modules with no quant method (norms): these "
-            "linear layers stay as allocated (uninitialised memory) and the drafter proposes "
+            "checks after the load only the modules with no quant method (norms): these have "
+            "one (a linear layer, an embedding, a head, FusedMoE experts), which counts them as "
+            "loaded, so they stay as allocated (uninitialised memory) and the drafter proposes "
             "garbage, no error"
-        )
-        what = f"module(s) of {p.name}'s model have no tensor in the checkpoint"
-    elif p.missing_tensors == "tracked" and not f.cfg.quantized:
-        how = (
-            "checks the parameters its load_weights filled and raises 'Following weights "
-            "were not initialized from checkpoint' for them: the drafter does not load (a "
-            "part of a fused parameter whose other parts are stored, of q/k/v, gate/up or "
-            "a MoE layer's experts, passes that check and stays uninitialised: garbage, no "
-            "error)"
         )
         what = f"module(s) of {p.name}'s model have no tensor in the checkpoint"
     else:

@@ -4,7 +4,8 @@
 The rules read ``loader/mtp.py``'s model of what the runtime's MTP architecture builds and
 loads (``mtp_model``), never the raw config. What a missing tensor costs is the loader's
 field: ``layer_check`` (a layer with no weight is refused), ``missing`` "tracked" (vLLM
-refuses a parameter never loaded, for an unquantised target; a quantised one keeps it
+refuses a module with no quant method never loaded, its ``checked`` ones, for an unquantised
+target, and counts one with a quant method as loaded; a quantised target keeps every one
 uninitialised) or "silent" (nothing checks: it keeps what it was allocated with).
 """
 
@@ -43,13 +44,36 @@ def _silent(t: MtpTarget, x: MtpLoader) -> bool:
     return x.missing == "silent" or (x.missing == "tracked" and t.quantized is not None)
 
 
-def _outcome(t: MtpTarget, x: MtpLoader) -> str:
+def _checked(x: MtpLoader, name: str) -> bool:
+    """Whether vLLM's weight tracking checks the module ``name`` (no quant method)."""
+    return any(part.endswith(x.checked) for part in name.split("."))
+
+
+def _outcome(t: MtpTarget, x: MtpLoader, missing: tuple[str, ...] | None = None) -> str:
+    """What the missing modules cost; ``missing`` (a stored layer's modules, not a whole
+    layer) is told apart by quant method under vLLM's weight tracking."""
     if x.missing == "strict":
         quantised = f", the target quantised ({t.quantized}) or not" if t.quantized else ""
         return f"refused at start-up{quantised} (its load_weights raises '{x.strict_error}')"
-    if not _silent(t, x):
-        return "refused at start-up ('Following weights were not initialized from checkpoint')"
     then = "it drafts from uninitialised weights (acceptance near zero, no error)"
+    refused = "refused at start-up ('Following weights were not initialized from checkpoint')"
+    if not _silent(t, x) and missing is None:
+        return refused
+    if not _silent(t, x) and missing is not None:
+        checked = [n for n in missing if _checked(x, n)]
+        if checked:
+            return f"{refused[:-1]}: {few(checked, 3)}, with no quant method)"
+        blocks = [n for n in missing if not n.endswith((".weight", ".bias"))]
+        out = (
+            "vLLM's weight tracking counts a module with a quant method (a linear layer, a "
+            f"head, FusedMoE experts) as loaded: {then}"
+        )
+        if blocks:
+            out += (
+                f"; {few(blocks, 3)} refused at start-up instead where the block holds a "
+                "module with no quant method (a norm: MLA's kv_a_layernorm, q/k norms)"
+            )
+        return out
     if x.missing == "silent":
         return f"nothing checks what was loaded: {then}"
     return (
@@ -150,10 +174,12 @@ def _serving(m: MtpModel) -> str:
 def tensor_missing(t: MtpTarget, x: MtpLoader) -> list[Finding]:
     """A draft layer is in the checkpoint in part: a module its MTP architecture loads
     (``enorm``, ``hnorm``, ``eh_proj``, ``shared_head.norm``, Qwen's ``mtp.fc`` and
-    ``pre_fc_norm_*``, the decoder block's attention, MLP and norms) has no tensor. vLLM
-    refuses it at start-up for an unquantised target and leaves it uninitialised for a
-    quantised one (the loaded-weights tracking is off there); SGLang leaves it as allocated.
-    Uninitialised draft weights draft garbage silently."""
+    ``pre_fc_norm_*``, the decoder block's attention, MLP and norms) has no tensor. vLLM's
+    weight tracking refuses it at start-up for an unquantised target when the module has no
+    quant method (a norm; DeepSeek's eh_proj, a plain nn.Linear), and counts one with a quant
+    method (a vLLM linear layer: Qwen's mtp.fc, a head, FusedMoE experts) as loaded: it stays
+    uninitialised; a quantised target turns the tracking off (every one uninitialised);
+    SGLang leaves it as allocated. Uninitialised draft weights draft garbage silently."""
     m = model(t, x)
     if not m.missing:
         return []
@@ -161,7 +187,7 @@ def tensor_missing(t: MtpTarget, x: MtpLoader) -> list[Finding]:
         Finding(
             "DSC803",
             f"{_who(x)}: {len(m.missing)} draft tensor(s) not in the checkpoint "
-            f"({few(list(m.missing))}): {_outcome(t, x)}{_serving(m)}",
+            f"({few(list(m.missing))}): {_outcome(t, x, m.missing)}{_serving(m)}",
             tensor=m.missing[0],
         )
     ]

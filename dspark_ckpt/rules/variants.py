@@ -40,6 +40,9 @@ def required_key_missing(f: Facts, p: Profile) -> list[Finding]:
     cfg = model_config(f, p)
     out = []
     for entry in p.required_keys:
+        entry, _, cond = entry.partition("?")  # KEY?COND: read only where COND is truthy
+        if cond and not truthy(dotted(cfg, cond)):
+            continue
         form = next((x for x in (TRUTHY, EVERY, NULL, EMPTY) if entry.startswith(x)), "")
         key, _, each = entry.removeprefix(form).partition("=")
         value = dotted(cfg, key)

@@ -14,6 +14,7 @@ import pytest
 import synth
 from conftest import FIXTURES, cli
 from gemma4_assistant import gemma4_assistant
+from muse_spark import muse_spark_dspark
 from synth import VT, H, T, head, markov, sorted_mapping
 
 from dspark_ckpt.profiles.cites import form_problem, parse_cites
@@ -46,6 +47,7 @@ K3, K3_W = synth.k3_dspark(H)
 G4, G4_W = gemma4_assistant(VT, H)
 NO_PRE = {"pre_projection.weight": None}
 NO_CONTEXT = {"context_proj.weight": None}
+MUSE, MUSE_W = muse_spark_dspark(H, VT)
 SG_EAGLE3 = synth.layer_weights(H, eagle3=True)
 FC3 = {"fc.weight": T("F32", (H, 3 * H), np.zeros((H, 3 * H), np.float32))}
 # classic EAGLE as vLLM and SGLang name it (the EAGLE release code's drafter: fc with a bias)
@@ -454,6 +456,9 @@ CASES = [
         ({"hnorm.weight": None},),
         ["DSC652"],
     ),
+    # vLLM's Muse Spark DSpark: its own lm_head and a d2t, for any draft vocab (dspark.py:364-367)
+    ("vllm-muse-spark-dspark", "whole", VT, VT, MUSE, (MUSE_W,), []),
+    ("vllm-muse-spark-dspark", "no-d2t", VT, VT, MUSE, (MUSE_W, {"d2t": None}), ["DSC691"]),
 ]
 
 

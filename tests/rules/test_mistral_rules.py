@@ -87,9 +87,25 @@ CASES = [
           config=V, tensors=RELEASE, says="(fc, layers.0.input_layernorm, norm)"),
     clean("DSC672", "vllm-eagle-release-drafter-bias-refused", profile="vllm-eagle-mistral",
           draft=None, config=V, tensors=RELEASE),
-    # default_loader.py:510-523, 567-572: an unquantised drafter's unfilled parameter fails
+    # default_loader.py:510-523, 567-572: an unquantised drafter's unfilled norm (no quant
+    # method) fails the load; 531-566: a linear layer (its quant method has
+    # process_weights_after_loading) counts as loaded: uninitialised, no error
     fires("DSC652", "vllm-no-norm", profile="vllm-eagle-mistral", draft=None, config=V,
-          tensors={"norm.weight": DROP}, says="Following weights were not initialized"),
+          tensors={"norm.weight": DROP}, says="that it filled norm (with no quant "
+          "method) and raises 'Following weights were not initialized"),
+    fires("DSC652", "vllm-no-layer-norm", profile="vllm-eagle-mistral", draft=None, config=V,
+          tensors={"layers.0.ffn_norm.weight": DROP},
+          says="that it filled layers.0.post_attention_layernorm"),
+    fires("DSC652", "vllm-no-q-proj", profile="vllm-eagle-mistral", draft=None, config=V,
+          tensors={"layers.0.attention.wq.weight": DROP}, exactly=("DSC501", "DSC652"),
+          says="(layers.0.self_attn.q_proj): vLLM checks after the load only the modules with "
+          "no quant method"),
+    fires("DSC652", "vllm-no-fc", profile="vllm-eagle-mistral", draft=None, config=V,
+          tensors={"eagle_linear.weight": DROP}, says="(fc): vLLM checks after the load only"),
+    # 510-523: a quantised drafter turns the check off: a missing norm stays uninitialised too
+    fires("DSC652", "vllm-quantised-no-norm", profile="vllm-eagle-mistral", draft=None,
+          config={**V, "quantization_config": {"quant_method": "fp8"}},
+          tensors={"norm.weight": DROP}, says="turns its loaded-weights check off"),
     clean("DSC652", "vllm-model-norm", profile="vllm-eagle-mistral", draft=None, config=V,
           tensors={"norm.weight": DROP, "model.norm.weight": T("F32", (H,))}),
     # its fc has no bias (mistral_eagle.py:100-108): a trained one is ignored as every .bias
@@ -117,9 +133,11 @@ CASES = [
           config={**V, **SIZES}, tensors={f"layers.0.attention.{w}.weight": T("F32", (4, H))
                                          for w in ("wk", "wv")}),
     # mistral.py:161-176: ada_rms_norm_t_cond builds two projections in each layer
+    # (a Column- and a RowParallelLinear: counted as loaded, uninitialised)
     fires("DSC652", "vllm-ada-norm-missing", profile="vllm-eagle-mistral", draft=None,
           config={**V, "ada_rms_norm_t_cond": True, "ada_rms_norm_t_cond_dim": H},
-          says="layers.0.ada_rms_norm_t_cond.0"),
+          says="layers.0.ada_rms_norm_t_cond.2): vLLM checks after the load only the modules "
+          "with no quant method"),
     clean("DSC652", "vllm-ada-norm", profile="vllm-eagle-mistral", draft=None,
           config={**V, "ada_rms_norm_t_cond": True, "ada_rms_norm_t_cond_dim": H},
           tensors={f"layers.0.ada_rms_norm_t_cond.{i}.weight": T("F32", (H, H)) for i in (0, 2)}),
@@ -171,6 +189,17 @@ CASES = [
     # one expert missing: the experts' fused parameter counts as loaded (uninitialised rows)
     fires("DSC652", "vllm-large3-expert-missing", profile="vllm-eagle-mistral-large3",
           draft=None, config=V3, tensors=EXPERT_1, says="layers.0.mlp.experts.1.gate_proj"),
+    # an RMSNorm (no quant method) nothing fills fails the load (default_loader.py:567-572);
+    # a linear layer counts as loaded (531-566): uninitialised, no error
+    fires("DSC652", "vllm-large3-no-kv-a-norm", profile="vllm-eagle-mistral-large3",
+          draft=None, config=V3, tensors={"layers.0.attention.kv_a_norm.weight": DROP},
+          says="that it filled layers.0.self_attn.kv_a_layernorm (with no quant"),
+    fires("DSC652", "vllm-large3-no-norm", profile="vllm-eagle-mistral-large3", draft=None,
+          config=V3, tensors={"norm.weight": DROP}, says="that it filled norm"),
+    fires("DSC652", "vllm-large3-no-q-a-proj", profile="vllm-eagle-mistral-large3",
+          draft=None, config=V3, tensors={"layers.0.attention.wq_a.weight": DROP},
+          says="(layers.0.self_attn.q_a_proj): vLLM checks after the load only the modules "
+          "with no quant method"),
     fires("DSC652", "vllm-large3-two-experts-declared-three", profile="vllm-eagle-mistral-large3",
           draft=None, config={**V3, "n_routed_experts": 3}, says="layers.0.mlp.experts.2"),
     # a dense first layer (first_k_dense_replace 1): a MoE layer's names are no parameter's

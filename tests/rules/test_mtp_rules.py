@@ -90,10 +90,26 @@ RULE_CASES = [
     clean("DSC802", "bailing-kept", "bailing", "vllm-mtp-bailing"),
     fires("DSC802", "ernie-dropped", "ernie", "vllm-mtp-ernie", drop=("model.mtp_",)),
     # DSC803: one tensor of a layer missing
+    # vLLM's weight tracking (default_loader.py:531-572) refuses a module with no quant
+    # method (a norm; DeepSeek's eh_proj, a plain nn.Linear) and counts one with a quant
+    # method (a vLLM linear layer, a head) as loaded: uninitialised, no error
     fires("DSC803", "deepseek-no-eh-proj", "deepseek_v3", "vllm-mtp-deepseek",
-          drop=(f"{DS61}eh_proj",), says=f"{DS61}eh_proj"),
+          drop=(f"{DS61}eh_proj",), says=f"not initialized from checkpoint': {DS61}eh_proj"),
+    fires("DSC803", "deepseek-no-enorm", "deepseek_v3", "vllm-mtp-deepseek",
+          drop=(f"{DS61}enorm",), says=f"not initialized from checkpoint': {DS61}enorm.weight"),
     fires("DSC803", "deepseek-no-own-head", "deepseek_v3", "vllm-mtp-deepseek",
-          drop=(f"{DS61}shared_head.head",), says="shared_head.head"),
+          drop=(f"{DS61}shared_head.head",),
+          says="shared_head.head.weight): vLLM's weight tracking counts a module with a quant"),
+    fires("DSC803", "deepseek-no-enorm-quantised", "deepseek_v3", "vllm-mtp-deepseek",
+          drop=(f"{DS61}enorm",), config=Q, says="turns the loaded-weights check off"),
+    fires("DSC803", "vllm-qwen3-next-no-fc", "qwen3_next", "vllm-mtp-qwen3-next",
+          drop=("mtp.fc.",), says="(mtp.fc.weight): vLLM's weight tracking counts a module"),
+    fires("DSC803", "vllm-qwen3-next-no-norm", "qwen3_next", "vllm-mtp-qwen3-next",
+          drop=("mtp.norm.",), says="not initialized from checkpoint': mtp.norm.weight"),
+    fires("DSC803", "vllm-glm-no-mlp", "glm4_moe", "vllm-mtp-glm4-moe", drop=(f"{DS61}mlp.",),
+          says="counts a module with a quant method (a linear layer, a head, FusedMoE experts) "
+          f"as loaded: it drafts from uninitialised weights (acceptance near zero, no error); "
+          f"{DS61}mlp refused at start-up instead where the block holds"),
     clean("DSC803", "sglang-takes-the-target-head", "deepseek_v3", "sglang-nextn-deepseek",
           drop=(f"{DS61}shared_head.head",)),
     fires("DSC803", "glm-no-enorm", "glm4_moe", "sglang-nextn-glm4-moe",
@@ -116,7 +132,7 @@ RULE_CASES = [
           drop=("mtp.layers.1.final_layernorm",), says="mtp.layers.1.final_layernorm"),
     clean("DSC803", "nemotron-whole", "nemotron_h", "vllm-mtp-nemotron-h"),
     fires("DSC803", "bailing-no-attention", "bailing", "vllm-mtp-bailing",
-          drop=(f"{DS61}attention.",), says=f"{DS61}attention"),
+          drop=(f"{DS61}attention.",), says=f"{DS61}attention refused at start-up instead where the block holds"),
     clean("DSC803", "bailing-whole", "bailing", "vllm-mtp-bailing"),
     # DSC804: a misshapen draft tensor
     fires("DSC804", "deepseek-eh-proj-square", "deepseek_v3", "vllm-mtp-deepseek",
@@ -160,7 +176,7 @@ RULE_CASES = [
           says="Following weights were not initialized"),
     clean("DSC802", "openpangu-kept", "openpangu", "vllm-mtp-openpangu"),
     fires("DSC803", "exaone-moe-no-fc", "exaone_moe", "vllm-mtp-exaone-moe",
-          drop=("mtp.fc.",), says="mtp.fc.weight"),
+          drop=("mtp.fc.",), says="(mtp.fc.weight): vLLM's weight tracking counts"),
     clean("DSC803", "exaone-moe-whole", "exaone_moe", "vllm-mtp-exaone-moe"),
     fires("DSC802", "exaone4.5-dropped", "exaone4_5", "vllm-mtp-exaone4.5",
           drop=("mtp.layers.",)),
@@ -397,7 +413,10 @@ RULE_CASES = [
     # DeepSeek V4: mtp.{k}.* under V4's own names, hyper-connection tensors stored bare
     clean("DSC803", "deepseek-v4-whole", "deepseek_v4", "vllm-mtp-deepseek-v4"),
     fires("DSC803", "deepseek-v4-no-hc-head-fn", "deepseek_v4", "vllm-mtp-deepseek-v4",
-          drop=("mtp.0.hc_head_fn",), says="mtp.0.hc_head_fn"),
+          drop=("mtp.0.hc_head_fn",), says="not initialized from checkpoint': mtp.0.hc_head_fn"),
+    # its e_proj is a ReplicatedLinear (deepseek_v4/nvidia/mtp.py:103): counted as loaded
+    fires("DSC803", "deepseek-v4-no-e-proj", "deepseek_v4", "vllm-mtp-deepseek-v4",
+          drop=("mtp.0.e_proj",), says="vLLM's weight tracking counts a module with a quant"),
     fires("DSC803", "deepseek-v4-no-ffn-mix-quantised", "deepseek_v4", "vllm-mtp-deepseek-v4",
           drop=("mtp.0.hc_ffn_fn",), config=Q, says="uninitialised"),
     fires("DSC804", "deepseek-v4-mix-of-another-hc", "deepseek_v4", "vllm-mtp-deepseek-v4",

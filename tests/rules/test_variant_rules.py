@@ -26,6 +26,7 @@ from rules_harness import (
 from synth import VT, H, markov
 from test_variant_k3 import K3, K3_OK
 from test_variant_minimax import DOWN, MINIMAX, MINIMAX_OK
+from test_variant_muse_spark import MUSE, MUSE_OK
 
 from dspark_ckpt.profiles.registry import PROFILES, applicable_profiles
 from dspark_ckpt.profiles.variants import NOT_JUDGED, VARIANTS
@@ -379,10 +380,10 @@ def test_each_variant_maps_to_a_profile_of_its_runtime_and_none_is_also_unjudged
 
 
 def test_variant_counts():
-    """docs/profiles.md's counts: 26 variant architectures (vLLM 14, SGLang 12), 23 judged, and
-    each of the 3 others unjudged for a reason that names the source lines it was read from."""
+    """docs/profiles.md's counts: 26 variant architectures (vLLM 14, SGLang 12), 24 judged, and
+    each of the 2 others unjudged for a reason that names the source lines it was read from."""
     every = [*VARIANTS, *NOT_JUDGED]
-    assert len(every) == 26 and len(VARIANTS) == 23
+    assert len(every) == 26 and len(VARIANTS) == 24
     assert sum(r == "vllm" for r, _ in every) == 14 and sum(r == "sglang" for r, _ in every) == 12
     assert all(".py:" in why for why in NOT_JUDGED.values())
 
@@ -424,11 +425,13 @@ LAYOUTS = {
     "sglang-dspark-minimax": (MINIMAX, MINIMAX_OK),
     "vllm-k3-dspark": (K3, K3_OK),
     "sglang-gemma4-assistant": gemma4_assistant(VT, H),
+    "vllm-muse-spark-dspark": (MUSE, MUSE_OK),
 }
 # where a layout's decoder layer stores its down projection (the weight each drops)
 DOWNS = {
     "sglang-dspark-minimax": DOWN,
     "sglang-gemma4-assistant": "model.layers.0.mlp.down_proj.weight",
+    "vllm-muse-spark-dspark": "layers.0.feed_forward.down_proj.weight",
 }
 MAPPED = sorted(VARIANTS.items())
 
