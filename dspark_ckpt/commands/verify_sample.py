@@ -191,8 +191,9 @@ def matmul_dtype(compute, device: str):
     """The dtype the logits matmuls run in. On CPU a bfloat16 or float16 head is multiplied
     in float32 (its values and the hidden states exact in float32) and each product rounded
     back to ``compute``, as a half-precision GEMM rounds its float32 accumulator: the same
-    logits to one ulp (summation order), while torch's CPU half GEMM, emulated where the CPU
-    lacks native bf16, keeps one core busy at half float32's speed. Elsewhere ``compute``."""
+    logits to one ulp (summation order), while torch's CPU half GEMM, emulated where the
+    CPU lacks native bf16, keeps one core busy at a fraction of float32's speed. Elsewhere
+    ``compute``."""
     import torch
 
     if device == "cpu" and compute in (torch.bfloat16, torch.float16):
