@@ -187,6 +187,20 @@ def _nonfinite_rows(logit_row, *weights):
     return rows
 
 
+def matmul_dtype(compute, device: str):
+    """The dtype the logits matmuls run in. On CPU a bfloat16 or float16 head is multiplied
+    in float32 (its values and the hidden states exact in float32) and each product rounded
+    back to ``compute``, as a half-precision GEMM rounds its float32 accumulator: the same
+    logits to one ulp (summation order), while torch's CPU half GEMM, emulated where the
+    CPU lacks native bf16, keeps one core busy at a fraction of float32's speed. Elsewhere
+    ``compute``."""
+    import torch
+
+    if device == "cpu" and compute in (torch.bfloat16, torch.float16):
+        return torch.float32
+    return compute
+
+
 def sample_streaming(
     head, hidden, w1, prev, w2, mask, gen, *, k: int, compute, device: str, chunks: tuple[int, int]
 ):
@@ -203,22 +217,23 @@ def sample_streaming(
 
     n = hidden.n
     vocab_chunk, batch_chunk = chunks
+    mm = matmul_dtype(compute, device)
     paths = (_Running(n, k, device), _Running(n, k, device))
     nonfinite = torch.zeros(head.shape[0], dtype=torch.bool, device=device)
     t_logits = t_sample = 0.0
     for b0 in range(0, n, batch_chunk):
         b = slice(b0, min(b0 + batch_chunk, n))
-        h = hidden.chunk(b.start, b.stop).to(compute)
-        bias_src = w1[prev[b]].to(compute) if w2 is not None else None
+        h = hidden.chunk(b.start, b.stop).to(compute).to(mm)  # rounded to compute first
+        bias_src = w1[prev[b]].to(compute).to(mm) if w2 is not None else None
         for start in range(0, head.shape[0], vocab_chunk):
             stop = min(start + vocab_chunk, head.shape[0])
             w = head[start:stop].to(compute)  # a view unless the head is F8 or F64
             w2c = w2[start:stop].to(compute) if w2 is not None else None
             _sync(device)
             t0 = time.perf_counter()
-            logits = h @ w.T
+            logits = (h @ w.to(mm).T).to(compute)
             if w2c is not None:
-                logits = logits + bias_src @ w2c.T
+                logits = logits + (bias_src @ w2c.to(mm).T).to(compute)
             logits = logits.float()
             _sync(device)
             t1 = time.perf_counter()

@@ -826,3 +826,42 @@ def test_each_batch_chunk_is_built_once(monkeypatch):
     target = load_target(SMALL)
     tiny = verify_checkpoint(str(PADDED), target, device="cpu", tokens=40, chunks=(7, 5))
     assert tiny.tokens == 68 and built == [(b, min(b + 5, 68)) for b in range(0, 68, 5)]
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+def test_cpu_half_head_logits_are_the_half_gemm_s_to_one_ulp(dtype):
+    """On CPU a bf16/f16 head is multiplied in float32 and each product rounded back to the
+    head's dtype: every best logit is a value of that dtype (the rounding a runtime's half
+    GEMM does), equal to torch's own half matmul on the whole row to one ulp, and the
+    greedy and top-k ids are the reference's wherever its top values are apart."""
+    from dspark_ckpt.commands.verify_sample import (
+        HiddenStates,
+        matmul_dtype,
+        previous_tokens,
+        sample_streaming,
+    )
+
+    assert matmul_dtype(dtype, "cpu") is torch.float32 and matmul_dtype(dtype, "cuda") is dtype
+    assert matmul_dtype(torch.float32, "cpu") is torch.float32
+    g = torch.Generator().manual_seed(3)
+    vd, vt, h, r, k = 300, 280, 64, 4, 5
+    head = torch.randn(vd, h, generator=g).to(dtype)
+    w1 = (torch.randn(vd, r, generator=g) * 0.5).to(dtype)
+    w2 = (torch.randn(vd, r, generator=g) * 0.5).to(dtype)
+    gen = torch.Generator().manual_seed(0)
+    hidden = HiddenStates(head, torch.arange(vt, vd), 16, 0, "cpu")
+    prev = previous_tokens(w1, w2, hidden.adv_rows, 16, vt, gen, "cpu")
+    mask = torch.arange(vd) < vt
+    paths, _, _, _ = sample_streaming(
+        head, hidden, w1, prev, w2, mask, gen, k=k, compute=dtype, device="cpu", chunks=(37, 11)
+    )
+    x = hidden.chunk(0, hidden.n).to(dtype)
+    ref = (x @ head.T + w1[prev] @ w2.T).float()  # torch's half GEMM, whole rows
+    best = paths[0].greedy_val
+    assert torch.equal(best.to(dtype).float(), best)  # a value of the head's dtype
+    ulp = ref.max(dim=1).values.abs() * 2.0 ** -(8 if dtype is torch.bfloat16 else 11)
+    assert ((best - ref.max(dim=1).values).abs() <= 2 * ulp).all()
+    top2 = ref.topk(2, dim=1).values
+    apart = (top2[:, 0] - top2[:, 1]) > 4 * ulp
+    assert apart.sum() > hidden.n // 2
+    assert torch.equal(paths[0].greedy_idx[apart], ref.argmax(dim=1)[apart])
