@@ -173,9 +173,9 @@ def _check(
     others: tuple[str, ...] = (),
 ) -> None:
     """Records module ``full`` as missing unless it (or one of ``others``, the names it is
-    also read under) is stored, and as misshapen where it is stored of another shape. A norm (a 1-D shape) is its exact
-    ``.weight``; any other module is stored when some tensor lies under it (a quantised
-    linear stores ``qweight`` / ``weight_packed`` ...). ``dense``: the model builds it
+    also read under) is stored, and as misshapen where it is stored of another shape. A
+    norm (a 1-D shape) is its exact ``.weight``; any other module is stored when some tensor
+    lies under it (a quantised linear stores ``qweight`` / ``weight_packed`` ...). ``dense``: the model builds it
     unquantised, so a packed weight's shape is judged too."""
     bare = shape is not None and shape.startswith("=")  # a parameter, not a module
     one_d = shape is not None and "," not in shape
