@@ -41,7 +41,6 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from dataclasses import replace
-from typing import Any
 
 from dspark_ckpt.facts.gather import Facts
 from dspark_ckpt.loader import names as N
@@ -72,10 +71,9 @@ from dspark_ckpt.loader.view import (
     architecture,
     aux_count,
     count,
-    dotted,
     get,
     model_config,
-    present,
+    norm_before_fc,
     truthy,
 )
 from dspark_ckpt.profiles.registry import DSPARK, EAGLE1, EAGLE3, Profile
@@ -493,7 +491,7 @@ def _sglang_model(f: Facts, p: Profile) -> LoaderModel:
         parts += modules_of([("fc",), ("norm",)], maps)
         if truthy(raw.get("bias")):  # fc = Linear(..., bias=config.bias)
             parts.append(Module("fc", ("fc",), ("bias",)))
-        if truthy(_norm_before(raw, p)):
+        if truthy(norm_before_fc(raw, p)):
             parts.append(Module("input_norm", ("input_norm",)))
         counted = aux_count(f, p)
         if truthy(raw.get("fc_norm") or raw.get("use_aux_norm")) and counted:
@@ -563,14 +561,6 @@ def _renamed(f: Facts, maps, p: Profile) -> N.Renamed | None:
     if maps.patterns:
         return N.renamed(f.tensors, maps.patterns)
     return N.read_under(f.tensors, p.read_prefixes, p.renames) if p.read_prefixes else None
-
-
-def _norm_before(cfg: dict, p: Profile) -> Any:
-    """norm_before_fc as the model reads it: the first of ``p.norm_before_fc_keys`` present
-    in the config, null included (SGLang llama_eagle3.py:169-175: ``eagle_config.get(
-    "norm_before_fc", getattr(config, "norm_before_fc", False))``, a null eagle_config
-    read as {}), else False."""
-    return next((dotted(cfg, k) for k in p.norm_before_fc_keys if present(cfg, k)), False)
 
 
 def markov_built(f: Facts, cfg: dict | None = None) -> str | None:

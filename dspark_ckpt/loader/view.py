@@ -132,6 +132,15 @@ def count(value: Any) -> int | None:
     return value if type(value) is int else None
 
 
+def norm_before_fc(cfg: dict, p: Profile) -> Any:
+    """norm_before_fc as the EAGLE-3 model reads it from the config it is built from: the
+    first of ``p.norm_before_fc_keys`` present, null included, else False (vLLM
+    llama_eagle3.py:179-187, SGLang llama_eagle3.py:169-175: ``eagle_config.get(
+    "norm_before_fc", getattr(config, "norm_before_fc", False))``, a null eagle_config read
+    as {})."""
+    return next((dotted(cfg, k) for k in p.norm_before_fc_keys if present(cfg, k)), False)
+
+
 def aux_count(f: Facts, p: Profile) -> tuple[int, str] | None:
     """n_aux, fc's count of target hidden states, and where it came from, resolved in the
     key order of the model class the config resolves to (``aux_count_keys``), on the config
