@@ -42,7 +42,6 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from dataclasses import replace
-from typing import Any
 
 from dspark_ckpt.facts.gather import Facts
 from dspark_ckpt.loader import names as N
@@ -75,6 +74,7 @@ from dspark_ckpt.loader.view import (
     count,
     get,
     model_config,
+    norm_before_fc,
     truthy,
 )
 from dspark_ckpt.profiles.registry import DSPARK, EAGLE1, EAGLE3, Profile
@@ -492,7 +492,7 @@ def _sglang_model(f: Facts, p: Profile) -> LoaderModel:
         parts += modules_of([("fc",), ("norm",)], maps)
         if truthy(raw.get("bias")):  # fc = Linear(..., bias=config.bias)
             parts.append(Module("fc", ("fc",), ("bias",)))
-        if truthy(_norm_before(f, p)):
+        if truthy(norm_before_fc(raw, p)):
             parts.append(Module("input_norm", ("input_norm",)))
         counted = aux_count(f, p)
         if truthy(raw.get("fc_norm") or raw.get("use_aux_norm")) and counted:
@@ -564,10 +564,6 @@ def _renamed(f: Facts, maps, p: Profile) -> N.Renamed | None:
     if maps.patterns:
         return N.renamed(f.tensors, maps.patterns)
     return N.read_under(f.tensors, p.read_prefixes, p.renames) if p.read_prefixes else None
-
-
-def _norm_before(f: Facts, p: Profile) -> Any:
-    return next((v for k in p.norm_before_fc_keys if (v := f.cfg.value(k)) is not None), False)
 
 
 def markov_built(f: Facts, cfg: dict | None = None) -> str | None:

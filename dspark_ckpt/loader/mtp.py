@@ -74,7 +74,8 @@ def resolve_count(t: MtpTarget, x: MtpLoader) -> Count:
             return Count(int(value) if ok else None, where, value)
     if x.count_default is not None:
         return Count(x.count_default, "default")
-    return Count(None, x.count_keys[0] if x.count_keys else "count")
+    # a loader with no count key fixes its count or has a default (test_mtp_loaders.py)
+    return Count(None, x.count_keys[0])
 
 
 def _nested(t: MtpTarget, key: str) -> tuple[Any, str] | None:
@@ -170,11 +171,11 @@ def _check(
     wrong: list,
     dense: bool = False,
     others: tuple[str, ...] = (),
-) -> bool:
-    """Whether module ``full`` (or one of ``others``, the names it is also read under) is
-    stored; records what is missing or misshapen. A norm (a 1-D shape) is its exact
-    ``.weight``; any other module is stored when some tensor lies under it (a quantised
-    linear stores ``qweight`` / ``weight_packed`` ...). ``dense``: the model builds it
+) -> None:
+    """Records module ``full`` as missing unless it (or one of ``others``, the names it is
+    also read under) is stored, and as misshapen where it is stored of another shape. A
+    norm (a 1-D shape) is its exact ``.weight``; any other module is stored when some tensor
+    lies under it (a quantised linear stores ``qweight`` / ``weight_packed`` ...). ``dense``: the model builds it
     unquantised, so a packed weight's shape is judged too."""
     bare = shape is not None and shape.startswith("=")  # a parameter, not a module
     one_d = shape is not None and "," not in shape
@@ -186,12 +187,11 @@ def _check(
     else:
         shown = full.replace("|", " or ")
         missing.append(f"{shown}{end}" if shape else shown)
-        return False
+        return
     if shape and weight is not None and (dense or weight.dtype in FLOAT_DTYPES):
         want = _shape(shape, t)
         if want is not None and tuple(weight.shape) != want:
             wrong.append((f"{name}{end}", tuple(weight.shape), want))
-    return True
 
 
 def mtp_model(t: MtpTarget, x: MtpLoader) -> MtpModel:
@@ -214,14 +214,14 @@ def mtp_model(t: MtpTarget, x: MtpLoader) -> MtpModel:
         mods = _modules(x, k % per_step, per_step)
         prefix = _layout(t, x, first, k, count.value, layout).format(i=j, k=k)
         where.append(prefix)
-        paths = [_stored_as(x, prefix, p.format(i=j)) for p, _ in mods]
+        paths = [(_stored_as(x, prefix, p.format(i=j)), p, shape) for p, shape in mods]
         layers.append(j)
-        if not any(_span(t.names, one) for names in paths for one in names):
+        if not any(_span(t.names, one) for names, _, _ in paths for one in names):
             whole.append(j)
             incomplete.append(j)
             continue
         before = len(missing)
-        for names, (path, shape) in zip(paths, mods, strict=True):
+        for names, path, shape in paths:
             full = names[0] if "|" not in path else f"{prefix}.{path.format(i=j)}"
             _check(t, full, shape, missing, wrong, others=tuple(n for n in names if n != full))
         if len(missing) > before:

@@ -139,13 +139,25 @@ def count(value: Any) -> int | None:
     return value if type(value) is int else None
 
 
+def norm_before_fc(cfg: dict, p: Profile) -> Any:
+    """norm_before_fc as the EAGLE-3 model reads it from the config it is built from: the
+    first of ``p.norm_before_fc_keys`` present, null included, else False (vLLM
+    llama_eagle3.py:179-187, SGLang llama_eagle3.py:169-175: ``eagle_config.get(
+    "norm_before_fc", getattr(config, "norm_before_fc", False))``, a null eagle_config read
+    as {})."""
+    return next((dotted(cfg, k) for k in p.norm_before_fc_keys if present(cfg, k)), False)
+
+
 def aux_count(f: Facts, p: Profile) -> tuple[int, str] | None:
     """n_aux, fc's count of target hidden states, and where it came from, resolved in the
     key order of the model class the config resolves to (``aux_count_keys``), on the config
-    that model reads."""
+    that model reads: each key at its own place in it, an undotted one at the top level only
+    (``getattr(config, key)`` on the config object: vLLM llama_eagle3.py:209-215, eagle3_utils.py:
+    119-138; SGLang llama_eagle3.py:156-161): a ``text_config`` or ``transformer_layer_config``
+    of a config read as written is a dict the runtime does not look into for it."""
     cfg = model_config(f, p)
     for key in aux_count_keys(f, p):
-        value = dotted(cfg, key) if cfg is not f.raw else f.cfg.value(key)
+        value = dotted(cfg, key)
         if isinstance(value, list) and value:
             return len(value), f"len({key})"
         # an int count is taken as it is, 0 included: the runtimes fall through on None only
@@ -155,11 +167,7 @@ def aux_count(f: Facts, p: Profile) -> tuple[int, str] | None:
     if p.aux_default == "3":
         return 3, "the default 3"
     if p.aux_default == "num_hidden_layers":
-        n = (
-            dotted(cfg, "num_hidden_layers")
-            if cfg is not f.raw
-            else f.cfg.value("num_hidden_layers")
-        )
+        n = dotted(cfg, "num_hidden_layers")  # config.num_hidden_layers (qwen3_dflash.py:89)
         if isinstance(n, int) and not isinstance(n, bool) and n > 0:
             return n, "num_hidden_layers"
     return None

@@ -10,7 +10,7 @@ from dspark_ckpt.facts.gather import Facts
 from dspark_ckpt.facts.vocab import ROLE_TENSORS
 from dspark_ckpt.loader.model import loader_model
 from dspark_ckpt.loader.parts import Module
-from dspark_ckpt.loader.view import fc_input, translated
+from dspark_ckpt.loader.view import fc_input, model_config, norm_before_fc, translated, truthy
 from dspark_ckpt.profiles.registry import DSPARK, Profile
 from dspark_ckpt.rules.findings import ERROR, Finding, new_finding
 from dspark_ckpt.rules.registry import COMMON, PROFILE, rule
@@ -246,9 +246,8 @@ def input_norm_width(f: Facts, p: Profile) -> list[Finding]:
     if built is None or norm is None:
         return []
     n, _, ht, width = built
-    # vLLM/SGLang: eagle_config.norm_before_fc, else the top-level key
-    norm_on = next((v for k in p.norm_before_fc_keys if (v := f.cfg.value(k)) is not None), False)
-    if not norm_on or norm.shape == (width,):
+    # vLLM/SGLang: eagle_config.norm_before_fc where present (null included), else the top level
+    if not truthy(norm_before_fc(model_config(f, p), p)) or norm.shape == (width,):
         return []
     return [
         new_finding(

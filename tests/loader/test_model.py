@@ -102,3 +102,56 @@ def test_a_classic_eagle_fc_of_another_shape_fails_the_load_with_its_bias_or_not
         f"fc.weight is [{H}, {H}]; {profile} builds it [{H}, {2 * H}] from the config: the "
         "load fails on the shape"
     ]
+
+
+def paths(m):
+    """The top-level module paths of a loader model."""
+    return {part.path for part in m.parts if hasattr(part, "stored_as")}
+
+
+@pytest.mark.parametrize(("rank", "built"), [(1, True), (0, False), (-1, False), (True, False)])
+def test_sglang_builds_the_markov_head_for_a_markov_rank_from_1_up(tmp_path, rank, built):
+    """SGLang's DSpark Markov head needs markov_rank > 0 (deepseek_v4_dspark.py:421); 0, a
+    negative and a bool build none. The config reader refuses a top-level markov_rank below
+    1, so the MiniMax M3.1 route brings the others: its normalisation writes markov_rank
+    from dspark_markov_rank, which it does not check."""
+    config, tensors = synth.minimax_dspark(VT, H, 16)
+    f = facts(tmp_path, {**config, "dspark_markov_rank": rank}, tensors)
+    m = loader_model(f, get_profile("sglang-dspark-minimax"))
+    assert any(path.endswith("markov_head.markov_w1") for path in paths(m)) == built
+
+
+EAGLE3 = {
+    "architectures": ["LlamaForCausalLMEagle3"],
+    "model_type": "llama",
+    "target_layer_ids": None,
+    "mask_token_id": None,
+    "markov_rank": None,
+    "eagle_config": {"eagle_aux_hidden_state_layer_ids": [0, 1]},
+}
+
+
+NEST = EAGLE3["eagle_config"]
+
+
+@pytest.mark.parametrize(
+    ("config", "built"),
+    [
+        ({}, False),
+        ({"norm_before_fc": True}, True),
+        ({"norm_before_fc": False}, False),
+        ({"eagle_config": {**NEST, "norm_before_fc": True}}, True),
+        # eagle_config's key wins where present: false, or null (bool(None)), over the top level
+        ({"eagle_config": {**NEST, "norm_before_fc": False}, "norm_before_fc": True}, False),
+        ({"eagle_config": {**NEST, "norm_before_fc": None}, "norm_before_fc": True}, False),
+    ],
+    ids=["unset", "top-true", "top-false", "nested-true", "nested-false-wins", "nested-null-wins"],
+)
+@pytest.mark.parametrize("profile", ["vllm-eagle3", "sglang-eagle3"])
+def test_eagle3_builds_input_norm_on_the_first_norm_before_fc_present(
+    tmp_path, profile, config, built
+):
+    """bool(eagle_config.get("norm_before_fc", getattr(config, "norm_before_fc", False))):
+    vLLM llama_eagle3.py:184-188, SGLang llama_eagle3.py:169-175."""
+    f = facts(tmp_path, {**EAGLE3, **config}, {})
+    assert ("input_norm" in paths(loader_model(f, get_profile(profile)))) == built

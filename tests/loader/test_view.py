@@ -1,11 +1,18 @@
 """dspark_ckpt/loader/view.py: the native config ``fix`` writes for a speculators-format
-config, each limit on both sides."""
+config, and the aux count read from a config as written, each limit on both sides."""
 
 from __future__ import annotations
 
 import pytest
+import synth  # fixtures/, on sys.path through pyproject's pythonpath
+from synth import VT, H
 
-from dspark_ckpt.loader.view import native_config
+from dspark_ckpt.facts.config import drafter_config
+from dspark_ckpt.facts.gather import gather
+from dspark_ckpt.facts.target import target_from_vocab_size
+from dspark_ckpt.loader.view import aux_count, native_config
+from dspark_ckpt.profiles.registry import get_profile
+from dspark_ckpt.source.checkpoint import open_checkpoint
 
 DSPARK = {
     "speculators_model_type": "dspark",
@@ -92,3 +99,58 @@ def test_the_dflash_translation_samples_from_the_anchor_only_where_the_config_sa
 
     raw = {**DSPARK, "speculators_model_type": "dflash", **given}
     assert translation(raw, ())["dflash_config"]["sample_from_anchor"] is read
+
+
+WRITTEN = {
+    "architectures": ["LlamaForCausalLMEagle3"],
+    "model_type": "llama",
+    "target_layer_ids": None,
+    "mask_token_id": None,
+    "markov_rank": None,
+    "eagle_config": {"eagle_aux_hidden_state_layer_ids": [0, 1]},
+}
+IDS = "len(eagle_config.eagle_aux_hidden_state_layer_ids)"
+
+
+@pytest.mark.parametrize("profile", ["vllm-eagle3", "sglang-eagle3"])
+@pytest.mark.parametrize(
+    ("config", "counted"),
+    [
+        ({"num_aux_hidden_states": 4}, (4, "num_aux_hidden_states")),
+        # getattr(config, "num_aux_hidden_states") reads the top level of the config as
+        # loaded: a count only under text_config or transformer_layer_config is not seen
+        ({"text_config": {"num_aux_hidden_states": 4}}, (2, IDS)),
+        ({"transformer_layer_config": {"num_aux_hidden_states": 4}}, (2, IDS)),
+    ],
+    ids=["top-level", "text_config-only", "transformer_layer_config-only"],
+)
+def test_an_undotted_aux_count_key_is_read_at_the_top_level_only(
+    tmp_path, profile, config, counted
+):
+    folder = tmp_path / "drafter"
+    cfg = {**synth.drafter_config(VT, None, H), **WRITTEN, **config}
+    synth.write_json(folder / "config.json", cfg)
+    synth.write_safetensors(folder / "model.safetensors", synth.complete(cfg, H, {}))
+    ckpt = open_checkpoint(str(folder))
+    f = gather(ckpt, drafter_config(ckpt), target_from_vocab_size(VT))
+    assert aux_count(f, get_profile(profile)) == counted
+
+
+@pytest.mark.parametrize(
+    ("config", "counted"),
+    [
+        ({"num_hidden_layers": 3}, (3, "num_hidden_layers")),
+        # config.num_hidden_layers (vLLM qwen3_dflash.py:89): a text_config's is not read
+        ({"num_hidden_layers": None, "text_config": {"num_hidden_layers": 3}}, None),
+    ],
+    ids=["top-level", "text_config-only"],
+)
+def test_the_aux_count_defaults_to_the_top_level_num_hidden_layers(tmp_path, config, counted):
+    folder = tmp_path / "drafter"
+    cfg = {**synth.drafter_config(VT, None, H), "target_layer_ids": None, **config}
+    cfg["eagle_config"] = None
+    synth.write_json(folder / "config.json", cfg)
+    synth.write_safetensors(folder / "model.safetensors", synth.complete(cfg, H, {}))
+    ckpt = open_checkpoint(str(folder))
+    f = gather(ckpt, drafter_config(ckpt), target_from_vocab_size(VT))
+    assert aux_count(f, get_profile("vllm-dflash")) == counted

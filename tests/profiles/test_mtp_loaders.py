@@ -26,6 +26,15 @@ DEFAULTS = {
 }
 
 
+def test_a_loader_with_no_count_key_fixes_its_count_or_has_a_default():
+    """resolve_count names the first count key where none is set and there is no default."""
+    assert [
+        x.name
+        for x in LOADERS
+        if not x.count_keys and x.count_fixed is None and x.count_default is None
+    ] == []
+
+
 def test_loader_names_are_unique_and_runtimes_known():
     names = [x.name for x in LOADERS]
     assert len(names) == len(set(names))

@@ -173,6 +173,17 @@ CASES: list[Case] = [
     clean("DSC211", "no-norm-before-fc", profile="vllm-eagle3",
           config={**SPEC_AUX, "num_aux_hidden_states": 4},
           tensors={**FC4, "input_norm.weight": zeros("F32", (3 * H,))}),
+    # eagle_config's key wins where present, null included (bool(None): no input_norm built)
+    *(clean("DSC211", f"{pr}-nested-null-norm-before-fc", profile=pr,
+            config={**EAGLE3, "num_aux_hidden_states": 4, "norm_before_fc": True,
+                    "eagle_config": {"norm_before_fc": None}},
+            tensors={**FC4, "input_norm.weight": zeros("F32", (3 * H,))})
+      for pr in ("vllm-eagle3", "sglang-eagle3")),
+    *(fires("DSC211", f"{pr}-nested-norm-before-fc", profile=pr,
+            config={**EAGLE3, "num_aux_hidden_states": 4, "eagle_config": {"norm_before_fc": True}},
+            tensors={**FC4, "input_norm.weight": zeros("F32", (3 * H,))},
+            says="builds input_norm [32]")
+      for pr in ("vllm-eagle3", "sglang-eagle3")),
 ]  # fmt: skip
 
 
