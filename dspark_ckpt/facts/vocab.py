@@ -16,7 +16,7 @@ imported only where a mask or a map is built for ``fix`` and ``verify``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from operator import add
+from operator import add, eq
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -70,6 +70,12 @@ def t2d_layout_problem(info: TensorInfo, vt: int) -> str | None:
     return None
 
 
+def same(a: Sequence[int], b: Sequence[int]) -> bool:
+    """Whether two id sequences hold the same values in the same order (a list, an
+    ``array`` or a ``range`` alike), stopping at the first difference."""
+    return len(a) == len(b) and all(map(eq, a, b))
+
+
 def target_ids(d2t_offsets: Sequence[int]) -> list[int]:
     """The target id of every draft id, ``i + d2t[i]``, in plain Python (what the rules
     compute on: no numpy)."""
@@ -104,6 +110,6 @@ def t2d_disagreement(
     vd = len(offsets)
     if len(selected) != vd:
         return f"t2d selects {len(selected)} target ids; Vd is {vd}"
-    if list(selected) != (ids if ids is not None else sorted(target_ids(offsets))):
+    if not same(selected, ids if ids is not None else sorted(target_ids(offsets))):
         return "t2d selects other target ids than d2t maps to"
     return None

@@ -19,8 +19,8 @@ from __future__ import annotations
 from typing import Any
 
 from dspark_ckpt.facts.gather import Facts
+from dspark_ckpt.profiles.choices import MUSE_MOE_LAYERS
 from dspark_ckpt.profiles.registry import PROFILES, Profile, newest
-from dspark_ckpt.profiles.vllm_muse import MUSE_MOE_LAYERS
 
 # a speculators aux id list, renamed by the translation (vLLM: algos.py:114-120,192-195)
 SPECULATORS_AUX = "aux_hidden_state_layer_ids"

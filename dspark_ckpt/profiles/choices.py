@@ -165,6 +165,9 @@ MissingTensors = Literal[
 """What a tensor the runtime's model has and the checkpoint lacks gets."""
 
 # as written; SGLang's M3.1 DSpark normalisation; vLLM's MuseSparkDSparkConfig (its MoE layers)
+MUSE_MOE_LAYERS = "muse_moe_layers"
+"""The ``muse_spark_dspark`` config view's key: the draft layers built as MoE."""
+
 ConfigView = Literal["", "minimax_m3_dspark", "muse_spark_dspark"]
 """The config the runtime's model is built from (loader/view.py ``model_config``)."""
 

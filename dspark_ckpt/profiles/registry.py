@@ -13,22 +13,13 @@ release it covers, and, the newest of its line, the line's name (``vllm-dspark``
 
 from __future__ import annotations
 
+import importlib
 import re
+from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING
 
 from dspark_ckpt.errors import UsageError
-from dspark_ckpt.profiles import (
-    deepseek_eagle,
-    eagle1,
-    eagle1_vllm_models,
-    mistral,
-    sglang,
-    sglang_variants,
-    trtllm,
-    vllm,
-    vllm_muse,
-    vllm_variants,
-)
+from dspark_ckpt.profiles import eagle1, sglang, trtllm, vllm
 from dspark_ckpt.profiles.architectures import known, rows_of, unjudged
 from dspark_ckpt.profiles.families import (
     COVERED,
@@ -83,9 +74,11 @@ __all__ = [
 ]
 
 
-def newest(profiles: dict[str, Profile], line: str) -> Profile | None:
+def newest(profiles: Mapping[str, Profile], line: str) -> Profile | None:
     """The newest release's entry of ``line`` (``vllm-dspark``): the one its short name,
     and the bare line name, stand for (None: no such line)."""
+    if isinstance(profiles, Registry):
+        profiles = profiles.of_lines([line])
     found = [p for p in profiles.values() if p.line == line]
     return max(found, key=lambda p: history(p.releases), default=None)
 
@@ -129,37 +122,83 @@ def register(profiles: dict[str, Profile], *entries: Profile) -> dict[str, Profi
     """Add ``entries`` to ``profiles`` (by name, in order) and return it: how every entry
     joins the registry. A name or release-qualified name another entry already answers to
     is a ``ValueError`` naming both."""
+    taken = {n: q for q in profiles.values() for n in (q.name, q.qualified_name)}
     for p in entries:
-        taken = {n: q for q in profiles.values() for n in (q.name, q.qualified_name)}
         for name in (p.name, p.qualified_name):
             if name in taken:
                 raise ValueError(f"profile {p.name!r}: the name {name!r} is {taken[name].name!r}'s")
         profiles[p.name] = p
+        taken.update({p.name: p, p.qualified_name: p})
     return profiles
 
 
-# in the order the CLI lists them and verdicts are shown
-# (a variant architecture's own profiles last: profiles/variants.py names what each judges)
-PROFILES: dict[str, Profile] = register(
-    {},
-    *vllm.PROFILES,
-    eagle1.VLLM_EAGLE,
-    *sglang.PROFILES,
-    eagle1.SGLANG_EAGLE,
-    *trtllm.PROFILES,
-    *vllm_variants.PROFILES,
-    *vllm_muse.PROFILES,
-    *sglang_variants.PROFILES,
-    *eagle1_vllm_models.PROFILES,
-    *mistral.PROFILES,
-    *deepseek_eagle.PROFILES,
+class Registry(Mapping[str, Profile]):
+    """Every profile by name, in the order the CLI lists them and verdicts are shown: the
+    runtimes' own (``base``: what a drafter of a family is judged by), then the variant
+    architectures' (``Profile.variant``, each judging only the architectures
+    profiles/variants.py names), built from their ``modules`` the first time a lookup needs
+    them: a drafter no variant judges never builds them (a sixth of a start-up)."""
+
+    def __init__(self, base: dict[str, Profile], modules: tuple[str, ...]) -> None:
+        self.base = base
+        self.base_lines = frozenset(p.line for p in base.values())
+        self._modules = modules
+        self._all: dict[str, Profile] | None = None
+
+    def complete(self) -> dict[str, Profile]:
+        """Every profile: the variants' modules imported and registered on first use."""
+        if self._all is None:
+            later = (importlib.import_module(f"{__package__}.{m}") for m in self._modules)
+            self._all = register(dict(self.base), *(p for m in later for p in m.PROFILES))
+        return self._all
+
+    def __getitem__(self, name: str) -> Profile:
+        found = self.base.get(name)
+        return found if found is not None else self.complete()[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.base or (isinstance(name, str) and name in self.complete())
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.complete())
+
+    def __len__(self) -> int:
+        return len(self.complete())
+
+    def of_lines(self, lines: Iterable[str | None]) -> Mapping[str, Profile]:
+        """The profiles a lookup of these lines (None: none) must see: the base ones when
+        every line is one of theirs (no variant belongs to a base line), else all."""
+        return self.base if set(lines) <= self.base_lines | {None} else self
+
+    def is_all(self, names: list[str]) -> bool:
+        """Whether ``names`` are every profile (``--profile all``)."""
+        return self.base.keys() <= set(names) and set(names) == set(self)
+
+
+PROFILES = Registry(
+    register(
+        {},
+        *vllm.PROFILES,
+        eagle1.VLLM_EAGLE,
+        *sglang.PROFILES,
+        eagle1.SGLANG_EAGLE,
+        *trtllm.PROFILES,
+    ),
+    (
+        "vllm_variants",
+        "vllm_muse",
+        "sglang_variants",
+        "eagle1_vllm_models",
+        "mistral",
+        "deepseek_eagle",
+    ),
 )
 
 
 def applicable_profiles(family: str | None) -> list[str]:
     """The profiles that load ``family`` (none for a family no profile covers); a variant
     architecture's own profile (``Profile.variant``) judges only when asked for."""
-    return [n for n, p in PROFILES.items() if p.family == family and not p.variant]
+    return [n for n, p in PROFILES.base.items() if p.family == family and not p.variant]
 
 
 @record
@@ -182,6 +221,8 @@ class Route:
 
 def _line(answer: str) -> str:
     """The profile line an ``architectures.py`` answer (a profile or line name) names."""
+    if answer in PROFILES.base_lines:
+        return answer
     return PROFILES[answer].line if answer in PROFILES else answer
 
 
@@ -201,10 +242,11 @@ def route(cfg: DrafterConfig) -> Route:
         return Route(family, name, (), unjudged(name))
     mine = {r.runtime: lines.get(r.runtime) for r in rows}
     first = next(iter(lines.values()))
-    family = next((p.family for p in PROFILES.values() if p.line == first), family)
+    profiles = PROFILES.of_lines(mine.values())
+    family = next((p.family for p in profiles.values() if p.line == first), family)
     judges = tuple(
         n
-        for n, p in PROFILES.items()
+        for n, p in profiles.items()
         # a runtime that does not register the name: its family's own profiles (a variant's
         # profile judges only the architectures it is named for)
         if p.family == family

@@ -4,6 +4,7 @@ only the changed fields, each cited at the 0.33.0 wheel (``profiles/variants.py`
 
 from __future__ import annotations
 
+from dspark_ckpt.profiles.choices import MUSE_MOE_LAYERS
 from dspark_ckpt.profiles.vllm import (
     DSPARK_UTILS,
     NO_PARAM_ANCHORED,
@@ -13,8 +14,6 @@ from dspark_ckpt.profiles.vllm import (
     M,
 )
 from dspark_ckpt.profiles.vllm_variants import DEFAULT_LOADER, READ
-
-MUSE_MOE_LAYERS = "muse_moe_layers"  # the config view's key: the draft layers built as MoE
 
 # Muse Spark DSpark (MuseSparkDSparkModel): the DSpark speculator and qwen3_dspark's Markov and
 # confidence heads over Muse Spark 1.x decoder layers, built from a MuseSparkDSparkConfig (its

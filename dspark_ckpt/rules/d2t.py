@@ -26,6 +26,7 @@ from dspark_ckpt.facts.vocab import (
     PRUNED,
     T2D,
     d2t_layout_problem,
+    same,
     t2d_disagreement,
     t2d_layout_problem,
 )
@@ -264,7 +265,7 @@ def _padding(offsets: Sequence[int], vt: int, i: int) -> bool:
 
 def _is_arange(offsets: Sequence[int]) -> bool:
     n = len(offsets)
-    return n > 1 and offsets[1] == 1 and list(offsets) == list(range(n))
+    return n > 1 and offsets[1] == 1 and same(offsets, range(n))
 
 
 @rule(
@@ -522,7 +523,7 @@ def _t2d_other_ids(f: Facts) -> bool:
     three rules: compared once)."""
     if "t2d other ids" not in f.memo:
         sel = _selected(f)
-        f.memo["t2d other ids"] = sel is not None and list(sel) != f.d2t_ids_sorted
+        f.memo["t2d other ids"] = sel is not None and not same(sel, f.d2t_ids_sorted)
     return f.memo["t2d other ids"]
 
 

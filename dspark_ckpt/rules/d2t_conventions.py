@@ -7,7 +7,7 @@ explanation. They read only the gathered ``Facts`` (d2t's values and t2d's selec
 from __future__ import annotations
 
 from dspark_ckpt.facts.gather import Facts
-from dspark_ckpt.facts.vocab import D2T, PRUNED
+from dspark_ckpt.facts.vocab import D2T, PRUNED, same
 from dspark_ckpt.profiles.registry import Profile
 from dspark_ckpt.rules.d2t import (
     ADDS_DRAFT_ID,
@@ -67,7 +67,7 @@ def d2t_absolute_ids(f: Facts) -> list[Finding]:
         return []  # an arange is DSC313's
     sel = _selected(f)
     if sel is not None:
-        if list(offsets) != list(sel):
+        if not same(offsets, sel):
             return []
         why = "d2t equals the target ids t2d selects"
     elif _increasing(offsets) and offsets[0] >= 0 and offsets[-1] < f.Vt and ids[-1] >= f.Vt:

@@ -262,7 +262,7 @@ def select_profiles(
     names = [] if profile is None else [profile] if isinstance(profile, str) else list(profile)
     # a RUNTIME==VERSION (--runtime) becomes that release's profile for the family
     names = list(dict.fromkeys(resolve_profile(name, family) for name in names))
-    asked_all = set(names) == set(PROFILES)  # --profile all: the family's, nothing skipped
+    asked_all = PROFILES.is_all(names)  # --profile all: the family's, nothing skipped
     evaluated = applicable_profiles(family)
     if judges is not None:  # the architecture's (``route``): a variant's own profile included
         evaluated = list(judges)

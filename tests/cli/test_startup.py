@@ -230,3 +230,19 @@ def test_the_collector_is_off_for_the_imports_only_and_frozen_at_exit():
         timeout=60,
     )
     assert "collector on: True" in r.stderr and "frozen: True" in r.stderr, r.stderr
+
+
+VARIANTS = {
+    f"dspark_ckpt.profiles.{m}"
+    for m in ("vllm_variants", "vllm_muse", "sglang_variants", "eagle1_vllm_models", "mistral")
+} | {"dspark_ckpt.profiles.deepseek_eagle"}
+
+
+def test_the_variant_architectures_profiles_are_built_only_when_asked_for(tmp_path):
+    """A drafter no variant architecture's profile judges never builds those profiles (a
+    sixth of a start-up); naming one (``--profile``), or listing them, builds them all."""
+    for args in ([], ["--format", "json"]):
+        assert VARIANTS & imported(tmp_path, "inspect", *PADDED, *args) == set(), args
+    named = imported(tmp_path, "inspect", *PADDED, "--profile", "vllm-gemma4-dspark")
+    assert named >= VARIANTS
+    assert imported(tmp_path, "profiles", "--format", "json") >= VARIANTS

@@ -266,3 +266,16 @@ def test_a_new_vllm_release_that_changes_one_condition_is_one_derived_entry(tmp_
     assert parse_cites(new.cites["own_lm_head_keys"])[0].release.name == f"vllm-{version}"
     # and the registry the other tests see is as it was
     assert registry_before == PROFILES and all(p is not new for p in PROFILES.values())
+
+
+def test_the_registry_builds_the_variants_last_and_only_variants_there():
+    """``PROFILES.base`` (what a family is judged by) holds no variant architecture's
+    profile, and the modules built on first use hold nothing else: a lookup of a base
+    line never needs them (``Registry.of_lines``)."""
+    later = [p for n, p in PROFILES.items() if n not in PROFILES.base]
+    assert list(PROFILES)[: len(PROFILES.base)] == list(PROFILES.base)
+    assert later and all(p.variant for p in later)
+    assert not any(p.variant for p in PROFILES.base.values())
+    assert not PROFILES.base_lines & {p.line for p in later}
+    assert PROFILES.of_lines(["vllm-dspark", None]) is PROFILES.base
+    assert PROFILES.of_lines(["vllm-dflash2"]) is PROFILES
