@@ -21,14 +21,23 @@ def _before_start(signum, frame) -> None:
     os._exit(128 + signum)
 
 
+def started() -> None:
+    """A command starts (``root.with_color``): the objects the imports made are frozen and
+    the collector, off since ``main``, is on again. In-process callers (the tests, a
+    library), where ``main`` never turned it off, are left as they are."""
+    if not gc.isenabled():
+        gc.freeze()
+        gc.enable()
+
+
 def main() -> None:
     """The entry point (``root.main``), its handlers set first.
 
-    The garbage collector is off until the command starts: every object the imports of
-    Typer and the command line make lives to the end, and the collector's passes over them
-    found nothing to free (``root.with_color`` freezes them and turns it on). At the end
-    what is left is frozen too: the process's exit frees it; the collector's last passes
-    over every object at shutdown cost a twentieth of an ``inspect``."""
+    The garbage collector is off until the command starts (``started``): every object the
+    imports of Typer and the command line make lives to the end, and the collector's passes
+    over them found nothing to free. At the end what is left is frozen too: the process's
+    exit frees it; the collector's last passes over every object at shutdown cost a
+    twentieth of an ``inspect``."""
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, _before_start)
     gc.disable()
@@ -48,4 +57,4 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = ["app", "main"]
+__all__ = ["app", "main", "started"]

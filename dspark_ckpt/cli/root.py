@@ -12,7 +12,6 @@ huggingface_hub for a Hub id, torch for verify); ``tests/cli/test_startup.py`` g
 """
 
 import functools
-import gc
 import inspect
 import io
 import os
@@ -131,11 +130,9 @@ def with_color(fn):
 
     @functools.wraps(fn)
     def run(*args, color: Color = Color.auto, **kwargs):
-        from dspark_ckpt.cli import console
+        from dspark_ckpt.cli import console, started
 
-        if not gc.isenabled():  # off since ``cli.main`` (a process of its own): the imports
-            gc.freeze()  # are done, what they made lives to the end
-            gc.enable()
+        started()
         console.COLOR = color.value
         try:
             return fn(*args, **kwargs)
