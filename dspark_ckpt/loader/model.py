@@ -24,7 +24,7 @@ cited ``name_maps`` (``name_maps()`` reads them):
   "partial_fc_required" (TensorRT-LLM's DFlash, allow_partial_loading) is the same model;
   only what a missing fc or hidden_norm does differs (DSC652); so is an "uninitialised"
   loader whose load_weights returns the names it loaded (vLLM's weight tracking, the
-  profile's ``checked_after_load``: ``missing_checked`` names the missing modules with no
+  profile's ``checked_after_load``: ``missing(f, ends)`` names the missing modules with no
   quant method, which fail the load; the others stay uninitialised).
 - ``missing_tensors`` "strict" (TensorRT-LLM's Qwen3 DSpark, load_state_dict(strict=True)):
   the exact names (no name maps); any other name is an "Unexpected key(s)" error.
@@ -154,22 +154,34 @@ class LoaderModel:
             return [f"{full}.{t}" for t in m.tensors if not N.has(names, f"{full}.{t}")]
         return [full]
 
-    def missing(self, f: Facts) -> Missing:
+    def missing(self, f: Facts, ends: tuple[str, ...] | None = None) -> Missing:
+        """The model's modules no stored name backs. ``ends``: only those whose path ends in
+        one of them (what a release checks after its load, ``checked_after_load``), a MoE
+        layer's experts among them (stored where any name lies under them)."""
         names = self.names(f)
         shown: list[str] = []
         total = 0
         whole: list[tuple[str, int, int]] = []
         per_module = 1 if not self.named_by_tensor else None
+
+        def kept(modules: tuple[Module, ...], every: bool = False) -> list[Module]:
+            """``modules`` as counted: ``ends``' own, else the ones with tensors of their
+            own (``every``: all, for an index with nothing stored)."""
+            if ends is not None:
+                return [m for m in modules if m.path.endswith(ends)]
+            return list(modules) if every else [m for m in modules if m.tensors != ANY]
+
         for part in self.parts:
             if isinstance(part, Module):
-                if part.tensors != ANY and not self._stored(names, "", part, part.stored_as):
+                top = kept((part,)) and part.tensors != ANY
+                if top and not self._stored(names, "", part, part.stored_as):
                     items = self._shown("", part, names)
                     shown += items
                     total += len(items)
                 continue
             if part.count is None:
                 continue
-            size = sum(per_module or len(m.tensors) for m in part.template)
+            size = sum(per_module or len(m.tensors) for m in kept(part.template, every=True))
             end, at = max(part.count, 0), 0
             stored = self.indices(f, part)
             for i in [*stored[: bisect_left(stored, end)], end]:
@@ -179,47 +191,18 @@ class LoaderModel:
                     for j in range(at, min(i, at + 3)):
                         if len(shown) >= 3:
                             break
-                        for m in part.template:
+                        for m in kept(part.at(j), every=True):
                             shown += self._shown(f"{part.prefix}.{j}.", m)
                 if i == end:
                     break
-                for m in part.at(i):
-                    if m.tensors == ANY:  # needs none (a MoE layer's experts: their block's)
-                        continue
-                    bases = [f"{part.prefix}.{i}."] + [f"{a}." for a in part.aliases.get(i, ())]
+                bases = [f"{part.prefix}.{i}."] + [f"{a}." for a in part.aliases.get(i, ())]
+                for m in kept(part.at(i)):
                     if not any(self._stored(names, b, m, m.stored_as) for b in bases):
                         items = self._shown(f"{part.prefix}.{i}.", m, names)
                         shown += items
                         total += len(items)
                 at = i + 1
         return Missing(tuple(shown[:3]), total, tuple(whole))
-
-    def missing_checked(self, f: Facts, ends: tuple[str, ...]) -> list[str]:
-        """The missing modules (as ``missing`` names them) whose path ends in one of ``ends``:
-        at the top level, in each stored block index, and in the first index no name backs."""
-        names = self.names(f)
-        out: list[str] = []
-        for part in self.parts:
-            if isinstance(part, Module):
-                hit = part.path.endswith(ends) and part.tensors != ANY
-                if hit and not self._stored(names, "", part, part.stored_as):
-                    out += self._shown("", part, names)
-                continue
-            if part.count is None:
-                continue
-            stored = [i for i in self.indices(f, part) if i < part.count]
-            for i in stored:
-                base = f"{part.prefix}.{i}."
-                for m in part.at(i):
-                    if m.path.endswith(ends) and not self._stored(names, base, m, m.stored_as):
-                        out += self._shown(base, m, names)
-            gap = next((i for i, j in enumerate(stored) if i != j), len(stored))
-            if gap < part.count:  # an index no stored name backs: all of it missing
-                base = f"{part.prefix}.{gap}."
-                out += [
-                    n for m in part.at(gap) if m.path.endswith(ends) for n in self._shown(base, m)
-                ]
-        return out
 
     # --- shapes ----------------------------------------------------------------------------
 

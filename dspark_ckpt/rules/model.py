@@ -15,7 +15,7 @@ from __future__ import annotations
 from dspark_ckpt.errors import few
 from dspark_ckpt.facts.gather import Facts
 from dspark_ckpt.facts.vocab import LM_HEAD
-from dspark_ckpt.loader.model import loader_model
+from dspark_ckpt.loader.model import Missing, loader_model
 from dspark_ckpt.loader.names import under
 from dspark_ckpt.loader.parts import Module
 from dspark_ckpt.loader.view import (
@@ -286,9 +286,9 @@ def tensors_missing(f: Facts, p: Profile) -> list[Finding]:
             "no error"
         )
         what = f"module(s) of {p.name}'s model have no tensor in the checkpoint"
-    elif p.checked_after_load and (checked := model.missing_checked(f, p.checked_after_load)):
+    elif p.checked_after_load and (checked := model.missing(f, p.checked_after_load)).total:
         how = (
-            f"checks after the load that it filled {few(checked, 3)} (with no quant "
+            f"checks after the load that it filled {listed(checked)} (with no quant "
             "method) and raises 'Following weights were not initialized from checkpoint': the "
             "drafter does not load"
         )
@@ -308,9 +308,7 @@ def tensors_missing(f: Facts, p: Profile) -> list[Finding]:
             "garbage, no error"
         )
         what = f"module(s) of {p.name}'s model have no tensor in the checkpoint"
-    shown = ", ".join(missing.shown)
-    if missing.total > len(missing.shown):
-        shown += f" and {missing.total - len(missing.shown)} more"
+    shown = listed(missing)
     whole = [(b, lo, hi) for b, lo, hi in missing.whole if hi > lo]
     if whole and missing.total > len(missing.shown):  # the whole ranges, where cut short
         ranges = ", ".join(f"{b}.{lo}-{hi}" for b, lo, hi in whole[:3])
@@ -322,6 +320,12 @@ def tensors_missing(f: Facts, p: Profile) -> list[Finding]:
             tensor=missing.shown[0],
         )
     ]
+
+
+def listed(missing: Missing) -> str:
+    """The first missing modules and how many more."""
+    more = missing.total - len(missing.shown)
+    return ", ".join(missing.shown) + (f" and {more} more" if more > 0 else "")
 
 
 @rule(
