@@ -10,7 +10,6 @@ says so in one line and exits 128 + its number, as later (nothing is written yet
 ``KeyboardInterrupt`` traceback or a silent death.
 """
 
-import gc
 import os
 import signal
 
@@ -21,32 +20,20 @@ def _before_start(signum, frame) -> None:
     os._exit(128 + signum)
 
 
-def started() -> None:
-    """A command starts (``root.with_color``): the objects the imports made are frozen and
-    the collector, off since ``main``, is on again. In-process callers (the tests, a
-    library), where ``main`` never turned it off, are left as they are."""
-    if not gc.isenabled():
-        gc.freeze()
-        gc.enable()
-
-
 def main() -> None:
-    """The entry point (``root.main``), its handlers set first.
-
-    The garbage collector is off until the command starts (``started``): every object the
-    imports of Typer and the command line make lives to the end, and the collector's passes
-    over them found nothing to free. At the end what is left is frozen too: the process's
-    exit frees it; the collector's last passes over every object at shutdown cost a
-    twentieth of an ``inspect``."""
+    """The entry point (``root.main``), its handlers set first, the garbage collector off
+    while the command line is imported (``collector.py``)."""
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, _before_start)
-    gc.disable()
+    from dspark_ckpt.cli import collector
+
+    collector.importing()
     from dspark_ckpt.cli.root import main as run  # sets the handlers of a running command
 
     try:
         run()
     finally:
-        gc.freeze()
+        collector.ended()
 
 
 def __getattr__(name: str):
@@ -57,4 +44,4 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = ["app", "main", "started"]
+__all__ = ["app", "main"]

@@ -130,9 +130,9 @@ def with_color(fn):
 
     @functools.wraps(fn)
     def run(*args, color: Color = Color.auto, **kwargs):
-        from dspark_ckpt.cli import console, started
+        from dspark_ckpt.cli import collector, console
 
-        started()
+        collector.started()
         console.COLOR = color.value
         try:
             return fn(*args, **kwargs)
