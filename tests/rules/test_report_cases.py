@@ -44,6 +44,15 @@ OWN = {"embed_tokens.weight": zeros("F32", (VT, H)), "lm_head.weight": head(VT)}
 SG_NARROW = {**EAGLE3, "eagle_config": {"eagle_aux_hidden_state_layer_ids": [0, 2, 4]}}
 SG_WIDE = {**FC_WIDE, **OWN, **SG_EAGLE3_LAYERS}
 
+# --- classic EAGLE over Qwen2 (https://github.com/vllm-project/vllm/issues/24967: "Model
+# architectures ['EagleQwen2ForCausalLM'] are not supported", yuhuili/EAGLE-Qwen2-7B-Instruct):
+# vLLM names the drafter Eagle + the checkpoint's architecture (transformers_utils/configs/
+# eagle.py:46-54) and registers no EagleQwen2ForCausalLM (model_executor/models/registry.py:
+# 660-663 register the Cohere, Llama, Llama 4 and MiniCPM ones)
+EAGLE1 = {"model_type": "llama", "markov_rank": None, "target_layer_ids": None,
+          "mask_token_id": None, "eagle_config": None}  # fmt: skip
+EMBED = {"embed_tokens.weight": zeros("F32", (VT, H))}
+
 
 CASES: list[Case] = [
     # DSC103. vLLM builds draft_id_to_target_id as zeros wherever draft_vocab_size != the
@@ -107,6 +116,11 @@ CASES: list[Case] = [
           exactly=()),
     fires("DSC701", "eagle3-70b-no-target-hidden-size-sglang", profile="sglang-eagle3",
           target=WIDE, config=SG_NARROW, tensors=SG_WIDE, says="no target_hidden_size"),
+    fires("DSC680", "eagle-qwen2-not-registered", profile="vllm-eagle", draft=None,
+          config={**EAGLE1, "architectures": ["EagleQwen2ForCausalLM"], "model_type": "qwen2"},
+          tensors=EMBED, says="registers no such eagle drafter class"),
+    clean("DSC680", "eagle-llama-registered", profile="vllm-eagle", draft=None,
+          config={**EAGLE1, "architectures": ["EagleLlamaForCausalLM"]}, tensors=EMBED),
 ]  # fmt: skip
 
 
