@@ -53,6 +53,13 @@ EAGLE1 = {"model_type": "llama", "markov_rank": None, "target_layer_ids": None,
           "mask_token_id": None, "eagle_config": None}  # fmt: skip
 EMBED = {"embed_tokens.weight": zeros("F32", (VT, H))}
 
+# --- a Qwen3 DSpark drafter named DSparkDraftModel (RadixArk's name; https://github.com/syv-ai/
+# qwen38-27b-rtx3090/issues/25, item 15: vLLM's registry maps the name to the DeepSeek-V4 DSpark
+# class, "AttributeError: 'Qwen3Config' object has no attribute 'hc_mult'"). vLLM 0.33.0 renames
+# it Qwen3DSparkModel where model_type is qwen3 (config/speculative.py:1534-1541), and only there:
+# any other model type is rewritten into the DeepSeek-V4 drafter (:1543-1565)
+RADIX = {"architectures": ["DSparkDraftModel"], "markov_head_type": "vanilla"}
+
 
 CASES: list[Case] = [
     # DSC103. vLLM builds draft_id_to_target_id as zeros wherever draft_vocab_size != the
@@ -121,6 +128,10 @@ CASES: list[Case] = [
           tensors=EMBED, says="registers no such eagle drafter class"),
     clean("DSC680", "eagle-llama-registered", profile="vllm-eagle", draft=None,
           config={**EAGLE1, "architectures": ["EagleLlamaForCausalLM"]}, tensors=EMBED),
+    clean("DSC664", "radixark-dspark-name-qwen3", profile="vllm", config={**RADIX,
+          "model_type": "qwen3"}, exactly=()),
+    fires("DSC664", "radixark-dspark-name-other-model-type", profile="vllm",
+          config={**RADIX, "model_type": "qwen3_moe"}, says="rewrites it to the DeepSeek-V4"),
 ]  # fmt: skip
 
 
