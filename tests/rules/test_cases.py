@@ -12,6 +12,7 @@ import test_map_rules
 import test_mistral_rules
 import test_model_rules
 import test_mtp_rules
+import test_report_cases
 import test_sglang_rules
 import test_shape_rules
 import test_target_rules
@@ -28,6 +29,7 @@ TABLES = (
     test_sglang_rules,
     test_model_rules,
     test_behaviour_rules,
+    test_report_cases,
     test_architectures,
     test_variant_rules,
     test_mistral_rules,
