@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import re
 import shlex
+from dataclasses import replace
 
 from dspark_ckpt.errors import CheckpointError, UsageError
 from dspark_ckpt.facts.config import DrafterConfig, drafter_config, local_drafter_config
 from dspark_ckpt.facts.gather import gather
 from dspark_ckpt.facts.target import Target
-from dspark_ckpt.profiles.registry import DEFAULT_PROFILE, route
+from dspark_ckpt.profiles.registry import asked_method, route
 from dspark_ckpt.rules.engine import (
     Report,
     report,
@@ -67,7 +68,7 @@ def _config_alone(source: str, ckpt: Checkpoint | None) -> DrafterConfig | None:
 def inspect_checkpoint(
     source: str,
     target: Target,
-    profile: str | list[str] | None = DEFAULT_PROFILE,
+    profile: str | list[str] | None = None,
     *,
     checkpoint: Checkpoint | None = None,
 ) -> Report:
@@ -83,6 +84,8 @@ def inspect_checkpoint(
     try:
         ckpt = ckpt or open_checkpoint(source)
         cfg = drafter_config(ckpt)
+        if (method := asked_method(profile)) is not None:  # the user's over the path's
+            cfg = replace(cfg, method=method)
         way = route(cfg)
         family = way.family
         if not way.judged:

@@ -6,7 +6,7 @@ target's text config, resolved the way vLLM's ``get_vocab_size()`` does.
 
 from __future__ import annotations
 
-from dataclasses import field
+from dataclasses import field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -84,6 +84,10 @@ class DrafterConfig:
     model_type: str | None
     mask_tokens: tuple[tuple[str, int], ...]  # every declared mask/noise token id, by key
     raw: dict = field(repr=False, compare=False, default_factory=dict)
+    # the speculative method the drafter is served with, where its config names no drafter
+    # class: the one asked for (--profile), else vLLM's guess from the model path
+    # (``path_method``); None: neither says
+    method: str | None = None
 
     @property
     def speculators_format(self) -> bool:
@@ -172,8 +176,19 @@ def parse_drafter_config(cfg: Any, path: Path) -> DrafterConfig:
     )
 
 
+def path_method(model: str) -> str | None:
+    """The method vLLM picks for a draft model from its path or repo id when none is given
+    (vllm/config/speculative.py:1440-1456: ``"eagle-"`` and ``"eagle3"`` in the lower-cased
+    name, then ``"dflash"``, ``"dspark"``): yuhuili/EAGLE3-LLaMA3.1-Instruct-8B is EAGLE-3
+    though its config names LlamaForCausalLM. None: the name says none."""
+    low = model.lower()
+    marks = (("eagle-", "eagle"), ("eagle3", "eagle3"), ("dflash", "dflash"), ("dspark", "dspark"))
+    return next((method for mark, method in marks if mark in low), None)
+
+
 def drafter_config(ckpt: Checkpoint) -> DrafterConfig:
-    return parse_drafter_config(ckpt.config, ckpt.config_path)
+    cfg = parse_drafter_config(ckpt.config, ckpt.config_path)
+    return replace(cfg, method=path_method(ckpt.name))
 
 
 def local_drafter_config(name: str | Path) -> DrafterConfig:
@@ -182,7 +197,8 @@ def local_drafter_config(name: str | Path) -> DrafterConfig:
     from dspark_ckpt.source.local import open_local
 
     source = open_local(name)
-    return parse_drafter_config(source.read_json(CONFIG, "config"), source.path(CONFIG))
+    cfg = parse_drafter_config(source.read_json(CONFIG, "config"), source.path(CONFIG))
+    return replace(cfg, method=path_method(str(name)))
 
 
 # vLLM: ModelConfig.get_vocab_size() reads config.get_text_config().vocab_size

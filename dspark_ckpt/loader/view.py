@@ -85,12 +85,32 @@ def model_config(f: Facts, p: Profile) -> dict:
     return f.memo[key]
 
 
+def renamed(arch: str, rename: str) -> str:
+    """``arch`` as the runtime's registry looks it up after its renaming by the method
+    (``Profile.architecture_rename``: vLLM's EAGLEConfig, transformers_utils/configs/
+    eagle.py:46-76)."""
+    prefix = {"eagle": "Eagle", "eagle3": "Eagle3", "dflash": "DFlash"}.get(rename)
+    if prefix is None:
+        return arch
+    kept = arch.startswith(prefix) or (rename != "eagle" and arch.endswith(prefix))
+    return arch if kept or (rename, arch) == ("dflash", "LiLiCorrDraftModel") else prefix + arch
+
+
+def architectures(f: Facts, p: Profile) -> tuple[str, ...]:
+    """The config's architectures as ``p``'s registry looks them up (``renamed``); a config
+    that is vLLM's own EAGLE format already (model_type eagle) keeps them
+    (vllm/config/speculative.py:1520-1524 `(EAGLEConfig, SpeculatorsConfig)`)."""
+    rename = "" if f.cfg.model_type == "eagle" else p.architecture_rename
+    return tuple(renamed(a, rename) for a in f.cfg.architectures)
+
+
 def architecture(f: Facts, p: Profile) -> str | None:
     """The architecture the model class is picked by: ``speculators:<model_type>`` for a
-    translated speculators config, else the config's first architecture."""
+    translated speculators config, else the config's first architecture, as the runtime
+    renames it (``renamed``)."""
     if translated(f, p):
         return f"speculators:{layer_model_type(f)}"
-    archs = f.cfg.architectures
+    archs = architectures(f, p)
     return archs[0] if archs else None
 
 

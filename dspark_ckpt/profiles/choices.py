@@ -245,6 +245,17 @@ UnservedArchitecture = Literal[
 ]
 """What the runtime does with a drafter whose architecture its loader does not serve."""
 
+ArchitectureRename = Literal[
+    "",  # the config's architectures name the class as they stand
+    "eagle",  # vLLM's EAGLEConfig, method eagle: Eagle<arch> unless it starts with Eagle
+    # method eagle3: Eagle3<arch> unless it starts or ends with Eagle3
+    "eagle3",
+    # method dflash: DFlash<arch> unless it starts or ends with DFlash, or is LiLiCorrDraftModel
+    "dflash",
+]
+"""How the runtime renames a drafter config's architectures by the method it serves the
+drafter with, before its model registry looks them up."""
+
 
 # --- issue 25, task B: silent replacements (DSC670) ---------------------------------------
 TiedHead = Literal[

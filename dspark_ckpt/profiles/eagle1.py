@@ -15,6 +15,7 @@ Which architectures each judges is ``architectures.py``'s.
 from __future__ import annotations
 
 from dspark_ckpt.profiles.families import EAGLE1
+from dspark_ckpt.profiles.renames import RENAME_CITES
 from dspark_ckpt.profiles.schema import RULE_FIELDS, Profile
 
 V_EAGLE = "vllm/model_executor/models/llama_eagle.py"
@@ -63,6 +64,7 @@ VLLM_CITES = {
     "None` (draft_vocab_size defaults to vocab_size and is never read again: no reduced vocab)",
     "reduced_against": f"{V_EAGLE}:166-169 `self.config.vocab_size, scale=logit_scale` (the "
     "logits are the target head's)",
+    "architecture_rename": RENAME_CITES["eagle"],
     "missing_d2t": V_D2T,
     "d2t_param": V_D2T,
     "missing_lm_head": V_HEAD,
@@ -104,6 +106,7 @@ VLLM_EAGLE = Profile(
     missing_lm_head="target-always",
     lm_head_from_target="always",
     architectures=("EagleLlamaForCausalLM",),
+    architecture_rename="eagle",
     missing_tensors="uninitialised",
     unexpected_ignored_suffixes=(".bias",),
     name_maps=FUSED_MAPS,

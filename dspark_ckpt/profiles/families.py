@@ -45,7 +45,11 @@ NESTED_MARKERS = ((DSPARK, "dspark_config"), (DFLASH, "dflash_config"))
 def detect_family(cfg: DrafterConfig) -> str | None:
     """The drafter family: that of the first architecture a runtime registers for drafting
     (``architectures.py``), else from architectures, model_type and the speculators format;
-    a DSpark config is also known by its Markov head (``markov_rank``)."""
+    a DSpark config is also known by its Markov head (``markov_rank``). A config naming
+    none (EAGLE drafters published as ``LlamaForCausalLM``: vLLM renames the class by the
+    method it serves them with) is of the method asked for or read from its path
+    (``DrafterConfig.method``), else EAGLE-3 where it sets ``draft_vocab_size`` (the
+    EAGLE-3 head's size, which no other family's config names alone)."""
     if (name := known(cfg.architectures)) is not None:
         return FAMILY_OF[name] or None
     raw = cfg.raw if isinstance(cfg.raw, dict) else {}
@@ -59,7 +63,9 @@ def detect_family(cfg: DrafterConfig) -> str | None:
     for family, nested in NESTED_MARKERS:
         if isinstance(raw.get(nested), dict):
             return family
-    return None
+    if cfg.method in COVERED:
+        return cfg.method
+    return EAGLE3 if "draft_vocab_size" in raw else None
 
 
 def covered(family: str | None) -> bool:

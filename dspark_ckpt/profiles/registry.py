@@ -60,6 +60,7 @@ __all__ = [
     "HiddenStates",
     "Profile",
     "applicable_profiles",
+    "asked_method",
     "covered",
     "default_profile",
     "detect_family",
@@ -253,6 +254,17 @@ def route(cfg: DrafterConfig) -> Route:
         and (mine[p.runtime] == p.line if p.runtime in mine else not p.variant)
     )
     return Route(family, name, judges, unjudged(name))
+
+
+def asked_method(profile: str | list[str] | None) -> str | None:
+    """The family of the first profile ``--profile`` names (not ``all`` nor a
+    ``RUNTIME==VERSION``): the method the user serves the drafter with, which vLLM renames
+    a config's class by (``DrafterConfig.method``); None where none is named."""
+    names = [] if profile is None else [profile] if isinstance(profile, str) else profile
+    for name in names:
+        if name != "all" and runtime_spec(name) is None:
+            return get_profile(name).family
+    return None
 
 
 def default_profile(family: str | None) -> str:

@@ -12,6 +12,7 @@ from dataclasses import fields
 from typing import Literal, get_args, get_origin
 
 from dspark_ckpt.profiles.choices import (  # noqa: F401 (the field types, re-exported)
+    ArchitectureRename,
     AuxDefault,
     AuxDefaultLayers,
     Captures,
@@ -159,6 +160,8 @@ class Profile:
     # the drafter classes this release registers for the family: one of architectures must
     # name one, or the model registry refuses the drafter (() for no check)
     architectures: tuple[str, ...] = ()
+    # how the config's architectures are renamed before the registry looks them up
+    architecture_rename: ArchitectureRename = ""
     missing_draft_vocab_size: MissingDraftVocab = "vocab_size"
     missing_tensors: MissingTensors = "unchecked"
     # where the config parser reads markov_head_type, first found wins (() for not read):
@@ -393,6 +396,7 @@ FIELDS_18 = (
     "omni_dspark_checks",
     "served_architectures",
     "unserved_architecture",
+    "architecture_rename",
     # issue 25's loader-model fields, decided for vLLM alone likewise
     "unexpected_ignored_suffixes",
     "dropped_unbuilt",

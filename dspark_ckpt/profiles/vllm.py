@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dspark_ckpt.profiles.families import DFLASH, DSPARK, EAGLE3
 from dspark_ckpt.profiles.mla import VLLM_MLA_ARCHITECTURES, VLLM_MLA_CITE, vllm_mla_cites
+from dspark_ckpt.profiles.renames import RENAME_CITES
 from dspark_ckpt.profiles.schema import LT, NE, Profile
 from dspark_ckpt.profiles.vllm_hidden import DFLASH_HIDDEN, EAGLE3_HIDDEN, VLLM_DFLASH_AUX
 
@@ -48,13 +49,8 @@ VLLM_WEIGHT_FILES = (
     "`if not os.path.isfile(index_file_name):` (no index: every file is kept)"
 )
 NO_PARAM_ANCHORED = f"{M}utils.py:443 `There is no module or parameter named`"
-VLLM_MASK = (
-    "dflash_config.mask_token_id",
-    "mask_token_id",
-    "dspark_noise_token_id",
-    "pard_token",
-    "ptd_token_id",
-)
+VLLM_MASK = ("dflash_config.mask_token_id", "mask_token_id", "dspark_noise_token_id")
+VLLM_MASK += ("pard_token", "ptd_token_id")
 EAGLE3_AUX = ("num_aux_hidden_states", "eagle_config.eagle_aux_hidden_state_layer_ids")
 # the fields issue 18 added for SGLang's loaders, at their defaults here (the rule is off)
 NOT_MODELLED = {
@@ -423,6 +419,7 @@ def _vllm_18_cites(family: str) -> dict[str, str]:
         "fc_bias": f"{model_py} (fc has no bias: a stored one is ignored as every .bias)",
         "qkv_bias_architectures": f"{model_py} (attention biases not judged here)",
         **vllm_mla_cites(model_py),
+        "architecture_rename": RENAME_CITES[family],
         "unserved_architecture": f"{SPEC_CONFIG}:1543-1567 `DeepSeek-V4(.1) DSpark reuses the full "
         "target config`"
         if family == "dspark"
@@ -507,6 +504,7 @@ VLLM_DFLASH_0_29 = Profile(
     name="vllm-dflash-legacy",
     runtime="vLLM",
     family=DFLASH,
+    architecture_rename="dflash",
     release="vLLM 0.29-0.30 (the config's has_own_lm_head is first read in 0.31.0)",
     sources=(DFLASH_PY, DFLASH_UTILS + " in 0.29.0-0.30.0"),
     cites={
@@ -549,6 +547,7 @@ VLLM_EAGLE3_0_29 = Profile(
     name="vllm-eagle3-legacy",
     runtime="vLLM",
     family=EAGLE3,
+    architecture_rename="eagle3",
     release="vLLM 0.29 (before PR #53458, which made draft_id_to_target_id conditional in 0.30.0)",
     sources=(EAGLE3_PY + " before PR #53458", "vllm PR #53458"),
     cites={

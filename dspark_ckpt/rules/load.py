@@ -14,7 +14,7 @@ from typing import Any
 from dspark_ckpt.facts.gather import Facts
 from dspark_ckpt.facts.vocab import EMBED, LM_HEAD
 from dspark_ckpt.loader.heads import REFUSED, SHIPPED, TARGET, UNINITIALISED, heads
-from dspark_ckpt.loader.view import architecture, native_config
+from dspark_ckpt.loader.view import architecture, architectures, native_config
 from dspark_ckpt.profiles.registry import EAGLE3, Profile
 from dspark_ckpt.rules.findings import ERROR, WARNING, Finding, new_finding
 from dspark_ckpt.rules.materialise import copy_target_embedding, copy_target_head
@@ -502,16 +502,29 @@ def architecture_not_registered(f: Facts, p: Profile) -> list[Finding]:
     transformers fallback, which has no drafter classes: 'Cannot find model module ... is not a
     registered model'. A drafter exported under another runtime's or producer's class name
     (vLLM's Qwen3DSparkForCausalLM, speculators' Eagle3DraftModel, SpecForge's PEagleDraftModel:
-    P-EAGLE is not served) is refused at start-up."""
-    if not p.architectures or any(a in p.architectures for a in f.cfg.architectures):
+    P-EAGLE is not served) is refused at start-up. A target model's own class (LlamaForCausalLM,
+    as the EAGLE authors publish their drafters) is registered: SGLang builds that plain model,
+    whose load_weights skips every name it lacks (models/llama.py ``if name in params_dict``),
+    so no draft layer or fc is loaded and it drafts garbage. vLLM renames the class by the
+    method first (``Profile.architecture_rename``): LlamaForCausalLM is EagleLlamaForCausalLM."""
+    looked_up = architectures(f, p)  # as the runtime renames them by the method
+    if not p.architectures or any(a in p.architectures for a in looked_up):
         return []
     named = ", ".join(f.cfg.architectures) or "none"
+    if looked_up != f.cfg.architectures:
+        named += f", looked up as {', '.join(looked_up)}"
     return [
         new_finding(
             "DSC680",
             f"architectures [{named}]: {p.release} registers no such {p.family} drafter class "
             f"(it registers {', '.join(p.architectures)}): its model registry refuses the "
-            "drafter at start-up ('Cannot find model module ... is not a registered model')",
+            "drafter at start-up ('Cannot find model module ... is not a registered model')"
+            + (
+                "; or, for a target model's class it registers, builds that plain model, "
+                "which loads none of the drafter's own layers and drafts garbage"
+                if not p.architecture_rename
+                else ""
+            ),
             tensor="architectures",
             hint=f"{p.name} serves {p.family} drafters of the classes it registers: export "
             f"this one as {p.architectures[0]} if it has that layout, or serve it on a "

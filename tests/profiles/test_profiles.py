@@ -17,6 +17,7 @@ from gemma4_assistant import gemma4_assistant
 from muse_spark import muse_spark_dspark
 from synth import VT, H, T, head, markov, sorted_mapping
 
+from dspark_ckpt.facts.config import path_method
 from dspark_ckpt.profiles.cites import form_problem, parse_cites
 from dspark_ckpt.profiles.hidden_states import hidden_states
 from dspark_ckpt.profiles.registry import COVERED, PROFILES, RULE_FIELDS, applicable_profiles
@@ -628,7 +629,11 @@ def test_family_detection_picks_profiles(fixture, family, primary, verdict_keys)
         # DFlash variants whose names say so nowhere (profiles/variants.py)
         ({"architectures": ["Qwen3XPressModel"]}, "dflash"),
         ({"architectures": ["MuseGlimmerAssistantModel"]}, "dflash"),
-        ({"architectures": ["LlamaForCausalLM"], "model_type": "llama", "markov_rank": None}, None),
+        # a Llama config with draft_vocab_size (make writes it): EAGLE-3, as yuhuili's are
+        (
+            {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "markov_rank": None},
+            "eagle3",
+        ),
     ],
 )
 def test_family_from_config(tmp_path, config, family):
@@ -638,6 +643,60 @@ def test_family_from_config(tmp_path, config, family):
     if family not in ("dspark", "dflash", "eagle3", "eagle"):  # no profile covers it
         assert r.json["verdicts"] == {} and r.exit_code == 3
         assert [f["code"] for f in r.json["findings"]] == ["DSC108"]
+
+
+# EAGLE drafters as their authors publish them name the target's class (yuhuili's
+# EAGLE-LLaMA3-Instruct-8B, EAGLE3-LLaMA3.1-Instruct-8B: LlamaForCausalLM); vLLM serves them by
+# the method given, or read from the model path (vllm/config/speculative.py:1440-1456), and
+# renames the class by it (transformers_utils/configs/eagle.py:46-62)
+def everywhere(r, profile: str) -> set[str]:
+    """The codes ``profile`` found, deciding or not."""
+    found = [*r.json["findings"], *r.json["other_findings"].get(profile, [])]
+    return {f["code"] for f in found if f["profile"] in (None, profile)}
+
+
+PUBLISHED = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "markov_rank": None}
+
+
+def test_a_published_eagle_drafter_takes_its_family_from_its_path_or_the_profile_named(tmp_path):
+    classic = make(tmp_path, "EAGLE-LLaMA3-Instruct-8B", draft=None, config=PUBLISHED)
+    r = inspect(classic)
+    assert r.json["family"] == "eagle" and set(r.json["verdicts"]) == {"vllm-eagle", "sglang-eagle"}
+    # vLLM looks it up as EagleLlamaForCausalLM; SGLang as it stands: no EAGLE class of its
+    assert "DSC680" in everywhere(r, "sglang-eagle") and "DSC680" not in everywhere(r, "vllm-eagle")
+    plain = make(tmp_path, "drafter", draft=None, config=PUBLISHED)
+    r = inspect(plain)
+    assert r.json["family"] is None and r.exit_code == 3
+    assert [f["code"] for f in r.json["findings"]] == ["DSC108"]
+    r = inspect(plain, "vllm-eagle")  # the method the user serves it with
+    assert r.json["family"] == "eagle" and "vllm-eagle" in r.json["verdicts"]
+    r = inspect(classic, "vllm-eagle3")  # the method given wins over the path's
+    assert r.json["family"] == "eagle3"
+
+
+def test_a_published_eagle3_drafter_is_eagle3_by_its_draft_vocab_size(tmp_path):
+    path = make(tmp_path, "drafter", draft=32, config=PUBLISHED)
+    r = inspect(path)
+    assert r.json["family"] == "eagle3" and r.json["profile"] == "vllm-eagle3"
+    assert "DSC680" in everywhere(r, "sglang-eagle3") and "DSC680" not in everywhere(
+        r, "vllm-eagle3"
+    )
+
+
+@pytest.mark.parametrize(
+    "model,method",
+    [
+        ("yuhuili/EAGLE-LLaMA3-Instruct-8B", "eagle"),
+        ("yuhuili/EAGLE3-LLaMA3.1-Instruct-8B", "eagle3"),
+        ("/models/AngelSlim/Qwen3-8B_eagle3", "eagle3"),
+        ("z-lab/Qwen3-8B-DFlash-b16", "dflash"),
+        ("deepseek-ai/dspark_qwen3_8b_block7", "dspark"),
+        ("/models/drafter", None),
+        ("eagle", None),  # "eagle-" and "eagle3" only, as vLLM reads it
+    ],
+)
+def test_the_method_vllm_reads_from_a_model_path(model, method):
+    assert path_method(model) == method
 
 
 def test_profile_list_repeated_comma_and_all(tmp_path):

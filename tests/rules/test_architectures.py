@@ -14,6 +14,7 @@ profiles' mla_architectures), the EAGLE-1 class whose module tree no profile mod
 from __future__ import annotations
 
 import ast
+import json
 import os
 import re
 from pathlib import Path
@@ -61,6 +62,18 @@ EAGLE3 = {
     "target_layer_ids": None,
     "eagle_config": {"eagle_aux_hidden_state_layer_ids": [0, 1]},
 }
+
+
+def named(*architectures: str):
+    """A ``mutate``: the written drafter's config names ``architectures`` (its tensors as the
+    synthesiser lays them out for the name it was written with)."""
+
+    def mutate(folder: Path) -> None:
+        config = folder / "config.json"
+        cfg = json.loads(config.read_text())
+        config.write_text(json.dumps({**cfg, "architectures": list(architectures)}))
+
+    return mutate
 
 
 # EAGLE-3 over DeepSeek MLA (SGLang kimi_k25_eagle3.py): the Kimi K2.x drafters' layer
@@ -302,11 +315,21 @@ CASES = [
           tensors=NO_BIAS, says="registers EagleLlamaForCausalLM"),
     fires("DSC680", "eagle1-vllm-name", profile="sglang-eagle", draft=None, config=V_EAGLE1,
           tensors=EMBED, says="registers LlamaForCausalLMEagle"),
+    # yuhuili's EAGLE drafters name LlamaForCausalLM: vLLM renames it by the method it serves
+    # them with (EagleLlamaForCausalLM: transformers_utils/configs/eagle.py:46-51), SGLang
+    # looks it up as it stands (a target model's class, no EAGLE drafter)
+    clean("DSC680", "eagle1-published-llama-name", profile="vllm-eagle", draft=None,
+          config={**EAGLE1, "architectures": ["LlamaForCausalLM"]}, tensors=NO_BIAS),
+    fires("DSC680", "eagle1-published-llama-name-sglang", profile="sglang-eagle", draft=None,
+          config={**EAGLE1, "architectures": ["LlamaForCausalLM"]}, tensors=EMBED,
+          says="architectures [LlamaForCausalLM]: SGLang 0.5.23 registers no such eagle"),
     # vLLM's EAGLE-3 names: the Llama layer (Eagle3LlamaForCausalLM) or the Qwen3 one, q/k norms
     # included (Eagle3Qwen3ForCausalLM), by the class the registry maps the name to
+    # (written as Eagle3Qwen3ForCausalLM, then named Qwen3ForCausalLM as SpecForge's Qwen3
+    # drafters are: vLLM renames it Eagle3Qwen3ForCausalLM by the method, EAGLEConfig)
     fires("DSC652", "eagle3-qwen3-no-qk-norms", profile="vllm-eagle3",
-          config={**EAGLE3, "architectures": ["PeagleQwen3ForCausalLM"]},
-          says="layers.0.self_attn.q_norm"),
+          config={**EAGLE3, "architectures": ["Eagle3Qwen3ForCausalLM"], "markov_rank": None},
+          mutate=named("Qwen3ForCausalLM"), says="layers.0.self_attn.q_norm"),
     clean("DSC652", "eagle3-qwen3-qk-norms", profile="vllm-eagle3",
           config={**EAGLE3, "architectures": ["Eagle3Qwen3ForCausalLM"]}, tensors=QK_NORMS),
     fires("DSC112", "eagle3-llama-qk-norms", profile="vllm-eagle3",

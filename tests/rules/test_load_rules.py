@@ -221,7 +221,9 @@ CASES: list[Case] = [
     # every classic EAGLE architecture is judged (the last: vllm-eagle-deepseek)
     clean("DSC108", "eagle1-deepseek", profile="vllm-eagle-deepseek", by_default=True,
           config={"architectures": ["EagleDeepSeekMTPModel"], "markov_rank": None}),
-    fires("DSC108", "no-family", config={"architectures": [], "markov_rank": None}),
+    # (a release named, no profile: a profile named gives the method, hence the family)
+    fires("DSC108", "no-family", draft=None, profile="vllm==0.33.0",
+          config={"architectures": [], "markov_rank": None}),
     clean("DSC108", "dspark-by-architecture", config={"markov_rank": None}),
     clean("DSC108", "p-eagle-is-eagle3", profile="vllm-eagle3", by_default=True,
           config={"architectures": ["PEagleDraftModel"]}),
