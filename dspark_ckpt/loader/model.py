@@ -67,6 +67,7 @@ from dspark_ckpt.loader.parts import (
     per_aux,
     shaped,
     top_modules,
+    view_shapes,
 )
 from dspark_ckpt.loader.view import (
     architecture,
@@ -148,11 +149,12 @@ class LoaderModel:
 
     def _shown(self, base: str, m: Module, names: list[str] | tuple = ()) -> list[str]:
         full = base + m.path if m.path else base.rstrip(".")
+        shown = full.removeprefix(N.OUTSIDE)  # a module outside the model root: its own name
         if self.named_by_tensor and m.tensors != ANY:  # a bare top-level buffer: its name
-            return [f"{full}.{t}".lstrip(".") for t in m.tensors]
+            return [f"{shown}.{t}".lstrip(".") for t in m.tensors]
         if m.exact:  # the tensors it lacks
-            return [f"{full}.{t}" for t in m.tensors if not N.has(names, f"{full}.{t}")]
-        return [full]
+            return [f"{shown}.{t}" for t in m.tensors if not N.has(names, f"{full}.{t}")]
+        return [shown]
 
     def missing(self, f: Facts, ends: tuple[str, ...] | None = None) -> Missing:
         """The model's modules no stored name backs. ``ends``: only those whose path ends in
@@ -431,6 +433,9 @@ def _runtime_model(f: Facts, p: Profile) -> LoaderModel:
     if p.top_modules:  # a variant's own, in place of its family's fc / norm / hidden_norm
         parts = [*top_modules(cfg, p)]
     template = layer_template(cfg, p, shaped(modules_of(layer, maps), shapes))
+    if own := view_shapes(cfg, p):  # a variant's own modules, shaped where its view says
+        parts = [*shaped(tuple(parts), own)]
+        template = shaped(template, own)
     absent = () if p.first_input_norm else ("input_layernorm",)
     # the decoder layers, under the name the model gives them ("eagle_layers>layers")
     prefix = maps.modules.get("layers", ("layers",))[0]

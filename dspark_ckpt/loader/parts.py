@@ -8,7 +8,8 @@ from __future__ import annotations
 from dataclasses import field, replace
 
 from dspark_ckpt.facts.gather import Facts
-from dspark_ckpt.loader.view import aux_count, count, dotted, present, truthy
+from dspark_ckpt.loader.names import OUTSIDE
+from dspark_ckpt.loader.view import GEMMA4_MTP, aux_count, count, dotted, present, truthy
 from dspark_ckpt.profiles.registry import Profile
 from dspark_ckpt.record import record
 
@@ -183,6 +184,31 @@ def layer_shapes(
         out["mlp.gate_proj"] = out["mlp.up_proj"] = (inter, h)
         out["mlp.down_proj"] = (h, inter)
     return out, first_in
+
+
+def view_shapes(cfg: dict, p: Profile) -> dict[str, tuple[int, ...]]:
+    """The weight shapes of a variant's own modules (``top_modules``, ``layer_modules``) where
+    its config view gives them, else {} (its own modules unshaped). vLLM's Gemma4MTP
+    (``gemma4_mtp``, gemma4_mtp.py:283-302, 355-390, 87): the norms [H], the MLP
+    [intermediate_size, H] / [H, intermediate_size], pre_projection [H, 2 * backbone width],
+    post_projection [backbone width, H], the centroids [num_centroids, H]. Attention is not
+    shaped: q_proj, o_proj and q_norm take each layer's head_dim from ``per_layer_config``,
+    which the config class computes (a full-attention layer's is another than head_dim)."""
+    if p.config_view != GEMMA4_MTP:
+        return {}
+    shapes = not_attention(layer_shapes(cfg, False)[0])
+    h, hb = count(cfg.get("hidden_size")), count(cfg.get("backbone_hidden_size"))
+    centroids = count(cfg.get("num_centroids"))
+    if not h or h <= 0:
+        return shapes
+    for norm in ("pre_feedforward_layernorm", "post_feedforward_layernorm"):
+        shapes[norm] = (h,)
+    if hb and hb > 0:
+        shapes["pre_projection"] = (h, 2 * hb)
+        shapes["post_projection"] = (hb, h)
+    if centroids and centroids > 0:
+        shapes[OUTSIDE + "masked_embedding.centroids"] = (centroids, h)
+    return shapes
 
 
 def shaped(mods: tuple[Module, ...], shapes: dict) -> tuple[Module, ...]:

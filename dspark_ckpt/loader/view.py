@@ -74,6 +74,8 @@ def model_config(f: Facts, p: Profile) -> dict:
             f.memo[key] = (
                 minimax_m3_dspark(f.raw)
                 if p.config_view == "minimax_m3_dspark"
+                else gemma4_mtp(f.raw)
+                if p.config_view == GEMMA4_MTP
                 else muse_spark_dspark(f.raw, f.layers)
             )
         return f.memo[key]
@@ -342,6 +344,38 @@ def native_config(raw: dict) -> dict | tuple[str, str] | None:
         return out
     out["architectures"] = [NATIVE_ARCHITECTURE[kind]]
     return {k: v for k, v in out.items() if v is not None}
+
+
+GEMMA4_MTP = "gemma4_mtp"
+# the keys vLLM's Gemma4MTP reads on the assistant's own config, not on text_config
+# (vllm/model_executor/models/gemma4_mtp.py:349-350, 487, 496-498)
+GEMMA4_ASSISTANT_KEYS = (
+    "architectures",
+    "model_type",
+    "backbone_hidden_size",
+    "tie_word_embeddings",
+    "use_ordered_embeddings",
+    "num_centroids",
+    "centroid_intermediate_top_k",
+)
+
+
+def gemma4_mtp(raw: dict) -> dict:
+    """vLLM 0.33.0's Gemma4MTP as it reads a Gemma 4 assistant config: its model is built from
+    ``_get_text_config(config)`` (text_config where there is one, else the config itself:
+    gemma4.py:244-253), with the assistant's own keys read at the top level, each as
+    ``getattr`` finds it: ``tie_word_embeddings`` true where absent (gemma4_mtp.py:487; the
+    config class default too) and ``num_centroids`` 2048 (497). ``backbone_hidden_size`` is
+    left out where absent: vLLM's default is hidden_size (349-350), transformers' config
+    class has its own (1536), so the projections' widths are not judged without it. A value
+    present but null is kept null."""
+    node = raw.get("text_config")
+    text = node if isinstance(node, dict) else raw
+    view = {k: v for k, v in text.items() if k not in GEMMA4_ASSISTANT_KEYS}
+    view.update({k: raw[k] for k in GEMMA4_ASSISTANT_KEYS if k in raw})
+    view.setdefault("tie_word_embeddings", True)
+    view.setdefault("num_centroids", 2048)
+    return view
 
 
 def muse_spark_dspark(raw: dict, target_layers: int | None) -> dict:

@@ -277,15 +277,10 @@ VLLM_ARCHITECTURES = (
         "BailingMoeV25MTPModel", 721, "BailingMoeV25MTPModel", VM + "bailing_moe_mtp.py", 202
     ),
     _mtp_vllm("InklingMTPModel", 722, "InklingMTP", "vllm/models/inkling/__init__.py", None),
-    _vllm(
-        "Gemma4MTPModel", 723, "Gemma4MTP", VM + "gemma4_mtp.py", 440, EAGLE1,
-        reason="a Gemma 4 MTP assistant, a drafter folder of its own that vLLM builds for a "
-        "config whose model_type is gemma4_assistant (vllm/config/speculative.py:1106-1115): "
-        "q-only KV-shared layers read through per_layer_config, loaded by AutoWeightsLoader "
-        "with its own mapper and the loaded names returned (vllm/model_executor/models/"
-        "gemma4_mtp.py:440-451, 590-600); no profile models that load yet (SGLang's does: "
-        "sglang-gemma4-assistant)",
-    ),
+    # a Gemma 4 MTP assistant, a drafter folder of its own that vLLM builds for a config whose
+    # model_type is gemma4_assistant (vllm/config/speculative.py:1106-1115): judged by
+    # vllm-gemma4-assistant (variants.VARIANTS)
+    _vllm("Gemma4MTPModel", 723, "Gemma4MTP", VM + "gemma4_mtp.py", 440, EAGLE1),
     _mtp_vllm("ErnieMTPModel", 724, "ErnieMTP", VM + "ernie_mtp.py", 143),
     _mtp_vllm("ExaoneMoeMTP", 725, "ExaoneMoeMTP", VM + "exaone_moe_mtp.py", 135),
     _mtp_vllm("Exaone4_5_MTP", 726, "Exaone4_5_MTP", VM + "exaone4_5_mtp.py", 136),

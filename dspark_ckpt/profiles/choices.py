@@ -168,7 +168,15 @@ MissingTensors = Literal[
 MUSE_MOE_LAYERS = "muse_moe_layers"
 """The ``muse_spark_dspark`` config view's key: the draft layers built as MoE."""
 
-ConfigView = Literal["", "minimax_m3_dspark", "muse_spark_dspark"]
+ConfigView = Literal[
+    "",
+    "minimax_m3_dspark",
+    "muse_spark_dspark",
+    # vLLM's Gemma4MTP: the sizes and layers of text_config, the assistant's own keys
+    # (tie_word_embeddings default true, use_ordered_embeddings, backbone_hidden_size, ...)
+    # read at the top level; its top modules and decoder layers shaped from them
+    "gemma4_mtp",
+]
 """The config the runtime's model is built from (loader/view.py ``model_config``)."""
 
 MarkovBiasWidth = Literal[
@@ -263,6 +271,10 @@ TiedHead = Literal[
     # a true tie_word_embeddings makes lm_head the drafter's embed_tokens module ([V, H], the
     # target's embedding where the runtime shares it): a shipped lm_head is never loaded
     "embedding",
+    # as "embedding", but the head is the drafter's own embed_tokens as the checkpoint ships
+    # it, tied before the runtime puts the target's embedding in the input's place (vLLM's
+    # Gemma4MTP): its draft-width head, never the target's embedding
+    "own_embedding",
     # as "embedding", but the build fails where the drafter has no embedding of its own
     # (shared with the target): the tie reads the missing module's attributes
     "embedding_or_refused",

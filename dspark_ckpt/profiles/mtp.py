@@ -101,7 +101,8 @@ UNJUDGED: dict[tuple[str, str], str] = {
     "vLLM picks it for a draft model whose own config is a gemma4_assistant "
     "(vllm/config/speculative.py:1106-1115), a whole small Gemma 4 model loaded by "
     "AutoWeightsLoader (vllm/model_executor/models/gemma4_mtp.py:590-600); the assistant is "
-    "a drafter folder, for inspect DRAFTER, and inspect --mtp picks no loader for it",
+    "a drafter folder, judged by inspect DRAFTER (profile vllm-gemma4-assistant), and "
+    "inspect --mtp picks no loader for it",
 }
 
 

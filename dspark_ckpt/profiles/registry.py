@@ -188,6 +188,7 @@ PROFILES = Registry(
     (
         "vllm_variants",
         "vllm_muse",
+        "vllm_gemma4",
         "sglang_variants",
         "eagle1_vllm_models",
         "mistral",

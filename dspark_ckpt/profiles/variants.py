@@ -41,6 +41,9 @@ VARIANTS: dict[tuple[str, str], str] = {
     # registry.py:692-695: vllm.models.muse_spark's MuseSparkDSparkForCausalLM, Muse Spark 1.x
     # layers (the CUDA class) under the DSpark speculator, built from a MuseSparkDSparkConfig
     ("vllm", "MuseSparkDSparkModel"): "vllm-muse-spark-dspark",
+    # registry.py:723: gemma4_mtp's Gemma4MTP, which vLLM builds for a Gemma 4 assistant
+    # (config/speculative.py:1106-1115): q-only KV-shared layers, its own mapper and head
+    ("vllm", "Gemma4MTPModel"): "vllm-gemma4-assistant",
     # SGLang 0.5.23 (each model file's EntryClass)
     # models/dspark.py:981-992, lfm2_dspark.py:13-14: DSparkDraftModel subclasses, no changes
     ("sglang", "LingDSparkModel"): "sglang-dspark",

@@ -52,12 +52,14 @@ def tied_head_replaced(f: Facts, p: Profile) -> list[Finding]:
     first Vd columns, not the trained Vd-row head (and the d2t map no longer matches its rows).
     TensorRT-LLM's EAGLE-3 model ties the same way, and fails at build where its embedding is
     shared with the target (None at that point). No error, or a load error with no hint of the
-    cause. vLLM's drafter classes never read the key. A config copied from a tied target (Llama
-    3.2 1B, Qwen3 4B) brings the key along."""
+    cause. vLLM's Gemma 4 assistant (Gemma4MTP) reads it at the assistant's top level, true
+    where absent: lm_head is its own shipped embed_tokens, and a shipped lm_head.weight is
+    skipped as that embedding's alias; vLLM's other drafter classes never read the key. A
+    config copied from a tied target (Llama 3.2 1B, Qwen3 4B) brings the key along."""
     h = heads(f, p)  # the loader model decides (loader/heads.py; truthiness, as read)
     if h.head_source.field != "tied_head":
         return []
-    own = h.own_embedding
+    own = h.own_embedding or p.tied_head == "own_embedding"  # tied to the shipped embedding
     if h.head_source.source == REFUSED:
         return [
             new_finding(

@@ -10,7 +10,7 @@ from synth import VT, H
 from dspark_ckpt.facts.config import drafter_config
 from dspark_ckpt.facts.gather import gather
 from dspark_ckpt.facts.target import target_from_vocab_size
-from dspark_ckpt.loader.view import aux_count, native_config
+from dspark_ckpt.loader.view import aux_count, gemma4_mtp, native_config
 from dspark_ckpt.profiles.registry import get_profile
 from dspark_ckpt.source.checkpoint import open_checkpoint
 
@@ -154,3 +154,28 @@ def test_the_aux_count_defaults_to_the_top_level_num_hidden_layers(tmp_path, con
     ckpt = open_checkpoint(str(folder))
     f = gather(ckpt, drafter_config(ckpt), target_from_vocab_size(VT))
     assert aux_count(f, get_profile("vllm-dflash")) == counted
+
+
+@pytest.mark.parametrize(
+    "config,read",
+    [
+        # text_config's sizes; the assistant's own keys at the top level, the tie true unless set
+        ({"text_config": {"hidden_size": 8, "tie_word_embeddings": False}},
+         {"hidden_size": 8, "tie_word_embeddings": True, "num_centroids": 2048}),
+        ({"tie_word_embeddings": False, "text_config": {"hidden_size": 8}},
+         {"hidden_size": 8, "tie_word_embeddings": False, "num_centroids": 2048}),
+        # a top-level hidden_size is not the model's: text_config's is
+        ({"hidden_size": None, "num_centroids": 4, "text_config": {"hidden_size": 8}},
+         {"hidden_size": 8, "tie_word_embeddings": True, "num_centroids": 4}),
+        # no text_config: the config itself (_get_text_config's fallback)
+        ({"hidden_size": 8, "backbone_hidden_size": 12},
+         {"hidden_size": 8, "backbone_hidden_size": 12, "tie_word_embeddings": True,
+          "num_centroids": 2048}),
+    ],
+)  # fmt: skip
+def test_gemma4_mtp_reads_text_config_and_the_assistant_keys_at_the_top(config, read):
+    """vLLM's Gemma4MTP: its model from text_config (gemma4.py:244-253), tie_word_embeddings,
+    use_ordered_embeddings, num_centroids and backbone_hidden_size from the assistant's own
+    config (gemma4_mtp.py:349-350, 487, 496-498); a backbone width it does not give is left
+    out (not judged), not defaulted."""
+    assert gemma4_mtp(config) == read

@@ -47,6 +47,7 @@ NO_FC = {"dspark.fc.weight": None}
 K3, K3_W = synth.k3_dspark(H)
 G4, G4_W = gemma4_assistant(VT, H)
 NO_PRE = {"pre_projection.weight": None}
+K_PROJ = {"model.layers.0.self_attn.k_proj.weight": T("F32", (H, H))}
 NO_CONTEXT = {"context_proj.weight": None}
 MUSE, MUSE_W = muse_spark_dspark(H, VT)
 SG_EAGLE3 = synth.layer_weights(H, eagle3=True)
@@ -447,6 +448,12 @@ CASES = [
     ("sglang-gemma4-assistant", "whole", VT, VT, G4, (G4_W,), []),
     ("sglang-gemma4-assistant", "no-pre-projection", VT, VT, G4, (G4_W, NO_PRE), ["DSC652"]),
     ("vllm-k3-dspark", "no-context-proj", VT, VT, K3, (K3_W, NO_CONTEXT), ["DSC652"]),
+    # vLLM's Gemma 4 assistant (Gemma4MTP): its mapper moves pre_projection under model.; a
+    # linear layer nothing loads counts as loaded and stays uninitialised (gemma4_mtp.py:451-455,
+    # default_loader.py:531-566), a shipped k_proj names no parameter (utils.py:443)
+    ("vllm-gemma4-assistant", "whole", VT, VT, G4, (G4_W,), []),
+    ("vllm-gemma4-assistant", "no-pre-projection", VT, VT, G4, (G4_W, NO_PRE), ["DSC652"]),
+    ("vllm-gemma4-assistant", "k-proj", VT, VT, G4, (G4_W, K_PROJ), ["DSC112"]),
     ("vllm-eagle-deepseek", "hf-names", VT, None, V_DEEPSEEK, (), []),
     (
         "vllm-eagle-deepseek",

@@ -586,3 +586,19 @@ def test_a_runtime_that_registers_the_name_without_a_profile_is_a_check_not_made
     assert report.profile == "vllm-laguna" and set(report.verdicts) == set(way.judges)
     (not_made,) = [n for n in report.not_checked if n.code == "DSC108"]
     assert not_made.reason == "SGLang 0.5.23 builds DFlashLagunaForCausalLM: not modelled here"
+
+
+def test_vllm_answers_66_of_its_68_names_and_gives_the_2_others_a_reason():
+    """vLLM 0.33.0's 68 draft architectures: 34 judged by a profile (Gemma4MTPModel by
+    vllm-gemma4-assistant since issue 31's last one), 32 MTP classes answered by ``inspect
+    TARGET --mtp``, and 2 with a reason (ExtractHiddenStatesModel proposes nothing; DSpark V4.1
+    reads the target's weights)."""
+    rows = [a for a in ARCHITECTURES if a.runtime == "vLLM"]
+    judged = {a.name for a in rows if a.judged_by}
+    mtp = {a.name for a in rows if not a.judged_by and a.family == "mtp"}
+    assert (len(rows), len(judged), len(mtp)) == (68, 34, 32)
+    assert "Gemma4MTPModel" in judged
+    assert {a.name for a in rows} - judged - mtp == {
+        "ExtractHiddenStatesModel",
+        "DSparkV41DraftModel",
+    }

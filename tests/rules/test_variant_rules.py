@@ -380,11 +380,11 @@ def test_each_variant_maps_to_a_profile_of_its_runtime_and_none_is_also_unjudged
 
 
 def test_variant_counts():
-    """docs/profiles.md's counts: 26 variant architectures (vLLM 14, SGLang 12), 24 judged, and
+    """docs/profiles.md's counts: 27 variant architectures (vLLM 15, SGLang 12), 25 judged, and
     each of the 2 others unjudged for a reason that names the source lines it was read from."""
     every = [*VARIANTS, *NOT_JUDGED]
-    assert len(every) == 26 and len(VARIANTS) == 24
-    assert sum(r == "vllm" for r, _ in every) == 14 and sum(r == "sglang" for r, _ in every) == 12
+    assert len(every) == 27 and len(VARIANTS) == 25
+    assert sum(r == "vllm" for r, _ in every) == 15 and sum(r == "sglang" for r, _ in every) == 12
     assert all(".py:" in why for why in NOT_JUDGED.values())
 
 
@@ -425,12 +425,14 @@ LAYOUTS = {
     "sglang-dspark-minimax": (MINIMAX, MINIMAX_OK),
     "vllm-k3-dspark": (K3, K3_OK),
     "sglang-gemma4-assistant": gemma4_assistant(VT, H),
+    "vllm-gemma4-assistant": gemma4_assistant(VT, H),
     "vllm-muse-spark-dspark": (MUSE, MUSE_OK),
 }
 # where a layout's decoder layer stores its down projection (the weight each drops)
 DOWNS = {
     "sglang-dspark-minimax": DOWN,
     "sglang-gemma4-assistant": "model.layers.0.mlp.down_proj.weight",
+    "vllm-gemma4-assistant": "model.layers.0.mlp.down_proj.weight",
     "vllm-muse-spark-dspark": "layers.0.feed_forward.down_proj.weight",
 }
 MAPPED = sorted(VARIANTS.items())
