@@ -61,6 +61,8 @@ VLLM_GEMMA4_ASSISTANT = VLLM_EAGLE.derive(
         "architectures": f'{SPEC}:1106-1115 `if hf_config.model_type in ("gemma4_assistant", '
         '"gemma4_unified_assistant"):` `"architectures": ["Gemma4MTPModel"]` (rewritten by '
         "model_type, whatever architectures names)",
+        "architecture_rename": f'{SPEC}:1106-1115 `"architectures": ["Gemma4MTPModel"]` (set '
+        "by model_type, not renamed by a method)",
         "served_architectures": f'{SPEC}:1106-1115 `if hf_config.model_type in ("gemma4_assistant", '
         '"gemma4_unified_assistant"):` (the model_type decides, whatever architectures names; '
         "another model_type is not rewritten, and neither assistant class is registered)",
@@ -122,6 +124,7 @@ VLLM_GEMMA4_ASSISTANT = VLLM_EAGLE.derive(
         "stray_files_loaded": VLLM_EAGLE.cites["stray_files_loaded"],
     },
     architectures=(),
+    architecture_rename="",
     served_architectures=SERVED,
     config_view="gemma4_mtp",
     prefixed_names="model_root",
