@@ -150,8 +150,9 @@ class LoaderModel:
     def _shown(self, base: str, m: Module, names: list[str] | tuple = ()) -> list[str]:
         full = base + m.path if m.path else base.rstrip(".")
         shown = full.removeprefix(N.OUTSIDE)  # a module outside the model root: its own name
-        if self.named_by_tensor and m.tensors != ANY:  # a bare top-level buffer: its name
-            return [f"{shown}.{t}".lstrip(".") for t in m.tensors]
+        if self.named_by_tensor and m.tensors != ANY:  # by its tensors: those it lacks
+            lacks = [t for t in m.tensors if not N.has(names, f"{full}.{t}".lstrip("."))]
+            return [f"{shown}.{t}".lstrip(".") for t in lacks]
         if m.exact:  # the tensors it lacks
             return [f"{shown}.{t}" for t in m.tensors if not N.has(names, f"{full}.{t}")]
         return [shown]
