@@ -45,6 +45,7 @@ from dataclasses import replace
 
 from dspark_ckpt.facts.gather import Facts
 from dspark_ckpt.loader import names as N
+from dspark_ckpt.loader import quant as Q
 from dspark_ckpt.loader.moe import AFTER_TARGET, deepseek_layers, expert_blocks, numbered_after
 from dspark_ckpt.loader.parts import (
     ANY,
@@ -114,6 +115,10 @@ class LoaderModel:
     # the names as a loader that renames by pattern hands them to its model (None: as stored,
     # a wrapper prefix removed)
     renamed: N.Renamed | None = None
+    # a quantised drafter of an exact loader: its linears take any name under them
+    # (weight_packed, weight_scale, ...), but the norms and a plain fc (loader/quant.py)
+    quantised: bool = False
+    plain_fc: bool = False
 
     def names(self, f: Facts) -> list[str]:
         """The stored names (sorted) as this loader's model meets them."""
@@ -135,6 +140,8 @@ class LoaderModel:
 
     def _named(self, m: Module) -> bool:
         """Whether ``m`` is matched by its exact tensor names (not any name under it)."""
+        if self.quantised and not Q.plain(m.path, self.plain_fc):
+            return False
         return (self.exact or m.exact) and m.tensors != ANY
 
     def _stored(self, names: list[str], base: str, m: Module, paths: tuple[str, ...]) -> bool:
@@ -524,11 +531,13 @@ def _sglang_model(f: Facts, p: Profile) -> LoaderModel:
         p,
         (*parts, *blocks),
         exact=True,
-        complete=known and not (f.cfg.quantized or f.cfg.speculators_format),
+        complete=known and not f.cfg.speculators_format,
         named_by_tensor=True,
         skipped=frozenset(skipped),
         ignored_suffixes=(),
         renamed=renamed,
+        quantised=f.cfg.quantized,
+        plain_fc=Q.plain_fc(raw, p),
     )
 
 

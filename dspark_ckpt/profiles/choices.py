@@ -164,6 +164,20 @@ MissingTensors = Literal[
 ]
 """What a tensor the runtime's model has and the checkpoint lacks gets."""
 
+QuantisedFc = Literal[
+    # fc is built through the drafter's quantization config (a ReplicatedLinear / parallel
+    # linear given quant_config): a quantised fc's tensors (weight_packed, weight_scale,
+    # qweight, ...) are its parameters and load
+    "quantised",
+    # fc is a plain torch Linear: only fc.weight (and fc.bias) load; a quantised fc's tensors
+    # are no parameter of it, and fc keeps its initial values (SGLang's DFlash, EAGLE-3, EAGLE)
+    "plain",
+    # plain, but where the config is SGLang's Nemotron 3.5 draft layout
+    # (is_nemotron_35_draft_config: quant_algo W4A16_NVFP4 and its aux ids): quantised
+    "nemotron35",
+]
+"""How the drafter's model builds fc where the config declares quantised weights."""
+
 # as written; SGLang's M3.1 DSpark normalisation; vLLM's MuseSparkDSparkConfig (its MoE layers)
 MUSE_MOE_LAYERS = "muse_moe_layers"
 """The ``muse_spark_dspark`` config view's key: the draft layers built as MoE."""

@@ -15,6 +15,7 @@ Which architectures each judges is ``architectures.py``'s.
 from __future__ import annotations
 
 from dspark_ckpt.profiles.families import EAGLE1
+from dspark_ckpt.profiles.quant_fc import SGLANG_EAGLE_FC
 from dspark_ckpt.profiles.renames import RENAME_CITES
 from dspark_ckpt.profiles.schema import RULE_FIELDS, Profile
 
@@ -154,6 +155,7 @@ SGLANG_CITES = {
     f"stored weight is skipped); {S_LLAMA}:772-779 `if name in params_dict.keys():`",
     "fc_bias": f"{S_EAGLE}:91 `self.fc = torch.nn.Linear(config.hidden_size * 2, "
     f"config.hidden_size)` (with a bias); {S_QWEN2_EAGLE}:92 `self.fc = torch.nn.Linear(`",
+    "quantised_fc": SGLANG_EAGLE_FC,
     "qkv_bias_architectures": f"{S_QWEN2_EAGLE}:118,126-128 `class Qwen2ForCausalLMEagle` "
     "`self.model = Qwen2Model(`; python/sglang/srt/models/qwen2.py:189-196 `bias=True,` (Qwen2's "
     "q/k/v take a bias: a checkpoint must give it)",
@@ -179,4 +181,5 @@ SGLANG_EAGLE = Profile(
     first_input_norm=False,
     fc_bias=True,
     qkv_bias_architectures=("Qwen2ForCausalLMEagle",),
+    quantised_fc="plain",
 )

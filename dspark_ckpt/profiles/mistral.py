@@ -36,6 +36,7 @@ from dspark_ckpt.profiles.eagle1 import (
     V_UTILS,
     VLLM_EAGLE,
 )
+from dspark_ckpt.profiles.quant_fc import SGLANG_MISTRAL_FC
 
 V_MISTRAL = "vllm/model_executor/models/mistral_eagle.py"
 V_MISTRAL_LM = "vllm/model_executor/models/mistral.py"
@@ -223,8 +224,9 @@ SGLANG_EAGLE_MISTRAL = SGLANG_EAGLE.derive(
     releases="==0.5.23",
     variant="eagle-mistral",
     sources=(S_MISTRAL, S_LLAMA, S_WORKER),
-    cites=SGLANG_MISTRAL_CITES,
+    cites={**SGLANG_MISTRAL_CITES, "quantised_fc": SGLANG_MISTRAL_FC},
     architectures=("MistralForCausalLMEagle",),
+    quantised_fc="quantised",
     prefixed_names="model_root",
     name_maps=(*FUSED_MAPS, *SGLANG_PATTERNS),
     first_input_norm=True,
@@ -442,7 +444,10 @@ SGLANG_EAGLE_MISTRAL_LARGE3 = SGLANG_EAGLE_MISTRAL.derive(
     releases="==0.5.23",
     variant="eagle-mistral-large3",
     sources=(S_LARGE3, S_LARGE3_LM, S_DS2, S_DS2_LOAD, S_WORKER),
-    cites=SGLANG_LARGE3_CITES,
+    cites={
+        **SGLANG_LARGE3_CITES,
+        "quantised_fc": f"{S_LARGE3}:30-35 `self.fc = RowParallelLinear(` `quant_config=quant_config,`",
+    },
     architectures=("MistralLarge3ForCausalLMEagle",),
     name_maps=(*FUSED_MAPS, *SGLANG_LARGE3_PATTERNS),
     decoder_layer="deepseek_v2_moe",

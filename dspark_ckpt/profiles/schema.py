@@ -37,6 +37,7 @@ from dspark_ckpt.profiles.choices import (  # noqa: F401 (the field types, re-ex
     MissingTensors,
     NullTargetHidden,
     PrefixedNames,
+    QuantisedFc,
     ReducedAgainst,
     ReducedWhen,
     Runtime,
@@ -164,6 +165,9 @@ class Profile:
     architecture_rename: ArchitectureRename = ""
     missing_draft_vocab_size: MissingDraftVocab = "vocab_size"
     missing_tensors: MissingTensors = "unchecked"
+    # how fc is built on a quantised drafter: through its quantization config, or a plain Linear
+    # whose quantised tensors (weight_packed, weight_scale, qweight, ...) load into nothing
+    quantised_fc: QuantisedFc = "quantised"
     # where the config parser reads markov_head_type, first found wins (() for not read):
     # required when markov_rank > 0, and one of markov_head_types; the model itself builds
     # its head from the top-level key (default vanilla) and refuses other Markov tensors
@@ -408,4 +412,6 @@ FIELDS_18 = (
     "qkv_bias_architectures",
     "mla_architectures",
     "mla_one_layer",
+    # SGLang issue #39087: how fc is built on a quantised drafter (SGLang's cites their own)
+    "quantised_fc",
 )

@@ -8,6 +8,7 @@ it was read from (CONTRIBUTING.md walks through one).
 from __future__ import annotations
 
 from dspark_ckpt.profiles.families import DFLASH, DSPARK, EAGLE3
+from dspark_ckpt.profiles.quant_fc import SGLANG_QUANTISED_FC, SGLANG_QUANTISED_FC_VALUE
 from dspark_ckpt.profiles.schema import FIELDS_18, LT, HiddenStates, Profile
 
 SGLANG = "SGLang 0.5.23"
@@ -137,9 +138,13 @@ def _sglang_issue18_cites(model_py: str, archs: str) -> dict[str, str]:
     }
 
 
+_FAMILY_OF = {SG_EAGLE3: "eagle3", SG_DSPARK: "dspark", SG_DFLASH: "dflash"}
+
+
 def _fields_18_unjudged(model_py: str) -> dict[str, str]:
     """Issue 18's vLLM / TensorRT-LLM fields, at their defaults here: not judged for SGLang."""
-    return {name: f"{model_py} (not judged for {SGLANG} here)" for name in FIELDS_18}
+    out = {name: f"{model_py} (not judged for {SGLANG} here)" for name in FIELDS_18}
+    return {**out, "quantised_fc": SGLANG_QUANTISED_FC[_FAMILY_OF[model_py]]}
 
 
 def _sglang_block_cites(model_py: str) -> dict[str, str]:
@@ -317,6 +322,7 @@ SG_BLOCK_MAPS_CITE = (
 )
 
 SGLANG_BLOCK_RULES = dict(
+    quantised_fc=SGLANG_QUANTISED_FC_VALUE["dflash"],  # DSpark's model is DFlash's subclass
     hidden_states=DFLASH_HIDDEN,
     missing_d2t="unused",
     missing_lm_head="target-always",
@@ -447,6 +453,7 @@ PROFILES = (
         mla_architectures=("Eagle3DeepseekV2ForCausalLM",),
         target_hidden_size_null="type_error_unless_mla",
         mla_one_layer=True,
+        quantised_fc=SGLANG_QUANTISED_FC_VALUE["eagle3"],
     ),
     Profile(
         name="sglang-dspark",

@@ -7,6 +7,7 @@ each judges).
 from __future__ import annotations
 
 from dspark_ckpt.profiles.eagle1 import SGLANG_EAGLE
+from dspark_ckpt.profiles.quant_fc import SGLANG_LILICORR_FC, SGLANG_MINIMAX_FC
 from dspark_ckpt.profiles.sglang import PROFILES as SGLANG_PROFILES
 from dspark_ckpt.profiles.sglang import SG_DFLASH, SG_DFLASH_CFG, SGLANG, SGLANG_RELEASES, S
 from dspark_ckpt.profiles.vllm_variants import LILICORR_TENSORS
@@ -75,6 +76,7 @@ SGLANG_LILICORR = SG_DFLASH_PROFILE.derive(
     variant="lilicorr",
     sources=(SG_LILICORR, SG_LILICORR_CFG, SG_DFLASH, SG_DFLASH_CFG),
     cites={
+        "quantised_fc": SGLANG_LILICORR_FC,
         "extra_modules": f"{SG_LILICORR}:534 `self.lilicorr = LiLiCorrHead(`; "
         f"{SG_DFLASH}:719,733-734 `if not draft_config.conv_kernel_size:` "
         "`attention_conv=grouped_conv(),`",
@@ -87,6 +89,7 @@ SGLANG_LILICORR = SG_DFLASH_PROFILE.derive(
         f"`LiLiCorr checkpoint is missing`; {SG_LILICORR}:568 "
         "`check_head_weight_coverage(self.lilicorr, seen)`",
     },
+    quantised_fc="quantised",
     extra_modules=(
         "lilicorr:*",
         f"layers.*.attention_conv:{CONV}",
@@ -132,6 +135,7 @@ SGLANG_DSPARK_MINIMAX = next(p for p in SGLANG_PROFILES if p.name == "sglang-dsp
     variant="dspark-minimax",
     sources=(SG_MINIMAX, SG_MINIMAX_CFG, SG_MINIMAX_M3, S + "models/dspark.py"),
     cites={
+        "quantised_fc": SGLANG_MINIMAX_FC,
         "read_prefixes": f"{SG_MINIMAX}:277 "
         '`prefixes = ("language_model.model.dspark.", "model.dspark.", "dspark.")`; '
         f'{SG_MINIMAX}:286-290 `if name is None or "rotary_emb." in name:` (skipped)',
@@ -165,6 +169,7 @@ SGLANG_DSPARK_MINIMAX = next(p for p in SGLANG_PROFILES if p.name == "sglang-dsp
         "aux_default": f'{SG_MINIMAX}:111 `config.dflash_config["target_layer_ids"]` (a '
         "KeyError without it)",
     },
+    quantised_fc="quantised",
     read_prefixes=("language_model.model.dspark.", "model.dspark.", "dspark."),
     renames=(
         "rotary_emb.>",

@@ -10,7 +10,8 @@ The newest release of a family takes its short name (``vllm``, ``vllm-dflash``,
 from __future__ import annotations
 
 from dspark_ckpt.profiles.families import DFLASH, DSPARK, EAGLE3
-from dspark_ckpt.profiles.mla import VLLM_MLA_ARCHITECTURES, VLLM_MLA_CITE, vllm_mla_cites
+from dspark_ckpt.profiles.mla import VLLM_MLA_ARCHITECTURES, VLLM_MLA_CITE
+from dspark_ckpt.profiles.quant_fc import vllm_fc_cites
 from dspark_ckpt.profiles.renames import RENAME_CITES
 from dspark_ckpt.profiles.schema import LT, NE, Profile
 from dspark_ckpt.profiles.vllm_hidden import DFLASH_HIDDEN, EAGLE3_HIDDEN, VLLM_DFLASH_AUX
@@ -418,7 +419,7 @@ def _vllm_18_cites(family: str) -> dict[str, str]:
         "first_input_norm": f"{model_py} (every decoder layer builds its input_layernorm)",
         "fc_bias": f"{model_py} (fc has no bias: a stored one is ignored as every .bias)",
         "qkv_bias_architectures": f"{model_py} (attention biases not judged here)",
-        **vllm_mla_cites(model_py),
+        **vllm_fc_cites(model_py, family),
         "architecture_rename": RENAME_CITES[family],
         "unserved_architecture": f"{SPEC_CONFIG}:1543-1567 `DeepSeek-V4(.1) DSpark reuses the full "
         "target config`"

@@ -239,7 +239,12 @@ def tensors_missing(f: Facts, p: Profile) -> list[Finding]:
     embeddings, heads, fused experts) counts as loaded and stays uninitialised, and a
     quantised drafter turns the check off; SGLang's M3.1
     DSpark drafter checks every parameter itself ('Missing DSpark checkpoint tensors'),
-    reading only the names under dspark. (any other name is skipped, and named here)."""
+    reading only the names under dspark. (any other name is skipped, and named here). On a
+    quantised drafter a linear built with the quantization config is backed by its quantised
+    tensors (weight_packed, weight_scale, qweight, ...), but an fc SGLang's DFlash, DSpark,
+    EAGLE-3 and classic EAGLE models build as a plain nn.Linear is backed by fc.weight alone:
+    a quantised fc's tensors are skipped and fc keeps its initial values (SGLang issue
+    #39087)."""
     model = loader_model(f, p)
     if model is None or not model.complete or p.family not in (DSPARK, DFLASH, EAGLE3, EAGLE1):
         return []

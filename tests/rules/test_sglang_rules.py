@@ -8,6 +8,7 @@ Each row's comment names the SGLang source line that decides it."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 import synth
 from rules_harness import (
@@ -41,6 +42,44 @@ ET100 = Tgt.of(embed_rows=100)
 N8 = Tgt.of(num_hidden_layers=8, hidden_size=H)
 N5 = Tgt.of(num_hidden_layers=5, hidden_size=H)
 N3 = Tgt.of(num_hidden_layers=3, hidden_size=H)
+
+
+# a compressed-tensors pack-quantised drafter (SGLang issue #39087): each linear stored as
+# weight_packed (I32, 8 int4 values a word), weight_scale (a group of 8) and weight_shape
+CT = {
+    "quant_method": "compressed-tensors",
+    "format": "pack-quantized",
+    "config_groups": {"group_0": {"targets": ["Linear"], "weights": {"num_bits": 4,
+                      "type": "int", "group_size": 8, "symmetric": True}}},
+    "ignore": ["lm_head"],
+}  # fmt: skip
+
+
+def packed(names: list[str], cols: int = H) -> dict[str, T | None]:
+    """Each ``NAME.weight`` [H, cols] of ``names`` stored pack-quantised instead."""
+    out: dict[str, T | None] = {}
+    for name in names:
+        out[f"{name}.weight"] = DROP
+        out[f"{name}.weight_packed"] = T("I32", (H, cols // 8))
+        out[f"{name}.weight_scale"] = T("F16", (H, cols // 8))
+        out[f"{name}.weight_shape"] = T("I64", (2,), np.array([H, cols]))
+    return out
+
+
+LINEARS = [f"layers.0.self_attn.{p}_proj" for p in "qkvo"]
+LINEARS += [f"layers.0.mlp.{p}_proj" for p in ("gate", "up", "down")]
+PACKED_LAYERS = packed(LINEARS)  # the decoder layer's linears: SGLang builds them quantised
+PACKED_FC = packed(["fc"], 2 * H)  # fc: SGLang's DFlash builds a plain nn.Linear
+QDFLASH = {**DFLASH, "quantization_config": CT}
+# SGLang's Nemotron 3.5 draft layout (dflash_utils.py:461-497): its fc is built quantisable
+NEMOTRON = {
+    **QDFLASH,
+    "quantization_config": {**CT, "quant_algo": "W4A16_NVFP4"},
+    "has_embed_tokens": True,
+    "target_layer_ids": [0, 1],
+    "eagle_aux_hidden_state_layer_ids": [1, 2],
+    "dflash_config": {"sample_from_anchor": False},
+}
 
 
 def dflash_default(layers: int, states: int) -> dict:
@@ -194,6 +233,38 @@ CASES: list[Case] = [
     # a target of fewer than 4 layers for more than one draft layer: not modelled
     clean("DSC687", "dflash-default-2-layers-on-3", profile="sglang-dflash", target=N3,
           **dflash_default(2, 2)),
+    # SGLang issue #39087: a quantised drafter's fc. SGLang's DFlash (and DSpark, its
+    # subclass) builds fc as a plain nn.Linear (dflash.py:685, 706-707, 762-774) and skips the
+    # names it has no parameter for (943-946): fc.weight_packed, ... load into nothing and fc
+    # keeps its initial values; the decoder layers' linears are built with quant_config
+    fires("DSC652", "dflash-packed-fc-never-loaded", profile="sglang-dflash", config=QDFLASH,
+          tensors={**SG_BLOCK_LAYERS, **PACKED_LAYERS, **PACKED_FC}, says="(fc.weight): "
+          "SGLang loads what it is given", exactly=("DSC652", "DSC666"),
+          verdicts={"sglang-dflash": False, "vllm-dflash": True}),
+    clean("DSC652", "dflash-plain-fc-packed-layers", profile="sglang-dflash", config=QDFLASH,
+          tensors={**SG_BLOCK_LAYERS, **PACKED_LAYERS}, exactly=(),
+          verdicts={"sglang-dflash": True}),
+    # vLLM builds fc as a ReplicatedLinear given the draft's quant_config (qwen3_dflash.py:477-485)
+    clean("DSC652", "vllm-dflash-packed-fc-loads", profile="vllm-dflash", config=QDFLASH,
+          tensors={**SG_BLOCK_LAYERS, **PACKED_LAYERS, **PACKED_FC}, exactly=()),
+    fires("DSC652", "dspark-packed-fc-never-loaded", profile="sglang-dspark",
+          config={**SG_DSPARK, "quantization_config": CT},
+          tensors={**DSPARK_OK, **PACKED_LAYERS, **PACKED_FC}, says="(fc.weight)"),
+    fires("DSC652", "eagle3-packed-fc-never-loaded", profile="sglang-eagle3",
+          config={**EAGLE3, "quantization_config": CT},
+          tensors={**EAGLE3_OK, **PACKED_FC}, says="(fc.weight)"),
+    # a layer's linear with no tensor at all is missing on a quantised drafter too
+    fires("DSC652", "dflash-packed-layer-missing", profile="sglang-dflash", config=QDFLASH,
+          tensors={**SG_BLOCK_LAYERS, **PACKED_LAYERS, "layers.0.mlp.down_proj.weight_packed": DROP,
+                   "layers.0.mlp.down_proj.weight_scale": DROP,
+                   "layers.0.mlp.down_proj.weight_shape": DROP},
+          says="(layers.0.mlp.down_proj.weight)"),
+    # the Nemotron 3.5 layout: SGLang builds its fc with quant_config (dflash.py:762-770)
+    clean("DSC652", "dflash-nemotron35-packed-fc-loads", profile="sglang-dflash",
+          config=NEMOTRON, tensors={**SG_BLOCK_LAYERS, **PACKED_LAYERS, **PACKED_FC}),
+    fires("DSC652", "dflash-nemotron35-no-embed-flag", profile="sglang-dflash",
+          config={**NEMOTRON, "has_embed_tokens": None},
+          tensors={**SG_BLOCK_LAYERS, **PACKED_LAYERS, **PACKED_FC}, says="(fc.weight)"),
 ]  # fmt: skip
 
 
