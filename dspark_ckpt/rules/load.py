@@ -14,7 +14,7 @@ from typing import Any
 from dspark_ckpt.facts.gather import Facts
 from dspark_ckpt.facts.vocab import EMBED, LM_HEAD
 from dspark_ckpt.loader.heads import REFUSED, SHIPPED, TARGET, UNINITIALISED, heads
-from dspark_ckpt.loader.view import architecture, architectures, native_config
+from dspark_ckpt.loader.view import architecture, architectures, native_config, translated
 from dspark_ckpt.profiles.registry import EAGLE3, Profile
 from dspark_ckpt.rules.findings import ERROR, WARNING, Finding, new_finding
 from dspark_ckpt.rules.materialise import copy_target_embedding, copy_target_head
@@ -506,9 +506,16 @@ def architecture_not_registered(f: Facts, p: Profile) -> list[Finding]:
     as the EAGLE authors publish their drafters) is registered: SGLang builds that plain model,
     whose load_weights skips every name it lacks (models/llama.py ``if name in params_dict``),
     so no draft layer or fc is loaded and it drafts garbage. vLLM renames the class by the
-    method first (``Profile.architecture_rename``): LlamaForCausalLM is EagleLlamaForCausalLM."""
+    method first (``Profile.architecture_rename``): LlamaForCausalLM is EagleLlamaForCausalLM,
+    and under EAGLE-3 Qwen2ForCausalLM is Eagle3Qwen2ForCausalLM, which vLLM does not register
+    ('Model architectures [...] are not supported for now'). A config vLLM reads through its
+    speculators translation is named by the translation (speculators/algos.py), and one that is
+    its EAGLE format already (model_type eagle) by its nested model and method key: neither is
+    judged by the names written."""
     looked_up = architectures(f, p)  # as the runtime renames them by the method
     if not p.architectures or any(a in p.architectures for a in looked_up):
+        return []
+    if translated(f, p) or (p.architecture_rename and f.cfg.model_type == "eagle"):
         return []
     named = ", ".join(f.cfg.architectures) or "none"
     if looked_up != f.cfg.architectures:
@@ -518,7 +525,12 @@ def architecture_not_registered(f: Facts, p: Profile) -> list[Finding]:
             "DSC680",
             f"architectures [{named}]: {p.release} registers no such {p.family} drafter class "
             f"(it registers {', '.join(p.architectures)}): its model registry refuses the "
-            "drafter at start-up ('Cannot find model module ... is not a registered model')"
+            + (
+                "drafter at start-up ('Model architectures [...] are not supported for now')"
+                if p.architecture_rename
+                else "drafter at start-up ('Cannot find model module ... is not a registered "
+                "model')"
+            )
             + (
                 "; or, for a target model's class it registers, builds that plain model, "
                 "which loads none of the drafter's own layers and drafts garbage"
