@@ -106,6 +106,16 @@ def architectures(f: Facts, p: Profile) -> tuple[str, ...]:
     return tuple(renamed(a, rename) for a in f.cfg.architectures)
 
 
+def written_names_judged(f: Facts, p: Profile) -> bool:
+    """Whether the class ``p``'s registry is asked for comes from the config's architectures:
+    not for a config vLLM reads through its speculators translation, which names the class
+    itself (transformers_utils/configs/speculators/algos.py), nor for one that is vLLM's EAGLE
+    format already (model_type eagle), named by its nested model and its method key under a
+    renaming profile (transformers_utils/configs/eagle.py:42-76)."""
+    eagle_format = bool(p.architecture_rename) and f.cfg.model_type == "eagle"
+    return not (translated(f, p) or eagle_format)
+
+
 def architecture(f: Facts, p: Profile) -> str | None:
     """The architecture the model class is picked by: ``speculators:<model_type>`` for a
     translated speculators config, else the config's first architecture, as the runtime

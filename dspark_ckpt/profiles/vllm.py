@@ -15,6 +15,12 @@ from dspark_ckpt.profiles.quant_fc import vllm_fc_cites
 from dspark_ckpt.profiles.renames import RENAME_CITES
 from dspark_ckpt.profiles.schema import LT, NE, Profile
 from dspark_ckpt.profiles.vllm_hidden import DFLASH_HIDDEN, EAGLE3_HIDDEN, VLLM_DFLASH_AUX
+from dspark_ckpt.profiles.vllm_registry import (
+    REGISTRY_CITES,
+    VLLM_DFLASH_ARCHITECTURES,
+    VLLM_EAGLE3_ARCHITECTURES,
+    VLLM_EAGLE3_CLASSES,
+)
 
 VLLM = "vLLM 0.33.0"
 # the releases the 0.33.0 entries cover: their rules read the same in the 0.30.0, 0.31.0 and
@@ -213,22 +219,6 @@ VLLM_MASK_NULL = (
     "pard_token",
     "ptd_token_id",
 )
-# the Qwen3 EAGLE-3 class counts fc's aux states by its own keys
-QWEN3_EAGLE3_AUX = (
-    "num_aux_layers",
-    "num_aux_hidden_states",
-    "eagle_aux_hidden_state_layer_ids",
-    "eagle_config.eagle_aux_hidden_state_layer_ids",
-)
-VLLM_EAGLE3_CLASSES = tuple(
-    (arch, QWEN3_EAGLE3_AUX)
-    for arch in (
-        "Eagle3Qwen3ForCausalLM",
-        "PeagleQwen3ForCausalLM",
-        "Qwen3ForCausalLM",  # EAGLEConfig renames it Eagle3Qwen3ForCausalLM
-        "speculators:qwen3",  # the speculators translation's qwen3 class
-    )
-)
 # what the speculators translation does (transformers_utils/configs/speculators/algos.py)
 VLLM_SPECULATORS = dict(
     speculators_types=("eagle3", "peagle", "dflash", "dflash2", "dspark"),
@@ -421,6 +411,7 @@ def _vllm_18_cites(family: str) -> dict[str, str]:
         "qkv_bias_architectures": f"{model_py} (attention biases not judged here)",
         **vllm_fc_cites(model_py, family),
         "architecture_rename": RENAME_CITES[family],
+        **REGISTRY_CITES.get(family, {}),  # the registered names (DSpark's: not modelled)
         "unserved_architecture": f"{SPEC_CONFIG}:1543-1567 `DeepSeek-V4(.1) DSpark reuses the full "
         "target config`"
         if family == "dspark"
@@ -506,6 +497,7 @@ VLLM_DFLASH_0_29 = Profile(
     runtime="vLLM",
     family=DFLASH,
     architecture_rename="dflash",
+    architectures=VLLM_DFLASH_ARCHITECTURES,
     release="vLLM 0.29-0.30 (the config's has_own_lm_head is first read in 0.31.0)",
     sources=(DFLASH_PY, DFLASH_UTILS + " in 0.29.0-0.30.0"),
     cites={
@@ -549,6 +541,7 @@ VLLM_EAGLE3_0_29 = Profile(
     runtime="vLLM",
     family=EAGLE3,
     architecture_rename="eagle3",
+    architectures=VLLM_EAGLE3_ARCHITECTURES,
     release="vLLM 0.29 (before PR #53458, which made draft_id_to_target_id conditional in 0.30.0)",
     sources=(EAGLE3_PY + " before PR #53458", "vllm PR #53458"),
     cites={

@@ -14,7 +14,7 @@ from typing import Any
 from dspark_ckpt.facts.gather import Facts
 from dspark_ckpt.facts.vocab import EMBED, LM_HEAD
 from dspark_ckpt.loader.heads import REFUSED, SHIPPED, TARGET, UNINITIALISED, heads
-from dspark_ckpt.loader.view import architecture, architectures, native_config
+from dspark_ckpt.loader.view import architecture, architectures, native_config, written_names_judged
 from dspark_ckpt.profiles.registry import EAGLE3, Profile
 from dspark_ckpt.rules.findings import ERROR, WARNING, Finding, new_finding
 from dspark_ckpt.rules.materialise import copy_target_embedding, copy_target_head
@@ -506,25 +506,30 @@ def architecture_not_registered(f: Facts, p: Profile) -> list[Finding]:
     as the EAGLE authors publish their drafters) is registered: SGLang builds that plain model,
     whose load_weights skips every name it lacks (models/llama.py ``if name in params_dict``),
     so no draft layer or fc is loaded and it drafts garbage. vLLM renames the class by the
-    method first (``Profile.architecture_rename``): LlamaForCausalLM is EagleLlamaForCausalLM."""
+    method first (``Profile.architecture_rename``): LlamaForCausalLM is EagleLlamaForCausalLM,
+    and under EAGLE-3 Qwen2ForCausalLM is Eagle3Qwen2ForCausalLM, which vLLM does not register
+    ('Model architectures [...] are not supported for now'). A config whose class the runtime
+    names itself is not judged by the names written (``written_names_judged``)."""
     looked_up = architectures(f, p)  # as the runtime renames them by the method
-    if not p.architectures or any(a in p.architectures for a in looked_up):
+    judged = p.architectures and written_names_judged(f, p)  # else the runtime names it
+    if not judged or any(a in p.architectures for a in looked_up):
         return []
     named = ", ".join(f.cfg.architectures) or "none"
     if looked_up != f.cfg.architectures:
         named += f", looked up as {', '.join(looked_up)}"
+    refused = (  # vLLM's registry, else SGLang's transformers fallback
+        "'Model architectures [...] are not supported for now')"
+        if p.architecture_rename
+        else "'Cannot find model module ... is not a registered model'); or, for a target "
+        "model's class it registers, builds that plain model, which loads none of the "
+        "drafter's own layers and drafts garbage"
+    )
     return [
         new_finding(
             "DSC680",
             f"architectures [{named}]: {p.release} registers no such {p.family} drafter class "
             f"(it registers {', '.join(p.architectures)}): its model registry refuses the "
-            "drafter at start-up ('Cannot find model module ... is not a registered model')"
-            + (
-                "; or, for a target model's class it registers, builds that plain model, "
-                "which loads none of the drafter's own layers and drafts garbage"
-                if not p.architecture_rename
-                else ""
-            ),
+            f"drafter at start-up ({refused}",
             tensor="architectures",
             hint=f"{p.name} serves {p.family} drafters of the classes it registers: export "
             f"this one as {p.architectures[0]} if it has that layout, or serve it on a "

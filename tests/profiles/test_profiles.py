@@ -24,7 +24,8 @@ from dspark_ckpt.profiles.registry import COVERED, PROFILES, RULE_FIELDS, applic
 from dspark_ckpt.profiles.schema import PROFILE_CHOICES, Family
 from dspark_ckpt.profiles.vllm_variants import LILICORR_TENSORS
 
-DFLASH = {"architectures": ["DFlashQwen3ForCausalLM"], "model_type": "qwen3"}
+# the name vLLM registers (registry.py:664): DFlashQwen3ForCausalLM is only the class it builds
+DFLASH = {"architectures": ["DFlashDraftModel"], "model_type": "qwen3"}
 # SpecForge's EAGLE-3 keys: aux ids under eagle_config only (no DSpark target_layer_ids)
 EAGLE3 = {
     "architectures": ["LlamaForCausalLMEagle3"],
@@ -213,6 +214,16 @@ CASES = [
     ("vllm-dflash", "pruned-no-lm_head", VT, 40, DFLASH, (d2t(40),), ["DSC102"]),
     ("vllm-dflash", "pruned-no-d2t", VT, 40, DFLASH, (lm_head(40),), ["DSC103"]),
     ("vllm-dflash", "equal-with-d2t", VT, VT, DFLASH, (d2t(VT),), ["DSC105"]),
+    # the class's name, not the registry's: asked for as it stands (it starts with DFlash)
+    (
+        "vllm-dflash",
+        "class-name-not-registered",
+        VT,
+        VT,
+        {**DFLASH, "architectures": ["DFlashQwen3ForCausalLM"]},
+        (),
+        ["DSC680"],
+    ),
     # vllm-dflash-legacy (0.29-0.30): the same loader, has_own_lm_head not read
     (
         "vllm-dflash-legacy",

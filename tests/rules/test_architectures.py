@@ -24,6 +24,7 @@ from rules_harness import DROP, VT, H, T, check, clean, fires, head, ids, mappin
 from synth import NULL
 
 from dspark_ckpt.facts.config import parse_drafter_config
+from dspark_ckpt.loader.view import renamed
 from dspark_ckpt.profiles.architectures import (
     ARCHITECTURES,
     BY_NAME,
@@ -512,6 +513,22 @@ def test_the_vllm_rows_are_its_registry():
     assert {a.name: a.builds for a in VLLM_ARCHITECTURES} == {
         name: cls for name, (_, cls) in registry.items()
     }
+
+
+@pytest.mark.parametrize(
+    "profile", ["vllm-eagle3", "vllm-eagle3-legacy", "vllm-dflash", "vllm-dflash-legacy"]
+)
+def test_a_vllm_profile_registers_the_names_its_renaming_can_ask_for(profile):
+    """A renaming profile's architectures are exactly the registry's names that its method's
+    renaming keeps as they stand (transformers_utils/configs/eagle.py:55-74): any other name
+    the renaming yields is refused, and a registered name it never yields is not asked for."""
+    text = _source("vllm", "vllm/model_executor/models/registry.py")
+    start = text.index("_SPECULATIVE_DECODING_MODELS = {")
+    registry = ast.literal_eval(text[text.index("{", start) : text.index("\n}\n", start) + 2])
+    p = PROFILES[profile]
+    kept = {name for name in registry if renamed(name, p.architecture_rename) == name}
+    assert p.architecture_rename and set(p.architectures) == kept
+    assert len(p.architectures) == len(kept)  # no name twice
 
 
 def test_the_sglang_rows_are_the_entry_classes_of_its_draft_model_files():

@@ -64,6 +64,22 @@ TRT_EXTRA = {
     "confidence_head.proj.weight": zeros("F32", (1, H)),
 }
 SPECULATORS = {**EAGLE3, "speculators_model_type": "eagle3"}
+# EAGLE-3 over a Qwen2 target, named as its target (vLLM asks for Eagle3Qwen2ForCausalLM)
+QWEN2 = {
+    **EAGLE3,
+    "architectures": ["Qwen2ForCausalLM"],
+    "model_type": "qwen2",
+    "markov_rank": None,
+}
+QK_NORMS = {f"layers.0.self_attn.{n}.weight": T("F32", (H,)) for n in ("q_norm", "k_norm")}
+# a speculators-format config as speculators writes it: no model_type, the backbone apart
+V_SPEC = {
+    "model_type": None,
+    "speculators_config": {"algorithm": "eagle3", "verifier": {"name_or_path": None}},
+    "transformer_layer_config": {"model_type": "llama", "hidden_size": H, "vocab_size": VT},
+    "target_layer_ids": None,
+    "eagle_config": None,
+}
 # V = Vd = 90 < Vt: a pruned EAGLE-3 drafter with its own (smaller) embedding
 OWN_EMBED_90 = {
     "embed_tokens.weight": head(90),
@@ -354,3 +370,66 @@ CASES: list[Case] = [
 @pytest.mark.parametrize("c", CASES, ids=ids(CASES))
 def test_case(bench, c):
     check(bench, c)
+
+
+# DSC680 under vLLM: the config's class as the method renames it (EAGLEConfig,
+# transformers_utils/configs/eagle.py:46-76) against what registry.py:655-745 registers
+REGISTRY: list[Case] = [
+    fires("DSC680", "eagle3-qwen2-renamed", profile="vllm-eagle3", config=QWEN2,
+          says="[Qwen2ForCausalLM, looked up as Eagle3Qwen2ForCausalLM]: vLLM 0.33.0 registers",
+          hint="export this one as Eagle3LlamaForCausalLM"),
+    fires("DSC680", "eagle3-qwen2-renamed-legacy", profile="vllm-eagle3-legacy", config=QWEN2,
+          says="looked up as Eagle3Qwen2ForCausalLM"),
+    clean("DSC680", "eagle3-llama-renamed", profile="vllm-eagle3",
+          config={**QWEN2, "architectures": ["LlamaForCausalLM"], "model_type": "llama"}),
+    clean("DSC680", "eagle3-llama-renamed-legacy", profile="vllm-eagle3-legacy",
+          config={**QWEN2, "architectures": ["LlamaForCausalLM"], "model_type": "llama"}),
+    clean("DSC680", "eagle3-qwen3-renamed", profile="vllm-eagle3", tensors=QK_NORMS,
+          config={**QWEN2, "architectures": ["Qwen3ForCausalLM"], "model_type": "qwen3"}),
+    clean("DSC680", "eagle3-sglang-name-kept", profile="vllm-eagle3", config=EAGLE3),
+    # P-EAGLE: its native name is renamed Eagle3PEagleDraftModel; the speculators translation
+    # names the class itself (speculators/algos.py:77-82), and is not renamed
+    fires("DSC680", "native-peagle-renamed", profile="vllm-eagle3",
+          config={**EAGLE3, "architectures": ["PEagleDraftModel"]},
+          says="[PEagleDraftModel, looked up as Eagle3PEagleDraftModel]"),
+    clean("DSC680", "speculators-peagle-translated", profile="vllm-eagle3",
+          config={**V_SPEC, "architectures": ["PEagleDraftModel"],
+                  "speculators_model_type": "peagle", "mask_token_id": 5}),
+    clean("DSC680", "speculators-eagle3-translated", profile="vllm-eagle3",
+          config={**V_SPEC, "architectures": ["Eagle3DraftModel"],
+                  "speculators_model_type": "eagle3"}),
+    # vLLM's own EAGLE format (model_type eagle) is not renamed by the method: its class is
+    # named by its nested model and method key (test_report_cases has the renamed twin)
+    clean("DSC680", "eagle-format-not-renamed", profile="vllm-eagle", draft=None,
+          config={**QWEN2, "model_type": "eagle"}),
+    # DFlash: SGLang's MiniMax DFlash2 name and vLLM's class name are not registry names
+    fires("DSC680", "dflash-sglang-only-name", profile="vllm-dflash",
+          config={**DFLASH, "architectures": ["MiniMaxDFlash2DraftModel"]},
+          says="looked up as DFlashMiniMaxDFlash2DraftModel", hint="as DFlashDraftModel"),
+    fires("DSC680", "dflash-class-name-legacy", profile="vllm-dflash-legacy",
+          config={**DFLASH, "architectures": ["DFlashQwen3ForCausalLM"]},
+          says="refuses the drafter at start-up ('Model architectures [...] are not supported "
+          "for now')", says_not="drafts garbage"),
+    clean("DSC680", "dflash-draft-model", profile="vllm-dflash", config=DFLASH),
+    clean("DSC680", "dflash-draft-model-legacy", profile="vllm-dflash-legacy", config=DFLASH),
+    clean("DSC680", "muse-glimmer-renamed", profile="vllm-dflash",
+          config={**DFLASH, "architectures": ["MuseGlimmerAssistantModel"]}),
+    clean("DSC680", "speculators-dflash-translated", profile="vllm-dflash",
+          config={**V_SPEC, "architectures": ["DFlashSpeculator"],
+                  "speculators_model_type": "dflash", "mask_token_id": 5,
+                  "aux_hidden_state_layer_ids": [1, 2]}),
+    # each DFlash variant's own name, as the method renames it
+    *(clean("DSC680", f"variant-{arch}", profile=profile,
+            config={**DFLASH, "architectures": [arch]})
+      for profile, arch in (("vllm-xpress", "Qwen3XPressModel"),
+                            ("vllm-dflash2", "DFlash2DraftModel"),
+                            ("vllm-dflash2-beam", "DFlash2BeamDraftModel"),
+                            ("vllm-lilicorr", "LiLiCorrDraftModel"),
+                            ("vllm-laguna", "DFlashLagunaForCausalLM"))),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("c", REGISTRY, ids=ids(REGISTRY))
+def test_the_class_vllm_looks_up(bench, c):
+    # judged by the row's profile (its other findings are other rows' business)
+    assert c.profile in check(bench, c).verdicts
