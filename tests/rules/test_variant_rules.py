@@ -238,8 +238,9 @@ CASES = [
     fires("DSC692", "vllm-laguna-pruned", profile="vllm-laguna", config=LAGUNA, draft=40,
           tensors={**LAGUNA_LAYER, **mapping(40), "lm_head.weight": head(40)},
           says="Vd 40 is not the target's Vt 100"),
-    clean("DSC692", "vllm-dflash-pruned", profile="vllm-dflash", config=XPRESS, draft=40,
-          tensors=mapping(40)),
+    # (the same drafter named as the DFlash class: the DFlash model takes a pruned vocab)
+    clean("DSC692", "vllm-dflash-pruned", profile="vllm-dflash", config={**XPRESS, **AS_DFLASH},
+          draft=40, tensors=mapping(40)),
     # the loader model: the refiner head is the XPress model's (qwen3_xpress.py:255-264), not
     # the DFlash model's (models/utils.py:443 'There is no module or parameter named')
     fires("DSC112", "vllm-dflash-has-no-xpress-head", profile="vllm-dflash",
@@ -258,13 +259,13 @@ CASES = [
     fires("DSC112", "vllm-dflash2-beam-ships-lm-head", profile="vllm-dflash2-beam", config=BEAM,
           tensors={**DFLASH2_OK, "lm_head.weight": head(VT)}, says="(lm_head.weight)",
           exactly=("DSC112",)),
-    clean("DSC112", "vllm-dflash2-ships-lm-head", profile="vllm-dflash2", config=BEAM,
+    clean("DSC112", "vllm-dflash2-ships-lm-head", profile="vllm-dflash2", config=DFLASH2,
           tensors={**DFLASH2_OK, "lm_head.weight": head(VT)}),
     # ... and no midlayer / encoder.* names (its mapper stacks q/k/v and gate/up only: 310-318)
     fires("DSC112", "vllm-dflash2-beam-encoder-fc", profile="vllm-dflash2-beam", config=BEAM,
           tensors={**DFLASH2_OK, "fc.weight": DROP, "encoder.fc.weight": zeros("F32", (H, 2 * H))},
           says="encoder.fc.weight"),
-    clean("DSC112", "vllm-dflash2-encoder-fc", profile="vllm-dflash2", config=BEAM,
+    clean("DSC112", "vllm-dflash2-encoder-fc", profile="vllm-dflash2", config=DFLASH2,
           tensors={**DFLASH2_OK, "fc.weight": DROP, "encoder.fc.weight": zeros("F32", (H, 2 * H))},
           exactly=()),
     # the correction head is LiLiCorr's (lilicorr.py:453-462), no name of the DFlash model
