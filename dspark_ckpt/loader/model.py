@@ -330,9 +330,16 @@ def _differs(f: Facts, name: str, shape: tuple[int, ...] | None, prefixed: bool 
     """``name``'s stored shape against ``shape``; ``prefixed``: a name stored under a wrapper
     prefix counts (the loader reads it there)."""
     info = f.stored(name) if prefixed else f.tensors.get(name)
-    if shape is None or info is None or tuple(info.shape) == shape:
+    if shape is None or info is None or _fits(tuple(info.shape), shape):
         return []
     return [(name, tuple(info.shape), shape)]
+
+
+def _fits(stored: tuple[int, ...], built: tuple[int | None, ...]) -> bool:
+    """Whether ``stored`` is ``built``, a None there any size (one the config does not give)."""
+    return len(stored) == len(built) and all(
+        b is None or a == b for a, b in zip(stored, built, strict=True)
+    )
 
 
 def _under(path: str, child: str) -> bool:

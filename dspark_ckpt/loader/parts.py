@@ -169,7 +169,9 @@ def layer_shapes(
     (vLLM llama.py:158-161); the fused forms a loader splits (``FUSED``): qkv_proj
     [(heads + 2 x KV heads) x head_dim, H], gate_up_proj [2 x intermediate_size, H];
     ``doubled`` (the profile's ``first_qkv_input``, EAGLE-3's): the first layer takes ``2 *
-    hidden_size`` into q/k/v and qkv_proj (llama_eagle3.py:80-93); a classic EAGLE fc takes
+    hidden_size`` into q/k/v and qkv_proj (llama_eagle3.py:80-93); without num_attention_heads
+    their rows are the config class's default's (None here) and their input width is judged
+    alone; a classic EAGLE fc takes
     [embedding, hidden state], ``2 * hidden_size`` (llama_eagle.py:110-118). Returns
     (shapes, index 0's own)."""
     h = count(cfg.get("hidden_size"))
@@ -177,8 +179,8 @@ def layer_shapes(
     kv = count(cfg.get("num_key_value_heads")) or heads
     inter = count(cfg.get("intermediate_size"))
     hd = count(cfg.get("head_dim")) or (h // heads if h and heads and heads > 0 else None)
-    out: dict[str, tuple[int, ...]] = {}
-    first_in: dict[str, tuple[int, ...]] = {}
+    out: dict[str, tuple[int | None, ...]] = {}  # None: a size the config does not give
+    first_in: dict[str, tuple[int | None, ...]] = {}
     if not h or h <= 0:
         return out, first_in
     for norm in ("input_layernorm", "post_attention_layernorm", "norm", "hidden_norm"):
@@ -191,8 +193,10 @@ def layer_shapes(
         out["self_attn.o_proj"] = (h, heads * hd)
         out["self_attn.q_norm"] = out["self_attn.k_norm"] = (hd,)
         out[QKV] = ((heads + 2 * kv) * hd, h)
-        if doubled:
-            first_in = {m: (out[m][0], 2 * h) for m in (*QKV_PARTS, QKV)}
+    elif heads is None:  # rows from the config class's default heads: the input width alone
+        out.update({m: (None, h) for m in (*QKV_PARTS, QKV)})
+    if doubled and QKV in out:
+        first_in = {m: (out[m][0], 2 * h) for m in (*QKV_PARTS, QKV)}
     if inter and inter > 0:
         out["mlp.gate_proj"] = out["mlp.up_proj"] = (inter, h)
         out["mlp.down_proj"] = (h, inter)

@@ -302,11 +302,16 @@ def layer_shape_differs(f: Facts, p: Profile) -> list[Finding]:
     return [
         new_finding(
             "DSC113",
-            f"{name} is {list(shape)}; {p.name} builds it {list(built)} from the config{more}: "
+            f"{name} is {list(shape)}; {p.name} builds it {_dims(built)} from the config{more}: "
             f"{how}",
             f.stored(name),
         )
     ]
+
+
+def _dims(shape: tuple[int | None, ...]) -> str:
+    """``shape`` as a list, ``*`` for a size the config does not give."""
+    return "[" + ", ".join("*" if d is None else str(d) for d in shape) + "]"
 
 
 @rule(
