@@ -151,6 +151,23 @@ CASES: list[Case] = [
     fires("DSC113", "vllm-eagle3-fused-qkv-rows-short", profile="vllm-eagle3", config=E3_SIZES,
           tensors={**E3_FUSED, "layers.0.self_attn.qkv_proj.weight": zeros("F32", (2 * H, 2 * H))},
           says="is [16, 16]; vllm-eagle3 builds it [24, 16] from the config: the load fails"),
+    # no num_attention_heads: the rows are the config class's default heads', the input width
+    # (2H into layer 0, H after it) is the config's hidden_size all the same
+    fires("DSC113", "vllm-eagle3-first-q-of-hidden-width-no-heads", profile="vllm-eagle3",
+          config=EAGLE3, tensors={Q0: zeros("F32", (H, H))},
+          says="layers.0.self_attn.q_proj.weight is [8, 8]; vllm-eagle3 builds it [*, 16] from "
+          "the config: the load fails", exactly=("DSC113",)),
+    clean("DSC113", "vllm-eagle3-first-qkv-no-heads-as-trained", profile="vllm-eagle3",
+          config=EAGLE3, exactly=()),
+    fires("DSC113", "sglang-eagle3-fused-qkv-of-hidden-width-no-heads", profile="sglang-eagle3",
+          config=EAGLE3, tensors={**SG_EAGLE3_OK, **E3_FUSED, "layers.0.self_attn.qkv_proj.weight":
+                                  zeros("F32", (5 * H, H))},
+          says="qkv_proj.weight is [40, 8]; sglang-eagle3 builds it [*, 16]"),
+    clean("DSC113", "sglang-eagle3-fused-qkv-no-heads-as-trained", profile="sglang-eagle3",
+          config=EAGLE3, tensors={**SG_EAGLE3_OK, **E3_FUSED, "layers.0.self_attn.qkv_proj.weight":
+                                  zeros("F32", (5 * H, 2 * H))}, exactly=()),
+    fires("DSC113", "vllm-dspark-q-of-2h-no-heads", tensors={Q0: zeros("F32", (H, 2 * H))},
+          says="q_proj.weight is [8, 16]; vllm builds it [*, 8]"),
     # the layers after the first take the hidden state alone: H wide
     clean("DSC113", "vllm-eagle3-second-layer-of-hidden-width", profile="vllm-eagle3",
           config={**E3_SIZES, "num_hidden_layers": 2}, tensors=EAGLE3_LAYER_1, exactly=()),
