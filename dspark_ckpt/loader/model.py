@@ -60,6 +60,7 @@ from dspark_ckpt.loader.parts import (
     Module,
     extra_modules,
     first_doubled,
+    fits,
     fused_shapes,
     layer_shapes,
     layer_template,
@@ -220,10 +221,9 @@ class LoaderModel:
 
     def misshapen(self, f: Facts) -> list[tuple[str, tuple[int, ...], tuple[int, ...]]]:
         """(stored name, its shape, the shape the model builds) for each stored weight of a
-        decoder-layer module or a norm whose shape the config gives and differs, and of a
-        fused form the loader maps onto shaped modules (``qkv_proj``: the rows of q, k and v
-        stacked, over layer 0's input where it is doubled); quantised weights are not judged
-        here."""
+        decoder-layer module or a norm whose shape the config gives and differs, and of a fused
+        form mapped onto shaped modules (``qkv_proj``: q, k and v stacked); quantised weights
+        are not judged here."""
         out = []
         read = self.profile.prefixed_names != "rejected"  # names under model. are loaded
         for part in self.parts:
@@ -330,16 +330,9 @@ def _differs(f: Facts, name: str, shape: tuple[int, ...] | None, prefixed: bool 
     """``name``'s stored shape against ``shape``; ``prefixed``: a name stored under a wrapper
     prefix counts (the loader reads it there)."""
     info = f.stored(name) if prefixed else f.tensors.get(name)
-    if shape is None or info is None or _fits(tuple(info.shape), shape):
+    if shape is None or info is None or fits(tuple(info.shape), shape):
         return []
     return [(name, tuple(info.shape), shape)]
-
-
-def _fits(stored: tuple[int, ...], built: tuple[int | None, ...]) -> bool:
-    """Whether ``stored`` is ``built``, a None there any size (one the config does not give)."""
-    return len(stored) == len(built) and all(
-        b is None or a == b for a, b in zip(stored, built, strict=True)
-    )
 
 
 def _under(path: str, child: str) -> bool:

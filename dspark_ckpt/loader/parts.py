@@ -215,6 +215,13 @@ def fused_shapes(shapes: dict) -> dict[str, tuple[int, ...]]:
     return {k: shapes[k] for k in FUSED if k in shapes}
 
 
+def fits(stored: tuple[int, ...], built: tuple[int | None, ...]) -> bool:
+    """Whether ``stored`` is ``built``, a None there any size (one the config does not give)."""
+    return len(stored) == len(built) and all(
+        b is None or a == b for a, b in zip(stored, built, strict=True)
+    )
+
+
 def view_shapes(cfg: dict, p: Profile) -> dict[str, tuple[int, ...]]:
     """The weight shapes of a variant's own modules (``top_modules``, ``layer_modules``) where
     its config view gives them, else {} (its own modules unshaped). vLLM's Gemma4MTP
