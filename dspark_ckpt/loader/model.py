@@ -59,6 +59,9 @@ from dspark_ckpt.loader.parts import (
     Block,
     Module,
     extra_modules,
+    first_doubled,
+    fits,
+    fused_shapes,
     layer_shapes,
     layer_template,
     markov_modules,
@@ -218,8 +221,9 @@ class LoaderModel:
 
     def misshapen(self, f: Facts) -> list[tuple[str, tuple[int, ...], tuple[int, ...]]]:
         """(stored name, its shape, the shape the model builds) for each stored weight of a
-        decoder-layer module or a norm whose shape the config gives and differs; fused
-        forms (``qkv_proj``) and quantised weights are not judged here."""
+        decoder-layer module or a norm whose shape the config gives and differs, and of a fused
+        form mapped onto shaped modules (``qkv_proj``: q, k and v stacked); quantised weights
+        are not judged here."""
         out = []
         read = self.profile.prefixed_names != "rejected"  # names under model. are loaded
         for part in self.parts:
@@ -230,7 +234,9 @@ class LoaderModel:
                 if part.count is not None and i >= part.count:
                     break
                 bases = [f"{part.prefix}.{i}."] + [f"{a}." for a in part.aliases.get(i, ())]
-                for m in part.at(i):
+                mods = part.at(i)
+                fused = {s for m in mods if m.shape for s in m.stored_as if s in part.fused}
+                for m in (*mods, *(Module(s, (s,), shape=part.fused[s]) for s in sorted(fused))):
                     shape = part.first.get(m.path, m.shape) if i == 0 else m.shape
                     for base in bases:
                         out += _differs(f, self.stored(f"{base}{m.path}.weight"), shape, read)
@@ -324,7 +330,7 @@ def _differs(f: Facts, name: str, shape: tuple[int, ...] | None, prefixed: bool 
     """``name``'s stored shape against ``shape``; ``prefixed``: a name stored under a wrapper
     prefix counts (the loader reads it there)."""
     info = f.stored(name) if prefixed else f.tensors.get(name)
-    if shape is None or info is None or tuple(info.shape) == shape:
+    if shape is None or info is None or fits(tuple(info.shape), shape):
         return []
     return [(name, tuple(info.shape), shape)]
 
@@ -429,7 +435,7 @@ def _runtime_model(f: Facts, p: Profile) -> LoaderModel:
             skipped.add("markov_head")  # a Markov tensor vanilla lacks: DSC658
         if truthy(get(cfg, "enable_confidence_head", False)):
             tail.append((CONFIDENCE,))
-    shapes, first_in = layer_shapes(cfg, eagle, eagle1)
+    shapes, first_in = layer_shapes(cfg, first_doubled(p), eagle1)
     if mla:
         layer = MLA_Q_LAYER if cfg.get("q_lora_rank") is None else MLA_LAYER
         shapes, first_in = not_attention(shapes), {}
@@ -448,6 +454,7 @@ def _runtime_model(f: Facts, p: Profile) -> LoaderModel:
     # the decoder layers, under the name the model gives them ("eagle_layers>layers")
     prefix = maps.modules.get("layers", ("layers",))[0]
     block = Block(prefix, layers, template, maps.blocks.get("layers", {}), first_in, absent)
+    block = replace(block, fused=fused_shapes(shapes))
     renamed = _renamed(f, maps, p)
     blocks, known = _layers(f, cfg, p, block, shapes, renamed)
     parts += [*blocks, *modules_of(tail, maps), *extra]
@@ -508,7 +515,7 @@ def _sglang_model(f: Facts, p: Profile) -> LoaderModel:
         if kind in p.markov_head_types:
             parts += modules_of(markov_modules(kind, True), maps)
         layer = QWEN3_LAYER
-    shapes, first_in = layer_shapes(raw, eagle, eagle1)
+    shapes, first_in = layer_shapes(raw, first_doubled(p), eagle1)
     if layer is MLA_LAYER:
         shapes, first_in = not_attention(shapes), {}
     parts = [m if isinstance(m, Block) else shaped((m,), shapes)[0] for m in parts]
@@ -523,6 +530,7 @@ def _sglang_model(f: Facts, p: Profile) -> LoaderModel:
         parts = [*top_modules(raw, p)]
     absent = () if p.first_input_norm else ("input_layernorm",)
     block = Block("layers", layers, template, maps.blocks.get("layers", {}), first_in, absent)
+    block = replace(block, fused=fused_shapes(shapes))
     renamed = _renamed(f, maps, p)
     blocks, known = _layers(f, raw, p, block, shapes, renamed)
     if p.read_prefixes:  # a name under them that the model lacks is its loader's to judge

@@ -30,6 +30,13 @@ QWEN3_LAYER = (
 )
 
 
+# the fused forms a loader may take for a decoder layer's modules (the profile's name_maps
+# say which): their shapes are the parts' rows stacked, over the same input
+QKV, GATE_UP = "self_attn.qkv_proj", "mlp.gate_up_proj"
+QKV_PARTS = ("self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj")
+FUSED = (QKV, GATE_UP)
+
+
 # the EAGLE-3 decoder layer: Llama's (no q/k norms), with its own hidden_norm
 EAGLE3_LAYER = (
     *(m for m in QWEN3_LAYER if m[0] not in ("self_attn.q_norm", "self_attn.k_norm")),
@@ -140,6 +147,9 @@ class Block:
     # the template of the indices from ``alt_from`` on (DeepSeek's MoE layers), where given
     alt: tuple[Module, ...] = ()
     alt_from: int | None = None
+    # the shapes of the fused forms a loader maps onto the template's modules (qkv_proj for
+    # q/k/v, gate_up_proj for gate/up), judged where their modules are; index 0's in ``first``
+    fused: dict[str, tuple[int, ...]] = field(default_factory=dict)
 
     def at(self, i: int) -> tuple[Module, ...]:
         """The template of index ``i``: index 0's without the modules it does not build."""
@@ -151,21 +161,26 @@ class Block:
 
 
 def layer_shapes(
-    cfg: dict, eagle: bool, eagle1: bool = False
+    cfg: dict, doubled: bool, eagle1: bool = False
 ) -> tuple[dict[str, tuple[int, ...]], dict]:
     """The weight shapes of a decoder layer's modules (and the norms) as the model builds
     them from the config, where it gives the sizes: head_dim is ``getattr(config,
     "head_dim", None) or hidden_size // num_attention_heads``, KV heads default to the heads
-    (vLLM llama.py:158-161); an EAGLE-3 first layer takes ``2 * hidden_size`` into q/k/v
-    (llama_eagle3.py:82); a classic EAGLE fc takes [embedding, hidden state], ``2 *
-    hidden_size`` (llama_eagle.py:110-118). Returns (shapes, index 0's own)."""
+    (vLLM llama.py:158-161); the fused forms a loader splits (``FUSED``): qkv_proj
+    [(heads + 2 x KV heads) x head_dim, H], gate_up_proj [2 x intermediate_size, H];
+    ``doubled`` (the profile's ``first_qkv_input``, EAGLE-3's): the first layer takes ``2 *
+    hidden_size`` into q/k/v and qkv_proj (llama_eagle3.py:80-93); without num_attention_heads
+    their rows are the config class's default's (None here) and their input width is judged
+    alone; a classic EAGLE fc takes
+    [embedding, hidden state], ``2 * hidden_size`` (llama_eagle.py:110-118). Returns
+    (shapes, index 0's own)."""
     h = count(cfg.get("hidden_size"))
     heads = count(cfg.get("num_attention_heads"))
     kv = count(cfg.get("num_key_value_heads")) or heads
     inter = count(cfg.get("intermediate_size"))
     hd = count(cfg.get("head_dim")) or (h // heads if h and heads and heads > 0 else None)
-    out: dict[str, tuple[int, ...]] = {}
-    first_in: dict[str, tuple[int, ...]] = {}
+    out: dict[str, tuple[int | None, ...]] = {}  # None: a size the config does not give
+    first_in: dict[str, tuple[int | None, ...]] = {}
     if not h or h <= 0:
         return out, first_in
     for norm in ("input_layernorm", "post_attention_layernorm", "norm", "hidden_norm"):
@@ -177,13 +192,34 @@ def layer_shapes(
         out["self_attn.k_proj"] = out["self_attn.v_proj"] = (kv * hd, h)
         out["self_attn.o_proj"] = (h, heads * hd)
         out["self_attn.q_norm"] = out["self_attn.k_norm"] = (hd,)
-        if eagle:
-            first_in = {m: (out[m][0], 2 * h) for m in ("self_attn.q_proj", "self_attn.k_proj")}
-            first_in["self_attn.v_proj"] = (kv * hd, 2 * h)
+        out[QKV] = ((heads + 2 * kv) * hd, h)
+    elif heads is None:  # rows from the config class's default heads: the input width alone
+        out.update({m: (None, h) for m in (*QKV_PARTS, QKV)})
+    if doubled and QKV in out:
+        first_in = {m: (out[m][0], 2 * h) for m in (*QKV_PARTS, QKV)}
     if inter and inter > 0:
         out["mlp.gate_proj"] = out["mlp.up_proj"] = (inter, h)
         out["mlp.down_proj"] = (h, inter)
+        out[GATE_UP] = (2 * inter, h)
     return out, first_in
+
+
+def first_doubled(p: Profile) -> bool:
+    """Whether ``p``'s model builds decoder layer 0's q/k/v over ``2 * hidden_size`` (the
+    embedding and the hidden state concatenated: ``first_qkv_input``)."""
+    return p.first_qkv_input == "2_hidden_size"
+
+
+def fused_shapes(shapes: dict) -> dict[str, tuple[int, ...]]:
+    """The fused forms' shapes among ``shapes`` (none where attention is not judged)."""
+    return {k: shapes[k] for k in FUSED if k in shapes}
+
+
+def fits(stored: tuple[int, ...], built: tuple[int | None, ...]) -> bool:
+    """Whether ``stored`` is ``built``, a None there any size (one the config does not give)."""
+    return len(stored) == len(built) and all(
+        b is None or a == b for a, b in zip(stored, built, strict=True)
+    )
 
 
 def view_shapes(cfg: dict, p: Profile) -> dict[str, tuple[int, ...]]:

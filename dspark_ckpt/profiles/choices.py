@@ -310,3 +310,12 @@ DecoderLayer = Literal[
     "deepseek_v2_after_target",
 ]
 """The decoder layer a variant architecture builds where it is not its family's."""
+
+FirstQkvInput = Literal[
+    "hidden_size",  # decoder layer 0's q/k/v take hidden_size, as every later layer's
+    # EAGLE-3: layer 0's q/k/v (one QKVParallelLinear) take 2 * hidden_size, the embedding and
+    # the target's hidden state concatenated; later layers take hidden_size
+    "2_hidden_size",
+]
+"""The input width of decoder layer 0's q/k/v projections (and of a stored fused qkv_proj):
+a stored weight of another width fails the load (the weight loader asserts the shape)."""

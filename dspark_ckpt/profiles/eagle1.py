@@ -93,6 +93,9 @@ VLLM_CITES = {
     f'{V_UTILS}:456-458 `self.ignore_unexpected_suffixes.append(".bias")`',
     "first_input_norm": f"{V_EAGLE}:53-57 `del self.input_layernorm` (layer 0's is an "
     f"nn.Identity: a stored weight names no parameter); {NO_PARAM}",
+    "first_qkv_input": f"{V_EAGLE}:108-118 `input_size=self.config.hidden_size * 2,` (fc "
+    "concatenates [embedding, hidden state]; the decoder layers are Llama's, q/k/v over "
+    "hidden_size)",
 }
 VLLM_EAGLE = Profile(
     name="vllm-eagle",
@@ -153,6 +156,9 @@ SGLANG_CITES = {
     "builds_lm_head": S_HEAD,
     "first_input_norm": f"{S_EAGLE}:52-56 `del self.input_layernorm` (layer 0 has none: a "
     f"stored weight is skipped); {S_LLAMA}:772-779 `if name in params_dict.keys():`",
+    "first_qkv_input": f"{S_EAGLE}:91 `self.fc = torch.nn.Linear(config.hidden_size * 2, "
+    "config.hidden_size)` (fc concatenates [embedding, hidden state]; the decoder layers are "
+    "Llama's, q/k/v over hidden_size)",
     "fc_bias": f"{S_EAGLE}:91 `self.fc = torch.nn.Linear(config.hidden_size * 2, "
     f"config.hidden_size)` (with a bias); {S_QWEN2_EAGLE}:92 `self.fc = torch.nn.Linear(`",
     "quantised_fc": SGLANG_EAGLE_FC,

@@ -23,6 +23,7 @@ from dspark_ckpt.profiles.choices import (  # noqa: F401 (the field types, re-ex
     DefaultAuxIds,
     EmbedFromTarget,
     Family,
+    FirstQkvInput,
     HiddenWidth,
     LmHeadFromTarget,
     MarkovBiasWidth,
@@ -242,6 +243,8 @@ class Profile:
     builds_lm_head: bool = True
     # decoder layer 0 builds its input_layernorm (False: EAGLE-1's first layer has none)
     first_input_norm: bool = True
+    # the input width of decoder layer 0's q/k/v (EAGLE-3's: 2 * hidden_size)
+    first_qkv_input: FirstQkvInput = "hidden_size"
     # fc is built with a bias (a checkpoint must give fc.bias)
     fc_bias: bool = False
     # the architectures whose decoder layers build q/k/v with a bias (Qwen2's attention)
@@ -294,6 +297,8 @@ class Profile:
         for key, default in FIELDS_31.items():  # a family's own loader: no variant's parts
             if not self.variant and getattr(self, key) == default:
                 self.cites.setdefault(key, f"{model} (not read by this loader)")
+        if self.first_qkv_input == "hidden_size":  # EAGLE-3's loaders cite their 2H
+            self.cites.setdefault("first_qkv_input", f"{model} (q/k/v over hidden_size)")
         if self.hidden_states is not None and not isinstance(self.hidden_states, HiddenStates):
             raise TypeError(f"profile {self.name!r}: hidden_states is not a HiddenStates")
 

@@ -8,6 +8,7 @@ it was read from (CONTRIBUTING.md walks through one).
 from __future__ import annotations
 
 from dspark_ckpt.profiles.families import DFLASH, DSPARK, EAGLE3
+from dspark_ckpt.profiles.qkv import SGLANG_FIRST_QKV_EAGLE3
 from dspark_ckpt.profiles.quant_fc import SGLANG_QUANTISED_FC, SGLANG_QUANTISED_FC_VALUE
 from dspark_ckpt.profiles.schema import FIELDS_18, LT, HiddenStates, Profile
 
@@ -420,6 +421,7 @@ PROFILES = (
             ),
             "tied_head": SG_TIED_EAGLE3,
             "name_maps": SG_EAGLE3_MAPS_CITE,
+            "first_qkv_input": SGLANG_FIRST_QKV_EAGLE3,
             "mla_architectures": f"{SG_KIMI}:91-98 `self.self_attn = DeepseekV2AttentionMLA(`; "
             f"{SG_KIMI}:137 `self.mlp = DeepseekV2MLP(`; {SG_KIMI}:479-486 "
             '`fused_name = q_name.replace("q_a_proj", "fused_qkv_a_proj_with_mqa")` (q_a_proj '
@@ -454,6 +456,7 @@ PROFILES = (
         target_hidden_size_null="type_error_unless_mla",
         mla_one_layer=True,
         quantised_fc=SGLANG_QUANTISED_FC_VALUE["eagle3"],
+        first_qkv_input="2_hidden_size",
     ),
     Profile(
         name="sglang-dspark",

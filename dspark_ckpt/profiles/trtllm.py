@@ -342,6 +342,8 @@ TRTLLM_EAGLE3 = Profile(
     sources=(TRT_SPEC,),
     cites={
         **_not_modelled(TRT_SPEC),
+        "first_qkv_input": f"{TRT_SPEC} (not read here: no loader model for this profile, "
+        "its layer shapes are not judged)",
         "reduced_when": f"{EAGLE3_INIT} (d2t when config.vocab_size != "
         f"config.draft_vocab_size: Vd > V too); {TRT_SPEC}:_ensure_draft_vocab_size() "
         "(a missing draft_vocab_size defaults to vocab_size, with a warning)",

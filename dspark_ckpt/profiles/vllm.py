@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dspark_ckpt.profiles.families import DFLASH, DSPARK, EAGLE3
 from dspark_ckpt.profiles.mla import VLLM_MLA_ARCHITECTURES, VLLM_MLA_CITE
+from dspark_ckpt.profiles.qkv import VLLM_FIRST_QKV_EAGLE3
 from dspark_ckpt.profiles.quant_fc import vllm_fc_cites
 from dspark_ckpt.profiles.renames import RENAME_CITES
 from dspark_ckpt.profiles.schema import LT, NE, Profile
@@ -535,6 +536,7 @@ EAGLE3_CITES = {
     **NOT_MODELLED,
     **_vllm_18_cites("eagle3"),
     "tied_head": VLLM_TIED[EAGLE3],
+    "first_qkv_input": VLLM_FIRST_QKV_EAGLE3,
 }
 VLLM_EAGLE3_0_29 = Profile(
     name="vllm-eagle3-legacy",
@@ -546,13 +548,10 @@ VLLM_EAGLE3_0_29 = Profile(
     sources=(EAGLE3_PY + " before PR #53458", "vllm PR #53458"),
     cites={
         **EAGLE3_CITES,
-        "d2t_param": "vllm PR #53458 (before it, __init__ always created "
-        "draft_id_to_target_id [Vd]); " + EAGLE3_PY + ":338-345 "
-        "`draft_vocab_size != target_vocab_size` (0.33.0: only when Vd != Vt)",
+        "d2t_param": f"vllm PR #53458 (before it, __init__ always created draft_id_to_target_id [Vd]); {EAGLE3_PY}:338-345 `draft_vocab_size != target_vocab_size` (0.33.0: only when Vd != Vt)",
         "unmapped_logits_vocab_wide": "vllm PR #53458 (before it draft_id_to_target_id "
-        "always existed: compute_logits always scattered into a V-wide row); "
-        + EAGLE3_PY
-        + ":378-382 `assert logits.shape[1] == self.config.vocab_size` (0.33.0)",
+        f"always existed: compute_logits always scattered into a V-wide row); {EAGLE3_PY}"
+        ":378-382 `assert logits.shape[1] == self.config.vocab_size` (0.33.0)",
     },
     releases=">=0.29.0,<0.30.0",
     dropped_unbuilt=VLLM_DROPPED["eagle3"],
@@ -568,6 +567,7 @@ VLLM_EAGLE3_0_29 = Profile(
     mask_hidden="parallel_drafting",
     fc_norm_keys=("fc_norm",),
     target_hidden_size_null="type_error",
+    first_qkv_input="2_hidden_size",
 )
 MLA = {"mla_architectures": VLLM_MLA_CITE}  # read from 0.33.0 (profiles/mla.py)
 # 0.30.0 (PR #53458): draft_id_to_target_id only when Vd != Vt, else V-wide logits

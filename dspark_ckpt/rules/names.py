@@ -20,7 +20,7 @@ from dspark_ckpt.facts.gather import WRAPPER_PREFIXES, Facts
 from dspark_ckpt.facts.vocab import BIAS_TENSOR, MASK_TENSOR
 from dspark_ckpt.facts.weight_files import WeightFile
 from dspark_ckpt.loader.model import Unexpected, loader_model
-from dspark_ckpt.loader.parts import MAPPINGS, Module
+from dspark_ckpt.loader.parts import FUSED, MAPPINGS, Module
 from dspark_ckpt.loader.view import architecture, model_config
 from dspark_ckpt.profiles.registry import Profile
 from dspark_ckpt.rules.findings import ERROR, INFO, WARNING, Finding, new_finding
@@ -274,10 +274,14 @@ def layer_shape_differs(f: Facts, p: Profile) -> list[Finding]:
     k_proj / v_proj [KV heads x head_dim, H], o_proj [H, heads x head_dim], gate_proj / up_proj
     [intermediate_size, H], down_proj [H, intermediate_size], the norms [H], q_norm / k_norm
     [head_dim] (head_dim: the config's, else H // heads; an EAGLE-3 first layer takes 2H into
-    q/k/v). A stored weight of another shape fails the load: vLLM's and SGLang's weight loaders
-    assert the sizes, TensorRT-LLM's strict state dict reports a size mismatch. A config that
-    declares more heads or a larger intermediate size than the tensors hold is found here at the
-    cost of the stored layers, whatever the numbers."""
+    q/k/v: the embedding and the hidden state concatenated). A stored weight of another shape
+    fails the load: vLLM's and SGLang's weight loaders assert the sizes, TensorRT-LLM's strict
+    state dict reports a size mismatch. A fused form the loader splits (qkv_proj [(heads + 2 x
+    KV heads) x head_dim, the layer's input], gate_up_proj [2 x intermediate_size, H]) is cut
+    into its parts by rows first: too few rows fail the load, too many are dropped without a
+    word (the parts are other rows than trained). A config that declares more heads or a
+    larger intermediate size than the tensors hold is found here at the cost of the stored
+    layers, whatever the numbers."""
     model = loader_model(f, p)
     if model is None or f.cfg.quantized:
         return []
@@ -288,14 +292,26 @@ def layer_shape_differs(f: Facts, p: Profile) -> list[Finding]:
         return []
     name, shape, built = bad[0]
     more = f" ({len(bad) - 1} more like it)" if len(bad) > 1 else ""
+    how = "the load fails on the shape"
+    split = name.removesuffix(".weight").endswith(tuple(f".{m}" for m in FUSED))
+    if split and shape[1:] == built[1:] and shape[0] > built[0]:
+        how = (
+            f"its weight loader splits the first {built[0]} rows into its parts and drops the "
+            "rest: other weights than trained, no error"
+        )
     return [
         new_finding(
             "DSC113",
-            f"{name} is {list(shape)}; {p.name} builds it {list(built)} from the config{more}: "
-            "the load fails on the shape",
+            f"{name} is {list(shape)}; {p.name} builds it {_dims(built)} from the config{more}: "
+            f"{how}",
             f.stored(name),
         )
     ]
+
+
+def _dims(shape: tuple[int | None, ...]) -> str:
+    """``shape`` as a list, ``*`` for a size the config does not give."""
+    return "[" + ", ".join("*" if d is None else str(d) for d in shape) + "]"
 
 
 @rule(

@@ -56,6 +56,9 @@ EMBED = {"embed_tokens.weight": T("F32", (VT, H))}
 QK_NORMS = {f"layers.0.self_attn.{n}.weight": T("F32", (H,)) for n in ("q_norm", "k_norm")}
 QKV_BIAS = {f"layers.0.self_attn.{p}_proj.bias": T("F32", (H,)) for p in "qkv"}
 NO_BIAS = {**EMBED, "fc.bias": DROP}
+# the head sizes synth's [8, 8] projections are built with, and a first layer's q of 2H
+SIZES = {"num_attention_heads": 1, "num_key_value_heads": 1, "head_dim": 8}
+Q0_2H = {"layers.0.self_attn.q_proj.weight": T("F32", (H, 2 * H))}
 LN0 = {"layers.0.input_layernorm.weight": T("F32", (H,))}
 EAGLE3 = {
     "architectures": ["LlamaForCausalLMEagle3"],
@@ -165,6 +168,15 @@ CASES = [
           config=S_EAGLE1, tensors={**EMBED, "d2t": T("I64", (VT,))}),
     fires("DSC113", "eagle1-fc-width", profile="vllm-eagle", draft=None, config=V_EAGLE1,
           tensors={**NO_BIAS, "fc.weight": T("F32", (H, 3 * H))}, says="fc.weight"),
+    # classic EAGLE concatenates in fc: its first layer's q/k/v take H (EAGLE-3's take 2H)
+    fires("DSC113", "eagle1-first-q-of-2h", profile="vllm-eagle", draft=None,
+          config={**V_EAGLE1, **SIZES}, tensors={**NO_BIAS, **Q0_2H},
+          says="layers.0.self_attn.q_proj.weight is [8, 16]; vllm-eagle builds it [8, 8]"),
+    clean("DSC113", "eagle1-first-q-of-hidden-width", profile="vllm-eagle", draft=None,
+          config={**V_EAGLE1, **SIZES}, tensors=NO_BIAS, exactly=("DSC501",)),
+    fires("DSC113", "eagle1-sglang-first-q-of-2h", profile="sglang-eagle", draft=None,
+          config={**S_EAGLE1, **SIZES}, tensors={**EMBED, **Q0_2H},
+          says="sglang-eagle builds it [8, 8]"),
     # SGLang's Qwen2 classic EAGLE: the same model over Qwen2 layers, whose q/k/v take a bias
     fires("DSC652", "eagle1-qwen2-no-qkv-bias", profile="sglang-eagle", draft=None,
           config=Q_EAGLE1, tensors=EMBED, says="layers.0.self_attn.q_proj.bias"),

@@ -49,6 +49,19 @@ VARIANTS = {
             "config": {"quantization_config": NVFP4},
         },
     ),
+    # SpecForge's midlayer takes [embedding, hidden state] into q/k/v ([*, 2H]); stored [*, H],
+    # split or fused, it is a drafter the EAGLE-3 loaders refuse (DSC113)
+    "llama3.1-8b-eagle3-q-of-hidden-width": (
+        "specforge-llama3.1-8b-eagle3",
+        {"add": {"midlayer.self_attn.q_proj.weight": T("F16", (4096, 4096))}},
+    ),
+    "qwen3-8b-eagle3-fused-qkv-of-hidden-width": (
+        "specforge-qwen3-8b-eagle3",
+        {
+            "drop": tuple(f"midlayer.self_attn.{n}_proj.weight" for n in "qkv"),
+            "add": {"midlayer.self_attn.qkv_proj.weight": T("BF16", (6144, 4096))},
+        },
+    ),
     # the DSpark configs after SpecForge's serving script (keys at the top level)
     "qwen3-8b-dspark-serving": (QWEN_DSPARK, {"serving": True}),
     "inkling-dspark-serving": (INKLING, {"serving": True}),
@@ -463,3 +476,26 @@ def test_real_drafter_through_the_process(built):
     p = cli_subprocess("inspect", drafter, "--target", target, "--profile", "vllm")
     assert p.returncode == 1, p.stdout + p.stderr
     assert "DSC101" in p.stdout
+
+
+@pytest.mark.parametrize("profile", ["vllm-eagle3", "sglang-eagle3"])
+def test_a_first_layer_qkv_of_hidden_width_fails_the_eagle3_load(built, profile):
+    """The real EAGLE-3 drafters store midlayer q/k/v [heads x head_dim, 2H] (the embedding
+    and the hidden state concatenated: llama_eagle3.py's qkv_input_size), and pass
+    (test_real_drafter_verdict). One q_proj [4096, 4096], or q/k/v fused into a qkv_proj
+    [6144, 4096], fails vLLM's and SGLang's weight loaders, which assert each shard's width."""
+    cases = (
+        ("llama3.1-8b-eagle3-q-of-hidden-width", "q_proj.weight is [4096, 4096]", "[4096, 8192]"),
+        (
+            "qwen3-8b-eagle3-fused-qkv-of-hidden-width",
+            "qkv_proj.weight is [6144, 4096]",
+            "[6144, 8192]",
+        ),
+    )
+    for key, stored, builds in cases:
+        drafter, target = built[key]
+        r = cli("inspect", drafter, "--target", target, "--profile", profile, "--format", "json")
+        assert r.exit_code == 1, r.stdout[-3000:]
+        found = [f["message"] for f in r.json["findings"] if f["code"] == "DSC113"]
+        assert len(found) == 1, r.stdout[-3000:]
+        assert f"midlayer.self_attn.{stored}; {profile} builds it {builds}" in found[0]

@@ -59,6 +59,20 @@ SG_EAGLE3_OK = {"lm_head.weight": head(VT), **SG_EAGLE3_LAYERS}
 ENCODER_FC = {"fc.weight": None, "encoder.fc.weight": zeros("F32", (H, 2 * H))}
 # EAGLE3's two aux states: fc_norm.0 and fc_norm.1 under their legacy names
 AUX_NORMS = {f"aux_norm_{n}.weight": zeros("F32", (H,)) for n in ("low", "mid")}
+# EAGLE-3's layer 0 takes [embedding, hidden state] into q/k/v: [8, 16] (synth writes it so);
+# MIDLAYER: SpecForge's name for it; E3_FUSED: its q/k/v stored as one qkv_proj [24, 16]
+E3_SIZES = {**EAGLE3, **SIZES}
+Q0 = "layers.0.self_attn.q_proj.weight"
+E3_LAYER_0 = synth.layer_weights(H, eagle3=True)
+MIDLAYER = {
+    **{n: None for n in E3_LAYER_0},
+    **{n.replace("layers.0.", "midlayer."): t for n, t in E3_LAYER_0.items()},
+}
+E3_FUSED = {
+    **{f"layers.0.self_attn.{n}_proj.weight": None for n in "qkv"},
+    "layers.0.self_attn.qkv_proj.weight": zeros("F32", (3 * H, 2 * H)),
+}
+SG_E3 = {"profile": "sglang-eagle3", "config": E3_SIZES}
 # layer 0 stored with q/k/v and gate/up fused, as a vLLM-side export writes it
 FUSED = {
     **{f"layers.0.self_attn.{n}_proj.weight": None for n in "qkv"},
@@ -108,6 +122,64 @@ CASES: list[Case] = [
           config={**SG_DSPARK, **SIZES}, tensors=SG_OK, exactly=()),
     fires("DSC113", "trtllm-heads-declared-past-the-tensors", profile="trtllm-dspark-legacy",
           config={**SIZES, "num_attention_heads": 2}, tensors=markov(VT, VT)),
+    # DSC113, EAGLE-3's first layer: q/k/v over 2H (llama_eagle3.py's qkv_input_size), each
+    # shard's width asserted; a fused qkv_proj is split by rows, then asserted the same
+    fires("DSC113", "vllm-eagle3-first-q-of-hidden-width", profile="vllm-eagle3", config=E3_SIZES,
+          tensors={Q0: zeros("F32", (H, H))},
+          says="layers.0.self_attn.q_proj.weight is [8, 8]; vllm-eagle3 builds it [8, 16] from "
+          "the config: the load fails on the shape", exactly=("DSC113",)),
+    clean("DSC113", "vllm-eagle3-first-qkv-as-trained", profile="vllm-eagle3", config=E3_SIZES,
+          exactly=()),
+    fires("DSC113", "sglang-eagle3-midlayer-v-of-3h", **SG_E3,
+          tensors={**SG_EAGLE3_OK, **MIDLAYER, "midlayer.self_attn.v_proj.weight":
+                   zeros("F32", (H, 3 * H))},
+          says="midlayer.self_attn.v_proj.weight is [8, 24]; sglang-eagle3 builds it [8, 16]",
+          exactly=("DSC113",)),
+    clean("DSC113", "sglang-eagle3-midlayer-as-trained", **SG_E3,
+          tensors={**SG_EAGLE3_OK, **MIDLAYER}, exactly=()),
+    fires("DSC113", "vllm-eagle3-fused-qkv-of-hidden-width", profile="vllm-eagle3",
+          config=E3_SIZES, tensors={**E3_FUSED, "layers.0.self_attn.qkv_proj.weight":
+                                    zeros("F32", (3 * H, H))},
+          says="layers.0.self_attn.qkv_proj.weight is [24, 8]; vllm-eagle3 builds it [24, 16]",
+          exactly=("DSC113",)),
+    clean("DSC113", "vllm-eagle3-fused-qkv-as-trained", profile="vllm-eagle3", config=E3_SIZES,
+          tensors=E3_FUSED, exactly=()),
+    fires("DSC113", "sglang-eagle3-fused-qkv-rows-past-the-heads", **SG_E3,
+          tensors={**SG_EAGLE3_OK, **E3_FUSED, "layers.0.self_attn.qkv_proj.weight":
+                   zeros("F32", (4 * H, 2 * H))},
+          says="splits the first 24 rows into its parts and drops the rest", exactly=("DSC113",)),
+    fires("DSC113", "vllm-eagle3-fused-qkv-rows-short", profile="vllm-eagle3", config=E3_SIZES,
+          tensors={**E3_FUSED, "layers.0.self_attn.qkv_proj.weight": zeros("F32", (2 * H, 2 * H))},
+          says="is [16, 16]; vllm-eagle3 builds it [24, 16] from the config: the load fails"),
+    # no num_attention_heads: the rows are the config class's default heads', the input width
+    # (2H into layer 0, H after it) is the config's hidden_size all the same
+    fires("DSC113", "vllm-eagle3-first-q-of-hidden-width-no-heads", profile="vllm-eagle3",
+          config=EAGLE3, tensors={Q0: zeros("F32", (H, H))},
+          says="layers.0.self_attn.q_proj.weight is [8, 8]; vllm-eagle3 builds it [*, 16] from "
+          "the config: the load fails", exactly=("DSC113",)),
+    clean("DSC113", "vllm-eagle3-first-qkv-no-heads-as-trained", profile="vllm-eagle3",
+          config=EAGLE3, exactly=()),
+    fires("DSC113", "sglang-eagle3-fused-qkv-of-hidden-width-no-heads", profile="sglang-eagle3",
+          config=EAGLE3, tensors={**SG_EAGLE3_OK, **E3_FUSED, "layers.0.self_attn.qkv_proj.weight":
+                                  zeros("F32", (5 * H, H))},
+          says="qkv_proj.weight is [40, 8]; sglang-eagle3 builds it [*, 16]"),
+    clean("DSC113", "sglang-eagle3-fused-qkv-no-heads-as-trained", profile="sglang-eagle3",
+          config=EAGLE3, tensors={**SG_EAGLE3_OK, **E3_FUSED, "layers.0.self_attn.qkv_proj.weight":
+                                  zeros("F32", (5 * H, 2 * H))}, exactly=()),
+    fires("DSC113", "vllm-dspark-q-of-2h-no-heads", tensors={Q0: zeros("F32", (H, 2 * H))},
+          says="q_proj.weight is [8, 16]; vllm builds it [*, 8]"),
+    # the layers after the first take the hidden state alone: H wide
+    clean("DSC113", "vllm-eagle3-second-layer-of-hidden-width", profile="vllm-eagle3",
+          config={**E3_SIZES, "num_hidden_layers": 2}, tensors=EAGLE3_LAYER_1, exactly=()),
+    fires("DSC113", "vllm-eagle3-second-layer-of-2h", profile="vllm-eagle3",
+          config={**E3_SIZES, "num_hidden_layers": 2},
+          tensors={**EAGLE3_LAYER_1, "layers.1.self_attn.k_proj.weight": zeros("F32", (H, 2 * H))},
+          says="layers.1.self_attn.k_proj.weight is [8, 16]; vllm-eagle3 builds it [8, 8]"),
+    # DSpark's layers are Qwen3's: a fused qkv_proj of the heads' rows over H loads
+    fires("DSC113", "vllm-dspark-fused-qkv-of-2h", config={**SIZES}, tensors={**FUSED,
+          "layers.0.self_attn.qkv_proj.weight": zeros("F32", (3 * H, 2 * H))},
+          says="layers.0.self_attn.qkv_proj.weight is [24, 16]; vllm builds it [24, 8]"),
+    clean("DSC113", "vllm-dspark-fused-as-trained", config={**SIZES}, tensors=FUSED, exactly=()),
     # DSC665: SGLang skips a trained layer the config does not build
     fires("DSC665", "sglang-second-layer", **SG, tensors={**SG_OK, **LAYER_1},
           says="skips these names silently", exactly=("DSC665",)),

@@ -26,7 +26,7 @@ from rules_harness import (
     ids,
     zeros,
 )
-from synth import EAGLE3_LAYER, VT, H, markov
+from synth import EAGLE3_LAYER, VT, H, backbone, markov
 
 from dspark_ckpt.facts.config import drafter_config
 from dspark_ckpt.facts.gather import gather
@@ -42,10 +42,15 @@ NO_IDS = {"target_layer_ids": None, "eagle_config": None}
 # a DFlash drafter as TensorRT-LLM serves it: no DSpark head declared, none shipped
 TRT_DFLASH = {**DFLASH, "markov_rank": None}
 NO_MARKOV = {"markov_head.markov_w1.weight": DROP, "markov_head.markov_w2.weight": DROP}
-# SpecForge names the EAGLE-3 layer midlayer.*: vLLM maps it onto layers.0
+# SpecForge names the EAGLE-3 layer midlayer.* (its shapes: q/k/v [H, 2H]): vLLM maps it onto
+# layers.0
 MIDLAYER = {
     **{f"layers.0.{n}": DROP for n in EAGLE3_LAYER},
-    **{f"midlayer.{n}": zeros("F32", (H,)) for n in EAGLE3_LAYER},
+    **{
+        n.replace("layers.0.", "midlayer."): t
+        for n, t in backbone(H, "eagle3").items()
+        if n.startswith("layers.0.")
+    },
 }
 # a speculators-format config, as speculators writes it: no model_type, the backbone in
 # transformer_layer_config (vLLM translates it: transformers_utils/configs/speculators/)
