@@ -224,6 +224,17 @@ SG_GEMMA4_LOAD = (
     "1422-1423 `if name not in params_dict:` `continue` (skipped); "
     f"{SG_GEMMA4}:1430-1436 `Some weights are not initialized from checkpoints` (a log line)"
 )
+# a Gemma 4 decoder layer's modules past its attention projections (vLLM's alike)
+GEMMA4_LAYER = (
+    "self_attn.o_proj",
+    "self_attn.q_norm",
+    "mlp.gate_proj|mlp.gate_up_proj",
+    "mlp.up_proj|mlp.gate_up_proj",
+    "mlp.down_proj",
+    *(f"{m}_layernorm" for m in ("input", "post_attention", "pre_feedforward")),
+    "post_feedforward_layernorm",
+    ":layer_scalar",
+)
 _PLE = "?~text_config.hidden_size_per_layer_input"  # HF's class default is 256: built
 _MOE = "?text_config.enable_moe_block"
 SGLANG_GEMMA4_ASSISTANT = SGLANG_EAGLE.derive(
@@ -297,14 +308,7 @@ SGLANG_GEMMA4_ASSISTANT = SGLANG_EAGLE.derive(
     layer_modules=(
         "self_attn.q_proj|self_attn.qkv_proj",
         *(f"self_attn.{m}:*" for m in ("k_proj", "v_proj", "k_norm")),
-        "self_attn.o_proj",
-        "self_attn.q_norm",
-        "mlp.gate_proj|mlp.gate_up_proj",
-        "mlp.up_proj|mlp.gate_up_proj",
-        "mlp.down_proj",
-        *(f"{m}_layernorm" for m in ("input", "post_attention", "pre_feedforward")),
-        "post_feedforward_layernorm",
-        ":layer_scalar",
+        *GEMMA4_LAYER,
         *(f"{m}{_PLE}" for m in ("per_layer_input_gate", "per_layer_projection")),
         f"post_per_layer_input_norm{_PLE}",
         f"router:*{_MOE}",

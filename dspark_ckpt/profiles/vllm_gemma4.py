@@ -21,6 +21,7 @@ cited at the 0.33.0 wheel.
 from __future__ import annotations
 
 from dspark_ckpt.profiles.eagle1 import NO_PARAM, V_UTILS, VLLM_EAGLE, _unread
+from dspark_ckpt.profiles.sglang_variants import GEMMA4_LAYER
 
 G = "vllm/model_executor/models/gemma4_mtp.py"
 G4 = "vllm/model_executor/models/gemma4.py"
@@ -142,17 +143,7 @@ VLLM_GEMMA4_ASSISTANT = VLLM_EAGLE.derive(
         "^masked_embedding.centroids?use_ordered_embeddings",
         "^masked_embedding:token_ordering?use_ordered_embeddings",
     ),
-    layer_modules=(
-        "self_attn.q_proj",
-        "self_attn.o_proj",
-        "self_attn.q_norm",
-        "mlp.gate_proj|mlp.gate_up_proj",
-        "mlp.up_proj|mlp.gate_up_proj",
-        "mlp.down_proj",
-        *(f"{m}_layernorm" for m in ("input", "post_attention", "pre_feedforward")),
-        "post_feedforward_layernorm",
-        ":layer_scalar",
-    ),
+    layer_modules=("self_attn.q_proj", *GEMMA4_LAYER),
     missing_tensors="uninitialised",
     checked_after_load=("norm", "centroids"),
     tied_head="own_embedding",
