@@ -180,6 +180,10 @@ CASES: list[Case] = [
           "layers.0.self_attn.qkv_proj.weight": zeros("F32", (3 * H, 2 * H))},
           says="layers.0.self_attn.qkv_proj.weight is [24, 16]; vllm builds it [24, 8]"),
     clean("DSC113", "vllm-dspark-fused-as-trained", config={**SIZES}, tensors=FUSED, exactly=()),
+    # ... and a fused gate_up_proj over another width than H
+    fires("DSC113", "vllm-dspark-fused-gate-up-of-2h", config={**SIZES}, tensors={**FUSED,
+          "layers.0.mlp.gate_up_proj.weight": zeros("F32", (2 * H, 2 * H))},
+          says="layers.0.mlp.gate_up_proj.weight is [16, 16]"),
     # DSC665: SGLang skips a trained layer the config does not build
     fires("DSC665", "sglang-second-layer", **SG, tensors={**SG_OK, **LAYER_1},
           says="skips these names silently", exactly=("DSC665",)),
