@@ -59,7 +59,8 @@ def uncovered_finding(
     checkpoint, where the target's own MTP check judges them), a model that drafts nothing (vLLM's
     ExtractHiddenStatesModel), a registered draft architecture whose loader no profile models
     yet (each says which class the runtime builds and why), Medusa, or a config that names no
-    family. inspect exits 3. Where a runtime judges the architecture and another registers it
+    family (a drafter published under its target's class, LlamaForCausalLM, when neither
+    ``--profile`` nor its path names the method it is served with). inspect exits 3. Where a runtime judges the architecture and another registers it
     without a profile, the drafter is judged and the other runtime's reason is listed as a
     check not made."""
     what = (
@@ -68,12 +69,19 @@ def uncovered_finding(
         else ("a drafter of no known family")
     )
     names = ", ".join(cfg.architectures) or cfg.model_type or "none"
-    reason = (
-        "; ".join(why)
-        if why
-        else "no profile covers it (profiles cover DSpark, DFlash, EAGLE-3 / P-EAGLE and "
-        "classic EAGLE drafters)"
-    )
+    if why:
+        reason = "; ".join(why)
+    elif family is None:  # the method it is served with says it: vLLM reads it from there
+        reason = (
+            "its config names no family; name the method it is served with by a profile "
+            "(--profile vllm-eagle3, vllm-eagle, vllm-dflash or vllm), as vLLM reads it from "
+            "--speculative-config"
+        )
+    else:
+        reason = (
+            "no profile covers it (profiles cover DSpark, DFlash, EAGLE-3 / P-EAGLE and "
+            "classic EAGLE drafters)"
+        )
     return Finding(
         UNCOVERED,
         f"this is {what} (architectures/model_type: {names}), not judged: {reason}",

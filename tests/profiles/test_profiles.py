@@ -686,6 +686,10 @@ def test_a_published_eagle_drafter_takes_its_family_from_its_path_or_the_profile
     r = inspect(plain)
     assert r.json["family"] is None and r.exit_code == 3
     assert [f["code"] for f in r.json["findings"]] == ["DSC108"]
+    assert (
+        "name the method it is served with by a profile (--profile vllm-eagle3"
+        in (r.json["findings"][0]["message"])
+    )
     r = inspect(plain, "vllm-eagle")  # the method the user serves it with
     assert r.json["family"] == "eagle" and "vllm-eagle" in r.json["verdicts"]
     r = inspect(classic, "vllm-eagle3")  # the method given wins over the path's
