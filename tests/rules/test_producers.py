@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import shutil
 import subprocess
 import sys
 
@@ -379,14 +380,24 @@ def test_peagle_is_judged_as_eagle3(drafters, targets, name):
     assert r.json["profiles"] == ["vllm-eagle3"]
 
 
-def test_eagle1_is_not_judged(drafters, targets):
-    """An EAGLE-1 drafter (eagle-llm) is no family a profile covers: it must not be judged
-    by DSpark rules and called deployable: it is refused as a family no profile covers
-    (DSC108)."""
-    r = cli("inspect", drafters / "eagle-llm-eagle1", "--target", targets[1000], "--format", "json")
-    assert r.exit_code != 0, r.stdout[-2000:]
-    assert r.json["ok"] is False
-    assert "DSC108" in {f["code"] for f in r.json["findings"]}
+def test_eagle1_under_its_targets_class_is_judged_by_the_method(drafters, targets, tmp_path):
+    """eagle-llm writes its EAGLE-1 drafter's config naming the target's class
+    (LlamaForCausalLM). vLLM serves it by the method the model path names ("eagle-":
+    classic EAGLE; config/speculative.py:1440-1456), renamed EagleLlamaForCausalLM: judged
+    as classic EAGLE (its trained fc bias, which vLLM ignores, fails it: DSC672), never by
+    DSpark rules. Where no name says the method it is not judged (DSC108) until --profile
+    names one."""
+    target = ("--target", targets[1000], "--format", "json")
+    r = cli("inspect", drafters / "eagle-llm-eagle1", *target)
+    assert r.json["family"] == "eagle" and r.json["profile"] == "vllm-eagle", r.stdout[-2000:]
+    assert r.exit_code == 1 and r.json["ok"] is False
+    assert "DSC672" in {f["code"] for f in r.json["findings"]}
+    plain = tmp_path / "drafter"
+    shutil.copytree(drafters / "eagle-llm-eagle1", plain)
+    r = cli("inspect", plain, *target)
+    assert r.exit_code == 3 and {f["code"] for f in r.json["findings"]} == {"DSC108"}
+    r = cli("inspect", plain, *target, "--profile", "vllm-eagle")
+    assert r.json["family"] == "eagle" and r.json["ok"] is False
 
 
 @pytest.mark.parametrize(

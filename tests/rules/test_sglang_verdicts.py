@@ -5,8 +5,7 @@ the sglang-* profile of its family, as read from SGLang's source: a table, one r
 The ``why`` of each row names what SGLang does with exactly that checkpoint (paths under
 python/sglang/ of the 0.5.23 wheel). Slow: the producers' own code writes their drafters.
 
-Not in the table: ``eagle-llm-eagle1`` (an EAGLE-1 drafter whose config names the target's
-class, LlamaForCausalLM, as eagle-llm writes it: no family, DSC108, see test_producers.py) and ``qwen3-8b-eagle3-nvfp4-head``, whose verdict turns on how SGLang
+Not in the table: ``qwen3-8b-eagle3-nvfp4-head``, whose verdict turns on how SGLang
 quantises every linear layer of a drafter that declares ModelOpt NVFP4 with no exclude list,
 which no rule models (the gate passes it; SGLang would build packed FP4 parameters for the
 unpacked BF16 decoder weights and fail the load).
@@ -33,6 +32,10 @@ HEAD_FROM_TARGET = "lm_head./embed_tokens. skipped, the target's used (dspark.py
 
 # (drafter, profile, deployable, error codes among the findings, why)
 PRODUCERS = [
+    ("eagle-llm-eagle1", "sglang-eagle", False, ("DSC680",),
+     "LlamaForCausalLM, as eagle-llm writes it: judged as classic EAGLE by its folder's name "
+     "(vLLM's reading of the path); SGLang looks the name up as it stands, a target model's "
+     "class, and builds no EAGLE drafter (models/llama.py)"),
     ("eagle-llm-eagle1-sglang", "sglang-eagle", True, (),
      "LlamaForCausalLMEagle registered (models/llama_eagle.py:153); fc with its bias "
      "(llama_eagle.py:91) and every layer weight shipped, layer 0 without input_layernorm "
@@ -128,9 +131,15 @@ REAL = [
      "mask 200064 < padded_vocab_size 201024 (dspark_worker_v2.py:246-254)"),
     ("qwen3-8b-dspark-serving-prefixed-embed", "sglang-dspark", True, (),
      f"model.embed_tokens.weight: removeprefix('model.'), then skipped; {HEAD_FROM_TARGET}"),
+    ("llama3.1-8b-eagle3-q-of-hidden-width", "sglang-eagle3", False, ("DSC113",),
+     "midlayer q_proj [4096, 4096]: layer 0's q/k/v take [embedding, hidden state], 2H "
+     "(models/llama_eagle3.py:62-75), and the weight loader asserts each shard's width"),
+    ("qwen3-8b-eagle3-fused-qkv-of-hidden-width", "sglang-eagle3", False, ("DSC113",),
+     "qkv_proj [6144, 4096]: split by rows into q/k/v, each of which must be 2H wide "
+     "(models/llama_eagle3.py:62-75)"),
 ]  # fmt: skip
 
-NOT_IN_THE_TABLE = {"eagle-llm-eagle1", "qwen3-8b-eagle3-nvfp4-head"}
+NOT_IN_THE_TABLE = {"qwen3-8b-eagle3-nvfp4-head"}
 
 
 def _judge(drafter, target, profile: str, deployable: bool, codes, why):
