@@ -143,13 +143,13 @@ class Registry(Mapping[str, Profile]):
     def __init__(self, base: dict[str, Profile], modules: tuple[str, ...]) -> None:
         self.base = base
         self.base_lines = frozenset(p.line for p in base.values())
-        self._modules = modules
+        self.modules = modules  # the variants' modules, under profiles/
         self._all: dict[str, Profile] | None = None
 
     def complete(self) -> dict[str, Profile]:
         """Every profile: the variants' modules imported and registered on first use."""
         if self._all is None:
-            later = (importlib.import_module(f"{__package__}.{m}") for m in self._modules)
+            later = (importlib.import_module(f"{__package__}.{m}") for m in self.modules)
             self._all = register(dict(self.base), *(p for m in later for p in m.PROFILES))
         return self._all
 

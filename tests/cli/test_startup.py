@@ -15,6 +15,8 @@ import mtp_targets as MT
 import pytest
 from conftest import FIXTURES, ROOT
 
+from dspark_ckpt.profiles.registry import PROFILES
+
 # what a JSON inspect of a local checkpoint never needs: the table (Rich), the Hub,
 # torch, typer's pydantic coercion (typer >= 0.29), numpy (no d2t/t2d to read), and the
 # machinery of the other commands
@@ -232,10 +234,7 @@ def test_the_collector_is_off_for_the_imports_only_and_frozen_at_exit():
     assert "collector on: True" in r.stderr and "frozen: True" in r.stderr, r.stderr
 
 
-VARIANTS = {
-    f"dspark_ckpt.profiles.{m}"
-    for m in ("vllm_variants", "vllm_muse", "sglang_variants", "eagle1_vllm_models", "mistral")
-} | {"dspark_ckpt.profiles.deepseek_eagle"}
+VARIANTS = {f"dspark_ckpt.profiles.{m}" for m in PROFILES.modules}
 
 
 def test_the_variant_architectures_profiles_are_built_only_when_asked_for(tmp_path):
