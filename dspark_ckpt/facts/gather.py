@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from dspark_ckpt.errors import CheckpointError
 from dspark_ckpt.facts.config import DrafterConfig
+from dspark_ckpt.facts.embedding import same_embedding
 from dspark_ckpt.facts.tokenizer import (
     NOT_CHECKED,
     TokenizerComparison,
@@ -80,6 +81,9 @@ class Facts:
     tokenizer: TokenizerComparison | None = None  # None: no target folder (--target-vocab-size)
     # the folder's *.safetensors that may not be the drafter's weights (weight_files.py)
     weight_files: tuple[WeightFile, ...] = ()
+    # whether the shipped embed_tokens is the target's, at sampled rows (embedding.py);
+    # None: not told (none shipped, no local target weights, another shape or dtype)
+    embed_is_target: bool | None = None
 
     @property
     def V(self) -> int:  # noqa: N802 - the names the docs use
@@ -183,12 +187,14 @@ def header_facts(ckpt: Checkpoint, cfg: DrafterConfig, target: Target) -> Facts:
 
 def gather(ckpt: Checkpoint, cfg: DrafterConfig, target: Target) -> Facts:
     """Everything ``inspect``'s rules read, in this order: the tokenizer files of both
-    folders, the headers of weight files beside an index, then ``d2t`` and ``t2d``. A ``d2t`` of another layout than runtimes load is
+    folders, a few rows of a shipped embedding and the target's (``embedding.py``), the
+    headers of weight files beside an index, then ``d2t`` and ``t2d``. A ``d2t`` of another layout than runtimes load is
     a finding (DSC206), not an error: then neither map is read. A read that fails
     raises ``CheckpointError``."""
     tokenizer = _tokenizers(ckpt, cfg, target)
     f = header_facts(ckpt, cfg, target)
-    f = replace(f, tokenizer=tokenizer, weight_files=weight_files(ckpt))
+    same = same_embedding(f.embed, ckpt, target.checkpoint)
+    f = replace(f, tokenizer=tokenizer, weight_files=weight_files(ckpt), embed_is_target=same)
     if f.d2t is not None and d2t_layout_problem(f.d2t, f.Vd) is not None:
         return f
     offsets = read_d2t(ckpt, f.Vd)

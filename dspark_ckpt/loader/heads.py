@@ -109,8 +109,8 @@ def _embed(f: Facts, p: Profile, own: bool) -> Source:
         if p.requires_embed_when_expanded and f.expanded_input_vocab:
             return Source(REFUSED, "requires_embed_when_expanded", True)
         return Source(TARGET)
-    if p.own_embed_kept:  # kept where its shape differs from the target's
-        if f.Vt != f.V:
+    if p.own_embed_kept:  # kept where its shape or its values differ from the target's
+        if f.Vt != f.V or f.embed_is_target is False:
             return Source(SHIPPED, "own_embed_kept", True)
         return Source(TARGET, "own_embed_kept", True)
     if own:

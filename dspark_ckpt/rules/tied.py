@@ -1,9 +1,11 @@
-"""Tied embeddings: a ``tie_word_embeddings`` that replaces the drafter's head.
+"""Embeddings that silently replace what the drafter was trained with.
 
 A runtime that reads ``tie_word_embeddings`` from the drafter config makes the head the
 embedding module (``Profile.tied_head``): the ``lm_head`` the checkpoint ships is never
 loaded, and the logits come from an embedding ``V`` rows wide, not from the ``Vd``-row
-head the drafter was trained with. The load succeeds; the drafter drafts garbage.
+head the drafter was trained with. The load succeeds; the drafter drafts garbage (DSC670).
+A runtime that keeps a shipped embedding whose values differ from the target's
+(``Profile.own_embed_kept``) embeds with it, not with the target's (DSC673).
 
 Each function is one finding code (``registry.py``); its docstring is the code's
 explanation. They read only the gathered ``Facts``.
@@ -11,10 +13,11 @@ explanation. They read only the gathered ``Facts``.
 
 from __future__ import annotations
 
+from dspark_ckpt.facts.embedding import SAMPLED
 from dspark_ckpt.facts.gather import Facts
-from dspark_ckpt.loader.heads import REFUSED, TIE, heads
+from dspark_ckpt.loader.heads import REFUSED, SHIPPED, TIE, heads
 from dspark_ckpt.profiles.registry import Profile
-from dspark_ckpt.rules.findings import ERROR, Finding, new_finding
+from dspark_ckpt.rules.findings import ERROR, WARNING, Finding, new_finding
 from dspark_ckpt.rules.registry import PROFILE, rule
 from dspark_ckpt.rules.repairs import SAFE, Fix, Needs, SetKey, repair
 
@@ -100,3 +103,36 @@ def tied_head_replaced(f: Facts, p: Profile) -> list[Finding]:
             )
         ]
     return []  # the embedding is the head, as the config says; both are V wide
+
+
+@rule(
+    "DSC673",
+    WARNING,
+    "shipped embedding of the target's shape kept in place of the target's",
+    scope=PROFILE,
+    hint="if the drafter was trained on the target's embedding, re-export it with that copy, or "
+    "without embed_tokens (the target's is then shared)",
+)
+def own_embedding_kept(f: Facts, p: Profile) -> list[Finding]:
+    """The drafter ships an embed_tokens of the target's shape whose values differ from the
+    target's input embedding (compared on a few rows spread over the vocab, both local:
+    facts/embedding.py). vLLM keeps such a copy (``torch.equal`` decides whether it shares
+    the target's), so the drafter embeds its tokens with it; SGLang and TensorRT-LLM replace
+    it with the target's whatever it holds. Trainers ship the target's frozen copy: one that
+    differs is a trained embedding, or a bad export (a random one: TorchSpec issue #38,
+    acceptance collapsed). Not checked where the rows cannot be read (a Hub or weightless
+    target, another dtype)."""
+    embed = heads(f, p).embed_source
+    if f.embed_is_target is not False or f.Vt != f.V:
+        return []
+    if (embed.source, embed.field) != (SHIPPED, "own_embed_kept"):
+        return []
+    return [
+        new_finding(
+            "DSC673",
+            f"{f.embed.name} has the target's shape {list(f.embed.shape)} but other values "
+            f"(of {SAMPLED} rows read from each): {p.release} keeps it in place of the target's "
+            "embedding, so the drafter embeds its tokens with this one",
+            tensor=f.embed.name,
+        )
+    ]

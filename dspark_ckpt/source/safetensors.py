@@ -513,6 +513,26 @@ def check_readable(info: TensorInfo) -> None:
         )
 
 
+def read_rows(info: TensorInfo, rows: list[int]) -> list[bytes]:
+    """The bytes of some rows of a 2-D tensor (a few of an embedding: never the whole),
+    read as ``read_tensor_bytes`` reads. Raises ``CheckpointError`` naming the file."""
+    width = info.nbytes // info.shape[0]
+    fd = open_regular(info.path)
+    try:
+        out = []
+        for row in rows:
+            try:
+                got = os.pread(fd, width, info.start + row * width)
+            except OSError as e:
+                raise CheckpointError(info.path, f"cannot read: {e.strerror or e}") from None
+            if len(got) != width:
+                raise CheckpointError(info.path, f"tensor {info.name!r}: file ended while reading")
+            out.append(got)
+        return out
+    finally:
+        os.close(fd)
+
+
 def read_tensor_bytes(info: TensorInfo, into: memoryview | None = None) -> bytearray | memoryview:
     """The bytes of one tensor, read into memory (never mapped: a file truncated under a
     mapping kills the process with SIGBUS; read, a file that changed is an error naming

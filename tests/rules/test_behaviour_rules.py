@@ -9,6 +9,7 @@ The drafter is synth.py's (hidden 8, Vt 100), made into what each profile loads 
 from __future__ import annotations
 
 import pytest
+import synth
 from rules_harness import (
     DFLASH,
     EAGLE3,
@@ -54,7 +55,23 @@ def fc(states: int):
     return {"fc.weight": zeros("F32", (H, states * H))}
 
 
+# a target with weights, and embeddings of its shape: its own copy (the same values: seed 7,
+# synth.target's) and another one (TorchSpec issue #38: an export wrote a random embedding)
+WEIGHTED = Tgt.of(embed_rows=VT)
+OWN_COPY = {"embed_tokens.weight": synth.head(VT, H, 7)}
+OTHER_COPY = {"embed_tokens.weight": head(VT)}
+
 CASES: list[Case] = [
+    # DSC673: vLLM keeps a shipped embedding whose values differ (spec_decode/eagle/utils.py:
+    # 18-34, torch.equal); https://github.com/torchspec-project/TorchSpec/issues/38
+    fires("DSC673", "own-embedding-other-values", target=WEIGHTED, tensors=OTHER_COPY,
+          says="but other values (of 16 rows read from each)"),
+    clean("DSC673", "own-embedding-the-targets-copy", target=WEIGHTED, tensors=OWN_COPY),
+    # SGLang replaces a shipped embedding with the target's, whatever it holds
+    clean("DSC673", "sglang-replaces-it", profile="sglang-dspark", target=WEIGHTED,
+          tensors=OTHER_COPY),
+    # no target weights to read rows from: not told, no finding
+    clean("DSC673", "no-target-weights", tensors=OTHER_COPY),
     # DSC670: tie_word_embeddings. https://github.com/sgl-project/SpecForge/issues/139 (and PR
     # #140): SpecForge's configs/qwen3-4b-eagle3.json set it true on a 32000-of-151936 drafter;
     # https://github.com/NVIDIA-NeMo/Automodel/pull/2319: a draft config copied from a tied
