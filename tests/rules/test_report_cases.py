@@ -67,12 +67,17 @@ RADIX = {"architectures": ["DSparkDraftModel"], "markov_head_type": "vanilla"}
 # ids as they are where the largest is N, the final boundary included (gpt_oss.py:1345-1352,
 # 728-738). https://github.com/sgl-project/sglang/pull/25454 (lightseekorg/kimi-k2.5-eagle3-mla,
 # ids that start at 2): DeepSeek-V2's family adds 1 only where the first id is 1
-# (deepseek_v2.py:3466-3473). Here 36 and 8-layer targets, 16-wide states
-GPT_OSS = Tgt.of(architectures=["GptOssForCausalLM"], model_type="gpt_oss",
-                 num_hidden_layers=36, hidden_size=H)
+# (deepseek_v2.py:3466-3473). Here 36- and 8-layer targets as wide as the drafter
+GPT_OSS = Tgt.of(
+    architectures=["GptOssForCausalLM"], model_type="gpt_oss", num_hidden_layers=36, hidden_size=H
+)
 LLAMA36 = Tgt.of(architectures=["LlamaForCausalLM"], num_hidden_layers=36, hidden_size=H)
-DSV3 = Tgt.of(architectures=["DeepseekV3ForCausalLM"], model_type="deepseek_v3",
-              num_hidden_layers=8, hidden_size=H)
+DSV3 = Tgt.of(
+    architectures=["DeepseekV3ForCausalLM"],
+    model_type="deepseek_v3",
+    num_hidden_layers=8,
+    hidden_size=H,
+)
 QWEN8 = Tgt.of(num_hidden_layers=8, hidden_size=H)
 SG_FULL = {"fc.weight": zeros("F32", (H, 3 * H)), "lm_head.weight": head(VT), **SG_EAGLE3_LAYERS}
 
