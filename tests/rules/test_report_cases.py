@@ -22,6 +22,7 @@ from rules_harness import (
     zeros,
 )
 from synth import VT, H
+from test_architectures import L4_EAGLE1
 
 # --- a pruned head exported without its map (https://github.com/NVIDIA-NeMo/Automodel/pull/2447:
 # the draft saved only lm_head [Vd]; "vLLM therefore found no mapping ... silently aligned draft
@@ -160,6 +161,12 @@ CASES: list[Case] = [
     # GPT-OSS: [24, 30, 36] are the boundaries themselves, 36 the final one: three states
     clean("DSC703", "gpt-oss-eagle3-final-boundary-sglang", profile="sglang-eagle3",
           target=GPT_OSS, config=sg_ids(24, 30, 36), tensors=SG_FULL, exactly=()),
+    # vLLM reads them at the top level and captures boundary i + 1 after each layer, the last
+    # included (gpt_oss.py:526-532): the same three states
+    clean("DSC703", "gpt-oss-eagle3-final-boundary-vllm", profile="vllm-eagle3", target=GPT_OSS,
+          config={**EAGLE3, "eagle_config": None, "eagle_aux_hidden_state_layer_ids": [24, 30, 36]},
+          tensors={"fc.weight": zeros("F32", (H, 3 * H)), "lm_head.weight": head(VT)},
+          exactly=()),
     # the same ids over a 36-layer Llama: 36 + 1 is no boundary it captures, two states
     fires("DSC703", "llama-eagle3-id-n-sglang", profile="sglang-eagle3", target=LLAMA36,
           config=sg_ids(24, 30, 36), tensors=SG_FULL, says="the target produces 2 of the 3"),
@@ -170,6 +177,16 @@ CASES: list[Case] = [
           target=DSV3, config=sg_ids(1, 4, 7), tensors=SG_FULL, says="[7] outside [-1, 6]"),
     fires("DSC703", "qwen3-eagle3-ids-shifted-sglang", profile="sglang-eagle3", target=QWEN8,
           config=sg_ids(2, 4, 7), tensors=SG_FULL, says="[7] outside [-1, 6]"),
+    # https://github.com/vllm-project/vllm/pull/29926: vLLM skipped the lm_head that
+    # morgendave/EAGLE-Llama-4-Scout-17B-16E-Instruct and nvidia/Llama-4-Maverick-17B-128E-Eagle3
+    # ship ("missing 'lm_head' attribute"). At 0.33.0 llama4_eagle.py:237-246 loads lm_head names
+    # as stored and the shipped head is kept (eagle/utils.py `_should_share`): it loads, clean
+    clean("DSC103", "llama4-eagle-ships-its-head", profile="vllm-eagle-llama4", config=L4_EAGLE1,
+          tensors={**EMBED, "lm_head.weight": head(VT)}, exactly=()),
+    # that head pruned to 40 rows with no map: draft id i is proposed as target id i
+    fires("DSC103", "llama4-eagle-pruned-head-no-map", profile="vllm-eagle-llama4", draft=40,
+          config=L4_EAGLE1, tensors={**EMBED, "lm_head.weight": head(40)},
+          says="proposed as target id i", exactly=("DSC103",)),
 ]  # fmt: skip
 
 
