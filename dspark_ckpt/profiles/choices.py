@@ -215,6 +215,17 @@ DefaultAuxIds = Literal[
 ]
 """The target hidden states a runtime feeds when the config names no aux layer ids."""
 
+TargetAuxIds = Literal[
+    # the ids are the capture points, but where the first id is 1 (then id + 1): SGLang's
+    # DeepSeek-V2 family and GLM-4 MoE Lite targets
+    "as_is_unless_first_is_1",
+    # the ids are the capture points where the largest is N (the final boundary, captured
+    # before the final norm), else id + 1; every boundary 0..N is captured: SGLang's GPT-OSS
+    "as_is_when_max_is_n",
+]
+"""How a target architecture turns the drafter's aux layer ids into capture points, where
+it does so otherwise than its runtime's other targets (``HiddenStates.by_target``)."""
+
 AuxDefaultLayers = Literal[
     "2,N//2,N-3",  # (2, N // 2, N - 3) of an N-layer target, deduplicated
     # the outputs of layers (1, N // 2 - 1, N - 4), the states entering (2, N // 2, N - 3),

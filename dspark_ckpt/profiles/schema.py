@@ -44,6 +44,7 @@ from dspark_ckpt.profiles.choices import (  # noqa: F401 (the field types, re-ex
     Runtime,
     StrayFilesLoaded,
     StrayNames,
+    TargetAuxIds,
     TiedHead,
     UnservedArchitecture,
 )
@@ -87,10 +88,16 @@ class HiddenStates:
     refused_targets: frozenset[str] = frozenset()
     # the states fed when the config names no aux layer ids ("": not modelled)
     default_ids: DefaultAuxIds = ""
+    # target architectures whose model turns the ids into capture points its own way:
+    # (architecture, how), the how a TargetAuxIds
+    by_target: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
         first = self.sources[0].split(" (")[0] if self.sources else "no source"
         _check(self, HIDDEN_STATES_CHOICES, f"hidden states from {first}")
+        for arch, how in self.by_target:
+            if how not in get_args(TargetAuxIds):
+                raise ValueError(f"hidden states from {first}: by_target {arch}={how!r}")
 
     def __repr__(self) -> str:
         return (

@@ -254,8 +254,30 @@ EAGLE3_HIDDEN = HiddenStates(
         "unless target_hidden_size != hidden_size)",
         "python/sglang/srt/models/llama.py:933-936 `[2, num_layers // 2, num_layers - 3]` "
         "(no ids: the states entering these layers)",
+        "python/sglang/srt/models/deepseek_v2.py:3466-3473 `if layer_ids and layer_ids[0] == 1:` "
+        "(id + 1 only where the first id is 1, else the ids as they are; DeepSeek V3 / V3.2, "
+        "GLM MoE DSA (glm4_moe.py:1284), Mistral Large 3 (mistral_large_3.py:12) and Kimi "
+        "K2.5's language model (kimi_k25.py:693) are this class), glm4_moe_lite.py (the same)",
+        "python/sglang/srt/models/gpt_oss.py:1345-1352 `max(layer_ids) == num_layers` (the ids "
+        "as they are where the largest is N, else id + 1), :728-738 `self.end_layer in "
+        "self.layers_to_capture` (the final boundary captured)",
     ),
     default_ids="2,N//2,N-3",
+    by_target=(
+        *(
+            (arch, "as_is_unless_first_is_1")
+            for arch in (
+                "DeepseekV2ForCausalLM",
+                "DeepseekV3ForCausalLM",
+                "DeepseekV32ForCausalLM",
+                "GlmMoeDsaForCausalLM",
+                "MistralLarge3ForCausalLM",
+                "KimiK25ForConditionalGeneration",
+                "Glm4MoeLiteForCausalLM",
+            )
+        ),
+        ("GptOssForCausalLM", "as_is_when_max_is_n"),
+    ),
 )
 # DFlash, and DSpark (dspark.py builds on dflash)
 DFLASH_HIDDEN = HiddenStates(

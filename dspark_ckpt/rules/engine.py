@@ -39,6 +39,7 @@ from dspark_ckpt.rules.target import (
     aux_ids,
     aux_width,
     capture_points,
+    for_target,
     trained_layers,
     uses_aux,
     valid_ids,
@@ -169,7 +170,7 @@ def profile_findings(f: Facts, p: Profile) -> list[Finding]:
     EAGLE-3's use_aux_hidden_state false its last ones: each target rule says which it
     judges)."""
     out = [x for r in rules_of(PROFILE) for x in r.check(f, p)]
-    hs = hidden_states(p)
+    hs = for_target(f, hidden_states(p))
     if hs is not None:
         out += [x for r in rules_of(TARGET) for x in r.check(f, p, hs)]
     return [_repairable(f, p, x) for x in out]
@@ -403,7 +404,7 @@ def target_checks(f: Facts, profiles: list[Profile]) -> list[dict]:
     out = []
     seen: set[tuple[str, str]] = set()
     for p in profiles:
-        hs = hidden_states(p)
+        hs = for_target(f, hidden_states(p))
         if hs is None or (p.runtime, p.family) in seen or not uses_aux(f, p):
             continue
         seen.add((p.runtime, p.family))

@@ -36,7 +36,13 @@ from dspark_ckpt.rules.aux_default import pin_key, serving_default, serving_pin
 from dspark_ckpt.rules.findings import ERROR, Finding, new_finding
 from dspark_ckpt.rules.registry import PROFILE, TARGET, rule
 from dspark_ckpt.rules.repairs import ASKS, SAFE, DelKey, Fix, Needs, fix_command, repair
-from dspark_ckpt.rules.target import aux_ids, aux_ids_outside_target, null_is_hidden_size, uses_aux
+from dspark_ckpt.rules.target import (
+    aux_ids,
+    aux_ids_outside_target,
+    for_target,
+    null_is_hidden_size,
+    uses_aux,
+)
 from dspark_ckpt.rules.vocab import reduced
 
 # --- the aux hidden states the runner feeds --------------------------------------------
@@ -162,7 +168,7 @@ def pin_trained_aux_ids(f: Facts, p: Profile | None, finding: Finding) -> Needs 
     KEY=VALUE``, with the ids the config names under the key the runner does not read (the
     hint gives the command). Asked, not done: which of the config's two answers is the
     trained one is the producer's to say (the plan then checks them against the target)."""
-    hs = hidden_states(p) if p is not None else None
+    hs = for_target(f, hidden_states(p)) if p is not None else None
     found = _unread_trained(f, p, hs) if hs is not None else None
     pin = _pin_trained(f, p, hs, found[2]) if found is not None else None
     if pin is None:

@@ -13,6 +13,7 @@ explanation. They read only the gathered ``Facts``.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from dspark_ckpt.facts.gather import Facts
@@ -69,6 +70,25 @@ def aux_ids(f: Facts, hs: HiddenStates) -> tuple[list[int], str, int] | None:
         if ids:
             return ids, key, shift
     return None
+
+
+def for_target(f: Facts, hs: HiddenStates | None) -> HiddenStates | None:
+    """``hs`` as this target's model applies it: where its architecture turns the ids into
+    capture points its own way (``hs.by_target``), the shift of the key the ids are read
+    from, and the boundaries it captures."""
+    model = f.target.model
+    how = dict(hs.by_target) if hs is not None else {}
+    arch = next((a for a in (model.architectures if model else ()) or () if a in how), None)
+    found = aux_ids(f, hs) if arch is not None else None
+    if found is None:
+        return hs
+    ids, key, _ = found
+    if how[arch] == "as_is_unless_first_is_1":
+        shift, captures = (1 if ids[0] == 1 else 0), hs.captures
+    else:  # as_is_when_max_is_n
+        shift, captures = (0 if max(ids) == f.layers else 1), "0..N"
+    keys = tuple((k, shift if k == key else s) for k, s in hs.aux_ids)
+    return replace(hs, aux_ids=keys, captures=captures)
 
 
 def capture_points(ids: list[int], shift: int) -> list[int]:

@@ -552,6 +552,8 @@ def test_an_invalid_hidden_states_value_fails_when_built():
     with pytest.raises(ValueError, match=r"^hidden states from .*: captures='0\.\.N\+1' is not"):
         replace(hs, captures="0..N+1")
     assert replace(hs, captures=None).captures is None  # None: unknown, allowed
+    with pytest.raises(ValueError, match=r"by_target GptOssForCausalLM='plus_one'$"):
+        replace(hs, by_target=(("GptOssForCausalLM", "plus_one"),))
 
 
 def test_every_string_rule_is_a_literal_and_the_families_are_the_schema_s():

@@ -13,6 +13,7 @@ import test_mistral_rules
 import test_model_rules
 import test_mtp_rules
 import test_report_cases
+import test_report_cases_mtp
 import test_sglang_rules
 import test_shape_rules
 import test_target_rules
@@ -37,7 +38,7 @@ TABLES = (
 )
 ALL = [c for table in TABLES for c in table.CASES]  # the drafter rows (rules_harness.Bench)
 # the MTP rows: a target checkpoint, not a drafter (rules/mtp.py; test_mtp_rules.py runs them)
-MTP = test_mtp_rules.CASES
+MTP = test_mtp_rules.CASES + test_report_cases_mtp.CASES
 
 
 def test_every_code_has_firing_and_clean_cases():

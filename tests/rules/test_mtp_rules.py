@@ -564,6 +564,11 @@ def _write(tmp_path, case: MtpCase):
 
 @pytest.mark.parametrize("case", RULE_CASES, ids=lambda c: f"{c.code}-{c.id}")
 def test_mtp_rule_case(tmp_path, case):
+    check_mtp_case(tmp_path, case)
+
+
+def check_mtp_case(tmp_path, case: MtpCase) -> None:
+    """Write ``case``'s target and hold the findings of the loader it names to the row."""
     t = read_mtp_target(_write(tmp_path, case))
     loader = BY_NAME[case.loader]
     assert loader in loaders_for(t.architecture, t.model_type), "the row's loader is picked"

@@ -22,6 +22,7 @@ from rules_harness import (
     zeros,
 )
 from synth import VT, H
+from test_architectures import L4_EAGLE1
 
 # --- a pruned head exported without its map (https://github.com/NVIDIA-NeMo/Automodel/pull/2447:
 # the draft saved only lm_head [Vd]; "vLLM therefore found no mapping ... silently aligned draft
@@ -59,6 +60,31 @@ EMBED = {"embed_tokens.weight": zeros("F32", (VT, H))}
 # it Qwen3DSparkModel where model_type is qwen3 (config/speculative.py:1534-1541), and only there:
 # any other model type is rewritten into the DeepSeek-V4 drafter (:1543-1565)
 RADIX = {"architectures": ["DSparkDraftModel"], "markov_head_type": "vanilla"}
+
+# --- SGLang turns EAGLE-3 aux ids into capture points per target model. Llama, Qwen and most
+# others capture the state entering layer id + 1 (python/sglang/srt/models/llama.py:938-941).
+# https://github.com/sgl-project/sglang/pull/32334 (nvidia/gpt-oss-120b-Eagle3-v3, ids
+# [24, 30, 36] over 36 layers, "only two 2,880-wide states were returned"): GPT-OSS takes the
+# ids as they are where the largest is N, the final boundary included (gpt_oss.py:1345-1352,
+# 728-738). https://github.com/sgl-project/sglang/pull/25454 (lightseekorg/kimi-k2.5-eagle3-mla,
+# ids that start at 2): DeepSeek-V2's family adds 1 only where the first id is 1
+# (deepseek_v2.py:3466-3473). Here 36- and 8-layer targets as wide as the drafter
+GPT_OSS = Tgt.of(
+    architectures=["GptOssForCausalLM"], model_type="gpt_oss", num_hidden_layers=36, hidden_size=H
+)
+LLAMA36 = Tgt.of(architectures=["LlamaForCausalLM"], num_hidden_layers=36, hidden_size=H)
+DSV3 = Tgt.of(
+    architectures=["DeepseekV3ForCausalLM"],
+    model_type="deepseek_v3",
+    num_hidden_layers=8,
+    hidden_size=H,
+)
+QWEN8 = Tgt.of(num_hidden_layers=8, hidden_size=H)
+SG_FULL = {"fc.weight": zeros("F32", (H, 3 * H)), "lm_head.weight": head(VT), **SG_EAGLE3_LAYERS}
+
+
+def sg_ids(*ids: int) -> dict:
+    return {**EAGLE3, "eagle_config": {"eagle_aux_hidden_state_layer_ids": list(ids)}}
 
 
 CASES: list[Case] = [
@@ -132,6 +158,35 @@ CASES: list[Case] = [
           "model_type": "qwen3"}, exactly=()),
     fires("DSC664", "radixark-dspark-name-other-model-type", profile="vllm",
           config={**RADIX, "model_type": "qwen3_moe"}, says="rewrites it to the DeepSeek-V4"),
+    # GPT-OSS: [24, 30, 36] are the boundaries themselves, 36 the final one: three states
+    clean("DSC703", "gpt-oss-eagle3-final-boundary-sglang", profile="sglang-eagle3",
+          target=GPT_OSS, config=sg_ids(24, 30, 36), tensors=SG_FULL, exactly=()),
+    # vLLM reads them at the top level and captures boundary i + 1 after each layer, the last
+    # included (gpt_oss.py:526-532): the same three states
+    clean("DSC703", "gpt-oss-eagle3-final-boundary-vllm", profile="vllm-eagle3", target=GPT_OSS,
+          config={**EAGLE3, "eagle_config": None, "eagle_aux_hidden_state_layer_ids": [24, 30, 36]},
+          tensors={"fc.weight": zeros("F32", (H, 3 * H)), "lm_head.weight": head(VT)},
+          exactly=()),
+    # the same ids over a 36-layer Llama: 36 + 1 is no boundary it captures, two states
+    fires("DSC703", "llama-eagle3-id-n-sglang", profile="sglang-eagle3", target=LLAMA36,
+          config=sg_ids(24, 30, 36), tensors=SG_FULL, says="the target produces 2 of the 3"),
+    # DeepSeek V3: [2, 4, 7] as they are (7 < 8 layers); [1, 4, 7] first id 1: + 1, 8 is past
+    clean("DSC703", "deepseek-eagle3-ids-as-they-are-sglang", profile="sglang-eagle3",
+          target=DSV3, config=sg_ids(2, 4, 7), tensors=SG_FULL, exactly=()),
+    fires("DSC703", "deepseek-eagle3-first-id-1-shifted-sglang", profile="sglang-eagle3",
+          target=DSV3, config=sg_ids(1, 4, 7), tensors=SG_FULL, says="[7] outside [-1, 6]"),
+    fires("DSC703", "qwen3-eagle3-ids-shifted-sglang", profile="sglang-eagle3", target=QWEN8,
+          config=sg_ids(2, 4, 7), tensors=SG_FULL, says="[7] outside [-1, 6]"),
+    # https://github.com/vllm-project/vllm/pull/29926: vLLM skipped the lm_head that
+    # morgendave/EAGLE-Llama-4-Scout-17B-16E-Instruct and nvidia/Llama-4-Maverick-17B-128E-Eagle3
+    # ship ("missing 'lm_head' attribute"). At 0.33.0 llama4_eagle.py:237-246 loads lm_head names
+    # as stored and the shipped head is kept (eagle/utils.py `_should_share`): it loads, clean
+    clean("DSC103", "llama4-eagle-ships-its-head", profile="vllm-eagle-llama4", config=L4_EAGLE1,
+          tensors={**EMBED, "lm_head.weight": head(VT)}, exactly=()),
+    # that head pruned to 40 rows with no map: draft id i is proposed as target id i
+    fires("DSC103", "llama4-eagle-pruned-head-no-map", profile="vllm-eagle-llama4", draft=40,
+          config=L4_EAGLE1, tensors={**EMBED, "lm_head.weight": head(40)},
+          says="proposed as target id i", exactly=("DSC103",)),
 ]  # fmt: skip
 
 
