@@ -38,8 +38,8 @@ def same_embedding(
     from dspark_ckpt.source.local import LocalSource
     from dspark_ckpt.source.safetensors import read_rows
 
-    if embed is None or target is None or len(embed.shape) != 2:
-        return None
+    if embed is None or target is None or len(embed.shape) != 2 or not embed.numel:
+        return None  # no rows (or none with bytes) to compare
     theirs = target.find(TARGET_EMBEDDING)
     if theirs is None or (theirs.shape, theirs.dtype) != (embed.shape, embed.dtype):
         return None
