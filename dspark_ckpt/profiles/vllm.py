@@ -13,7 +13,7 @@ from dspark_ckpt.profiles.families import DFLASH, DSPARK, EAGLE3
 from dspark_ckpt.profiles.mla import VLLM_MLA_ARCHITECTURES, VLLM_MLA_CITE
 from dspark_ckpt.profiles.qkv import VLLM_FIRST_QKV_EAGLE3
 from dspark_ckpt.profiles.quant_fc import vllm_fc_cites
-from dspark_ckpt.profiles.renames import RENAME_CITES
+from dspark_ckpt.profiles.renames import EAGLE_CONFIG, RENAME_CITES
 from dspark_ckpt.profiles.schema import LT, NE, Profile
 from dspark_ckpt.profiles.vllm_hidden import DFLASH_HIDDEN, EAGLE3_HIDDEN, VLLM_DFLASH_AUX
 from dspark_ckpt.profiles.vllm_registry import (
@@ -209,7 +209,6 @@ QWEN3_EAGLE3_PY = M + "qwen3_eagle3.py"
 DSPARK_SPEC = "vllm/v1/worker/gpu/spec_decode/dspark/speculator.py"
 SPEC_BASE = "vllm/transformers_utils/configs/speculators/base.py"
 HF_CONFIG = "vllm/transformers_utils/config.py"
-EAGLE_CONFIG = "vllm/transformers_utils/configs/eagle.py"
 DEFAULT_LOADER = "vllm/model_executor/model_loader/default_loader.py"
 LINEAR = "vllm/model_executor/layers/linear.py"
 REGISTRY = M + "registry.py"

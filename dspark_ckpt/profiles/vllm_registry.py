@@ -23,8 +23,9 @@ lists, as no PR read shows a name of them added since.
 
 from __future__ import annotations
 
+from dspark_ckpt.profiles.renames import EAGLE_CONFIG
+
 REG = "vllm/model_executor/models/registry.py"
-EAGLE_CONFIG = "vllm/transformers_utils/configs/eagle.py"
 SPEC_CONFIG = "vllm/config/speculative.py"
 
 # method eagle3: the names that start or end with Eagle3 (registry.py:700-705,712-713)
