@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from dspark_ckpt.commands.fix_checks import File, check_bytes, check_layout, read_back
-from dspark_ckpt.commands.inspect import Report, inspect_checkpoint
+from dspark_ckpt.commands.inspect import Report, inspect_checkpoint, served_config
 from dspark_ckpt.commands.repair import (
     config_bytes,
     index_bytes,
@@ -26,7 +26,7 @@ from dspark_ckpt.commands.repair import (
     planned_checkpoint as repaired_checkpoint,
 )
 from dspark_ckpt.errors import CheckpointError, UsageError, few
-from dspark_ckpt.facts.config import DrafterConfig, drafter_config
+from dspark_ckpt.facts.config import DrafterConfig
 from dspark_ckpt.facts.target import Target
 from dspark_ckpt.profiles.registry import PROFILES, applicable_profiles, route
 from dspark_ckpt.record import record
@@ -182,7 +182,7 @@ def open_drafter(
     ckpt = build_checkpoint(origin)
     if mode == OUT:
         ckpt = local_checkpoint(ckpt)  # the copy links or copies local weight files
-    cfg = drafter_config(ckpt)
+    cfg = served_config(ckpt, profiles)
     way = route(cfg)
     family = way.family
     if not way.judged:

@@ -65,6 +65,15 @@ def _config_alone(source: str, ckpt: Checkpoint | None) -> DrafterConfig | None:
         return None
 
 
+def served_config(ckpt: Checkpoint, profile: str | list[str] | None) -> DrafterConfig:
+    """The drafter's config, with the method the named profiles stand for in place of the
+    one its path names (``DrafterConfig.method``: what a config naming no family is served
+    as, as vLLM takes it from --speculative-config)."""
+    cfg = drafter_config(ckpt)
+    method = asked_method(profile)
+    return cfg if method is None else replace(cfg, method=method)
+
+
 def inspect_checkpoint(
     source: str,
     target: Target,
@@ -83,9 +92,7 @@ def inspect_checkpoint(
     ckpt = checkpoint
     try:
         ckpt = ckpt or open_checkpoint(source)
-        cfg = drafter_config(ckpt)
-        if (method := asked_method(profile)) is not None:  # the user's over the path's
-            cfg = replace(cfg, method=method)
+        cfg = served_config(ckpt, profile)
         way = route(cfg)
         family = way.family
         if not way.judged:

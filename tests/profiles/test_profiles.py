@@ -696,6 +696,11 @@ def test_a_published_eagle_drafter_takes_its_family_from_its_path_or_the_profile
     assert r.json["family"] == "eagle" and "vllm-eagle" in r.json["verdicts"]
     r = inspect(classic, "vllm-eagle3")  # the method given wins over the path's
     assert r.json["family"] == "eagle3"
+    # fix takes the method alike: refused without one, planned with one
+    r = cli("fix", plain, "--target-vocab-size", VT, "--diff")
+    assert r.exit_code == 2 and "not judged" in r.stderr
+    r = cli("fix", plain, "--target-vocab-size", VT, "--diff", "--profile", "vllm-eagle")
+    assert r.exit_code in (0, 1) and "not judged" not in r.stderr and "vllm-eagle" in r.stdout
 
 
 def test_a_published_eagle3_drafter_is_eagle3_by_its_draft_vocab_size(tmp_path):
