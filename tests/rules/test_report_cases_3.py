@@ -22,7 +22,7 @@ from rules_harness import (
     split_off,
     zeros,
 )
-from synth import H
+from synth import VT, H
 
 # --- https://github.com/vllm-project/vllm/pull/48113: z-lab/Qwen3-4B-DFlash-b16
 # (dflash_config.target_layer_ids [1, 9, 17, 25, 33], fc over 5 states) paired with
@@ -63,6 +63,17 @@ def shard_lost(folder: Path) -> None:
 SPECULATORS = {**EAGLE3, "speculators_model_type": "eagle3"}
 INPUT_NORM = {"input_norm.weight": zeros("F32", (2 * H,))}
 
+# --- https://github.com/NVIDIA/Model-Optimizer/pull/1621 (DFlash for MiniMax-M2.7, "auto
+# mask-token"): the draft embeds masked slots with the target's embed_tokens, so "the mask id
+# must be a token that physically exists in the target embedding"; a row resized in past the
+# vocab is neither trained nor exported, a reserved row of a padded embedding is. vLLM 0.33.0
+# reads mask_token_id (models/qwen3_dflash.py:454-456) and looks it up in the shared
+# embedding; SGLang 0.5.23 refuses an id past the target's vocab_size at start-up
+# (speculative/dflash_worker_v2.py:1400-1404 "outside the target vocab size"). Here Vt 100:
+# id 100 is the resized-in row, 99 the last row the target has
+MASK_RESIZED = {**DFLASH, "mask_token_id": VT}
+MASK_RESERVED = {**DFLASH, "mask_token_id": VT - 1}
+
 
 CASES: list[Case] = [
     fires("DSC703", "zlab-dflash-b16-over-qwen3.5-4b", profile="vllm-dflash", target=QWEN35_4B,
@@ -89,6 +100,15 @@ CASES: list[Case] = [
     fires("DSC652", "speculators-norm-before-fc-without-the-norm", profile="vllm-eagle3",
           config={**SPECULATORS, "norm_before_fc": True}, says="(input_norm)",
           exactly=("DSC652",)),
+    fires("DSC208", "dflash-mask-id-resized-in", profile="vllm-dflash", config=MASK_RESIZED,
+          says="outside the input vocab [0, 100)", exactly=("DSC208",)),
+    clean("DSC208", "dflash-mask-id-reserved-row", profile="vllm-dflash", config=MASK_RESERVED,
+          exactly=()),
+    fires("DSC208", "dflash-mask-id-resized-in-sglang", profile="sglang-dflash",
+          config=MASK_RESIZED, tensors=SG_BLOCK_LAYERS, says="refuses it at start-up",
+          exactly=("DSC208",)),
+    clean("DSC208", "dflash-mask-id-reserved-row-sglang", profile="sglang-dflash",
+          config=MASK_RESERVED, tensors=SG_BLOCK_LAYERS, exactly=()),
 ]  # fmt: skip
 
 
