@@ -13,6 +13,7 @@ import test_mistral_rules
 import test_model_rules
 import test_mtp_rules
 import test_report_cases
+import test_report_cases_3
 import test_report_cases_mtp
 import test_sglang_rules
 import test_shape_rules
@@ -31,6 +32,7 @@ TABLES = (
     test_model_rules,
     test_behaviour_rules,
     test_report_cases,
+    test_report_cases_3,
     test_architectures,
     test_variant_rules,
     test_mistral_rules,
