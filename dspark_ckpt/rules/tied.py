@@ -1,11 +1,12 @@
-"""Embeddings that silently replace what the drafter was trained with.
+"""Trained parts a runtime silently replaces or drops.
 
 A runtime that reads ``tie_word_embeddings`` from the drafter config makes the head the
 embedding module (``Profile.tied_head``): the ``lm_head`` the checkpoint ships is never
 loaded, and the logits come from an embedding ``V`` rows wide, not from the ``Vd``-row
 head the drafter was trained with. The load succeeds; the drafter drafts garbage (DSC670).
 A runtime that keeps a shipped embedding whose values differ from the target's
-(``Profile.own_embed_kept``) embeds with it, not with the target's (DSC673).
+(``Profile.own_embed_kept``) embeds with it, not with the target's (DSC673). A trained
+input_norm the config does not build is dropped by name (DSC674).
 
 Each function is one finding code (``registry.py``); its docstring is the code's
 explanation. They read only the gathered ``Facts``.
@@ -16,7 +17,9 @@ from __future__ import annotations
 from dspark_ckpt.facts.embedding import SAMPLED
 from dspark_ckpt.facts.gather import Facts
 from dspark_ckpt.loader.heads import REFUSED, SHIPPED, TIE, heads
-from dspark_ckpt.profiles.registry import Profile
+from dspark_ckpt.loader.model import loader_model
+from dspark_ckpt.loader.parts import Module
+from dspark_ckpt.profiles.registry import EAGLE3, Profile
 from dspark_ckpt.rules.findings import ERROR, WARNING, Finding, new_finding
 from dspark_ckpt.rules.registry import PROFILE, rule
 from dspark_ckpt.rules.repairs import SAFE, Fix, Needs, SetKey, repair
@@ -134,5 +137,63 @@ def own_embedding_kept(f: Facts, p: Profile) -> list[Finding]:
             f"(of {SAMPLED} rows read from each): {p.release} keeps it in place of the target's "
             "embedding, so the drafter embeds its tokens with this one",
             tensor=f.embed.name,
+        )
+    ]
+
+
+def _norm_before_fc_key(f: Facts) -> str:
+    """Where the EAGLE-3 model reads norm_before_fc: eagle_config's key wins where present
+    (vLLM llama_eagle3.py:184-188), else the top level (a speculators config's, copied by its
+    translation: speculators/algos.py:36)."""
+    nest = f.raw.get("eagle_config")
+    return (
+        "eagle_config.norm_before_fc"
+        if isinstance(nest, dict) and "norm_before_fc" in nest
+        else "norm_before_fc"
+    )
+
+
+@repair("build-input-norm", SAFE)
+def build_input_norm(f: Facts, p: Profile | None, finding: Finding) -> Fix | None:
+    """norm_before_fc is set true where the model reads it, so that the runtime builds the
+    input_norm the checkpoint ships and loads it. Safe: the weights say the drafter was
+    trained with the norm (an input_norm is trained only where it is applied)."""
+    if f.input_norm is None:
+        return None
+    key = _norm_before_fc_key(f)
+    return Fix((SetKey(key, True),), f"set {key} true (the checkpoint ships input_norm)")
+
+
+@rule(
+    "DSC674",
+    ERROR,
+    "trained input_norm the config does not build: dropped silently",
+    scope=PROFILE,
+    hint="set norm_before_fc true where the runtime reads it, so that the trained norm is built",
+    repair=build_input_norm,
+)
+def input_norm_dropped(f: Facts, p: Profile) -> list[Finding]:
+    """The checkpoint ships a trained input_norm (the norm EAGLE-3 applies before fc) and the
+    config does not turn norm_before_fc on where the runtime reads it (a speculators config's
+    translation defaults it to false: vLLM speculators/algos.py:36). vLLM's EAGLE-3 loader then
+    drops every input_norm. name on purpose (llama_eagle3.py:464-465), and SGLang's, which builds
+    no input_norm either (llama_eagle3.py:173-182), skips a name it has no parameter for: the
+    drafter loads with no error and runs fc on hidden states its trained norm never saw (vLLM
+    PR #38111)."""
+    dropped = "input_norm" in p.dropped_unbuilt
+    if f.input_norm is None or p.family != EAGLE3:
+        return []
+    if not (dropped or p.missing_tensors == "default_init"):  # else refused: DSC112
+        return []
+    model = loader_model(f, p)
+    if model is None or any(isinstance(m, Module) and m.path == "input_norm" for m in model.parts):
+        return []
+    return [
+        new_finding(
+            "DSC674",
+            f"{f.input_norm.name} is stored and {_norm_before_fc_key(f)} is not true: "
+            f"{p.release} builds no input_norm, {'drops' if dropped else 'skips'} the trained "
+            "one and runs fc without it (no error)",
+            f.input_norm,
         )
     ]

@@ -100,6 +100,24 @@ CASES: list[Case] = [
     fires("DSC652", "speculators-norm-before-fc-without-the-norm", profile="vllm-eagle3",
           config={**SPECULATORS, "norm_before_fc": True}, says="(input_norm)",
           exactly=("DSC652",)),
+    # the trained norm stored and the key left out: the translation defaults it to false, and
+    # vLLM's loader drops every input_norm. name (models/llama_eagle3.py:464-465), no error
+    fires("DSC674", "speculators-trained-norm-dropped", profile="vllm-eagle3",
+          config=SPECULATORS, tensors=INPUT_NORM, says="is stored and norm_before_fc is not true",
+          exactly=("DSC674",)),
+    clean("DSC674", "speculators-trained-norm-built", profile="vllm-eagle3",
+          config={**SPECULATORS, "norm_before_fc": True}, tensors=INPUT_NORM),
+    # SGLang builds none either (models/llama_eagle3.py:173-182) and skips the name
+    fires("DSC674", "sglang-trained-norm-skipped", profile="sglang-eagle3", config=EAGLE3,
+          tensors={**SG_EAGLE3_LAYERS, **INPUT_NORM}, says="skips the trained one"),
+    clean("DSC674", "sglang-trained-norm-built", profile="sglang-eagle3",
+          config={**EAGLE3, "eagle_config": {**EAGLE3["eagle_config"], "norm_before_fc": True}},
+          tensors={**SG_EAGLE3_LAYERS, **INPUT_NORM}),
+    # a native config's eagle_config key wins over the top level's (llama_eagle3.py:184-188)
+    fires("DSC674", "eagle-config-says-no-norm", profile="vllm-eagle3",
+          config={**EAGLE3, "norm_before_fc": True,
+                  "eagle_config": {**EAGLE3["eagle_config"], "norm_before_fc": False}},
+          tensors=INPUT_NORM, says="eagle_config.norm_before_fc is not true"),
     fires("DSC208", "dflash-mask-id-resized-in", profile="vllm-dflash", config=MASK_RESIZED,
           says="outside the input vocab [0, 100)", exactly=("DSC208",)),
     clean("DSC208", "dflash-mask-id-reserved-row", profile="vllm-dflash", config=MASK_RESERVED,
