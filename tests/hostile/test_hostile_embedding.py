@@ -1,7 +1,7 @@
 """A shipped embedding held against the target's (facts/embedding.py) on hostile headers,
 through the real CLI as a process: rows declared gigabytes wide (sparse files) are not
 read, and a target whose weights lead to a device file, a FIFO or out of its folder is
-refused in one line."""
+refused in one line; and a config's class name of megabytes is laid out in linear time."""
 
 from __future__ import annotations
 
@@ -74,3 +74,19 @@ def test_a_targets_weights_leading_to_a_device_a_fifo_or_out_are_refused(tmp_pat
     assert len(lines) == 2 and lines[0].startswith(f"dspark-ckpt: error: {weights}: ")
     words = {"devzero": "leading out", "fifo": "a FIFO", "outside": "leading out"}[kind]
     assert words in lines[0]
+
+
+@pytest.mark.parametrize("output", [[], ["-v"], ["--format", "table"]])
+def test_a_class_name_of_megabytes_is_laid_out_in_linear_time(tmp_path, output):
+    """architectures naming one class of 3 million characters (the config's 16 MB limit
+    allows 15): each line of it was sliced from the rest of it and appended by a copy of
+    all before it (was: over a minute, quadratic)."""
+    drafter = tmp_path / "drafter"
+    write_json(
+        drafter / "config.json", {**drafter_config(100, 100), "architectures": ["X" * 3_000_000]}
+    )
+    write_safetensors(drafter / "model.safetensors", {"norm.weight": T("F32", (2,))})
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "80"}
+    argv = [sys.executable, "-m", "dspark_ckpt", "inspect", drafter, "--target-vocab-size", "100"]
+    r = subprocess.run([*argv, *output], capture_output=True, text=True, timeout=20, env=env)
+    assert r.returncode == 1 and "Traceback" not in r.stdout + r.stderr and not r.stderr
