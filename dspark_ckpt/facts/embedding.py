@@ -19,6 +19,9 @@ if TYPE_CHECKING:  # the rules read SAMPLED: explain and profiles import no read
     from dspark_ckpt.source.safetensors import TensorInfo
 
 SAMPLED = 16
+# the widest row compared (bytes): an embedding row is a few KiB (hidden 16384 in BF16 is
+# 32 KiB); a header declaring rows of gigabytes (a sparse file) is not read, nor told
+MAX_ROW_BYTES = 1 << 20
 TARGET_EMBEDDING = "embed_tokens.weight"
 
 
@@ -40,6 +43,9 @@ def same_embedding(
 
     if embed is None or target is None or len(embed.shape) != 2 or not embed.numel:
         return None  # no rows (or none with bytes) to compare
+    width, part = divmod(embed.nbytes, embed.shape[0])
+    if part or not width or width > MAX_ROW_BYTES:
+        return None  # rows of a sub-byte width (F4 [N, 1]) or too wide to read a few of
     theirs = target.find(TARGET_EMBEDDING)
     if theirs is None or (theirs.shape, theirs.dtype) != (embed.shape, embed.dtype):
         return None

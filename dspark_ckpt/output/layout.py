@@ -25,25 +25,27 @@ def flow(parts: list, width: int, text: type = Styled):
     path breaks after a ``/``, anything else anywhere. ``text``: the class of the parts
     that are not strings and of the result (``Styled``; Rich's ``Text`` for the tables)."""
     width = max(width, 1)
-    out, used = text(), 0
-    for part in parts:
+    items, used = [], 0  # joined once at the end: appended one by one, a line of
+    for part in parts:  # megabytes (a config's class name) was copied at every break
         part = text(one_line(part)) if isinstance(part, str) else part  # Text drops BEL
         if used and used + 1 + len(part) > width:
-            out.append("\n")
+            items.append(text("\n"))
             used = 0
         elif used:
-            out.append(" ")
+            items.append(text(" "))
             used += 1
         for piece in _path_pieces(part):
             if used and used + len(piece) > width:
-                out.append("\n")
+                items.append(text("\n"))
                 used = 0
-            while len(piece) > width:
-                out.append_text(piece[: width - used]).append("\n")
-                piece, used = piece[width - used :], 0
-            out.append_text(piece)
+            cuts = range(width - used, len(piece), width) if len(piece) > width else ()
+            *whole, piece = piece.divide(list(cuts)) if cuts else [piece]
+            for line in whole:  # cut from the piece at once, not from its rest each time
+                items += [line, text("\n")]
+                used = 0
+            items.append(piece)
             used += len(piece)
-    return out
+    return text().join(items)
 
 
 def _path_pieces(text):

@@ -113,6 +113,25 @@ class Styled:
             start = at + len(separator)
         return [*out, self[start:]] if start < len(self._text) or not out else out
 
+    def divide(self, offsets: list[int]) -> list[Styled]:
+        """The pieces between ``offsets`` (Rich's ``Text.divide``)."""
+        cuts = [0, *offsets, len(self._text)]
+        return [self[a:b] for a, b in zip(cuts[:-1], cuts[1:], strict=True)]
+
+    def join(self, parts: list[Styled]) -> Styled:
+        """``parts`` one after another, this text between each two (Rich's ``Text.join``),
+        in one pass: no copy of the text made so far at each part."""
+        out, texts, at = Styled(style=self.style), [], 0
+        for i, part in enumerate(parts):
+            for piece in (self, part) if i and self._text else (part,):
+                texts.append(piece._text)
+                if piece.style:
+                    out.spans.append((at, at + len(piece._text), piece.style))
+                out.spans += [(at + a, at + b, s) for a, b, s in piece.spans]
+                at += len(piece._text)
+        out._text = "".join(texts)
+        return out
+
     @classmethod
     def assemble(cls, *parts: Styled | str | tuple[str, str], style: str = "") -> Styled:
         out = cls(style=style)

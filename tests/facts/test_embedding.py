@@ -56,3 +56,15 @@ def test_a_file_cut_short_after_its_header_was_read_is_not_told(tmp_path):
     theirs = target.find("embed_tokens.weight")
     os.truncate(theirs.path, theirs.start + 4)
     assert same_embedding(copy.find("embed_tokens.weight"), copy, target) is None
+
+
+def test_rows_narrower_than_a_byte_are_not_told(tmp_path):
+    """F4 [N, 1]: half a byte a row, 0 bytes by the row width: 16 empty rows compared would
+    say any two such embeddings are the same copy."""
+    target = _checkpoint(tmp_path / "t", T("F4", (100, 1)))
+    other = _checkpoint(tmp_path / "o", T("F4", (100, 1)), "embed_tokens.weight")
+    theirs = target.find("embed_tokens.weight")
+    with open(theirs.path, "r+b") as f:  # the target's values all set, the drafter's zero
+        f.seek(theirs.start)
+        f.write(b"\xff" * theirs.nbytes)
+    assert same_embedding(other.find("embed_tokens.weight"), other, target) is None
