@@ -44,7 +44,7 @@ RELATIVE = {**HEAD32, "d2t": d2t(OFFSETS), **T2D}
 # --- https://github.com/SafeAILab/EAGLE/issues/248 (EAGLE-3 training: "self.t2d's shape is
 # [32000] but valid vocab_size is 1746": a vocab map built from a corpus with fewer distinct
 # tokens than draft_vocab_size, so t2d selects 1746 ids for a 32000-row head). The runtimes
-# read d2t only (vLLM's loader skips it, llama_eagle3.py:426-427; SGLang skips it,
+# read d2t only (vLLM's loader skips t2d, llama_eagle3.py:426-427; SGLang skips it,
 # :354-355): it loads, and the rows past what t2d selects were never trained. Here 5 of 32
 FEW = MASK.copy()
 FEW[np.flatnonzero(MASK)[5:]] = False
