@@ -1,0 +1,73 @@
+"""Round five's attacks on ``fix`` and ``verify`` through the real CLI, each a failure
+found before its fix: a full disk under ``fix --out`` (the file's close, not only its
+writes), a head declared 2^31 rows refused before verify builds its per-row vocab arrays,
+and ``--prune-vocab 1``, whose one-entry d2t reads alike as offsets and as ids."""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import synth
+from conftest import FIXTURES, ROOT, cli
+from safetensors.numpy import load_file
+from synth import VT, H, T
+
+SMALL = FIXTURES / "targets/small"
+
+
+def run(*args, preexec=None, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "dspark_ckpt", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        preexec_fn=preexec,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"},
+    )
+
+
+def one_error(err: str) -> str:
+    assert "Traceback" not in err, err
+    [line] = [x for x in err.splitlines() if x.startswith("dspark-ckpt: error:")]
+    return line
+
+
+def listing(root: Path) -> list[str]:
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*"))
+
+
+# --- a full disk under fix --out ---------------------------------------------------------
+
+
+def small_files():
+    """No file may grow past 3000 bytes (``ulimit -f``; SIGXFSZ ignored, so a write past
+    it fails with EFBIG, as one on a full disk fails with ENOSPC)."""
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (3000, 3000))
+
+
+def test_a_write_that_fails_at_close_names_the_file_exit_2(tmp_path):
+    """A write that fails leaves bytes in the file's buffer; closing it flushes them and
+    fails again. That second error escaped the writer unnamed (``error: File too large;
+    nothing written``, exit 1, on a tmpfs full: ``No space left on device``): now the
+    line names the file fix could not write, exit 2, and nothing is left behind."""
+    src = synth.drafter(
+        tmp_path / "d", vocab=128, draft=None, tensors={"lm_head.weight": synth.head(128, H, 1)}
+    )
+    before = listing(tmp_path)
+    r = run("fix", src, "--target", SMALL, "--out", tmp_path / "o", preexec=small_files)
+    line = one_error(r.stderr)
+    assert r.returncode == 2, r.stderr
+    assert line == (
+        f"dspark-ckpt: error: {tmp_path / 'o' / 'model.safetensors'}: cannot write: "
+        "File too large; nothing written"
+    )
+    assert listing(tmp_path) == before
