@@ -71,3 +71,39 @@ def test_a_write_that_fails_at_close_names_the_file_exit_2(tmp_path):
         "File too large; nothing written"
     )
     assert listing(tmp_path) == before
+
+
+# --- verify: a head declared 2^31 rows ---------------------------------------------------
+
+GIB = 1 << 30
+
+
+def test_a_head_of_2_31_declared_rows_is_refused_before_the_vocab_arrays(tmp_path):
+    """A sparse head of 2^31-1 rows (no Markov head): verify built its per-row vocab arrays
+    (``arange(Vd)`` int64: 16 GiB, and the masks) before it estimated the run from the
+    shapes: 40 s and 16 GiB touched on a 24 GiB machine, an out-of-memory kill on a smaller
+    one, or under ``ulimit -v`` a line blaming the vocab maps. Now refused from the shapes
+    first: one line naming the head, the machine's RAM, nothing loaded."""
+    ram = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    v = (1 << 31) - 1
+    h = -(-ram // v // 2) * 2 + 2  # BF16 rows of 2h bytes: the head alone past the RAM
+    root = synth.drafter(
+        tmp_path / "drafter",
+        vocab=v,
+        draft=v,
+        hidden=h,
+        tensors={"lm_head.weight": T("BF16", (v, h))},
+        config={"markov_rank": None},
+    )
+    limit = 4 * GIB  # room for torch, not for a 16 GiB array
+
+    def limited():
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+    t0 = time.monotonic()
+    r = run("verify", root, "--target-vocab-size", v, "--device", "cpu", preexec=limited)
+    assert r.returncode == 1, r.stderr
+    line = one_error(r.stderr)
+    assert line.startswith(f"dspark-ckpt: error: {root / 'model.safetensors'}: not enough memory")
+    assert f"lm_head.weight [{v}, {h}] BF16" in line and "of RAM" in line, line
+    assert "loading" not in r.stderr and time.monotonic() - t0 < 60
