@@ -107,3 +107,31 @@ def test_a_head_of_2_31_declared_rows_is_refused_before_the_vocab_arrays(tmp_pat
     assert line.startswith(f"dspark-ckpt: error: {root / 'model.safetensors'}: not enough memory")
     assert f"lm_head.weight [{v}, {h}] BF16" in line and "of RAM" in line, line
     assert "loading" not in r.stderr and time.monotonic() - t0 < 60
+
+
+# --- --prune-vocab 1: a d2t of one entry -------------------------------------------------
+
+
+def test_prune_vocab_1_keeps_the_one_most_frequent_id(tmp_path):
+    """``--prune-vocab 1`` is in [1, Vd) as the docs say, but was always refused: DSC311
+    read the one offset, equal to the one id t2d selects, as absolute ids (for draft id 0
+    an offset and an id are the same number). Now written, and verify passes on it."""
+    src = synth.drafter(
+        tmp_path / "d", vocab=VT, draft=VT, tensors={"lm_head.weight": synth.head(VT, H, 1)}
+    )
+    counts = [0] * VT
+    counts[5] = 9
+    freq = tmp_path / "freq.json"
+    freq.write_text(json.dumps(counts))
+    out = tmp_path / "o"
+    r = cli("fix", src, "--target", SMALL, "--prune-vocab", "1", "--frequencies", freq,
+            "--out", out)  # fmt: skip
+    assert r.exit_code == 0, r.stdout + r.stderr
+    after = {k: v for f in sorted(out.glob("*.safetensors")) for k, v in load_file(f).items()}
+    assert after["d2t"].tolist() == [5] and after["lm_head.weight"].shape == (1, H)
+    assert np.flatnonzero(after["t2d"]).tolist() == [5]
+    assert json.loads((out / "config.json").read_text())["draft_vocab_size"] == 1
+    r = cli("inspect", out, "--target", SMALL, "-q")
+    assert r.exit_code == 0 and "DSC311" not in r.stdout, r.stdout
+    r = run("verify", out, "--target", SMALL, "--device", "cpu", "-q")
+    assert r.returncode == 0, r.stdout + r.stderr
