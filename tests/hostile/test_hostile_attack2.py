@@ -15,7 +15,9 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pytest
 import synth
+from commands.test_formats import native, target  # noqa: F401 - target: a fixture
 from conftest import FIXTURES, ROOT, cli
 from safetensors.numpy import load_file
 from synth import VT, H, T
@@ -135,3 +137,42 @@ def test_prune_vocab_1_keeps_the_one_most_frequent_id(tmp_path):
     assert r.exit_code == 0 and "DSC311" not in r.stdout, r.stdout
     r = run("verify", out, "--target", SMALL, "--device", "cpu", "-q")
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+# --- --to speculators on numbers the converter cannot compute with -----------------------
+
+
+@pytest.mark.parametrize(
+    ("whose", "key", "value"),
+    [
+        ("drafter", "max_position_embeddings", "8192"),
+        ("drafter", "max_position_embeddings", None),
+        ("target", "max_position_embeddings", [8192]),
+        ("drafter", "num_attention_heads", 0),
+        ("drafter", "num_attention_heads", True),
+    ],
+)
+def test_to_speculators_refuses_numbers_the_converter_cannot_compute_with(
+    tmp_path,
+    target,  # noqa: F811 - the fixture imported above
+    whose,
+    key,
+    value,
+):
+    """``max(drafter's, target's max_position_embeddings)`` and ``hidden // heads`` ran on
+    whatever the configs held: a string, null or list gave a TypeError traceback (0 heads a
+    ZeroDivisionError). Now one line naming the key, exit 1, nothing written; a boolean is
+    refused too, as the config reader refuses boolean sizes."""
+    config = {key: value, "head_dim": None} if key == "num_attention_heads" else {key: value}
+    src = native(tmp_path / "n", config if whose == "drafter" else None)
+    if whose == "target":
+        cfg = json.loads((target / "config.json").read_text())
+        (target / "config.json").write_text(json.dumps({**cfg, key: value}))
+    r = cli("fix", src, "--target", target, "--to", "speculators", "--out", tmp_path / "o")
+    assert r.exit_code == 1, r.stdout + r.stderr
+    line = one_error(r.stderr)
+    assert line == (
+        f"dspark-ckpt: error: {src}: refused: --to speculators: the {whose}'s config's "
+        f"{key} is {value!r}, not a positive integer; nothing written"
+    )
+    assert not (tmp_path / "o").exists()
