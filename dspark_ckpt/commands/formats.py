@@ -265,6 +265,23 @@ def _eagle3_names(native: dict, prefix: str) -> list[str]:
     return ["fc.weight", "norm.weight", "lm_head.weight", *(prefix + n for n in layer)]
 
 
+def _refuse_what_the_converter_cannot_compute(native: dict, target: dict, refuse) -> None:
+    """The numbers ``layer_config`` computes with, as the converter does (the larger
+    max_position_embeddings, hidden_size // num_attention_heads without a head_dim): a
+    value it cannot compute with (a string, null, a boolean, 0 heads) fails the converter,
+    so it is refused, naming the config and the key."""
+
+    def positive(cfg: dict, key: str, whose: str) -> None:
+        value = cfg.get(key, 1)
+        if type(value) is not int or value < 1:
+            refuse(f"the {whose} config's {key} is {value!r}, not a positive integer")
+
+    positive(native, "max_position_embeddings", "drafter's")
+    positive(target, "max_position_embeddings", "target's")
+    if not native.get("head_dim"):
+        positive(native, "num_attention_heads", "drafter's")
+
+
 def to_speculators_eagle3(f: Facts, refuse) -> tuple[list[Change], str]:
     """A native EAGLE-3 drafter as speculators' Eagle3Converter writes it: an
     Eagle3SpeculatorConfig (its transformer_layer_config the LlamaConfig of the native
@@ -298,6 +315,7 @@ def to_speculators_eagle3(f: Facts, refuse) -> tuple[list[Change], str]:
             "stored dtype)"
         )
     vocab = f.t2d.shape[0] if mapped and f.t2d is not None else f.Vt
+    _refuse_what_the_converter_cannot_compute(native, target, refuse)
     config = speculators_config(native, target, _verifier_name(f), vocab)
     changes: list[Change] = [NewConfig(config, "speculators' Eagle3SpeculatorConfig")]
     renamed = sorted(n for n in names if n.startswith(NATIVE_LAYER))

@@ -225,6 +225,21 @@ def inspect_verdict(source: str, target: Target) -> InspectVerdict | None:
     return InspectVerdict(list(r.profiles), r.ok, list(dict.fromkeys(f.code for f in r.errors)))
 
 
+def _refuse_from_the_shapes(doing, ckpt, cfg, info, tokens, k, chunks, dev, markov) -> None:
+    """What the run needs at the least (``tokens`` hidden states, no aimed ones yet), from
+    the headers: refused past the machine before anything is built or loaded."""
+    w1, w2 = (ckpt.find(MARKOV_W1), ckpt.find(MARKOV_W2)) if markov else (None, None)
+    r = w1.shape[1] if w1 is not None and w2 is not None and len(w1.shape) == 2 else None
+    mk = (cfg.vocab_size, r) if r is not None else None
+    vd, h = cfg.draft_vocab_size, info.shape[1]  # head_info: [rows, H]
+    work = memory_needed(vd=vd, h=h, n=tokens, k=k, chunks=chunks, markov=mk)
+    loaded = info.nbytes + (w1.nbytes + w2.nbytes if mk else 0)
+    need = loaded + sum(work.values())
+    doing(info.path, f"sample from {info.name} {list(info.shape)} {info.dtype} with top-{k}", need)
+    host = need if dev == "cpu" else info.nbytes + work["vocab"]
+    _refuse_past_the_machine(doing, host, need, dev)
+
+
 def _verify(doing, source, target, mask_path, device, tokens, seed, markov, progress, chunks):
     say = progress or (lambda msg: None)
     # headers first: a bad checkpoint is refused before torch (seconds to import) loads
@@ -235,6 +250,14 @@ def _verify(doing, source, target, mask_path, device, tokens, seed, markov, prog
     dev = resolve_device(device)
     vd, vt, et = cfg.draft_vocab_size, target.vocab_size, target.embedding_rows
     info, head_source = head_info(ckpt, cfg, target)
+    if cfg.hidden_size and info.shape[1] != cfg.hidden_size:
+        raise CheckpointError(
+            info.path,
+            f"{info.name} is {list(info.shape)}; its width is not the drafter's "
+            f"hidden_size {cfg.hidden_size}",
+        )
+    # the shapes alone, before the per-row vocab arrays (a declared 2^31 rows: 16 GiB each)
+    _refuse_from_the_shapes(doing, ckpt, cfg, info, tokens, k, chunks, dev, markov)
     doing(ckpt.root, "read its vocab maps", 48 * vd)
     d2t = draft_map(ckpt, cfg, target)  # the map fix --emit-mask builds its mask on
     truth = sampleable_mask(vd, vt, d2t)
@@ -249,12 +272,6 @@ def _verify(doing, source, target, mask_path, device, tokens, seed, markov, prog
         r = w1_info.shape[1] if len(w1_info.shape) == 2 else -1
         _expect(w1_info, (cfg.vocab_size, r), "[V, markov_rank]")
         _expect(w2_info, (vd, r), "[Vd, markov_rank]")
-    if cfg.hidden_size and info.shape[1] != cfg.hidden_size:
-        raise CheckpointError(
-            info.path,
-            f"{info.name} is {list(info.shape)}; its width is not the drafter's "
-            f"hidden_size {cfg.hidden_size}",
-        )
     heads = [info, *((w1_info, w2_info) if use_markov else ())]
     for t in heads:
         check_computable(t)

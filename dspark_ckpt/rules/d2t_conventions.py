@@ -65,6 +65,8 @@ def d2t_absolute_ids(f: Facts) -> list[Finding]:
     offsets, ids = f.d2t_values, f.d2t_ids
     if offsets is None or f.classification != PRUNED or _is_arange(offsets):
         return []  # an arange is DSC313's
+    if len(offsets) < 2:
+        return []  # draft id 0 only: 0 + d2t[0] is d2t[0], an offset and an id alike
     sel = _selected(f)
     if sel is not None:
         if not same(offsets, sel):

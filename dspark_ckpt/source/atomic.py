@@ -349,7 +349,9 @@ class Transaction:
             record = self._record(staged)
             step("write", temp)
             out = open(temp, "xb")  # noqa: SIM115 - closed by the with below
-        with out:
+        # closing flushes what is buffered: on a full disk it fails too, after (and instead
+        # of) the write's own error, so the close names ``dest`` as well
+        with writing(dest), out:
             chunks = pieces.chunks(open_to_read)
             while True:
                 try:
