@@ -171,6 +171,8 @@ class Profile:
     architectures: tuple[str, ...] = ()
     # how the config's architectures are renamed before the registry looks them up
     architecture_rename: ArchitectureRename = ""
+    # the config's top-level dspark_draft_topk is refused at start-up outside [1, Vd or V]
+    draft_topk_range: bool = False
     missing_draft_vocab_size: MissingDraftVocab = "vocab_size"
     missing_tensors: MissingTensors = "unchecked"
     # how fc is built on a quantised drafter: through its quantization config, or a plain Linear
@@ -413,6 +415,7 @@ FIELDS_18 = (
     "served_architectures",
     "unserved_architecture",
     "architecture_rename",
+    "draft_topk_range",
     # issue 25's loader-model fields, decided for vLLM alone likewise
     "unexpected_ignored_suffixes",
     "dropped_unbuilt",

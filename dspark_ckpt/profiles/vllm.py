@@ -13,7 +13,7 @@ from dspark_ckpt.profiles.families import DFLASH, DSPARK, EAGLE3
 from dspark_ckpt.profiles.mla import VLLM_MLA_ARCHITECTURES, VLLM_MLA_CITE
 from dspark_ckpt.profiles.qkv import VLLM_FIRST_QKV_EAGLE3
 from dspark_ckpt.profiles.quant_fc import vllm_fc_cites
-from dspark_ckpt.profiles.renames import EAGLE_CONFIG, RENAME_CITES
+from dspark_ckpt.profiles.renames import EAGLE_CONFIG, RENAME_CITES, TOPK_CITE
 from dspark_ckpt.profiles.schema import LT, NE, Profile
 from dspark_ckpt.profiles.vllm_hidden import DFLASH_HIDDEN, EAGLE3_HIDDEN, VLLM_DFLASH_AUX
 from dspark_ckpt.profiles.vllm_registry import (
@@ -411,6 +411,7 @@ def _vllm_18_cites(family: str) -> dict[str, str]:
         "qkv_bias_architectures": f"{model_py} (attention biases not judged here)",
         **vllm_fc_cites(model_py, family),
         "architecture_rename": RENAME_CITES[family],
+        "draft_topk_range": TOPK_CITE if family == "dspark" else f"{SPEC_CONFIG} (DSpark only)",
         **REGISTRY_CITES.get(family, {}),  # the registered names (DSpark's: not modelled)
         "unserved_architecture": f"{SPEC_CONFIG}:1543-1567 `DeepSeek-V4(.1) DSpark reuses the full "
         "target config`"
@@ -453,6 +454,7 @@ VLLM_DSPARK_0_29 = Profile(
     },
     releases=">=0.29.0,<0.30.0",
     dropped_unbuilt=VLLM_DROPPED["dspark"],
+    draft_topk_range=True,
     name_maps=VLLM_NAME_MAPS["dspark"],
     hidden_states=DFLASH_HIDDEN,
     reduced_when=NE,

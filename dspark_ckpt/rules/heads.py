@@ -1,6 +1,7 @@
 """DSpark's heads as the runtime builds them: the Markov head's type (DSC658, DSC683,
 DSC684), the confidence head's shape (DSC659), the Markov head against the target's vocab
-(DSC660), the DSpark heads a DFlash drafter refuses (DSC696).
+(DSC660), the DSpark heads a DFlash drafter refuses (DSC696), the top-k it drafts from
+(DSC697).
 
 Each function is one finding code (``registry.py``); its docstring is the code's
 explanation. They read only the ``Facts``, the loader model's view of the config and its
@@ -389,5 +390,41 @@ def dspark_heads_refused(f: Facts, p: Profile) -> list[Finding]:
             "'declares the DSpark head set ... Set speculative_config.decoding_type to "
             "'DSpark' to run it')",
             tensor=key,
+        )
+    ]
+
+
+TOPK = "dspark_draft_topk"
+
+
+@rule(
+    "DSC697",
+    ERROR,
+    "dspark_draft_topk outside [1, the draft vocab]: refused at start-up",
+    scope=PROFILE,
+    hint="set dspark_draft_topk to the top-k the drafter was trained with, an integer from 1 to "
+    "the draft vocab size, or remove it (the runtime's default applies)",
+)
+def draft_topk_out_of_range(f: Facts, p: Profile) -> list[Finding]:
+    """vLLM reads a DSpark config's dspark_draft_topk as an attribute (its top level) and
+    refuses one that is not between 1 and the draft vocab size (draft_vocab_size, or
+    vocab_size where it is unset) when it builds its speculative config: 'dspark_draft_topk
+    must be between 1 and the draft vocabulary size'. A value that cannot be compared with
+    a number (a string, a list) fails there too, with a TypeError. A dspark_draft_topk given to
+    the server in its speculative config takes the config's place."""
+    if not p.draft_topk_range or TOPK not in f.raw or f.raw[TOPK] is None:
+        return []
+    value, vd = f.raw[TOPK], f.raw.get("draft_vocab_size") or f.V
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if isinstance(value, bool) or (number and 1 <= value <= vd):
+        return []  # True is 1 in Python's comparison: read as a top-k of 1
+    got = json.dumps(value)[:60]
+    why = f"not between 1 and the draft vocab size {vd}" if number else "not a number"
+    return [
+        new_finding(
+            "DSC697",
+            f"{TOPK} is {got}, {why}: {p.release} refuses the drafter when it builds its "
+            "speculative config",
+            tensor=TOPK,
         )
     ]

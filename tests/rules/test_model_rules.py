@@ -16,6 +16,7 @@ from rules_harness import (
     DFLASH,
     DROP,
     EAGLE3,
+    SG_DSPARK,
     Case,
     Tgt,
     check,
@@ -201,6 +202,18 @@ CASES: list[Case] = [
           says="stay as allocated", exactly=("DSC652",)),
     clean("DSC652", "trtllm-dflash-fc-shipped", profile="trtllm-dflash", config=TRT_DFLASH,
           tensors=NO_MARKOV, exactly=()),
+    # DSC697: vLLM checks a DSpark config's dspark_draft_topk against the draft vocab
+    # (config/speculative.py:1643-1659); here Vd is VT
+    fires("DSC697", "vllm-topk-past-the-draft-vocab", config={"dspark_draft_topk": VT + 1},
+          says=f"dspark_draft_topk is {VT + 1}, not between 1 and the draft vocab size {VT}"),
+    fires("DSC697", "vllm-topk-zero", config={"dspark_draft_topk": 0}, says="is 0, not between"),
+    fires("DSC697", "vllm-topk-a-string", config={"dspark_draft_topk": "8"},
+          says='is "8", not a number'),
+    clean("DSC697", "vllm-topk-within", config={"dspark_draft_topk": VT}),
+    clean("DSC697", "vllm-topk-unset-or-null", config={"dspark_draft_topk": None}),
+    # SGLang reads no dspark_draft_topk
+    clean("DSC697", "sglang-reads-no-topk", profile="sglang-dspark",
+          config={**SG_DSPARK, "dspark_draft_topk": VT + 1}),
     # DSC696: its builder refuses a config declaring a DSpark head (_build_dflash_draft), each
     # switch looked up in dspark_config, dflash_config, dspark_<key>, then the top level
     fires("DSC696", "trtllm-dflash-markov-rank", profile="trtllm-dflash",
