@@ -15,6 +15,7 @@ import test_mtp_rules
 import test_report_cases
 import test_report_cases_3
 import test_report_cases_4
+import test_report_cases_5
 import test_report_cases_mtp
 import test_sglang_rules
 import test_shape_rules
@@ -35,6 +36,7 @@ TABLES = (
     test_report_cases,
     test_report_cases_3,
     test_report_cases_4,
+    test_report_cases_5,
     test_architectures,
     test_variant_rules,
     test_mistral_rules,
