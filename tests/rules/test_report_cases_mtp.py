@@ -7,6 +7,7 @@ fixtures/mtp_targets.py's (hidden 8, two decoder layers), judged by the loader t
 
 from __future__ import annotations
 
+import mtp_targets as MT
 import pytest
 from test_mtp_rules import check_mtp_case, clean, fires
 
@@ -49,6 +50,15 @@ CASES = [
     fires("DSC804", "qwen3-next-nvfp4-export-fc-packed", "qwen3_next", "vllm-mtp-qwen3-next",
           config=FP4, shapes={"mtp.fc.weight": (8, 8)}, dtype="U8",
           says="is [8, 8], the model builds [8, 16]"),
+    # https://github.com/NVIDIA-AI-IOT/jetson-ai-lab/issues/362 (Qwen3.5-35B-A3B-NVFP4, method
+    # qwen3_next_mtp, an older vLLM: "There is no module or parameter named 'language_model' in
+    # Qwen3_5MoeMTP"). vLLM 0.33.0 skips every stored name but mtp.*, embed_tokens and lm_head
+    # (qwen3_5_mtp.py:302-305 `is_unused_checkpoint_weight`) and strips language_model. from the
+    # embedding (:314-315): the VL checkpoint's language_model.* names load
+    clean("DSC809", "qwen3.5-moe-nvfp4-language-model-names", "qwen3_5_moe",
+          "vllm-mtp-qwen3.5-moe", config=FP4,
+          extra={"model.language_model.embed_tokens.weight": (MT.V, MT.H),
+                 "model.language_model.layers.0.input_layernorm.weight": (MT.H,)}),
 ]  # fmt: skip
 
 
