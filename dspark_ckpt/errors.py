@@ -30,6 +30,16 @@ def redact(text: str) -> str:
     return re.sub(_USERINFO, r"\1***@", text) if "@" in text and "://" in text else text
 
 
+def whole_number(text: str, digits: int = 18) -> int | None:
+    """``text`` as a whole number when it is one in ASCII digits, at most ``digits`` of them
+    (a layer index a module tree can hold, a size a header can state); None otherwise.
+    ``str.isdigit`` alone also takes ``²`` and ``٢``, which ``int`` refuses or reads as another
+    name, and ``int`` refuses more than 4300 digits: input must reach neither as a crash."""
+    if 0 < len(text) <= digits and text.isascii() and text.isdigit():
+        return int(text)
+    return None
+
+
 def few(names: Sequence[str], k: int = SHOWN) -> str:
     """The first ``k`` of ``names`` and how many more: every list a message quotes from
     input (missing shards, stray files) goes through here, so no input can make a message

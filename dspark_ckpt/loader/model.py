@@ -298,14 +298,12 @@ class LoaderModel:
 
     def _block_unexpected(self, names, block, lo, hi, beyond, other) -> None:
         for child, a, b in N.children(names, block.prefix + ".", lo, hi):
-            if not child.isdigit():
+            if (i := N.index(child)) is None:
                 other.append((a, b))
-            elif block.count is not None and int(child) >= block.count:
+            elif block.count is not None and i >= block.count:
                 beyond.append((a, b))
             else:
-                other += self._uncovered(
-                    names, f"{block.prefix}.{child}.", block.at(int(child)), a, b
-                )
+                other += self._uncovered(names, f"{block.prefix}.{child}.", block.at(i), a, b)
 
     def _uncovered(self, names, base: str, mods, lo: int, hi: int) -> list[tuple[int, int]]:
         """The runs of positions in [lo, hi) (names under ``base``) that no module of
@@ -349,7 +347,7 @@ def stored_indices(f: Facts, block: Block, renamed: N.Renamed | None = None) -> 
         return f.memo[key]
     names = f.stored_sorted if renamed is None else renamed.names
     lo, hi = N.span(names, block.prefix)
-    found = {int(c) for c, _, _ in N.children(names, block.prefix + ".", lo, hi) if c.isdigit()}
+    found = {N.index(c) for c, _, _ in N.children(names, block.prefix + ".", lo, hi)} - {None}
     for i, aliases in block.aliases.items():
         if any(N.span(names, a)[0] < N.span(names, a)[1] for a in aliases):
             found.add(i)

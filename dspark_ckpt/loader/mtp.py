@@ -15,6 +15,7 @@ import re
 from bisect import bisect_left
 from typing import Any
 
+from dspark_ckpt.errors import whole_number
 from dspark_ckpt.facts.mtp import MtpTarget
 from dspark_ckpt.profiles.mtp_loader import Module, MtpLoader
 from dspark_ckpt.record import record
@@ -303,7 +304,7 @@ def _beyond(t: MtpTarget, layout: str, first: int, total: int) -> tuple[int, ...
     i = bisect_left(t.names, parent)
     while i < len(t.names) and t.names[i].startswith(parent):
         head = t.names[i][len(parent) :].partition(".")[0]
-        if head.isdigit() and int(head) >= end:
-            found.add(int(head) + first if step else int(head))
+        if (at := whole_number(head)) is not None and at >= end:
+            found.add(at + first if step else at)
         i = bisect_left(t.names, parent + head + "/") if head else i + 1  # "/" sorts after "."
     return tuple(sorted(found))

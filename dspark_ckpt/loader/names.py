@@ -13,6 +13,7 @@ import re
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator
 
+from dspark_ckpt.errors import whole_number as index  # noqa: F401 (a layer index or None)
 from dspark_ckpt.record import record
 
 

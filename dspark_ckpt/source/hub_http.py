@@ -21,7 +21,14 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from dspark_ckpt.errors import CheckpointError, NetworkError, UsageError, few, redact
+from dspark_ckpt.errors import (
+    CheckpointError,
+    NetworkError,
+    UsageError,
+    few,
+    redact,
+    whole_number,
+)
 from dspark_ckpt.source import hub_cache
 from dspark_ckpt.source.hub_ref import PREFIX, HubPath, HubRef
 from dspark_ckpt.source.layout import INDEX, PICKLE_SUFFIXES, parse_index
@@ -58,7 +65,7 @@ def _settings() -> None:
 
     for name in TIMEOUT_VARS:
         value = os.environ.get(name)
-        if value is not None and not value.strip().isdigit():
+        if value is not None and whole_number(value.strip(), 4300) is None:
             raise UsageError(f"{name}={value!r}: expected a whole number of seconds")
     endpoint = os.environ.get("HF_ENDPOINT")
     if endpoint is not None:
@@ -373,7 +380,7 @@ def _read(r, cap: int, what: str | Path, sink: Callable[[bytes], Any]) -> tuple[
 def _declared(r) -> int | None:
     """The body length a server announces, if it does."""
     n = r.headers.get("Content-Length", "")
-    return int(n) if n.isdigit() else None
+    return whole_number(n.strip(), 4300)
 
 
 def _announced(r) -> list[int]:
@@ -385,7 +392,7 @@ def _announced(r) -> list[int]:
         sizes.append(_declared(r))
     for answer in (*r.history, r):
         linked = answer.headers.get("X-Linked-Size", "")
-        sizes.append(int(linked) if linked.isdigit() else None)
+        sizes.append(whole_number(linked.strip(), 4300))
     return [s for s in sizes if s is not None]
 
 
