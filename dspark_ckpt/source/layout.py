@@ -26,8 +26,10 @@ PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".pkl", ".ckpt")
 
 def check_shard_name(name: Any, index: Path) -> str:
     """A shard named in an index must be a plain ``.safetensors`` file name."""
-    if not isinstance(name, str) or not name:
+    if not isinstance(name, str):
         raise CheckpointError(index, f"weight_map names a non-string shard {name!r}")
+    if not name:
+        raise CheckpointError(index, "weight_map names a shard with an empty file name")
     if (
         "/" in name
         or "\\" in name

@@ -491,6 +491,11 @@ def shard_not_string(d):
 
 
 @case
+def shard_empty_name(d):
+    return bad_shard_name(d, "", "a shard with an empty file name")
+
+
+@case
 def shards_missing(d):
     root = sharded(
         d,
