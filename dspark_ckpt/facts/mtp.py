@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dspark_ckpt.errors import CheckpointError
+from dspark_ckpt.facts.config import MAX_DIM, MAX_VOCAB, config_int
 from dspark_ckpt.record import record
 
 if TYPE_CHECKING:  # the readers load only where a target is read (explain lists the codes)
@@ -106,4 +107,10 @@ def read_mtp_target(name: str | Path) -> MtpTarget:
     ckpt = build_checkpoint(open_source(name, folder=True), weights=True)
     if not isinstance(ckpt.config, dict):
         raise CheckpointError(ckpt.config_path, "config.json is not a JSON object")
-    return MtpTarget(ckpt.name, ckpt.config, ckpt.config_path, ckpt.tensors, ckpt)
+    target = MtpTarget(ckpt.name, ckpt.config, ckpt.config_path, ckpt.tensors, ckpt)
+    for key, hi in (("hidden_size", MAX_DIM), ("vocab_size", MAX_VOCAB)):
+        # the sizes the draft layers' shapes are judged by: one the runtime cannot build a
+        # model from is an error, not a check silently skipped
+        if (found := target.get(key)) is not None:
+            config_int(found[0], found[1], ckpt.config_path, lo=1, hi=hi)
+    return target

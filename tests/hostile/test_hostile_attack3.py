@@ -40,3 +40,14 @@ def test_an_mtp_layer_index_no_int_takes_is_no_crash(tmp_path, family, index):
         r = cli_subprocess("inspect", t, "--mtp", "--format", fmt)
         no_traceback(r)
         assert r.returncode == 0, r.stdout[-800:]  # no runtime builds it: never loaded
+
+
+@pytest.mark.parametrize("value", ["x", 0, True, 2**40, [4]])
+def test_an_mtp_targets_hidden_size_no_model_is_built_from_is_one_line(tmp_path, value):
+    """The draft layers' shapes are judged by the target's hidden_size: one the runtime cannot
+    build a model from is an error naming config.json (it passed, every shape unchecked)."""
+    t = MT.write(tmp_path / "t", "deepseek_v3", config={"hidden_size": value})
+    r = cli_subprocess("inspect", t, "--mtp")
+    no_traceback(r)
+    assert r.returncode == 1 and "hidden_size must be an integer" in r.stderr + r.stdout
+    assert "config.json" in r.stderr + r.stdout
