@@ -188,9 +188,9 @@ def header_facts(ckpt: Checkpoint, cfg: DrafterConfig, target: Target) -> Facts:
 def gather(ckpt: Checkpoint, cfg: DrafterConfig, target: Target) -> Facts:
     """Everything ``inspect``'s rules read, in this order: the tokenizer files of both
     folders, a few rows of a shipped embedding and the target's (``embedding.py``), the
-    headers of weight files beside an index, then ``d2t`` and ``t2d``. A ``d2t`` of another layout than runtimes load is
-    a finding (DSC206), not an error: then neither map is read. A read that fails
-    raises ``CheckpointError``."""
+    headers of weight files beside an index, then ``d2t`` and ``t2d``. A ``d2t`` of another
+    layout than runtimes load is a finding (DSC206), not an error: then neither map is read.
+    A read that fails raises ``CheckpointError``."""
     tokenizer = _tokenizers(ckpt, cfg, target)
     f = header_facts(ckpt, cfg, target)
     same = same_embedding(f.embed, ckpt, target.checkpoint)

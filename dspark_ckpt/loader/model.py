@@ -451,8 +451,10 @@ def _runtime_model(f: Facts, p: Profile) -> LoaderModel:
     absent = () if p.first_input_norm else ("input_layernorm",)
     # the decoder layers, under the name the model gives them ("eagle_layers>layers")
     prefix = maps.modules.get("layers", ("layers",))[0]
-    block = Block(prefix, layers, template, maps.blocks.get("layers", {}), first_in, absent)
-    block = replace(block, fused=fused_shapes(shapes))
+    fused = fused_shapes(shapes)
+    block = Block(
+        prefix, layers, template, maps.blocks.get("layers", {}), first_in, absent, fused=fused
+    )
     renamed = _renamed(f, maps, p)
     blocks, known = _layers(f, cfg, p, block, shapes, renamed)
     parts += [*blocks, *modules_of(tail, maps), *extra]
@@ -527,8 +529,10 @@ def _sglang_model(f: Facts, p: Profile) -> LoaderModel:
     if p.top_modules:  # a variant's own top-level modules, in place of its family's
         parts = [*top_modules(raw, p)]
     absent = () if p.first_input_norm else ("input_layernorm",)
-    block = Block("layers", layers, template, maps.blocks.get("layers", {}), first_in, absent)
-    block = replace(block, fused=fused_shapes(shapes))
+    fused = fused_shapes(shapes)
+    block = Block(
+        "layers", layers, template, maps.blocks.get("layers", {}), first_in, absent, fused=fused
+    )
     renamed = _renamed(f, maps, p)
     blocks, known = _layers(f, raw, p, block, shapes, renamed)
     if p.read_prefixes:  # a name under them that the model lacks is its loader's to judge

@@ -98,22 +98,27 @@ def renamed(arch: str, rename: str) -> str:
     return arch if kept or (rename, arch) == ("dflash", "LiLiCorrDraftModel") else prefix + arch
 
 
+def _eagle_format(f: Facts, p: Profile) -> bool:
+    """Whether the config is vLLM's own EAGLE format already (model_type eagle) under a
+    renaming profile: not renamed again (vllm/config/speculative.py:1520-1524
+    `(EAGLEConfig, SpeculatorsConfig)`), its class named by its nested model and its method
+    key (transformers_utils/configs/eagle.py:42-76)."""
+    return bool(p.architecture_rename) and f.cfg.model_type == "eagle"
+
+
 def architectures(f: Facts, p: Profile) -> tuple[str, ...]:
-    """The config's architectures as ``p``'s registry looks them up (``renamed``); a config
-    that is vLLM's own EAGLE format already (model_type eagle) keeps them
-    (vllm/config/speculative.py:1520-1524 `(EAGLEConfig, SpeculatorsConfig)`)."""
-    rename = "" if f.cfg.model_type == "eagle" else p.architecture_rename
+    """The config's architectures as ``p``'s registry looks them up (``renamed``), as written
+    where the config is vLLM's EAGLE format already (``_eagle_format``)."""
+    rename = "" if _eagle_format(f, p) else p.architecture_rename
     return tuple(renamed(a, rename) for a in f.cfg.architectures)
 
 
 def written_names_judged(f: Facts, p: Profile) -> bool:
     """Whether the class ``p``'s registry is asked for comes from the config's architectures:
     not for a config vLLM reads through its speculators translation, which names the class
-    itself (transformers_utils/configs/speculators/algos.py), nor for one that is vLLM's EAGLE
-    format already (model_type eagle), named by its nested model and its method key under a
-    renaming profile (transformers_utils/configs/eagle.py:42-76)."""
-    eagle_format = bool(p.architecture_rename) and f.cfg.model_type == "eagle"
-    return not (translated(f, p) or eagle_format)
+    itself (transformers_utils/configs/speculators/algos.py), nor for one in vLLM's EAGLE
+    format (``_eagle_format``)."""
+    return not (translated(f, p) or _eagle_format(f, p))
 
 
 def architecture(f: Facts, p: Profile) -> str | None:

@@ -198,9 +198,10 @@ PROFILES = Registry(
 
 
 def applicable_profiles(family: str | None) -> list[str]:
-    """The profiles that load ``family`` (none for a family no profile covers); a variant
-    architecture's own profile (``Profile.variant``) judges only when asked for."""
-    return [n for n, p in PROFILES.base.items() if p.family == family and not p.variant]
+    """The profiles that load ``family`` (none for a family no profile covers): the base
+    ones; a variant architecture's own profile (``Profile.variant``, never a base one)
+    judges only when asked for."""
+    return [n for n, p in PROFILES.base.items() if p.family == family]
 
 
 @record

@@ -60,9 +60,9 @@ def uncovered_finding(
     ExtractHiddenStatesModel), a registered draft architecture whose loader no profile models
     yet (each says which class the runtime builds and why), Medusa, or a config that names no
     family (a drafter published under its target's class, LlamaForCausalLM, when neither
-    ``--profile`` nor its path names the method it is served with). inspect exits 3. Where a runtime judges the architecture and another registers it
-    without a profile, the drafter is judged and the other runtime's reason is listed as a
-    check not made."""
+    ``--profile`` nor its path names the method it is served with). inspect exits 3. Where a
+    runtime judges the architecture and another registers it without a profile, the drafter
+    is judged and the other runtime's reason is listed as a check not made."""
     what = (
         f"{FAMILY_NAMES.get(family, 'a ' + str(family))} drafter"
         if family

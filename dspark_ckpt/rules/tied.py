@@ -125,11 +125,9 @@ def own_embedding_kept(f: Facts, p: Profile) -> list[Finding]:
     differs is a trained embedding, or a bad export (a random one: TorchSpec issue #38,
     acceptance collapsed). Not checked where the rows cannot be read (a Hub or weightless
     target, another dtype)."""
-    embed = heads(f, p).embed_source
-    if f.embed_is_target is not False or f.Vt != f.V:
-        return []
-    if (embed.source, embed.field) != (SHIPPED, "own_embed_kept"):
-        return []
+    embed = heads(f, p).embed_source  # the loader model decides (loader/heads.py)
+    if (embed.source, embed.field) != (SHIPPED, "own_embed_kept") or f.Vt != f.V:
+        return []  # not kept, or kept for another shape (DSC110's)
     return [
         new_finding(
             "DSC673",
