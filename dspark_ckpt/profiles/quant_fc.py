@@ -46,17 +46,16 @@ SGLANG_EAGLE_FC = (
     f"{S}llama_eagle.py:91 `self.fc = torch.nn.Linear(config.hidden_size * 2, "
     f"config.hidden_size)` (no quant_config); {S}qwen2_eagle.py:92 `self.fc = torch.nn.Linear(`"
 )
-SGLANG_LILICORR_FC = f"{S}lilicorr.py:529-530 `supports_quantization = True`; {SG_DFLASH}:762-770 `self.fc = ReplicatedLinear(`"
+SGLANG_LILICORR_FC = (
+    f"{S}lilicorr.py:529-530 `supports_quantization = True`; "
+    f"{SG_DFLASH}:762-770 `self.fc = ReplicatedLinear(`"
+)
 SGLANG_MINIMAX_FC = (
     f"{S}dspark_minimax.py:130-135 `self.fc = ColumnParallelLinear(` `quant_config=quant_config,`"
 )
 SGLANG_MISTRAL_FC = (
     f"{S}mistral_eagle.py:93-98 `self.fc = RowParallelLinear(` `quant_config=quant_config,`"
 )
-VLLM_EAGLE_FC = (
-    f"{V}llama_eagle.py:110-115 `self.fc = ReplicatedLinear(` `quant_config=self.quant_config,`"
-)
-VLLM_DEEPSEEK_EAGLE_FC = f"{V}deepseek_eagle.py:65-69 `self.fc = nn.Linear(` (no quant_config)"
 
 
 def vllm_fc_cites(model_py: str, family: str) -> dict[str, str]:
